@@ -1,0 +1,25 @@
+"""ADEPT: Automatic Downey-based Envelope-constrained Prediction Tool (Deshmeh 2013, ch. 3).
+
+- :mod:`.envelope` — range pairs of the five cases (Appendix A) and the scale-free envelope;
+- :mod:`.search` — the vectorised two-pass biased search (3.5.2);
+- :mod:`.anomalies` — the R metric, anomaly candidates, removal curves, patterns (3.9);
+- :mod:`.estimator` — :class:`Adept`, reliability judgment (3.10) and cross-size (3.12-3.15).
+"""
+
+from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies, flatness, r_metric
+from workbench.models.adept.envelope import Envelope, fit_envelope, range_pairs
+from workbench.models.adept.estimator import Adept, AdeptWarning, aggregate_repeats, target_weights
+
+__all__ = [
+    "Adept",
+    "AdeptWarning",
+    "AnomalyReport",
+    "Envelope",
+    "aggregate_repeats",
+    "detect_anomalies",
+    "fit_envelope",
+    "flatness",
+    "r_metric",
+    "range_pairs",
+    "target_weights",
+]

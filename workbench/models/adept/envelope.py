@@ -1,0 +1,297 @@
+"""The ADEPT envelope: constraints on (A, sigma) derived from the observations.
+
+Thesis section 3.5.1 and Appendix A.  Each observation is assumed to deviate from the
+true model by at most ``delta``: t'_i in t_i [1 - delta, 1 + delta] (eq. 25).
+
+``units="paper"`` — runtimes are taken as model units (the thesis' "runtimes are greater
+than one second").  For every pair i < j and each of the five cases the closed-form
+solutions (eqs. 7-24) extended by delta (eqs. 26-35) give a *range pair*
+([A_min, A_max], [sigma_min, sigma_max]).  Invalid parts (sigma < 0, sigma > 1 for the
+low-variance cases 4-5, sigma < 1 for the high-variance cases 1-3, A < 1) are clipped away,
+range pairs contained in another are dropped, and the envelope is their union.
+
+``units="fit"`` — the time scale tau is a third unknown, and any pair of observations can
+then be matched exactly by scaling, so pairwise closed forms bound nothing.  The envelope is
+computed as what it stands for: all (A, sigma) for which *some* scale explains every
+observation within +-delta, i.e. ``max_i x_i / min_i x_i <= (1 + delta)/(1 - delta)`` with
+x_i = T(n_i; A, sigma)/t_i — a condition free of the time unit.  For fixed A each
+x_i is piecewise linear in sigma (see :mod:`.search`), so the feasible sigma set of a column
+is an exact intersection of half-lines; A is scanned on a fine geometric grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from workbench.models import downey
+from workbench.models.adept.search import _segments, relative_model
+
+__all__ = ["Envelope", "range_pairs", "fit_envelope", "feasible_columns"]
+
+_BOX_COLUMNS = ["A_min", "A_max", "sigma_min", "sigma_max", "case", "i", "j", "k"]
+
+
+def _box(case, i, j, k, s_lo, s_hi, a_of_sigma_lo, a_of_sigma_hi, s_valid):
+    """Assemble range pairs: clip sigma to its valid interval and take A extremes over it.
+
+    ``a_of_sigma_lo(s)`` / ``a_of_sigma_hi(s)`` give the lower/upper A bound at a given sigma;
+    every A bound in Appendix A is monotone in sigma, so its extremes over a sigma range
+    are at the range's ends.
+    """
+    lo = np.maximum(np.minimum(s_lo, s_hi), s_valid[0])
+    hi = np.minimum(np.maximum(s_lo, s_hi), s_valid[1])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a_lo = np.minimum(a_of_sigma_lo(lo), a_of_sigma_lo(hi))
+        a_hi = np.maximum(a_of_sigma_hi(lo), a_of_sigma_hi(hi))
+    a_lo = np.maximum(a_lo, 1.0)
+    ok = (hi >= lo) & (a_hi >= a_lo) & np.isfinite(a_lo) & np.isfinite(a_hi)
+    return pd.DataFrame(
+        {
+            "A_min": a_lo[ok],
+            "A_max": a_hi[ok],
+            "sigma_min": lo[ok],
+            "sigma_max": hi[ok],
+            "case": case,
+            "i": np.asarray(i)[ok],
+            "j": np.asarray(j)[ok],
+            "k": np.asarray(k)[ok],
+        }
+    )
+
+
+def range_pairs(n, t, delta) -> pd.DataFrame:
+    """All non-redundant range pairs of the five cases (Appendix A, eqs. 26-35).
+
+    ``n`` sorted ascending, ``t`` in model units.  Columns: A_min, A_max, sigma_min,
+    sigma_max, case (1-5), i, j (the pair, indices into n) and k (case 3's third
+    observation, -1 otherwise).
+    """
+    n = np.asarray(n, float)
+    t = np.asarray(t, float)
+    i, j = np.triu_indices(len(n), 1)
+    ni, ti, nj, tj = n[i], t[i], n[j], t[j]
+    lo, hi = 1 - delta, 1 + delta
+    none = -np.ones_like(i)
+    high, low = (1.0, np.inf), (0.0, 1.0)
+    frames = []
+
+    # Case 1 (eqs. 26-27): high variance, both in the rising piece.
+    s1 = (nj * tj - ni * ti) / (nj - ni)
+    frames.append(_box(
+        1, i, j, none, s1 * lo, s1 * hi,
+        lambda s: (ni * ti * lo - s * (ni - 1)) / (s + 1),
+        lambda s: (ni * ti * hi - s * (ni - 1)) / (s + 1),
+        high,
+    ))
+    # Case 2 (eqs. 28-29): i rising, j saturated.  The appendix prints t_i in eq. 28;
+    # t_j is the consistent reading, since the saturated piece gives t = sigma + 1.
+    frames.append(_box(
+        2, i, j, none, tj * lo - 1, tj * hi - 1,
+        lambda s: (ni * ti * lo + s * (1 - ni)) / (s + 1),
+        lambda s: (ni * ti * hi + s * (1 - ni)) / (s + 1),
+        high,
+    ))
+    # Case 3 (eqs. 30-31): both saturated; A from every earlier observation k < i.
+    ii, kk = np.meshgrid(np.arange(len(i)), np.arange(len(n)), indexing="ij")
+    sel = kk < i[ii]
+    p, k = ii[sel], kk[sel]
+    nk, tk, tj3 = n[k], t[k], tj[p]
+    frames.append(_box(
+        3, i[p], j[p], k, tj3 * lo - 1, tj3 * hi - 1,
+        lambda s: (nk * tk * lo + s * (1 - nk)) / (s + 1),
+        lambda s: (nk * tk * hi + s * (1 - nk)) / (s + 1),
+        high,
+    ))
+    # Case 4 (eqs. 32-33): low variance, both in the first piece.
+    s4 = 2 * (nj * tj - ni * ti) / (nj - ni)
+    frames.append(_box(
+        4, i, j, none, s4 * lo, s4 * hi,
+        lambda s: ni * ti * lo - s * (ni - 1) / 2,
+        lambda s: ni * ti * hi - s * (ni - 1) / 2,
+        low,
+    ))
+    # Case 5 (eqs. 34-35): low variance, both in the second piece.
+    s5 = 2 * (ni * ti - nj * tj) / (nj - ni)
+    frames.append(_box(
+        5, i, j, none, s5 * lo + 2, s5 * hi + 2,
+        lambda s: (ni + 1) / 2 - ni / s + ni * ti * lo / s,
+        lambda s: (ni + 1) / 2 - ni / s + ni * ti * hi / s,
+        (np.nextafter(0.0, 1.0), 1.0),
+    ))
+    boxes = pd.concat(frames, ignore_index=True)[_BOX_COLUMNS]
+    return _drop_redundant(boxes)
+
+
+def _drop_redundant(boxes: pd.DataFrame) -> pd.DataFrame:
+    """Drop range pairs contained in another (thesis 3.5.1); of identical ones keep the first."""
+    if boxes.empty:
+        return boxes
+    a0, a1, s0, s1 = (boxes[c].to_numpy() for c in ("A_min", "A_max", "sigma_min", "sigma_max"))
+    inside = (
+        (a0[:, None] >= a0[None, :]) & (a1[:, None] <= a1[None, :])
+        & (s0[:, None] >= s0[None, :]) & (s1[:, None] <= s1[None, :])
+    )
+    same = (a0[:, None] == a0[None, :]) & (a1[:, None] == a1[None, :]) & (s0[:, None] == s0[None, :]) & (
+        s1[:, None] == s1[None, :]
+    )
+    idx = np.arange(len(boxes))
+    # l is redundant if inside some other box j, unless they are identical and l comes first
+    redundant = (inside & ~(same & (idx[:, None] < idx[None, :])) & (idx[:, None] != idx[None, :])).any(axis=1)
+    return boxes.loc[~redundant].reset_index(drop=True)
+
+
+def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
+    """Feasible sigma intervals per A column for the scale-free envelope (units="fit").
+
+    Feasible means some tau puts every tau x_i in [1 - delta, 1 + delta], i.e.
+    (1 + delta) x_i - (1 - delta) x_k >= 0 for all i, k: linear in sigma on each segment.
+    Returns a tidy frame (A, sigma_min, sigma_max), one row per non-empty interval.
+    """
+    n = np.asarray(n, float)
+    t = np.asarray(t, float)
+    A = np.asarray(A_grid, float)
+    bounds, u, v = _segments(n, A, 0.0, s_max)  # (NA, S+1), (NA, S, M)
+    p, r = u / t, v / t
+    a = (1 + delta) * p[..., :, None] - (1 - delta) * p[..., None, :]
+    b = (1 + delta) * r[..., :, None] - (1 - delta) * r[..., None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = -a / b
+    lower = np.where(b > 0, root, -np.inf).max(axis=(-1, -2))
+    upper = np.where(b < 0, root, np.inf).min(axis=(-1, -2))
+    never = ((b == 0) & (a < 0)).any(axis=(-1, -2))
+    s_lo = np.maximum(lower, bounds[..., :-1])
+    s_hi = np.minimum(upper, bounds[..., 1:])
+    ok = (s_hi >= s_lo) & ~never & np.isfinite(s_lo)
+    col, _ = np.nonzero(ok)
+    return pd.DataFrame({"A": A[col], "sigma_min": s_lo[ok], "sigma_max": np.minimum(s_hi[ok], 1e300)})
+
+
+@dataclass
+class Envelope:
+    """The constraint set on (A, sigma) for a given delta (thesis 3.5.1).
+
+    Attributes
+    ----------
+    units : "paper" or "fit" (see the module docstring).
+    delta : the deviation bound used.
+    boxes : range pairs (paper mode; in fit mode one box per feasible A column interval).
+    A_range, sigma_range : bounding box of the envelope.
+    """
+
+    units: str
+    delta: float
+    n: np.ndarray
+    t: np.ndarray
+    boxes: pd.DataFrame
+    A_range: tuple[float, float]
+    sigma_range: tuple[float, float]
+    info: dict = field(default_factory=dict)
+    phase: np.ndarray | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.boxes.empty
+
+    def contains(self, A, sigma) -> np.ndarray:
+        """Whether instances lie in the envelope (union of boxes / exact scale-free test)."""
+        A = np.asarray(A, float)
+        sigma = np.asarray(sigma, float)
+        if self.empty:
+            return np.zeros(np.broadcast(A, sigma).shape, bool)
+        if self.units == "fit":
+            x = relative_model(self.n, self.t, A, sigma)
+            phase = np.zeros(len(self.n), int) if self.phase is None else self.phase
+            limit = (1 + self.delta) / (1 - self.delta) * (1 + 1e-12)
+            # stepwise applications: an instance need only explain one phase (thesis 3.9.3)
+            ok = np.zeros(x.shape[:-1], bool)
+            for p in np.unique(phase):
+                xp = x[..., phase == p]
+                ok |= xp.max(axis=-1) / xp.min(axis=-1) <= limit
+            return ok
+        b = self.boxes
+        inside = (
+            (A[..., None] >= b["A_min"].to_numpy()) & (A[..., None] <= b["A_max"].to_numpy())
+            & (sigma[..., None] >= b["sigma_min"].to_numpy()) & (sigma[..., None] <= b["sigma_max"].to_numpy())
+        )
+        return inside.any(axis=-1)
+
+    def bound_instances(self) -> tuple[np.ndarray, np.ndarray]:
+        """(A, sigma) instances on the envelope's boundary (box corners / interval ends)."""
+        b = self.boxes
+        if self.units == "fit":
+            A = np.concatenate([b["A_min"], b["A_min"]])
+            s = np.concatenate([b["sigma_min"], b["sigma_max"]])
+        else:
+            A = np.concatenate([b["A_min"], b["A_min"], b["A_max"], b["A_max"]])
+            s = np.concatenate([b["sigma_min"], b["sigma_max"], b["sigma_min"], b["sigma_max"]])
+        s = np.minimum(s, 1e6)  # unbounded sigma intervals are drawn at a large finite value
+        return A, s
+
+    def speedup_band(self, n_grid) -> tuple[np.ndarray, np.ndarray]:
+        """Pointwise lowest and highest speedup over the bound instances (thesis Fig. 4)."""
+        n_grid = np.asarray(n_grid, float)
+        if self.empty:
+            nan = np.full(n_grid.shape, np.nan)
+            return nan, nan
+        A, s = self.bound_instances()
+        S = downey.speedup(n_grid[None, :], A[:, None], s[:, None])
+        return S.min(axis=0), S.max(axis=0)
+
+    def runtime_band(self, n_grid, scale_to=None) -> tuple[np.ndarray, np.ndarray]:
+        """Pointwise runtime bounds.  In fit mode every bound instance gets the scale that
+        fits the observations best (uniform weights); in paper mode runtimes are model units."""
+        n_grid = np.asarray(n_grid, float)
+        if self.empty:
+            nan = np.full(n_grid.shape, np.nan)
+            return nan, nan
+        A, s = self.bound_instances()
+        T = downey.runtime(n_grid[None, :], A[:, None], s[:, None])
+        if self.units == "fit":
+            x = relative_model(self.n, self.t, A, s)
+            T = T * (x.sum(axis=-1) / (x * x).sum(axis=-1))[:, None]
+        return T.min(axis=0), T.max(axis=0)
+
+
+def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=3000.0,
+                 grid_size=1200) -> Envelope:
+    """Envelope of observations (n sorted ascending, runtimes t) for a deviation ``delta``.
+
+    ``A_max`` bounds the scale-free envelope, which is unbounded when all observations are
+    in the linear section (default ``max(3000, 20 n_max)``, cf. the thesis' A in [1, 3000]).
+    ``phase`` (stepwise scalability) builds the envelope as the union of each phase's own.
+    """
+    n = np.asarray(n, float)
+    t = np.asarray(t, float)
+    phase = np.zeros(len(n), int) if phase is None else np.asarray(phase)
+    groups = [np.nonzero(phase == p)[0] for p in np.unique(phase)]
+    groups = [g for g in groups if len(g) >= 2]
+    if units == "paper":
+        parts = []
+        for g in groups:
+            b = range_pairs(n[g], t[g], delta)
+            for c in ("i", "j"):
+                b[c] = g[b[c].to_numpy()]
+            b["k"] = np.where(b["k"] >= 0, g[np.maximum(b["k"].to_numpy(), 0)], -1)
+            parts.append(b)
+        boxes = _drop_redundant(pd.concat(parts, ignore_index=True)) if parts else pd.DataFrame(columns=_BOX_COLUMNS)
+    else:
+        A_max = A_max if A_max is not None else max(3000.0, 20 * n.max())
+        A_grid = np.geomspace(1.0, A_max, grid_size)
+        cols = pd.concat([feasible_columns(n[g], t[g], delta, A_grid, s_max=sigma_max) for g in groups],
+                         ignore_index=True)
+        boxes = pd.DataFrame({
+            "A_min": cols["A"], "A_max": cols["A"], "sigma_min": cols["sigma_min"], "sigma_max": cols["sigma_max"],
+            "case": 0, "i": -1, "j": -1, "k": -1,
+        })
+    if boxes.empty:
+        return Envelope(units, delta, n, t, boxes, (np.nan, np.nan), (np.nan, np.nan), phase=phase)
+    A_range = (float(boxes["A_min"].min()), float(boxes["A_max"].max()))
+    s_range = (float(boxes["sigma_min"].min()), float(boxes["sigma_max"].max()))
+    if units == "fit":
+        # the A grid is discrete: widen the range by one grid step each way
+        step = (A_max / 1.0) ** (1.0 / (grid_size - 1))
+        A_range = (max(1.0, A_range[0] / step), min(A_max, A_range[1] * step))
+    return Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase)

@@ -1,0 +1,532 @@
+"""The ADEPT estimator (thesis chapter 3): envelope, biased per-target fits, anomaly
+handling, reliability judgment and cross-problem-size prediction.
+
+Units (spec section 2).  The thesis fits (A, sigma) to raw runtimes, which silently fixes the
+time unit (T(1) = A seconds): the fitted A and every verdict then change if the same data are
+given in milliseconds.  ``units="fit"`` (default) models t(n) = tau T(n; A, sigma) and profiles
+the scale tau out in closed form (tau* = sum w x / sum w x^2 for the weighted squared
+relative errors), so every result except the predicted runtimes (which scale with the input)
+is invariant to the unit.  ``units="paper"`` fixes tau = 1 input unit and reproduces the
+thesis literally.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ValidationError
+from workbench.models import downey
+from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
+from workbench.models.adept.envelope import Envelope, fit_envelope
+from workbench.models.adept.search import (
+    GridResult,
+    fixed_point_sigmas,
+    grid_argmin,
+    profiled_scale,
+    relative_model,
+    wssre,
+)
+
+__all__ = ["Adept", "AdeptWarning", "aggregate_repeats", "target_weights"]
+
+
+@dataclass(frozen=True)
+class AdeptWarning:
+    """A reliability or data warning (thesis 3.10, Table 3), as data.
+
+    kind: one of "linear-section", "high-fit-error", "runner-up",
+    "declining-or-anomalous-last-point", "sizes-differ", "anomaly", "unresolved-anomaly",
+    "stepwise", "specially-optimised", "dropped-repeat", "delta-increased".
+    """
+
+    kind: str
+    message: str
+    targets: tuple = ()
+    suggested_n: float | None = None
+    details: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+def _as_1d(name, values) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{name} must be numeric: {exc}") from None
+    if arr.ndim != 1:
+        raise ValidationError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
+def _check_observations(n, t, label="observations"):
+    n = _as_1d("n (processor counts)", n)
+    t = _as_1d("t (runtimes)", t)
+    if len(n) != len(t):
+        raise ValidationError(f"{label}: n has {len(n)} values but t has {len(t)}")
+    if len(n) == 0:
+        raise ValidationError(f"{label}: no observations given")
+    if not np.all(np.isfinite(n)):
+        raise ValidationError(f"{label}: processor counts contain NaN or infinity at positions {np.nonzero(~np.isfinite(n))[0].tolist()}")
+    if not np.all(np.isfinite(t)):
+        raise ValidationError(f"{label}: runtimes contain NaN or infinity at positions {np.nonzero(~np.isfinite(t))[0].tolist()}")
+    if np.any(n < 1):
+        raise ValidationError(f"{label}: processor counts must be >= 1, got {n[n < 1].tolist()}")
+    if np.any(t <= 0):
+        raise ValidationError(f"{label}: runtimes must be positive, got {t[t <= 0].tolist()}")
+    return n, t
+
+
+def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
+    """Average repeated runs at the same n after dropping obvious outliers (thesis 3.5.2).
+
+    A run is an obvious outlier (only with >= 3 runs at that n) when it deviates from the
+    group's median by more than ``outlier_rel`` of the median *and* by more than
+    ``outlier_mads`` scaled median absolute deviations.  Returns (observations frame with
+    n, t, runs, dropped; dropped runs frame with n, t).
+    """
+    df = pd.DataFrame({"n": n, "t": t})
+    g = df.groupby("n")["t"]
+    med = g.transform("median")
+    mad = g.transform(lambda s: 1.4826 * np.median(np.abs(s - np.median(s))))
+    size = g.transform("size")
+    dev = (df["t"] - med).abs()
+    out = (size >= 3) & (dev > outlier_rel * med) & (dev > outlier_mads * mad)
+    kept = df[~out]
+    obs = kept.groupby("n")["t"].agg(t="mean", runs="size").reset_index()
+    obs["dropped"] = obs["n"].map(df[out].groupby("n").size()).fillna(0).astype(int)
+    return obs, df[out].reset_index(drop=True)
+
+
+def target_weights(n_obs, targets, q) -> np.ndarray:
+    """W_i = q max_j |n* - n_j| - |n* - n_i| for every target n* (thesis 3.5.2); shape (K, M)."""
+    d = np.abs(np.asarray(targets, float)[:, None] - np.asarray(n_obs, float)[None, :])
+    return q * d.max(axis=1, keepdims=True) - d
+
+
+class Adept:
+    """ADEPT scalability predictor (Deshmeh 2013, chapter 3), scikit-learn style.
+
+    Parameters
+    ----------
+    delta : initial envelope deviation bound (fraction); increased until the reference
+        instance fits within it (thesis 3.5.1).  The value used is ``delta_``.
+    q : weight sensitivity to prediction distance (thesis 3.5.2; 2 in the thesis).
+    epsilon, theta : anomaly sensitivity and deviation tolerance (thesis 3.9; 0.1 and 5).
+    gamma : cross-size threshold on base-size anomaly magnitudes (thesis 3.14; 5).
+    units : "fit" (unit-invariant, tau profiled) or "paper" (tau = 1 input unit, the thesis).
+    targets : allocations fitted during ``fit`` (their warnings land in ``warnings_``);
+        default: the observed n, powers of two up to 4 n_max and 1.5-4 x n_max.
+    pass1_size, pass2_size, window : search resolution (5,000 A values; 500 x 500 within
+        +-15 %, the thesis' values).
+    high_error : fit-error threshold for the "high-fit-error" warning, at least ``delta_``
+        (the thesis uses 10 %).
+    runner_up_ratio, runner_up_factor : Table 3's 1.1 (WSSRE) and 1.5 (A) thresholds.
+    size_ratio_tolerance : cross-size runtime ratios may vary by this fraction before the
+        "sizes-differ" warning.
+
+    Fitted attributes
+    -----------------
+    observations_ : DataFrame n, t, runs, dropped, kind ("observed"/"guiding"),
+        weight_factor, phase — the points the fits use.
+    delta_ : deviation bound finally used.   envelope_ : :class:`Envelope`.
+    anomalies_ : :class:`AnomalyReport`.       warnings_ : list of :class:`AdeptWarning`.
+    fits_ : DataFrame, one row per fitted target: target, A, sigma, scale, wssre,
+        max_rel_error, fixed_point, variance ("low"/"high"), prediction, speedup,
+        runner_up_A, runner_up_sigma, runner_up_wssre, suggested_n, pass1_A, pass1_sigma.
+    """
+
+    def __init__(self, delta=0.05, q=2.0, epsilon=0.1, theta=5.0, gamma=5.0, units="fit", targets=None,
+                 pass1_size=5000, pass2_size=500, window=0.15, high_error=0.10, runner_up_ratio=1.1,
+                 runner_up_factor=1.5, size_ratio_tolerance=0.25):
+        self.delta = delta
+        self.q = q
+        self.epsilon = epsilon
+        self.theta = theta
+        self.gamma = gamma
+        self.units = units
+        self.targets = targets
+        self.pass1_size = pass1_size
+        self.pass2_size = pass2_size
+        self.window = window
+        self.high_error = high_error
+        self.runner_up_ratio = runner_up_ratio
+        self.runner_up_factor = runner_up_factor
+        self.size_ratio_tolerance = size_ratio_tolerance
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self):
+        if self.units not in ("fit", "paper"):
+            raise ValidationError(f"units must be 'fit' or 'paper', got {self.units!r}")
+        if not 0 < self.delta < 1:
+            raise ValidationError(f"delta must be in (0, 1), got {self.delta!r}")
+        if not self.q >= 1:
+            raise ValidationError(f"q must be >= 1 (q = 1 ignores the farthest point), got {self.q!r}")
+        if not self.epsilon > 0:
+            raise ValidationError(f"epsilon must be positive, got {self.epsilon!r}")
+        if not self.theta > 0 or not self.gamma > 0:
+            raise ValidationError(f"theta and gamma must be positive, got {self.theta!r}, {self.gamma!r}")
+
+    @property
+    def _paper(self):
+        return self.units == "paper"
+
+    # --------------------------------------------------------------------- fit
+    def fit(self, n, t, base=None):
+        """Fit on observations (n processors, runtimes t in any unit).
+
+        ``base=(n_base, t_base)``: cross-problem-size prediction (thesis 3.12) — (n, t) are
+        the few runs of the target size, ``base`` the runs of a smaller size.
+        """
+        self._check_params()
+        n, t = _check_observations(n, t, "target-size observations" if base is not None else "observations")
+        obs, dropped = aggregate_repeats(n, t)
+        warnings: list[AdeptWarning] = []
+        if len(dropped):
+            warnings.append(AdeptWarning(
+                "dropped-repeat",
+                f"dropped {len(dropped)} repeated run(s) as obvious outliers: "
+                + ", ".join(f"n={a:g}: {b:g}" for a, b in dropped.itertuples(index=False)),
+                details={"dropped": dropped}))
+        obs["kind"] = "observed"
+        self.ratio_ = None
+        if base is None:
+            if len(obs) < 3:
+                raise ValidationError(
+                    f"ADEPT needs runtimes on at least 3 different processor counts, got {len(obs)} "
+                    f"({obs['n'].tolist()})")
+            anomalies = detect_anomalies(obs["n"], obs["t"], self.epsilon, self.theta)
+            obs["weight_factor"] = anomalies.weight_factor
+            obs["phase"] = anomalies.phase
+            obs["only_for_target"] = np.nan
+        else:
+            obs, anomalies = self._cross_size(obs, base, warnings)
+        self.anomalies_ = anomalies
+        warnings += self._anomaly_warnings(anomalies, cross=base is not None)
+        self.observations_ = obs.reset_index(drop=True)
+        self.n_max_fit_ = (
+            float(obs["n"].iloc[-2]) if anomalies.last_point_ambiguous and base is None else np.inf
+        )
+        self._cache = {}
+        self._choose_delta(warnings)
+        self._fit_warnings = warnings
+        targets = self.targets if self.targets is not None else self._default_targets()
+        self._fit_targets(np.asarray(targets, float))
+        self.fits_ = self._fits_frame(targets)
+        self.warnings_ = warnings + self._target_warnings(self.fits_)
+        return self
+
+    def _default_targets(self):
+        n = self.observations_["n"].to_numpy()
+        top = n.max()
+        pow2 = 2.0 ** np.arange(0, np.floor(np.log2(4 * top)) + 1)
+        return np.unique(np.concatenate([n, pow2, top * np.array([1.5, 2, 3, 4])]).round(6))
+
+    def _cross_size(self, obs, base, warnings):
+        try:
+            n_b, t_b = base
+        except (TypeError, ValueError):
+            raise ValidationError("base must be a pair (n_base, t_base) of arrays") from None
+        n_b, t_b = _check_observations(n_b, t_b, "base-size observations")
+        bobs, bdropped = aggregate_repeats(n_b, t_b)
+        if len(bobs) < 4:
+            raise ValidationError(f"cross-size prediction needs >= 4 processor counts on the base size, got {len(bobs)}")
+        if len(obs) < 2:
+            raise ValidationError(f"cross-size prediction needs >= 2 processor counts on the target size, got {len(obs)}")
+        common = np.intersect1d(obs["n"], bobs["n"])
+        if common.size == 0:
+            raise ValidationError(
+                "base and target sizes share no processor count; the runtime ratio needs one "
+                f"(target n: {obs['n'].tolist()}, base n: {bobs['n'].tolist()})")
+        tt = obs.set_index("n")["t"]
+        tb = bobs.set_index("n")["t"]
+        n0 = common.min()
+        ratio = tt[n0] / tb[n0]  # thesis 3.12 step 1
+        self.ratio_ = float(ratio)
+        ratios = (tt[common] / tb[common]).to_numpy()
+        if len(ratios) >= 2 and ratios.max() / ratios.min() - 1 > self.size_ratio_tolerance:
+            warnings.append(AdeptWarning(
+                "sizes-differ",
+                f"the runtime ratio target/base varies from {ratios.min():.3g} to {ratios.max():.3g} across "
+                f"n = {common.tolist()}: the two sizes behave like different applications (thesis 3.15)",
+                details={"n": common, "ratio": ratios}))
+        banom = detect_anomalies(bobs["n"], bobs["t"], self.epsilon, self.theta)
+        D = dict(zip(banom.anomalies["n"], banom.anomalies["D"]))
+        guide = bobs[~bobs["n"].isin(obs["n"])].copy()  # step 2
+        guide["t"] = guide["t"] * ratio
+        guide["kind"] = "guiding"
+        guide["weight_factor"] = [
+            1.0 if D.get(v, 0.0) >= self.gamma else max(0.0, (self.theta - D.get(v, 0.0)) / self.theta)
+            for v in guide["n"]
+        ]
+        # base anomalies with D >= gamma give guiding points only for the target at that n (3.14)
+        guide["only_for_target"] = [v if D.get(v, 0.0) >= self.gamma else np.nan for v in guide["n"]]
+        obs = obs.assign(weight_factor=1.0, only_for_target=np.nan)
+        union = pd.concat([obs, guide], ignore_index=True).sort_values("n").reset_index(drop=True)
+        union["phase"] = 0
+        if len(union) < 3:
+            raise ValidationError("cross-size prediction needs at least 3 distinct processor counts in total")
+        return union, banom
+
+    def _anomaly_warnings(self, a: AnomalyReport, cross: bool):
+        out = []
+        where = "base-size " if cross else ""
+        for row in a.anomalies.itertuples(index=False):
+            if row.last_point and not cross:
+                out.append(AdeptWarning(
+                    "declining-or-anomalous-last-point",
+                    f"the last observation (n={row.n:g}) looks anomalous: it may be the declining phase or an "
+                    "anomaly. It is excluded from the fit and no prediction is made past it (thesis 3.9.1).",
+                    suggested_n=None, details={"n": row.n, "D": row.D}))
+            else:
+                out.append(AdeptWarning(
+                    "anomaly",
+                    f"{where}observation n={row.n:g} is anomalous (magnitude D={row.D:.2f}); its weight is scaled "
+                    f"by {row.weight_factor:.2f} (thesis 3.9.2)", details={"n": row.n, "D": row.D}))
+        if a.last_point_ambiguous and a.anomalies.empty and not cross:
+            out.append(AdeptWarning(
+                "declining-or-anomalous-last-point",
+                "the last observation is an anomaly candidate that cannot be resolved (too few points): it may be "
+                "the declining phase or an anomaly", details={"candidates": a.unresolved}))
+        if a.unresolved:
+            out.append(AdeptWarning(
+                "unresolved-anomaly",
+                f"{where}anomaly candidates at n={a.unresolved} could not be resolved "
+                "(needs >= 4 observations, or no known pattern fits)", details={"n": a.unresolved}))
+        if a.pattern == "stepwise":
+            out.append(AdeptWarning(
+                "stepwise",
+                f"stepwise scalability: {a.phase.max() + 1} phases; each prediction uses only the phase of "
+                "its closest observation (thesis 3.9.3)", details={"phase": a.phase}))
+        if a.pattern == "specially-optimised":
+            out.append(AdeptWarning(
+                "specially-optimised",
+                f"the application appears optimised for {a.feasible_allocations}: only those allocations are "
+                "used and recommended (thesis 3.9.3)", details={"feasible": a.feasible_allocations}))
+        return out
+
+    # ------------------------------------------------------------ delta search
+    def _choose_delta(self, warnings):
+        """Grow delta until the reference instance (uniform weights, fixed at the largest
+        allocation) fits every used observation within it (thesis 3.5.1)."""
+        obs = self.observations_
+        used = (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
+        n, t = obs["n"].to_numpy()[used], obs["t"].to_numpy()[used]
+        phase = obs["phase"].to_numpy()[used]
+        delta = float(self.delta)
+        for _ in range(60):
+            env = fit_envelope(n, t, delta, self.units, phase=phase)
+            if not env.empty:
+                self.envelope_ = env
+                self.delta_ = delta
+                ref = self._search(np.array([n.max()]), uniform=True)
+                err = ref["max_rel_error"][0]
+                if err <= delta:
+                    break
+                delta = min(0.95, max(delta + 0.01, err))
+            else:
+                delta = min(0.95, delta * 1.25 + 0.01)
+            if delta >= 0.95:
+                break
+        if self.envelope_.empty:
+            raise ValidationError("no Downey instance explains these observations even with delta = 0.95")
+        if self.delta_ > self.delta:
+            warnings.append(AdeptWarning(
+                "delta-increased",
+                f"delta increased from {self.delta:g} to {self.delta_:.3g} so that a model instance explains "
+                "every observation within it (thesis 3.5.1)", details={"delta": self.delta_}))
+
+    # -------------------------------------------------------- per-target fits
+    def _weights(self, targets, uniform=False):
+        obs = self.observations_
+        n = obs["n"].to_numpy()
+        W = np.ones((len(targets), len(n))) if uniform else target_weights(n, targets, self.q)
+        W = W * obs["weight_factor"].to_numpy()
+        only = obs["only_for_target"].to_numpy()
+        W = np.where(np.isnan(only) | (only[None, :] == targets[:, None]), W, 0.0)
+        if obs["phase"].max() > 0:
+            closest = np.argmin(np.abs(targets[:, None] - n[None, :]), axis=1)
+            ph = obs["phase"].to_numpy()
+            W = np.where(ph[None, :] == ph[closest][:, None], W, 0.0)
+        return np.maximum(W, 0.0)
+
+    def _search(self, targets, uniform=False):
+        """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays."""
+        obs = self.observations_
+        n, t = obs["n"].to_numpy(), obs["t"].to_numpy()
+        env = self.envelope_
+        paper = self._paper
+        W = self._weights(targets, uniform)
+        K, M = W.shape
+        # fixed point: the used observation closest to the target; g: the next closest
+        dist = np.abs(targets[:, None] - n[None, :]) + np.where(W > 0, 0.0, np.inf)
+        order = np.argsort(dist, axis=1, kind="stable")
+        f_idx, g_idx = order[:, 0], order[:, 1]
+
+        A_lo, A_hi = env.A_range
+        A_grid = np.linspace(A_lo, A_hi, self.pass1_size)
+        if paper:
+            b = env.boxes
+            A_grid = A_grid[((A_grid[:, None] >= b["A_min"].to_numpy()) & (A_grid[:, None] <= b["A_max"].to_numpy())).any(axis=1)]
+        pass1 = np.zeros((K, 2))
+        best1 = np.full(K, np.inf)
+        runner = np.full((K, 3), np.nan)
+        cand_store = {}
+        for key in np.unique(np.stack([f_idx, g_idx], axis=1), axis=0):
+            fi, gi = key
+            members = np.nonzero((f_idx == fi) & (g_idx == gi))[0]
+            roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=paper, n_g=n[gi], t_g=t[gi],
+                                       s_max=env.sigma_range[1])
+            Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
+            sc = roots[np.isfinite(roots)]
+            keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
+            Ac, sc = Ac[keep], sc[keep]
+            if len(Ac) == 0:  # no instance through the fixed point lies in the envelope
+                Ac, sc = env.bound_instances()
+            x = relative_model(n, t, Ac, sc)  # (C, M)
+            Wm = W[members]
+            if paper:
+                f = (Wm @ (x * x).T) - 2 * (Wm @ x.T) + Wm.sum(axis=1, keepdims=True)
+            else:
+                S1 = Wm @ x.T
+                S2 = Wm @ (x * x).T
+                f = Wm.sum(axis=1, keepdims=True) - S1 * S1 / S2
+            f = np.maximum(f, 0.0)  # S0 - S1^2/S2 can round below zero at a perfect fit
+            j = np.argmin(f, axis=1)
+            pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
+            best1[members] = wssre(x[j], Wm, paper)
+            cand_store[tuple(key)] = (members, Ac, sc, f)
+
+        w = self.window
+        sA0, sA1 = env.A_range
+        ss0, ss1 = env.sigma_range
+        lims = (
+            np.clip(pass1[:, 0] * (1 - w), sA0, sA1), np.clip(pass1[:, 0] * (1 + w), sA0, sA1),
+            np.clip(pass1[:, 1] * (1 - w), ss0, ss1), np.clip(pass1[:, 1] * (1 + w), ss0, ss1),
+        )
+        # chunks of targets keep the (segments x targets x 500) work arrays cache-sized
+        parts = [
+            grid_argmin(n, t, W[c], *(v[c] for v in lims), self.pass2_size, self.pass2_size, paper=paper)
+            for c in np.array_split(np.arange(K), max(1, int(np.ceil(K / 10))))
+        ]
+        res = GridResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("A", "sigma", "objective")))
+        better = res.objective <= best1
+        A = np.where(better, res.A, pass1[:, 0])
+        s = np.where(better, res.sigma, pass1[:, 1])
+        obj = np.where(better, res.objective, best1)
+        x = relative_model(n, t, A, s)
+        tau = profiled_scale(x, W, paper)
+        used = W > 0
+        err = np.where(used, np.abs(tau[:, None] * x - 1), 0.0).max(axis=1)
+
+        # runner-up (Table 3): WSSRE within 10 % of the best with A differing by > 1.5x
+        for members, Ac, sc, f in cand_store.values():
+            for row, k in enumerate(members):
+                far = (Ac < A[k] / self.runner_up_factor) | (Ac > A[k] * self.runner_up_factor)
+                ok = far & (f[row] < self.runner_up_ratio * obj[k]) & (obj[k] > 0)
+                if ok.any():
+                    j = np.argmin(np.where(ok, f[row], np.inf))
+                    runner[k] = (Ac[j], sc[j], f[row, j])
+        return {
+            "target": targets, "A": A, "sigma": s, "scale": tau, "wssre": obj, "max_rel_error": err,
+            "fixed_point": n[f_idx], "pass1_A": pass1[:, 0], "pass1_sigma": pass1[:, 1],
+            "runner_up_A": runner[:, 0], "runner_up_sigma": runner[:, 1], "runner_up_wssre": runner[:, 2],
+            "n_used": used.sum(axis=1),
+        }
+
+    def _fit_targets(self, targets):
+        new = np.array([v for v in np.unique(targets) if v not in self._cache], float)
+        if new.size == 0:
+            return
+        out = pd.DataFrame(self._search(new))
+        out["variance"] = np.where(out["sigma"] <= 1, "low", "high")
+        out["prediction"] = out["scale"] * downey.runtime(out["target"], out["A"], out["sigma"])
+        out["speedup"] = downey.speedup(out["target"], out["A"], out["sigma"])
+        beyond = out["target"] > self.n_max_fit_
+        out.loc[beyond, ["prediction", "speedup"]] = np.nan
+        out["suggested_n"] = self._suggest(out)
+        for row in out.to_dict("records"):
+            self._cache[row["target"]] = row
+
+    def _suggest(self, out):
+        """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
+        n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy()
+        grid = np.unique(np.round(np.geomspace(n.max() + 1, 16 * n.max(), 200)))
+        sug = np.full(len(out), np.nan)
+        has = out["runner_up_A"].notna().to_numpy()
+        if not has.any():
+            return sug
+        r = out[has]
+        Tb = downey.runtime(grid[None, :], r["A"].to_numpy()[:, None], r["sigma"].to_numpy()[:, None])
+        Tr = downey.runtime(grid[None, :], r["runner_up_A"].to_numpy()[:, None], r["runner_up_sigma"].to_numpy()[:, None])
+        if not self._paper:  # compare shapes at their own best (uniform) scales
+            xr = relative_model(n, t, r["runner_up_A"].to_numpy(), r["runner_up_sigma"].to_numpy())
+            Tr = Tr * (xr.sum(-1) / (xr * xr).sum(-1))[:, None]
+            Tb = Tb * r["scale"].to_numpy()[:, None]
+        sug[has] = grid[np.argmax(np.abs(Tb / Tr - 1), axis=1)]
+        return sug
+
+    def _fits_frame(self, targets):
+        rows = [self._cache[v] for v in np.unique(np.asarray(targets, float))]
+        return pd.DataFrame(rows).reset_index(drop=True)
+
+    def _target_warnings(self, fits: pd.DataFrame):
+        out = []
+        obs = self.observations_
+        n_used = obs.loc[obs["weight_factor"] > 0, "n"].to_numpy()
+        thr = max(self.delta_, self.high_error)
+        lin = fits[(fits["variance"] == "low") & (fits["A"] > n_used.max())]
+        if len(lin):
+            A = float(lin["A"].max())
+            out.append(AdeptWarning(
+                "linear-section",
+                f"all observations lie in the linear section of the fitted low-variance model (A up to {A:.0f} > "
+                f"n = {n_used.max():g}): the saturation point is not constrained. Measure at n >= {np.ceil(A):g} "
+                "(thesis 3.10, Table 3).",
+                targets=tuple(lin["target"]), suggested_n=float(np.ceil(lin["A"].min()))))
+        hi = fits[fits["max_rel_error"] > thr]
+        if len(hi):
+            out.append(AdeptWarning(
+                "high-fit-error",
+                f"the fitted instances deviate from an observation by up to {hi['max_rel_error'].max():.0%} "
+                f"(> {thr:.0%}): the application deviates from the Downey model (thesis 3.10)",
+                targets=tuple(hi["target"]), details={"max_rel_error": float(hi["max_rel_error"].max())}))
+        ru = fits[fits["runner_up_A"].notna()]
+        if len(ru):
+            sug = float(ru["suggested_n"].iloc[0])
+            out.append(AdeptWarning(
+                "runner-up",
+                "another instance with a very different A explains the observations nearly as well "
+                f"(e.g. A={ru['A'].iloc[0]:.0f} vs runner-up A={ru['runner_up_A'].iloc[0]:.0f}); an observation at "
+                f"n={sug:g}, where they differ most, would decide (thesis 3.10, Table 3)",
+                targets=tuple(ru["target"]), suggested_n=sug))
+        return out
+
+    # ----------------------------------------------------------------- predict
+    def _check_fitted(self):
+        if not hasattr(self, "fits_"):
+            raise ValidationError("this Adept instance is not fitted yet; call fit(n, t) first")
+
+    def _rows(self, n_targets):
+        self._check_fitted()
+        targets = _as_1d("n_targets", np.atleast_1d(n_targets))
+        if not np.all(np.isfinite(targets)) or np.any(targets < 1):
+            raise ValidationError(f"prediction targets must be finite processor counts >= 1, got {targets.tolist()}")
+        self._fit_targets(targets)
+        return pd.DataFrame([self._cache[v] for v in targets])
+
+    def predict(self, n_targets) -> np.ndarray:
+        """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point)."""
+        return self._rows(n_targets)["prediction"].to_numpy()
+
+    def predict_speedup(self, n_targets) -> np.ndarray:
+        """Predicted speedup S(n) = T(1)/T(n) of each target's own instance (unit-free)."""
+        return self._rows(n_targets)["speedup"].to_numpy()
+
+    def explain(self, n_targets) -> pd.DataFrame:
+        """Per-target fit details (same columns as ``fits_``) for the given targets."""
+        return self._rows(n_targets).reset_index(drop=True)
+
+    def warnings_for(self, n_targets) -> list[AdeptWarning]:
+        """Reliability warnings for specific targets (fit-level warnings included)."""
+        return self._fit_warnings + self._target_warnings(self.explain(n_targets))
