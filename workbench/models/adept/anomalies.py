@@ -16,8 +16,9 @@ Decisions documented here (the thesis leaves them open):
   candidates are reported as unresolved.
 - Magnitude D = min(10, (R_{i+1} - R_i)/epsilon) from the flagging triple; the fit then
   scales the point's weight by max(0, (theta - D)/theta) (thesis 3.9.2).
-- A resolved anomaly that is the last observation is ambiguous (declining phase or
-  anomaly): it is reported, excluded from fitting, and no prediction is made past it.
+- A resolved anomaly that is the last observation, or a last observation that is not
+  faster than the one before it, is ambiguous (declining phase or anomaly): it is
+  reported, excluded from fitting, and no prediction is made past it.
 - Candidates that survive removal form a pattern: *stepwise* (>= 5 observations; split into
   phases at each remaining spike, each phase >= 2 points) or *specially optimised*
   (>= 9 observations; the remaining fast points sit exactly on the powers of two or on the
@@ -113,6 +114,19 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
                            phase=phase, weight_factor=weight)
     if M < 3:
         return report
+    if t[-1] >= t[-2]:
+        # more processors, no gain: the declining phase (or an anomaly) -- Downey has no
+        # declining piece, so the point is reported, never fitted, and nothing is
+        # predicted past it (thesis 3.9.1)
+        weight[-1] = 0.0
+        report.last_point_ambiguous = True
+        report.anomalies = pd.DataFrame({"n": [n[-1]], "D": [np.nan], "weight_factor": [0.0], "last_point": [True]})
+        inner = detect_anomalies(n[:-1], t[:-1], epsilon, theta) if M >= 4 else None
+        if inner is not None and inner.pattern == "none" and not inner.unresolved:
+            weight[:-1] = inner.weight_factor
+            report.anomalies = pd.concat([inner.anomalies, report.anomalies], ignore_index=True)
+            report.candidates, report.removal_curves = inner.candidates, inner.removal_curves
+        return report
     flags = anomaly_candidates(R, epsilon)
     if flags.size == 0:
         return report
@@ -128,7 +142,6 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     report.removal_curves = pd.concat(curves, ignore_index=True)
     if M < 4:
         report.unresolved = [float(n[c]) for c in cand_idx]
-        report.last_point_ambiguous = (M - 1) in cand_idx
         return report
 
     flat_after = {c: flatness(r_metric(n[np.arange(M) != c], t[np.arange(M) != c])) for c in cand_idx}
@@ -175,5 +188,4 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
             report.phase = phase
             return report
     report.unresolved = [float(n[c]) for c in cand_idx]
-    report.last_point_ambiguous = (M - 1) in cand_idx
     return report

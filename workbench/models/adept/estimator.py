@@ -38,7 +38,7 @@ class AdeptWarning:
     """A reliability or data warning (thesis 3.10, Table 3), as data.
 
     kind: one of "linear-section", "high-fit-error", "runner-up",
-    "declining-or-anomalous-last-point", "sizes-differ", "anomaly", "unresolved-anomaly",
+    "declining-or-anomalous-last-point", "sizes-differ", "superlinear-speedup", "anomaly", "unresolved-anomaly",
     "stepwise", "specially-optimised", "dropped-repeat", "delta-increased".
     """
 
@@ -203,6 +203,7 @@ class Adept:
             obs, anomalies = self._cross_size(obs, base, warnings)
         self.anomalies_ = anomalies
         warnings += self._anomaly_warnings(anomalies, cross=base is not None)
+        warnings += self._superlinear_warnings(obs)
         self.observations_ = obs.reset_index(drop=True)
         self.n_max_fit_ = (
             float(obs["n"].iloc[-2]) if anomalies.last_point_ambiguous and base is None else np.inf
@@ -278,16 +279,15 @@ class Adept:
                     f"the last observation (n={row.n:g}) looks anomalous: it may be the declining phase or an "
                     "anomaly. It is excluded from the fit and no prediction is made past it (thesis 3.9.1).",
                     suggested_n=None, details={"n": row.n, "D": row.D}))
+            elif row.last_point:
+                out.append(AdeptWarning(
+                    "anomaly", f"the last base-size observation (n={row.n:g}) is slower than the one before it "
+                    "(declining phase or anomaly); it gives no guiding point", details={"n": row.n}))
             else:
                 out.append(AdeptWarning(
                     "anomaly",
                     f"{where}observation n={row.n:g} is anomalous (magnitude D={row.D:.2f}); its weight is scaled "
                     f"by {row.weight_factor:.2f} (thesis 3.9.2)", details={"n": row.n, "D": row.D}))
-        if a.last_point_ambiguous and a.anomalies.empty and not cross:
-            out.append(AdeptWarning(
-                "declining-or-anomalous-last-point",
-                "the last observation is an anomaly candidate that cannot be resolved (too few points): it may be "
-                "the declining phase or an anomaly", details={"candidates": a.unresolved}))
         if a.unresolved:
             out.append(AdeptWarning(
                 "unresolved-anomaly",
@@ -304,6 +304,24 @@ class Adept:
                 f"the application appears optimised for {a.feasible_allocations}: only those allocations are "
                 "used and recommended (thesis 3.9.3)", details={"feasible": a.feasible_allocations}))
         return out
+
+    @staticmethod
+    def _superlinear_warnings(obs):
+        """Relative speedup above the processor ratio between two observations cannot be
+        represented by the Downey model (S(n) <= n and S(m)/S(n) <= m/n); it typically comes
+        from data fitting a faster memory level (the thesis' stepwise pattern, 3.9.3)."""
+        o = obs[obs["weight_factor"] > 0]
+        n, t = o["n"].to_numpy(), o["t"].to_numpy()
+        gain = (t[:-1] / t[1:]) / (n[1:] / n[:-1])
+        bad = np.nonzero(gain > 1.05)[0]
+        if bad.size == 0:
+            return []
+        pairs = ", ".join(f"{n[i]:g}->{n[i + 1]:g} ({gain[i]:.2f}x ideal)" for i in bad)
+        return [AdeptWarning(
+            "superlinear-speedup",
+            f"superlinear speedup between {pairs}: the Downey model cannot represent it, so predictions "
+            "extrapolate a curve the data do not follow (cache/memory effects, placement changes?)",
+            details={"pairs": [(n[i], n[i + 1]) for i in bad], "gain": gain[bad]})]
 
     # ------------------------------------------------------------ delta search
     def _choose_delta(self, warnings):

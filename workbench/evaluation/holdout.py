@@ -1,0 +1,141 @@
+"""Held-back-allocation evaluation of ADEPT and its baselines on real strong-scaling curves.
+
+For every curve with enough points, the ``k`` smallest allocations are "observed" and the
+larger ones held back — the scheduler's question "how will this job run on more nodes?".
+Each model is fitted on the observed runs only and predicts the held-back runtimes; ADEPT's
+reliability warnings are recorded beside its errors, so one can check the goal that a user
+is warned before nearly every large miss.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import WorkbenchError
+from workbench.evaluation.metrics import error_pct
+from workbench.models.adept import Adept
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
+
+__all__ = ["RELIABILITY_KINDS", "holdout_table", "holdout_summary", "default_models"]
+
+#: Warning kinds that say "do not trust this prediction" (informational kinds excluded).
+RELIABILITY_KINDS = frozenset({
+    "linear-section", "high-fit-error", "runner-up", "declining-or-anomalous-last-point",
+    "sizes-differ", "unresolved-anomaly", "superlinear-speedup",
+})
+
+
+def default_models() -> dict:
+    """Model name -> factory of an unfitted estimator with ``fit(n, t)`` / ``predict(n)``."""
+    return {
+        "ADEPT": lambda: Adept(),
+        "ADEPT (paper units, s)": lambda: Adept(units="paper"),
+        "ADEPT (paper units, ms)": lambda: _Milliseconds(Adept(units="paper")),
+        "Amdahl": AmdahlModel,
+        "USL": USLModel,
+        "Downey LM": DowneyLM,
+    }
+
+
+class _Milliseconds:
+    """Feeds a model milliseconds and returns seconds: shows the unit pitfall of paper mode."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def fit(self, n, t):
+        self.model.fit(n, np.asarray(t) * 1000.0)
+        return self
+
+    def predict(self, n):
+        return self.model.predict(n) / 1000.0
+
+
+def _curves(frame: pd.DataFrame, min_points: int):
+    from workbench.io import list_curves, select_curve
+
+    for row in list_curves(frame).itertuples(index=False):
+        if row.n_points < min_points:
+            continue
+        curve = select_curve(frame, row.benchmark, row.problem_class, row.placement)
+        agg = curve.groupby("processes", as_index=False)["time_s"].mean()
+        yield row, agg["processes"].to_numpy(float), agg["time_s"].to_numpy(float)
+
+
+def _warned(model: Adept, target: float) -> tuple[bool, str]:
+    kinds = sorted({
+        w.kind for w in model.warnings_for([target])
+        if w.kind in RELIABILITY_KINDS and (not w.targets or target in w.targets)
+    })
+    return bool(kinds), ", ".join(kinds)
+
+
+def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: dict | None = None) -> pd.DataFrame:
+    """Predict held-back allocations from the ``n_observed`` smallest ones, per curve and model.
+
+    ``frame``: a scaling frame (default: the Raspberry Pi cluster NPB logs from the
+    catalogue, which needs ``WORKBENCH_DATA_MIRROR``).  Returns one row per (curve,
+    n_observed, target, model) with columns benchmark, problem_class, placement,
+    n_observed, observed (the allocations used), target, actual (s), model, prediction (s),
+    error_pct, warned (ADEPT only: a reliability warning covers this target) and
+    warning_kinds.  A model that cannot fit a curve gets NaN predictions and the error
+    message in ``warning_kinds``.
+    """
+    if frame is None:
+        from workbench.io import fetch_npb_pi_cluster
+
+        with warnings.catch_warnings():  # aborted logs are listed in frame.attrs["skipped"]
+            warnings.simplefilter("ignore")
+            frame = fetch_npb_pi_cluster().frame
+    models = models or default_models()
+    rows = []
+    for curve, n, t in _curves(frame, min(n_observed) + 1):
+        for k in n_observed:
+            if len(n) <= k:
+                continue
+            obs, held = slice(0, k), slice(k, None)
+            for name, factory in models.items():
+                model = factory()
+                try:
+                    model.fit(n[obs], t[obs])
+                    pred = np.asarray(model.predict(n[held]), float)
+                    note = ""
+                except WorkbenchError as exc:
+                    pred, note = np.full(len(n[held]), np.nan), f"fit failed: {exc}"
+                for target, actual, p in zip(n[held], t[held], pred):
+                    warned, kinds = _warned(model, target) if isinstance(model, Adept) and not note else (False, note)
+                    rows.append({
+                        "benchmark": curve.benchmark, "problem_class": curve.problem_class,
+                        "placement": curve.placement, "n_observed": k, "observed": tuple(n[obs].astype(int)),
+                        "target": target, "actual": actual, "model": name, "prediction": p,
+                        "error_pct": float(error_pct(p, actual)) if np.isfinite(p) else np.nan,
+                        "warned": warned, "warning_kinds": kinds,
+                    })
+    if not rows:
+        raise WorkbenchError(f"no curve has more than {min(n_observed)} allocations to hold some back")
+    return pd.DataFrame(rows)
+
+
+def holdout_summary(table: pd.DataFrame, miss_pct: float = 30.0) -> pd.DataFrame:
+    """Per model: predictions made, mean and median PA (= 100 - E), share within
+    ``miss_pct``, and for models that warn, how many misses (E > ``miss_pct``) carried a
+    warning.  Refused predictions (NaN) are counted, not scored."""
+    def one(g: pd.DataFrame) -> pd.Series:
+        e = g["error_pct"]
+        miss = e > miss_pct
+        return pd.Series({
+            "predictions": int(e.notna().sum()),
+            "refused": int(e.isna().sum()),
+            "mean_PA": float(100 - e.mean()),
+            "median_PA": float(100 - e.median()),
+            f"within_{miss_pct:g}pct": float((e <= miss_pct).sum() / max(e.notna().sum(), 1)),
+            "misses": int(miss.sum()),
+            "misses_warned": int((miss & g["warned"]).sum()),
+            "warned_share_of_misses": float((miss & g["warned"]).sum() / miss.sum()) if miss.any() else np.nan,
+            "warned_share_of_all": float(g["warned"].mean()),
+        })
+
+    return table.groupby("model", sort=False)[["error_pct", "warned"]].apply(one).reset_index()
