@@ -61,7 +61,9 @@ def max_useful_allocation(A, sigma) -> np.ndarray:
     """Smallest n at which the speedup reaches its maximum A: 2A - 1 (low variance)
     or A + A sigma - sigma (high variance) (thesis section 3.3.2)."""
     A, sigma = check_parameters(A, sigma)
-    return np.where(sigma <= 1, 2 * A - 1, A + A * sigma - sigma)
+    # A + (A - 1) sigma rather than A + A sigma - sigma: it cannot round below A (>= 1),
+    # so the result is always a valid processor count
+    return np.where(sigma <= 1, 2 * A - 1, A + (A - 1) * sigma)
 
 
 def speedup(n, A, sigma) -> np.ndarray:
@@ -74,7 +76,7 @@ def speedup(n, A, sigma) -> np.ndarray:
         low2 = A * n / (sigma * (A - 0.5) + n * (1 - sigma / 2))
         high1 = n * A * (sigma + 1) / (sigma * (n + A - 1) + A)
     low = np.where(n <= A, low1, np.where(n < 2 * A - 1, low2, A))
-    high = np.where(n < A + A * sigma - sigma, high1, A)
+    high = np.where(n < A + (A - 1) * sigma, high1, A)
     s = np.where(sigma <= 1, low, high)
     return np.where(n == 1, 1.0, s)
 

@@ -1,0 +1,163 @@
+"""Dataset catalogue: mirror resolution, registry, bundled and mirrored datasets."""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from workbench.errors import DatasetNotFoundError, ParseWarning
+from workbench.io import (
+    MIRROR_ENV,
+    Dataset,
+    data_mirror,
+    fetch_dataset,
+    fetch_npb_pi_cluster,
+    fetch_seed_table,
+    list_curves,
+    list_datasets,
+    select_curve,
+)
+from workbench.io.catalogue import DATA_DIR
+from workbench.models.downey import runtime
+
+REPO = Path(__file__).resolve().parents[1]
+SEED_STEMS = sorted(p.stem for p in (REPO / "data" / "seed-tables").glob("*.csv"))
+
+
+def test_data_dir_is_the_repository_data_folder():
+    assert DATA_DIR == REPO / "data"
+    assert len(SEED_STEMS) == 7
+
+
+def test_data_mirror_resolution(monkeypatch, tmp_path):
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    with pytest.raises(DatasetNotFoundError, match=rf"set {MIRROR_ENV} to a directory holding npb-pi-cluster/"):
+        data_mirror()
+    monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "missing"))
+    with pytest.raises(DatasetNotFoundError, match="is not an existing directory"):
+        data_mirror()
+    monkeypatch.setenv(MIRROR_ENV, str(tmp_path))
+    assert data_mirror() == tmp_path
+    assert data_mirror(tmp_path / "..") == tmp_path / ".."  # the argument wins over the variable
+
+
+def test_list_datasets_without_mirror(monkeypatch):
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    table = list_datasets()
+    assert table.columns.tolist() == ["name", "title", "kind", "available", "path", "source", "licence"]
+    names = table["name"].tolist()
+    assert names[:3] == ["npb-pi-cluster", "osu-orfeo", "extrap-mpi"]
+    assert {"synthetic-downey", "synthetic-cross-size"} <= set(names)
+    assert {f"seed-{s}" for s in SEED_STEMS} <= set(names)
+    mirror = table[table["kind"] == "mirror"]
+    assert not mirror["available"].any() and mirror["path"].isna().all()
+    bundled = table[table["kind"] == "bundled"]
+    assert bundled["available"].all() and len(bundled) == 2 + len(SEED_STEMS)
+    assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
+    assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
+
+
+def test_fetch_errors(monkeypatch, tmp_path):
+    with pytest.raises(DatasetNotFoundError, match="unknown dataset 'nas'; available: npb-pi-cluster"):
+        fetch_dataset("nas")
+    monkeypatch.delenv(MIRROR_ENV, raising=False)
+    with pytest.raises(DatasetNotFoundError, match=MIRROR_ENV):
+        fetch_npb_pi_cluster()
+    with pytest.raises(DatasetNotFoundError, match=r"npb-pi-cluster/results not found in the data mirror"):
+        fetch_npb_pi_cluster(mirror=tmp_path)
+    with pytest.raises(DatasetNotFoundError, match="unknown seed table 'table99'"):
+        fetch_seed_table("table99")
+
+
+def test_fetch_npb_pi_cluster(data_mirror):
+    with pytest.warns(ParseWarning) as record:
+        ds = fetch_npb_pi_cluster(mirror=data_mirror)
+    assert isinstance(ds, Dataset) and ds.name == "npb-pi-cluster" and ds.licence == "MIT"
+    assert ds.path == data_mirror / "npb-pi-cluster" / "results"
+    assert "JohnnyPol/Pi_Cluster" in ds.source and "Raspberry Pi" in ds.description
+    assert len(ds.frame) == 75 and len(ds.frame.attrs["skipped"]) == 10 == len(record)
+    assert ds.frame.attrs["cores_per_node"] == 4
+    assert "packed (4 per node)" in set(list_curves(ds.frame)["placement"])
+
+
+def test_fetch_uses_environment_variable(monkeypatch, data_mirror):
+    monkeypatch.setenv(MIRROR_ENV, str(data_mirror))
+    table = list_datasets()
+    assert table["available"].all()
+    ds = fetch_dataset("osu-orfeo")  # registered, no loader yet
+    assert ds.frame is None and "No loader yet" in ds.description
+    assert ds.path == data_mirror / "osu-orfeo" and (ds.path / "bcast_core.csv").is_file()
+    ds = fetch_dataset("extrap-mpi")
+    assert ds.frame is None and (ds.path / "mpi_data.csv").is_file() and ds.licence == "BSD-3-Clause"
+
+
+@pytest.mark.parametrize("stem", SEED_STEMS)
+def test_seed_tables_are_unchanged_copies(stem, data_mirror):
+    ds = fetch_seed_table(stem)
+    assert ds.name == f"seed-{stem}" and "seed" in ds.source
+    assert fetch_seed_table(f"{stem}.csv").name == fetch_seed_table(f"seed-{stem}").name == ds.name
+    original = pd.read_csv(data_mirror / "seed-tables" / f"{stem}.csv")
+    pd.testing.assert_frame_equal(ds.frame, original)
+
+
+def test_adept_table2_values():
+    frame = fetch_seed_table("adept_fit_runtime_table2").frame
+    assert frame["adept_s"].tolist() == [0.46, 0.48]
+    assert frame["exhaustive_search_s"].tolist() == [5, 5]
+
+
+def test_synthetic_downey_follows_the_model():
+    frame = fetch_dataset("synthetic-downey").frame
+    model = 2.5 * runtime(frame["processes"].to_numpy(), 120, 0.6)
+    ratio = frame["time_s"].to_numpy() / model
+    assert np.all(np.abs(ratio - 1) < 0.08)  # 2% noise: 4 standard deviations
+    assert abs(ratio.mean() - 1) < 0.015
+    runs = frame.groupby("processes")["run"].nunique()
+    assert runs[runs == 3].index.tolist() == [4, 32, 128]
+    assert frame["processes"].min() == 1 and frame["processes"].max() == 256
+    assert frame["source"].str.startswith("synthetic").all()
+    curve = select_curve(frame, "downey-synthetic", "example")
+    assert len(curve) == 22
+
+
+def test_synthetic_cross_size():
+    frame = fetch_dataset("synthetic-cross-size").frame
+    curves = list_curves(frame)
+    assert sorted(curves["problem_class"]) == ["large", "small"]
+    assert (curves["n_points"] == 16).all()
+    large = select_curve(frame, "downey-synthetic", "large")
+    small = select_curve(frame, "downey-synthetic", "small")
+    # similar shape: the runtime ratio stays within a factor 1.6 of its value at n = 1
+    ratio = large["time_s"].to_numpy() / small["time_s"].to_numpy()
+    assert np.all((ratio / ratio[0] > 1 / 1.6) & (ratio / ratio[0] < 1.6))
+
+
+def test_synthetic_files_are_reproducible(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("make_synthetic", REPO / "data" / "synthetic" / "make_synthetic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    module.main()
+    for name in ("downey_example.csv", "cross_size_example.csv"):
+        assert (tmp_path / name).read_bytes() == (REPO / "data" / "synthetic" / name).read_bytes(), name
+
+
+def test_data_readme_mentions_every_file():
+    readme = (REPO / "data" / "README.md").read_text()
+    for name in ("seed-tables", "downey_example.csv", "cross_size_example.csv", "make_synthetic.py", MIRROR_ENV):
+        assert name in readme
+    assert "SYNTHETIC" in readme
+    seed_readme = (REPO / "data" / "seed-tables" / "README.md").read_text()
+    assert all(f"{stem}.csv" in seed_readme for stem in SEED_STEMS)
+
+
+def test_no_warnings_for_bundled_data():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in list_datasets().query("kind == 'bundled'")["name"]:
+            assert fetch_dataset(name).frame is not None

@@ -1,0 +1,25 @@
+"""Evaluation: metrics that score predictions against measurements (thesis section 3.7)."""
+
+from workbench.evaluation.metrics import (
+    error_pct,
+    mape,
+    mpe,
+    prediction_accuracy,
+    r2,
+    rmse,
+    share_within,
+    spearman,
+    summarize,
+)
+
+__all__ = [
+    "error_pct",
+    "mape",
+    "mpe",
+    "prediction_accuracy",
+    "r2",
+    "rmse",
+    "share_within",
+    "spearman",
+    "summarize",
+]

@@ -1,0 +1,56 @@
+"""Data layer: NPB log parser, tidy scaling tables and the dataset catalogue.
+
+* :func:`read_npb_logs` / :func:`parse_npb_text` - raw NAS Parallel Benchmarks output
+  (MPI, OpenMP, multi-zone) to a tidy frame (:mod:`workbench.io.npb`).
+* :func:`read_scaling_csv`, :func:`validate_scaling_frame`, :func:`list_curves`,
+  :func:`select_curve`, :func:`read_scaling_data`, :func:`read_scaling_bytes` - the
+  canonical strong-scaling table (:mod:`workbench.io.scaling`).
+* :func:`list_datasets`, :func:`fetch_dataset`, :func:`fetch_npb_pi_cluster`,
+  :func:`fetch_seed_table`, :func:`data_mirror` - bundled and mirrored datasets
+  (:mod:`workbench.io.catalogue`; real data via ``WORKBENCH_DATA_MIRROR``).
+"""
+
+from workbench.io.catalogue import (
+    MIRROR_ENV,
+    Dataset,
+    data_mirror,
+    fetch_dataset,
+    fetch_npb_pi_cluster,
+    fetch_seed_table,
+    list_datasets,
+)
+from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
+from workbench.io.scaling import (
+    SCALING_COLUMNS,
+    TIME_UNITS,
+    list_curves,
+    placement_labels,
+    read_scaling_bytes,
+    read_scaling_csv,
+    read_scaling_data,
+    select_curve,
+    validate_scaling_frame,
+)
+
+__all__ = [
+    "MIRROR_ENV",
+    "NPB_COLUMNS",
+    "SCALING_COLUMNS",
+    "TIME_UNITS",
+    "Dataset",
+    "data_mirror",
+    "fetch_dataset",
+    "fetch_npb_pi_cluster",
+    "fetch_seed_table",
+    "list_curves",
+    "list_datasets",
+    "parse_npb_filename",
+    "parse_npb_text",
+    "placement_labels",
+    "read_npb_logs",
+    "read_scaling_bytes",
+    "read_scaling_csv",
+    "read_scaling_data",
+    "select_curve",
+    "validate_scaling_frame",
+]

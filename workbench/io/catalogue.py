@@ -1,0 +1,274 @@
+"""Dataset catalogue, in the style of scikit-learn's ``fetch_*`` functions.
+
+Two kinds of datasets:
+
+* **bundled**: small files shipped in the project's own ``data/`` folder (tables re-typed
+  from the seed papers, clearly labelled synthetic examples).  ``data/`` is located as
+  ``Path(__file__).parents[2] / "data"``, i.e. next to the ``workbench`` package in the
+  repository; this works because the project is installed in editable/development mode
+  (``pip install -e .``).
+* **mirror**: real measurements that the project must not copy (licences, size).  They
+  are read from a local *mirror directory* laid out like the project's reference-data
+  folder (``npb-pi-cluster/``, ``osu-orfeo/``, ``extrap-mpi/``, ...).  Its location is
+  given by the environment variable ``WORKBENCH_DATA_MIRROR`` (or the ``mirror=``
+  argument of the functions below, which takes precedence).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from workbench.errors import DatasetNotFoundError
+from workbench.io.npb import read_npb_logs
+from workbench.io.scaling import read_scaling_csv
+
+__all__ = [
+    "MIRROR_ENV",
+    "DATA_DIR",
+    "Dataset",
+    "data_mirror",
+    "list_datasets",
+    "fetch_dataset",
+    "fetch_npb_pi_cluster",
+    "fetch_seed_table",
+]
+
+#: Environment variable naming the mirror directory of the real datasets.
+MIRROR_ENV = "WORKBENCH_DATA_MIRROR"
+#: The project's bundled data folder.
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+#: Cores per node of the Raspberry Pi 4 cluster (16 workers x 4 cores).
+PI_CORES_PER_NODE = 4
+
+
+@dataclass
+class Dataset:
+    """A fetched dataset (a Bunch-like record).
+
+    ``frame`` is ``None`` for datasets that are registered but have no loader yet; then
+    ``description`` says so and ``path`` points at the raw files.
+    """
+
+    name: str
+    frame: pd.DataFrame | None
+    description: str
+    source: str
+    licence: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    title: str
+    kind: str  # "bundled" | "mirror"
+    relpath: str  # relative to DATA_DIR (bundled) or to the mirror
+    description: str
+    source: str
+    licence: str
+    loader: Callable[[Path], pd.DataFrame] | None
+
+
+def data_mirror(mirror: str | os.PathLike | None = None) -> Path:
+    """The mirror directory holding the real datasets.
+
+    ``mirror`` if given, else the environment variable ``WORKBENCH_DATA_MIRROR``.
+    Raises :class:`~workbench.errors.DatasetNotFoundError` with instructions when neither
+    is set or the directory does not exist.
+    """
+    value = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    how = (
+        f"set {MIRROR_ENV} to a directory holding npb-pi-cluster/, osu-orfeo/ and extrap-mpi/ "
+        f"(laid out like the project's reference data folder, e.g. export {MIRROR_ENV}=/path/to/shared/data)"
+    )
+    if value is None or str(value).strip() == "":
+        raise DatasetNotFoundError(f"no data mirror configured: {how}")
+    path = Path(value).expanduser()
+    if not path.is_dir():
+        raise DatasetNotFoundError(f"data mirror {str(path)!r} is not an existing directory: {how}")
+    return path
+
+
+def _load_pi_cluster(path: Path) -> pd.DataFrame:
+    frame = read_npb_logs(path)
+    frame.attrs["cores_per_node"] = PI_CORES_PER_NODE
+    return frame
+
+
+_PI_DESCRIPTION = (
+    "Raw NAS Parallel Benchmarks 3.4.3 (MPI) output logs from a Raspberry Pi 4 cluster "
+    "(16 workers x 4 cores, Gigabit Ethernet, Slurm): BT, CG, EP, FT, IS, LU, MG, SP, classes S..F, "
+    "4..64 processes, the same process count placed on 1..16 nodes (file cg-C-64-16.out = CG class C, "
+    "64 processes on 16 nodes; no node count = default placement). One run per configuration. "
+    "Aborted/truncated/empty logs are listed in frame.attrs['skipped']. Known quirk: the same process "
+    "count runs much faster spread over 16 nodes than packed on 4 (thermal throttling, upstream README)."
+)
+_PI_SOURCE = "GitHub JohnnyPol/Pi_Cluster-ECE_NTUA_2024-2025 at b1a63793 (2025-11), benchmarks/results"
+
+_SEED_TABLES = {
+    "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs actual phase runtimes",
+    "exchange_benchmark_table6_1": "IMB Exchange average time (us) on 64 ARIS nodes (Table 6.1)",
+    "exchange_ratios_table6_2": "Message-size ratio vs communication ratio (Table 6.2)",
+    "datagen_vs_semiempirical_table6_3_6_4": "Data-generator communication time vs semi-empirical prediction (Tables 6.3/6.4)",
+    "gbm_model_metrics_tables8": "R2, RMSE, MAPE of the gradient-boosting scenarios (Tables 8.1/8.3/8.5)",
+    "fim_vs_rbasp_table4": "FIM vs RBASP relative errors and optimal process counts (Table 4)",
+    "adept_fit_runtime_table2": "ADEPT thesis Table 2: seconds per fit (LM, exhaustive, GA, ADEPT)",
+}
+_SEED_PAPERS = {
+    "fractal_escobar_table1": "Escobar & Boppana, Performance Prediction of Parallel Scientific Applications "
+    "(seed 003_c864bdef075c5450), Table 1",
+    "fim_vs_rbasp_table4": "Bhimani, Mi, Leeser & Yang, New Performance Modeling Methods for Parallel Data "
+    "Processing Applications, 2019 (seed 000_8b905cb5527bc10a), Table 4",
+    "adept_fit_runtime_table2": "Deshmeh, PhD thesis, 2013 (seed 001_dd2456169eee47f5), Table 2",
+}
+# the other tables come from chapters 6 and 8 of this thesis
+_BRANIKAS = (
+    "Branikas, Performance Analysis and Modeling of Parallel Applications in Distributed Memory "
+    "Architectures, diploma thesis, NTUA, 2024 (seed 004_9e71b352bdd2dec0)"
+)
+
+
+def _registry() -> list[_Entry]:
+    entries = [
+        _Entry(
+            "npb-pi-cluster", "NPB 3.4.3 MPI logs, Raspberry Pi 4 cluster", "mirror", "npb-pi-cluster/results",
+            _PI_DESCRIPTION, _PI_SOURCE, "MIT", _load_pi_cluster,
+        ),
+        _Entry(
+            "osu-orfeo", "OSU Micro-Benchmarks 7.3 collective latencies, ORFEO (AMD EPYC)", "mirror", "osu-orfeo",
+            "OSU Micro-Benchmarks 7.3 latencies in microseconds: bcast_{core,socket,node} (5 Open MPI algorithms x "
+            "2..256 cores x 1 B..1 MiB), reduce_core, p2p (by distance), nbft. No loader yet (frame is None): "
+            "read the CSV files under path.",
+            "2x AMD EPYC 7H12 nodes, ORFEO cluster, Open MPI 4.1.5, 2024; GitHub "
+            "marcotallone/collective-operations-latency at 1fbc4a2b", "MIT", None,
+        ),
+        _Entry(
+            "extrap-mpi", "Extra-P test data: MPI collectives and RELeARN", "mirror", "extrap-mpi",
+            "mpi_data.csv: summary statistics of 7 MPI collectives x {IntelMPI, OpenMPI} x 32..512 ranks; "
+            "relearn_data.txt: Extra-P text format, 2 parameters (p, n), 14 regions. No loader yet (frame is "
+            "None): read the files under path.",
+            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", None,
+        ),
+        _Entry(
+            "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",
+            "synthetic/downey_example.csv",
+            "Synthetic, not measured (benchmark 'downey-synthetic', class 'example'): t(n) = 2.5 s x Downey runtime T(n; A=120, sigma=0.6) (thesis Table 1) with "
+            "2% multiplicative Gaussian noise, processes 1..256, 3 repetitions (run 0..2) at a few n. "
+            "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
+            "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
+            lambda p: read_scaling_csv(p),
+        ),
+        _Entry(
+            "synthetic-cross-size", "SYNTHETIC: two problem sizes with a similar Downey shape", "bundled",
+            "synthetic/cross_size_example.csv",
+            "Synthetic, not measured: problem_class 'small' (A=120, sigma=0.6, 2.5 s) and 'large' (A=150, "
+            "sigma=0.7, 9 s), 2% noise; for the cross-problem-size predictor. "
+            "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
+            "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
+            lambda p: read_scaling_csv(p),
+        ),
+    ]
+    for stem, title in _SEED_TABLES.items():
+        paper = _SEED_PAPERS.get(stem, _BRANIKAS)
+        entries.append(
+            _Entry(
+                f"seed-{stem}", title, "bundled", f"seed-tables/{stem}.csv",
+                f"Table re-typed from {paper}; facts from the publication, see data/seed-tables/README.md.",
+                paper, "facts from the publication (citation required)", pd.read_csv,
+            )
+        )
+    return entries
+
+
+_REGISTRY = _registry()
+
+
+def _entry(name: str) -> _Entry:
+    for entry in _REGISTRY:
+        if entry.name == name:
+            return entry
+    names = ", ".join(e.name for e in _REGISTRY)
+    raise DatasetNotFoundError(f"unknown dataset {name!r}; available: {names}")
+
+
+def _resolve(entry: _Entry, mirror) -> Path:
+    root = DATA_DIR if entry.kind == "bundled" else data_mirror(mirror)
+    path = root / entry.relpath
+    if not path.exists():
+        where = "the bundled data folder" if entry.kind == "bundled" else f"the data mirror {str(root)!r}"
+        raise DatasetNotFoundError(f"dataset {entry.name!r}: {entry.relpath} not found in {where}")
+    return path
+
+
+def list_datasets(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
+    """All registered datasets.
+
+    Columns: ``name``, ``title``, ``kind`` (``"bundled"`` or ``"mirror"``), ``available``
+    (bool: the files are present; mirror datasets need ``WORKBENCH_DATA_MIRROR`` or
+    ``mirror=``), ``path`` (str, ``None`` when the mirror is not configured), ``source``
+    (provenance) and ``licence``.
+    """
+    rows = []
+    for entry in _REGISTRY:
+        try:
+            path = _resolve(entry, mirror)
+            available = True
+        except DatasetNotFoundError:
+            available = False
+            try:
+                root = DATA_DIR if entry.kind == "bundled" else data_mirror(mirror)
+                path = root / entry.relpath
+            except DatasetNotFoundError:
+                path = None
+        rows.append(
+            {
+                "name": entry.name,
+                "title": entry.title,
+                "kind": entry.kind,
+                "available": available,
+                "path": None if path is None else str(path),
+                "source": entry.source,
+                "licence": entry.licence,
+            }
+        )
+    return pd.DataFrame(rows, columns=["name", "title", "kind", "available", "path", "source", "licence"])
+
+
+def fetch_dataset(name: str, *, mirror: str | os.PathLike | None = None) -> Dataset:
+    """Load a registered dataset by name (see :func:`list_datasets`).
+
+    Raises :class:`~workbench.errors.DatasetNotFoundError` for unknown names, or when a
+    mirror dataset's files cannot be found (with instructions to set
+    ``WORKBENCH_DATA_MIRROR``).
+    """
+    entry = _entry(name)
+    path = _resolve(entry, mirror)
+    frame = entry.loader(path) if entry.loader is not None else None
+    return Dataset(entry.name, frame, entry.description, entry.source, entry.licence, path)
+
+
+def fetch_npb_pi_cluster(*, mirror: str | os.PathLike | None = None) -> Dataset:
+    """The Raspberry Pi cluster NPB logs parsed with :func:`~workbench.io.read_npb_logs`.
+
+    Skipped logs are warned about (:class:`~workbench.errors.ParseWarning`) and listed in
+    ``frame.attrs["skipped"]``; ``frame.attrs["cores_per_node"] == 4`` so that
+    :func:`~workbench.io.list_curves` labels 4 processes per node as "packed".
+    """
+    return fetch_dataset("npb-pi-cluster", mirror=mirror)
+
+
+def fetch_seed_table(name: str) -> Dataset:
+    """A table re-typed from a seed paper, e.g. ``"adept_fit_runtime_table2"``.
+
+    Accepts the file stem, the file name (``.csv``) or the catalogue name (``seed-...``).
+    """
+    stem = Path(name).stem if name.endswith(".csv") else name
+    stem = stem.removeprefix("seed-")
+    if stem not in _SEED_TABLES:
+        raise DatasetNotFoundError(f"unknown seed table {name!r}; available: {', '.join(_SEED_TABLES)}")
+    return fetch_dataset(f"seed-{stem}")

@@ -1,0 +1,444 @@
+"""Tidy strong-scaling tables: reading, validation and selection of curves.
+
+The canonical *scaling frame* has one row per measured run:
+
+===================  ========  ===========================================================
+column               dtype     meaning
+===================  ========  ===========================================================
+``benchmark``        str       application / benchmark name (default: the file's stem, or
+                               ``"custom"``)
+``problem_class``    str       problem size label, e.g. NPB class ``"C"`` (default ``"n/a"``)
+``processes``        int64     number of processes n >= 1 (required)
+``threads``          int64     threads per process >= 1 (default 1)
+``nodes``            Int64     nodes used, ``<NA>`` = unknown / scheduler default
+``run``              int64     repetition index >= 0 of the same configuration (default 0)
+``time_s``           float64   wall-clock runtime in seconds, > 0 (required)
+``source``           str       where the row came from (file, log), may be missing
+===================  ========  ===========================================================
+
+Other columns are kept unchanged after these.  A *strong-scaling curve* is the set of
+rows of one benchmark and problem class measured with one *placement* (how the
+processes were laid out over nodes, see :func:`placement_labels`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import DataFormatError, ValidationError
+from workbench.io.npb import MAX_COUNT, parse_npb_text, read_npb_logs, records_to_frame
+
+__all__ = [
+    "SCALING_COLUMNS",
+    "TIME_UNITS",
+    "read_scaling_csv",
+    "validate_scaling_frame",
+    "placement_labels",
+    "list_curves",
+    "select_curve",
+    "read_scaling_data",
+    "read_scaling_bytes",
+]
+
+SCALING_COLUMNS = ["benchmark", "problem_class", "processes", "threads", "nodes", "run", "time_s", "source"]
+#: Accepted ``time_unit`` values and their length in seconds.
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6}
+NPB_SUFFIXES = {".out", ".log", ".txt"}
+_CONFIG = ["benchmark", "problem_class", "processes", "threads", "nodes", "run"]
+_DEFAULTS = {"benchmark": "custom", "problem_class": "n/a", "threads": 1, "run": 0}
+_INTEGER_MINIMUM = {"processes": 1, "threads": 1, "nodes": 1, "run": 0}
+DEFAULT_PLACEMENT = "default placement"
+
+
+# ----------------------------------------------------------------------------- reading
+
+def _decode(data: bytes, name: str) -> str:
+    if data.startswith(b"PK\x03\x04"):
+        raise DataFormatError(f"{name}: unknown format: this is a zip/Excel file, not CSV; export it as CSV")
+    if b"\x00" in data:
+        raise DataFormatError(f"{name}: unknown format: binary content, not a CSV text file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(
+            f"{name}: unknown format: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8"
+        ) from None
+
+
+def _csv_frame(text: str, name: str) -> pd.DataFrame:
+    """Parse CSV text; the index holds each row's line number in the file."""
+    lines = text.splitlines()
+    # Full-line '#' comments and blank lines are dropped; remember where the rest came from.
+    kept = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
+    if not kept:
+        raise ValidationError(f"{name}: empty file: expected a header line such as 'processes,time_s'")
+    body = "\n".join(line for _, line in kept)
+    try:
+        dialect = csv.Sniffer().sniff(body[:4096], delimiters=",;\t")
+        sep = dialect.delimiter
+    except csv.Error:
+        sep = ","
+    try:
+        frame = pd.read_csv(io.StringIO(body), sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataFormatError(f"{name}: unknown format: not a readable CSV table ({exc})") from None
+    if frame.empty:
+        raise ValidationError(f"{name}: no data rows below the header {kept[0][1].strip()!r}")
+    line_numbers = [n for n, _ in kept[1:]]
+    # quoted fields spanning lines break the line mapping; fall back to row positions then
+    frame.index = line_numbers if len(line_numbers) == len(frame) else np.arange(1, len(frame) + 1)
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
+    if repeated:
+        raise ValidationError(f"{name}: column name(s) {', '.join(map(repr, repeated))} appear more than once "
+                              "(names are case-insensitive)")
+    # empty cells -> NaN; everything else stays a string until validation converts it
+    return frame.apply(lambda col: col.str.strip()).replace("", np.nan)
+
+
+def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
+    """Read and validate a tidy scaling table from CSV (``,``, ``;`` or tab separated).
+
+    Parameters
+    ----------
+    path_or_buffer : str, Path or file-like (text or bytes)
+    time_column : str
+        Name of the runtime column in the file (case-insensitive), e.g. ``"time_ms"``;
+        it becomes ``time_s``.
+    time_unit : {"s", "ms", "us"}
+        Unit of ``time_column``; values are converted to seconds.
+
+    Column names are matched case-insensitively; full-line ``#`` comments are ignored.
+    When the file has no ``benchmark`` column, its file name stem is used.
+
+    Returns the canonical scaling frame (see the module docstring).
+
+    Raises
+    ------
+    DataFormatError
+        the content is not CSV text (binary, zip/Excel, not UTF-8, ragged rows) or the
+        path does not exist.
+    ValidationError
+        empty file, no data rows, or any problem listed by :func:`validate_scaling_frame`;
+        messages give the file's line numbers.
+    """
+    if time_unit not in TIME_UNITS:
+        raise ValidationError(f"unknown time_unit {time_unit!r}; use one of {', '.join(TIME_UNITS)}")
+    if isinstance(path_or_buffer, (str, PathLike)):
+        name = str(path_or_buffer)
+        try:
+            data = Path(path_or_buffer).read_bytes()
+        except OSError as exc:
+            raise DataFormatError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+    elif hasattr(path_or_buffer, "read"):
+        name = str(getattr(path_or_buffer, "name", "<buffer>"))
+        data = path_or_buffer.read()
+    else:
+        raise DataFormatError(f"expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
+    text = data if isinstance(data, str) else _decode(data, name)
+    frame = _csv_frame(text, name)
+
+    time_column = time_column.strip().lower()
+    labels = {}
+    if time_column != "time_s":
+        if time_column not in frame.columns:
+            raise ValidationError(_missing(name, [time_column], frame.columns))
+        if "time_s" in frame.columns:
+            raise ValidationError(f"{name}: both 'time_s' and time_column={time_column!r} are present; drop one")
+        frame = frame.rename(columns={time_column: "time_s"})
+        labels["time_s"] = time_column
+    if "benchmark" not in frame.columns and name != "<buffer>":
+        frame["benchmark"] = Path(name).stem
+    frame = _validate(frame, name=name, rows="line", labels=labels)
+    frame["time_s"] = frame["time_s"] * TIME_UNITS[time_unit]
+    return frame
+
+
+# -------------------------------------------------------------------------- validation
+
+def _missing(name: str, wanted: list[str], columns) -> str:
+    found = ", ".join(repr(c) for c in list(columns)[:12]) or "none"
+    found += f" (and {len(columns) - 12} more)" if len(columns) > 12 else ""
+    hint = " (pass time_column=... and time_unit=... if the runtime column has another name or unit)"
+    time_missing = any(w != "processes" for w in wanted)
+    return (f"{name}: missing required column(s) {', '.join(map(repr, wanted))}; found columns: {found}"
+            + (hint if time_missing else ""))
+
+
+def _rows(index, word: str, limit: int = 8) -> str:
+    items = [str(i) for i in index]
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    plural = "s" if len(items) > 1 else ""
+    return f"{word}{plural} {', '.join(items[:limit])}{more}"
+
+
+def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.DataFrame:
+    """Validation behind :func:`validate_scaling_frame`; ``rows`` is the word for index
+    labels in messages ("row" or "line"), ``labels`` maps canonical to user column names."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"expected a pandas DataFrame, got {type(frame).__name__}")
+    frame = frame.copy()
+    frame.columns = [str(c) for c in frame.columns]
+    had_run = "run" in frame.columns
+    missing = [c for c in ("processes", "time_s") if c not in frame.columns]
+    if missing:
+        raise ValidationError(_missing(name, [labels.get(c, c) for c in missing], frame.columns))
+    if frame.empty:
+        raise ValidationError(f"{name}: the table has no rows")
+
+    problems: list[str] = []
+
+    def label(col: str) -> str:
+        return repr(labels.get(col, col))
+
+    def numeric(col: str, allow_missing: bool) -> pd.Series:
+        raw = frame[col]
+        values = pd.to_numeric(raw, errors="coerce").astype("float64")
+        empty = raw.isna() | raw.astype(str).str.strip().eq("")
+        bad = ~empty & ~np.isfinite(values)
+        if empty.any() and not allow_missing:
+            problems.append(f"column {label(col)} has empty/NaN cells in {_rows(frame.index[empty], rows)}")
+        if bad.any():
+            shown = ", ".join(repr(str(v)) for v in raw[bad].unique()[:5])
+            problems.append(
+                f"column {label(col)} has non-numeric or infinite values {shown} in {_rows(frame.index[bad], rows)}"
+            )
+        return values
+
+    for col, default in _DEFAULTS.items():
+        if col not in frame.columns:
+            frame[col] = default
+    if "nodes" not in frame.columns:
+        frame["nodes"] = pd.NA
+    if "source" not in frame.columns:
+        frame["source"] = pd.NA
+
+    time_s = numeric("time_s", allow_missing=False)
+    nonpositive = time_s <= 0
+    if nonpositive.any():
+        problems.append(f"column {label('time_s')} must be > 0 (a runtime); found {time_s[nonpositive].tolist()[:5]} "
+                        f"in {_rows(frame.index[nonpositive], rows)}")
+    integers = {}
+    for col, minimum in _INTEGER_MINIMUM.items():
+        values = numeric(col, allow_missing=col == "nodes")
+        fractional = np.isfinite(values) & (values != np.round(values))
+        if fractional.any():
+            problems.append(f"column {label(col)} must hold whole numbers; found {values[fractional].tolist()[:5]} "
+                            f"in {_rows(frame.index[fractional], rows)}")
+        out_of_range = (values < minimum) | (values > MAX_COUNT)
+        if out_of_range.any():
+            problems.append(f"column {label(col)} must be >= {minimum} (and <= {MAX_COUNT}); found "
+                            f"{values[out_of_range].tolist()[:5]} in {_rows(frame.index[out_of_range], rows)}")
+        integers[col] = values
+    for col in ("benchmark", "problem_class"):
+        empty = frame[col].isna() | frame[col].astype(str).str.strip().eq("")
+        if empty.any():
+            problems.append(f"column {label(col)} has empty cells in {_rows(frame.index[empty], rows)}")
+    if problems:
+        raise ValidationError(f"{name}: invalid scaling data:\n- " + "\n- ".join(problems))
+
+    frame["time_s"] = time_s
+    for col, values in integers.items():
+        frame[col] = values.round().astype("Int64" if col == "nodes" else "int64")
+    for col in ("benchmark", "problem_class"):
+        frame[col] = frame[col].astype(str).str.strip()
+    frame["source"] = frame["source"].astype("str").where(frame["source"].notna(), None)
+
+    dup = frame.duplicated(_CONFIG, keep=False)
+    if dup.any():
+        first = frame.loc[dup].iloc[0]
+        example = ", ".join(f"{c}={first[c]}" for c in ("benchmark", "problem_class", "processes"))
+        if had_run:
+            advice = "give each repetition its own `run` number"
+        else:
+            advice = "if these are repeated measurements, add a `run` column numbering them 0, 1, 2, ..."
+        raise ValidationError(
+            f"{name}: duplicate configurations (same benchmark, problem_class, processes, threads, nodes, run) "
+            f"in {_rows(frame.index[dup], rows)}, e.g. {example}; {advice}"
+        )
+
+    extras = [c for c in frame.columns if c not in SCALING_COLUMNS]
+    out = frame[SCALING_COLUMNS + extras].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def validate_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """Check a scaling table and return a canonical copy (module docstring columns first).
+
+    Raises :class:`~workbench.errors.ValidationError` that names the columns and rows
+    (index labels) concerned, listing every problem found at once: missing required
+    columns (with the columns found), empty/NaN cells, non-numeric values, runtimes or
+    counts that are zero/negative, non-integer counts, duplicate configurations (then
+    add a ``run`` column for repeated measurements).  Missing optional columns get their
+    defaults (threads 1, run 0, nodes <NA>, benchmark "custom", problem_class "n/a").
+    ``df.attrs`` is kept.
+    """
+    return _validate(df, name="scaling data", rows="row", labels={})
+
+
+# ------------------------------------------------------------------------------ curves
+
+def placement_labels(processes, nodes, cores_per_node: int | None = None) -> np.ndarray:
+    """Human-readable placement of ``processes`` over ``nodes`` (vectorised).
+
+    ===============================  ===========================================
+    label                            when
+    ===============================  ===========================================
+    ``"default placement"``          nodes unknown (the scheduler decided)
+    ``"packed (4 per node)"``        processes / nodes == ``cores_per_node``
+                                     (every core of every node used)
+    ``"spread (1 per node)"``        one process per node
+    ``"2 per node"``                 any other whole number of processes per node
+    ``"uneven (3.125 per node)"``    processes not a multiple of nodes
+    ===============================  ===========================================
+
+    ``cores_per_node`` is a property of the machine (4 on the Raspberry Pi cluster); when
+    it is ``None`` nothing is called "packed".
+    """
+    p = np.asarray(processes, dtype=float)
+    n = pd.array(nodes, dtype="Float64").to_numpy(dtype=float, na_value=np.nan)
+    p, n = np.broadcast_arrays(p, n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = p / n
+    whole = np.isfinite(ratio) & (ratio == np.round(ratio))
+    per_node = pd.Series(np.where(whole, ratio, 0)).astype(int).astype(str).to_numpy(dtype=object) + " per node"
+    uneven = "uneven (" + pd.Series(ratio).map("{:g}".format).to_numpy(dtype=object) + " per node)"
+    packed = whole & (cores_per_node is not None) & (ratio == (cores_per_node or 0))
+    return np.select(
+        [np.isnan(n), packed, whole & (ratio == 1), whole],
+        [DEFAULT_PLACEMENT, "packed (" + per_node + ")", "spread (1 per node)", per_node],
+        default=uneven,
+    ).astype(object)
+
+
+def _with_placement(frame: pd.DataFrame, cores_per_node: int | None) -> pd.DataFrame:
+    cores = cores_per_node if cores_per_node is not None else frame.attrs.get("cores_per_node")
+    frame = validate_scaling_frame(frame)
+    frame["placement"] = placement_labels(frame["processes"], frame["nodes"], cores)
+    return frame
+
+
+def list_curves(frame: pd.DataFrame, *, cores_per_node: int | None = None) -> pd.DataFrame:
+    """Available strong-scaling curves in a scaling frame.
+
+    ``cores_per_node`` defaults to ``frame.attrs["cores_per_node"]`` (set by the catalogue
+    for machines it knows), see :func:`placement_labels`.
+
+    Returns a frame with one row per curve: ``benchmark``, ``problem_class``,
+    ``placement``, ``n_points`` (distinct process counts), ``n_runs`` (rows, repetitions
+    included), ``processes`` (sorted list of the distinct process counts) and ``label``
+    (e.g. ``"cg class C, packed (4 per node): 5 points"`` for a dropdown), sorted by
+    benchmark, class and decreasing number of points.
+    """
+    frame = _with_placement(frame, cores_per_node)
+    keys = ["benchmark", "problem_class", "placement"]
+    curves = frame.groupby(keys, sort=False).agg(
+        n_points=("processes", "nunique"),
+        n_runs=("processes", "size"),
+        processes=("processes", lambda s: sorted(s.unique().tolist())),
+    ).reset_index()
+    curves["label"] = (
+        curves["benchmark"] + " class " + curves["problem_class"] + ", " + curves["placement"] + ": "
+        + curves["n_points"].astype(str) + np.where(curves["n_points"] == 1, " point", " points")
+    )
+    curves = curves.sort_values(["benchmark", "problem_class", "n_points", "placement"], ascending=[True, True, False, True])
+    return curves.reset_index(drop=True)
+
+
+def select_curve(
+    frame: pd.DataFrame,
+    benchmark: str,
+    problem_class: str,
+    placement: str | None = None,
+    *,
+    cores_per_node: int | None = None,
+) -> pd.DataFrame:
+    """Rows of one strong-scaling curve, sorted by processes and run.
+
+    ``benchmark`` and ``problem_class`` match case-insensitively.  ``placement=None``
+    is allowed when the benchmark/class has a single placement.
+
+    Returns columns ``processes``, ``threads``, ``nodes``, ``run``, ``time_s`` (seconds)
+    and ``source``.  Raises :class:`~workbench.errors.ValidationError` listing what is
+    available when nothing matches or the placement is ambiguous.
+    """
+    frame = _with_placement(frame, cores_per_node)
+    same = (frame["benchmark"].str.lower() == str(benchmark).lower()) & (
+        frame["problem_class"].str.lower() == str(problem_class).lower()
+    )
+    if not same.any():
+        available = sorted(set(zip(frame["benchmark"], frame["problem_class"])))
+        shown = ", ".join(f"{b} class {c}" for b, c in available)
+        raise ValidationError(f"no data for {benchmark} class {problem_class}; available: {shown}")
+    placements = sorted(frame.loc[same, "placement"].unique())
+    if placement is None:
+        if len(placements) > 1:
+            raise ValidationError(
+                f"{benchmark} class {problem_class} was measured with {len(placements)} placements "
+                f"({'; '.join(placements)}); pass placement=... to choose one curve"
+            )
+        placement = placements[0]
+    elif placement not in placements:
+        raise ValidationError(
+            f"{benchmark} class {problem_class} has no runs with placement {placement!r}; "
+            f"available: {'; '.join(placements)}"
+        )
+    curve = frame.loc[same & (frame["placement"] == placement), ["processes", "threads", "nodes", "run", "time_s", "source"]]
+    return curve.sort_values(["processes", "nodes", "threads", "run"]).reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- dispatch
+
+def read_scaling_data(path) -> pd.DataFrame:
+    """Read scaling data from a path of any supported kind (used by the dashboards).
+
+    * a directory, or a ``.out`` / ``.log`` / ``.txt`` file: NPB logs via
+      :func:`~workbench.io.read_npb_logs`;
+    * a ``.csv`` file: :func:`read_scaling_csv` (time in seconds in ``time_s``);
+    * anything else: :class:`~workbench.errors.DataFormatError` ("unknown file format").
+
+    Always returns a validated scaling frame (NPB-specific columns kept after the
+    canonical ones; skipped logs stay in ``attrs["skipped"]``).
+    """
+    p = Path(path)
+    if p.is_dir() or p.suffix.lower() in NPB_SUFFIXES:
+        return validate_scaling_frame(read_npb_logs(p))
+    if p.suffix.lower() == ".csv":
+        return read_scaling_csv(p)
+    if not p.exists():
+        raise DataFormatError(f"{p}: no such file or directory")
+    raise DataFormatError(
+        f"{p}: unknown file format {p.suffix or '(no extension)'!r}; expected a .csv scaling table, "
+        f"NPB logs (.out, .log, .txt) or a directory of logs"
+    )
+
+
+def read_scaling_bytes(name: str, content: bytes) -> pd.DataFrame:
+    """Like :func:`read_scaling_data` for an uploaded file's ``name`` and raw ``content``."""
+    suffix = Path(name).suffix.lower()
+    if suffix == ".csv":
+        return read_scaling_csv(_NamedBytes(content, name))
+    if suffix in NPB_SUFFIXES:
+        if b"\x00" in content:
+            raise DataFormatError(f"{name}: not NPB output: binary file")
+        record = parse_npb_text(content.decode("utf-8", errors="replace"), source=name)
+        return validate_scaling_frame(records_to_frame([record]))
+    raise DataFormatError(
+        f"{name}: unknown file format {suffix or '(no extension)'!r}; expected a .csv scaling table "
+        f"or an NPB log (.out, .log, .txt)"
+    )
+
+
+class _NamedBytes(io.BytesIO):
+    """In-memory upload that keeps its file name for messages and the default benchmark."""
+
+    def __init__(self, content: bytes, name: str):
+        super().__init__(content)
+        self.name = name
