@@ -6,7 +6,7 @@
 - :mod:`.estimator` — :class:`Adept`, reliability judgment (3.10) and cross-size (3.12-3.15).
 """
 
-from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies, flatness, r_metric
+from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies, flatness, r_at_doubling, r_metric
 from workbench.models.adept.envelope import Envelope, fit_envelope, range_pairs
 from workbench.models.adept.estimator import Adept, AdeptWarning, aggregate_repeats, target_weights
 
@@ -19,6 +19,7 @@ __all__ = [
     "detect_anomalies",
     "fit_envelope",
     "flatness",
+    "r_at_doubling",
     "r_metric",
     "range_pairs",
     "target_weights",

@@ -9,20 +9,31 @@ and i+2 as anomaly candidates (the thesis' garbled "CD > 1 + FC").
 
 Decisions documented here (the thesis leaves them open):
 
-- *Flatness* of an R curve is its total relative rise,
-  ``sum_i max(0, R_{i+1}/R_i - 1)``; of two candidates, the one whose removal gives the
-  flatter curve is the anomaly (ties: the later point, whose removal keeps more history).
+- *Spacing.*  The distance factor (1 + (n_{i+1} - n_i)/n_{i+1}) is meant to remove the
+  fluctuation of R caused by uneven allocation steps, but it only does so partly: with
+  r = n_i/n_{i+1} and a local scaling exponent g (t_{i+1}/t_i = r^g), R = r^(1-g) (2 - r), so
+  an ideally scaling run gives 1.5 for a doubling step and 1.75 for a 4x step, a flat run
+  0.75 and 0.44.  Rises are therefore judged on R re-expressed at a doubling step,
+  ``R2_i = 1.5 (R_i / (2 - r_i))^(log(1/2)/log(r_i))`` (same g, r = 1/2): on doubling
+  layouts R2 == R and the test is exactly the thesis' R_{i+1}/R_i > 1 + epsilon.
+- *Flatness* of an R curve is its total excess rise ``sum_i max(0, rise_i - 1)``.
+- Resolution is greedy and global: while candidates remain, the candidate whose removal
+  gives the flattest curve is removed, as long as that removal makes the curve flatter
+  (a too-fast point raises R before it *and* lowers it after it, so two triples flag it
+  and its neighbours; removing it is what flattens both).  At most a quarter of the points
+  are removed; what remains is a pattern or unresolved.
 - Individual points are resolved only with >= 4 observations (thesis 3.9.2); with fewer,
   candidates are reported as unresolved.
-- Magnitude D = min(10, (R_{i+1} - R_i)/epsilon) from the flagging triple; the fit then
+- Magnitude D = min(10, (R_{i+1} - R_i)/epsilon) from the flagging triple (thesis R); the fit then
   scales the point's weight by max(0, (theta - D)/theta) (thesis 3.9.2).
-- A resolved anomaly that is the last observation, or a last observation that is not
-  faster than the one before it, is ambiguous (declining phase or anomaly): it is
+- A resolved anomaly that is the last observation, or a last observation slower than the
+  one before it, is ambiguous (declining phase or anomaly): it is
   reported, excluded from fitting, and no prediction is made past it.
 - Candidates that survive removal form a pattern: *stepwise* (>= 5 observations; split into
   phases at each remaining spike, each phase >= 2 points) or *specially optimised*
-  (>= 9 observations; the remaining fast points sit exactly on the powers of two or on the
-  perfect squares among the allocations; those are kept and the rest discarded).
+  (>= 9 observations; the remaining too-fast points -- the later point of each rising pair --
+  sit exactly on the powers of two or on the perfect squares among the allocations; those
+  are kept and the rest discarded).
 """
 
 from __future__ import annotations
@@ -42,16 +53,27 @@ def r_metric(n, t) -> np.ndarray:
     return (t[:-1] * n[:-1] / n[1:] / t[1:]) * (1 + (n[1:] - n[:-1]) / n[1:])
 
 
-def anomaly_candidates(R, epsilon) -> np.ndarray:
-    """Indices i (into R[:-1]) where R_{i+1}/R_i > 1 + epsilon; they flag observations i+1, i+2."""
-    R = np.asarray(R, float)
-    return np.nonzero(R[1:] / R[:-1] > 1 + epsilon)[0]
+def r_at_doubling(n, R) -> np.ndarray:
+    """R re-expressed at a doubling step with the same local scaling exponent (see above)."""
+    r = np.asarray(n, float)[:-1] / np.asarray(n, float)[1:]
+    return 1.5 * (np.asarray(R, float) / (2 - r)) ** (np.log(0.5) / np.log(r))
 
 
-def flatness(R) -> float:
-    """Total relative rise of an R curve (0 for a non-increasing curve)."""
+def _rise(n, R) -> np.ndarray:
+    """R2_{i+1}/R2_i: the rise of R free of the allocation spacing."""
+    R2 = r_at_doubling(n, R)
+    return R2[1:] / R2[:-1]
+
+
+def anomaly_candidates(n, R, epsilon) -> np.ndarray:
+    """Indices i (into R[:-1]) whose rise exceeds 1 + epsilon; they flag observations i+1, i+2."""
+    return np.nonzero(_rise(n, np.asarray(R, float)) > 1 + epsilon)[0]
+
+
+def flatness(n, R) -> float:
+    """Total excess rise of an R curve (0 for a curve that never rises beyond spacing)."""
     R = np.asarray(R, float)
-    return float(np.sum(np.maximum(0.0, R[1:] / R[:-1] - 1))) if len(R) > 1 else 0.0
+    return float(np.sum(np.maximum(0.0, _rise(n, R) - 1))) if len(R) > 1 else 0.0
 
 
 @dataclass
@@ -60,9 +82,10 @@ class AnomalyReport:
 
     Attributes
     ----------
-    r : DataFrame (n_from, n_to, R) — the R curve of all observations.
+    r : DataFrame (n_from, n_to, R, R_doubling) — the R curve of all observations, and R
+        re-expressed at a doubling step (what the rises are judged on).
     candidates : DataFrame (n, flagged_by) — observations flagged as candidates.
-    removal_curves : DataFrame (removed_n, n_from, n_to, R, flatness) — the R curve after
+    removal_curves : DataFrame (removed_n, n_from, n_to, R, R_doubling, flatness) — the R curve after
         removing each candidate (thesis Figs. 9-10).
     anomalies : DataFrame (n, D, weight_factor, last_point) — resolved individual anomalies.
     pattern : "none", "stepwise" or "specially-optimised".
@@ -87,7 +110,8 @@ class AnomalyReport:
 
 def _curve(n, t, removed=None):
     R = r_metric(n, t)
-    return pd.DataFrame({"removed_n": removed, "n_from": n[:-1], "n_to": n[1:], "R": R})
+    return pd.DataFrame({"removed_n": removed, "n_from": n[:-1], "n_to": n[1:], "R": R,
+                         "R_doubling": r_at_doubling(n, R)})
 
 
 def _regular(ns) -> str | None:
@@ -99,93 +123,105 @@ def _regular(ns) -> str | None:
     return None
 
 
+def _flags(n, t, idx, epsilon):
+    """Flagging triples on the sub-curve ``idx`` as (first flagged, second flagged, D-rise)."""
+    R = r_metric(n[idx], t[idx])
+    return [(idx[i + 1], idx[i + 2], R[i + 1] - R[i]) for i in anomaly_candidates(n[idx], R, epsilon)]
+
+
 def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     """Run the anomaly-detection algorithm of thesis 3.9.2 on sorted, aggregated observations."""
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     M = len(n)
     base = _curve(n, t)
-    R = base["R"].to_numpy()
     weight = np.ones(M)
-    phase = np.zeros(M, int)
     empty_anom = pd.DataFrame({"n": [], "D": [], "weight_factor": [], "last_point": []})
     empty_cand = pd.DataFrame({"n": [], "flagged_by": []})
     report = AnomalyReport(base.drop(columns="removed_n"), empty_cand, base.iloc[0:0], empty_anom,
-                           phase=phase, weight_factor=weight)
+                           phase=np.zeros(M, int), weight_factor=weight)
     if M < 3:
         return report
-    if t[-1] >= t[-2]:
-        # more processors, no gain: the declining phase (or an anomaly) -- Downey has no
-        # declining piece, so the point is reported, never fitted, and nothing is
-        # predicted past it (thesis 3.9.1)
+    declining = t[-1] > t[-2]
+    # more processors, slower run: the declining phase (or an anomaly).  Downey has no
+    # declining piece, so the point is reported, never fitted, and nothing is predicted
+    # past it (thesis 3.9.1); the rest of the curve is examined without it.
+    live = np.arange(M - 1) if declining else np.arange(M)
+    if declining:
         weight[-1] = 0.0
         report.last_point_ambiguous = True
-        report.anomalies = pd.DataFrame({"n": [n[-1]], "D": [np.nan], "weight_factor": [0.0], "last_point": [True]})
-        inner = detect_anomalies(n[:-1], t[:-1], epsilon, theta) if M >= 4 else None
-        if inner is not None and inner.pattern == "none" and not inner.unresolved:
-            weight[:-1] = inner.weight_factor
-            report.anomalies = pd.concat([inner.anomalies, report.anomalies], ignore_index=True)
-            report.candidates, report.removal_curves = inner.candidates, inner.removal_curves
-        return report
-    flags = anomaly_candidates(R, epsilon)
-    if flags.size == 0:
-        return report
-    cand_rows = [(n[i + o], f"R[{i + 1}]/R[{i}] = {R[i + 1] / R[i]:.3f}") for i in flags for o in (1, 2)]
-    report.candidates = pd.DataFrame(cand_rows, columns=["n", "flagged_by"]).drop_duplicates("n")
-    cand_idx = sorted({i + o for i in flags for o in (1, 2)})
-    curves = []
-    for c in cand_idx:
-        keep = np.arange(M) != c
-        cur = _curve(n[keep], t[keep], removed=n[c])
-        cur["flatness"] = flatness(cur["R"])
-        curves.append(cur)
-    report.removal_curves = pd.concat(curves, ignore_index=True)
-    if M < 4:
-        report.unresolved = [float(n[c]) for c in cand_idx]
-        return report
 
-    flat_after = {c: flatness(r_metric(n[np.arange(M) != c], t[np.arange(M) != c])) for c in cand_idx}
-    chosen: dict[int, float] = {}
-    for i in flags:
-        a, b = i + 1, i + 2
-        pick = a if flat_after[a] < flat_after[b] else b
-        D = min(10.0, (R[i + 1] - R[i]) / epsilon)
-        chosen[pick] = max(chosen.get(pick, 0.0), D)
-    keep = np.array([k not in chosen for k in range(M)])
-    remaining = anomaly_candidates(r_metric(n[keep], t[keep]), epsilon)
+    flags = _flags(n, t, live, epsilon) if len(live) >= 3 else []
+    rows, anomalies = [], []
+    if flags:
+        R = r_metric(n[live], t[live])
+        rise = _rise(n[live], R)
+        cand_rows = []
+        for i in anomaly_candidates(n[live], R, epsilon):
+            for o in (1, 2):
+                cand_rows.append((n[live[i + o]], f"rise of R[{i + 1}]/R[{i}] = {rise[i]:.3f} > 1 + epsilon"))
+        report.candidates = pd.DataFrame(cand_rows, columns=["n", "flagged_by"]).drop_duplicates("n")
+        curves = []
+        for c in sorted({c for a, b, _ in flags for c in (a, b)}):
+            keep = live[live != c]
+            cur = _curve(n[keep], t[keep], removed=n[c])
+            cur["flatness"] = flatness(n[keep], cur["R"])
+            curves.append(cur)
+        report.removal_curves = pd.concat(curves, ignore_index=True)
 
-    if remaining.size == 0:
-        last = (M - 1) in chosen
-        for k, D in chosen.items():
-            weight[k] = max(0.0, (theta - D) / theta)
-        if last:
-            weight[M - 1] = 0.0  # declining phase or anomaly: never fitted
-        report.anomalies = pd.DataFrame({
-            "n": [n[k] for k in chosen], "D": list(chosen.values()),
-            "weight_factor": [weight[k] for k in chosen], "last_point": [k == M - 1 for k in chosen],
-        })
-        report.last_point_ambiguous = last
+    D: dict[int, float] = {}
+    for a, b, d in flags:
+        for c in (a, b):
+            D[c] = max(D.get(c, 0.0), min(10.0, d / epsilon))
+    keep = live.copy()
+    removed: list[int] = []
+    remaining = flags
+    if len(live) >= 4:
+        while remaining and len(removed) < max(1, len(live) // 4):
+            cands = sorted({c for a, b, _ in remaining for c in (a, b)})
+            scores = {c: flatness(n[keep[keep != c]], r_metric(n[keep[keep != c]], t[keep[keep != c]])) for c in cands}
+            pick = min(cands, key=lambda c: (scores[c], -c))
+            if scores[pick] >= flatness(n[keep], r_metric(n[keep], t[keep])):
+                break
+            removed.append(pick)
+            keep = keep[keep != pick]
+            remaining = _flags(n, t, keep, epsilon)
+
+    if not remaining:
+        for k in removed:
+            weight[k] = max(0.0, (theta - D[k]) / theta)
+        anomalies = [(n[k], D[k], weight[k], False) for k in removed]
+        if removed and removed[-1] == live[-1] == M - 1:
+            weight[-1] = 0.0
+            report.last_point_ambiguous = True
+        if declining:
+            anomalies.append((n[-1], np.nan, 0.0, True))
+        anomalies = [(a, b, weight[int(np.nonzero(n == a)[0][0])], a == n[-1]) for a, b, _, _ in anomalies]
+        if anomalies:
+            report.anomalies = pd.DataFrame(anomalies, columns=["n", "D", "weight_factor", "last_point"])
         report.weight_factor = weight
         return report
 
     # Candidates survive removal: a scalability pattern (thesis 3.9.3).
-    fast = sorted({i + 1 for i in flags})  # points entered with an upward R jump
-    regular = _regular(n[fast]) if M >= 9 and len(fast) >= 3 else None
+    if declining:
+        report.anomalies = pd.DataFrame([(n[-1], np.nan, 0.0, True)], columns=["n", "D", "weight_factor", "last_point"])
+    fast = sorted({b for _, b, _ in flags})  # the later point of a rising pair ran too fast
+    regular = _regular(n[fast]) if len(live) >= 9 and len(fast) >= 3 else None
     if regular is not None:
         on_lattice = np.array([_regular([v]) == regular for v in n])
         if on_lattice.sum() >= 3:
-            weight = np.where(on_lattice, 1.0, 0.0)
             report.pattern = "specially-optimised"
             report.feasible_allocations = regular
-            report.weight_factor = weight
+            report.weight_factor = np.where(on_lattice, weight, 0.0)
             return report
-    if M >= 5:
-        cuts = sorted({i + 2 for i in flags})  # the spike sits between i+1 and i+2
+    if len(live) >= 5:
+        cuts = sorted({b for _, b, _ in flags})  # the spike sits between the flagged pair
         phase = np.searchsorted(np.asarray(cuts), np.arange(M), side="right")
-        sizes = np.bincount(phase)
-        if np.all(sizes >= 2):
+        if np.all(np.bincount(phase[live]) >= 2):
             report.pattern = "stepwise"
             report.phase = phase
+            report.weight_factor = weight
             return report
-    report.unresolved = [float(n[c]) for c in cand_idx]
+    report.unresolved = sorted({float(n[c]) for a, b, _ in remaining for c in (a, b)})
+    report.weight_factor = weight
     return report

@@ -190,6 +190,7 @@ class Envelope:
     sigma_range: tuple[float, float]
     info: dict = field(default_factory=dict)
     phase: np.ndarray | None = None
+    t_scale: float = 1.0  # t holds runtimes / t_scale; runtime bands are returned in input units
 
     @property
     def empty(self) -> bool:
@@ -251,12 +252,12 @@ class Envelope:
         T = downey.runtime(n_grid[None, :], A[:, None], s[:, None])
         if self.units == "fit":
             x = relative_model(self.n, self.t, A, s)
-            T = T * (x.sum(axis=-1) / (x * x).sum(axis=-1))[:, None]
+            T = T * (x.sum(axis=-1) / (x * x).sum(axis=-1))[:, None] * self.t_scale
         return T.min(axis=0), T.max(axis=0)
 
 
 def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=3000.0,
-                 grid_size=1200) -> Envelope:
+                 grid_size=1200, t_scale=1.0) -> Envelope:
     """Envelope of observations (n sorted ascending, runtimes t) for a deviation ``delta``.
 
     ``A_max`` bounds the scale-free envelope, which is unbounded when all observations are
@@ -287,11 +288,11 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
             "case": 0, "i": -1, "j": -1, "k": -1,
         })
     if boxes.empty:
-        return Envelope(units, delta, n, t, boxes, (np.nan, np.nan), (np.nan, np.nan), phase=phase)
+        return Envelope(units, delta, n, t, boxes, (np.nan, np.nan), (np.nan, np.nan), phase=phase, t_scale=t_scale)
     A_range = (float(boxes["A_min"].min()), float(boxes["A_max"].max()))
     s_range = (float(boxes["sigma_min"].min()), float(boxes["sigma_max"].max()))
     if units == "fit":
         # the A grid is discrete: widen the range by one grid step each way
         step = (A_max / 1.0) ** (1.0 / (grid_size - 1))
         A_range = (max(1.0, A_range[0] / step), min(A_max, A_range[1] * step))
-    return Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase)
+    return Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase, t_scale=t_scale)

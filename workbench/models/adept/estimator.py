@@ -119,8 +119,8 @@ class Adept:
         default: the observed n, powers of two up to 4 n_max and 1.5-4 x n_max.
     pass1_size, pass2_size, window : search resolution (5,000 A values; 500 x 500 within
         +-15 %, the thesis' values).
-    high_error : fit-error threshold for the "high-fit-error" warning, at least ``delta_``
-        (the thesis uses 10 %).
+    high_error : fit-error threshold for the "high-fit-error" warning (the thesis uses 10 %;
+        the initial ``delta`` if larger).
     runner_up_ratio, runner_up_factor : Table 3's 1.1 (WSSRE) and 1.5 (A) thresholds.
     size_ratio_tolerance : cross-size runtime ratios may vary by this fraction before the
         "sizes-differ" warning.
@@ -205,6 +205,9 @@ class Adept:
         warnings += self._anomaly_warnings(anomalies, cross=base is not None)
         warnings += self._superlinear_warnings(obs)
         self.observations_ = obs.reset_index(drop=True)
+        # fit mode searches on runtimes relative to the largest one, so that inputs differing
+        # only by their unit give the same numbers to the search, not just the same optimum
+        self._t_ref = 1.0 if self._paper else float(obs["t"].max())
         self.n_max_fit_ = (
             float(obs["n"].iloc[-2]) if anomalies.last_point_ambiguous and base is None else np.inf
         )
@@ -329,11 +332,12 @@ class Adept:
         allocation) fits every used observation within it (thesis 3.5.1)."""
         obs = self.observations_
         used = (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
-        n, t = obs["n"].to_numpy()[used], obs["t"].to_numpy()[used]
+        n, t = obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref
         phase = obs["phase"].to_numpy()[used]
         delta = float(self.delta)
+        self.envelope_ = None
         for _ in range(60):
-            env = fit_envelope(n, t, delta, self.units, phase=phase)
+            env = fit_envelope(n, t, delta, self.units, phase=phase, t_scale=self._t_ref)
             if not env.empty:
                 self.envelope_ = env
                 self.delta_ = delta
@@ -346,8 +350,10 @@ class Adept:
                 delta = min(0.95, delta * 1.25 + 0.01)
             if delta >= 0.95:
                 break
-        if self.envelope_.empty:
-            raise ValidationError("no Downey instance explains these observations even with delta = 0.95")
+        if self.envelope_ is None or self.envelope_.empty:
+            raise ValidationError(
+                "no Downey instance explains these observations even with delta = 0.95 "
+                f"(n = {n.tolist()}, t = {t.tolist()}): the runtimes do not follow a speedup curve")
         if self.delta_ > self.delta:
             warnings.append(AdeptWarning(
                 "delta-increased",
@@ -371,7 +377,7 @@ class Adept:
     def _search(self, targets, uniform=False):
         """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays."""
         obs = self.observations_
-        n, t = obs["n"].to_numpy(), obs["t"].to_numpy()
+        n, t = obs["n"].to_numpy(), obs["t"].to_numpy() / self._t_ref
         env = self.envelope_
         paper = self._paper
         W = self._weights(targets, uniform)
@@ -436,6 +442,7 @@ class Adept:
         tau = profiled_scale(x, W, paper)
         used = W > 0
         err = np.where(used, np.abs(tau[:, None] * x - 1), 0.0).max(axis=1)
+        tau = tau * self._t_ref
 
         # runner-up (Table 3): WSSRE within 10 % of the best with A differing by > 1.5x
         for members, Ac, sc, f in cand_store.values():
@@ -468,7 +475,7 @@ class Adept:
 
     def _suggest(self, out):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
-        n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy()
+        n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy() / self._t_ref
         grid = np.unique(np.round(np.geomspace(n.max() + 1, 16 * n.max(), 200)))
         sug = np.full(len(out), np.nan)
         has = out["runner_up_A"].notna().to_numpy()
@@ -480,7 +487,7 @@ class Adept:
         if not self._paper:  # compare shapes at their own best (uniform) scales
             xr = relative_model(n, t, r["runner_up_A"].to_numpy(), r["runner_up_sigma"].to_numpy())
             Tr = Tr * (xr.sum(-1) / (xr * xr).sum(-1))[:, None]
-            Tb = Tb * r["scale"].to_numpy()[:, None]
+            Tb = Tb * r["scale"].to_numpy()[:, None] / self._t_ref
         sug[has] = grid[np.argmax(np.abs(Tb / Tr - 1), axis=1)]
         return sug
 
@@ -492,7 +499,8 @@ class Adept:
         out = []
         obs = self.observations_
         n_used = obs.loc[obs["weight_factor"] > 0, "n"].to_numpy()
-        thr = max(self.delta_, self.high_error)
+        # against the user's bound, not delta_: delta_ was grown until the data fit within it
+        thr = max(self.delta, self.high_error)
         lin = fits[(fits["variance"] == "low") & (fits["A"] > n_used.max())]
         if len(lin):
             A = float(lin["A"].max())
@@ -547,4 +555,5 @@ class Adept:
 
     def warnings_for(self, n_targets) -> list[AdeptWarning]:
         """Reliability warnings for specific targets (fit-level warnings included)."""
-        return self._fit_warnings + self._target_warnings(self.explain(n_targets))
+        rows = self.explain(n_targets)
+        return self._fit_warnings + self._target_warnings(rows)

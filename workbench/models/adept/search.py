@@ -184,8 +184,10 @@ def _segment_sums(n, t, w, A, lo, hi):
     lo = np.broadcast_to(lo, A.shape)[None]
     hi = np.broadcast_to(hi, A.shape)[None]
     one = np.minimum(np.maximum(1.0, lo), hi)
-    inner = np.minimum(np.maximum(beta_s, one), hi)
-    bounds = np.concatenate([lo, one, inner, hi])
+    # breakpoints are not clipped at hi: a segment right of a breakpoint beyond the window
+    # must come out empty, not collapse onto the window's end with the wrong pieces
+    inner = np.maximum(beta_s, one)
+    bounds = np.concatenate([lo, one, inner, np.maximum(hi, inner[-1:])])
     return (bounds, *out)
 
 
