@@ -41,8 +41,10 @@ def _box(case, i, j, k, s_lo, s_hi, a_of_sigma_lo, a_of_sigma_hi, s_valid):
     every A bound in Appendix A is monotone in sigma, so its extremes over a sigma range
     are at the range's ends.
     """
-    lo = np.maximum(np.minimum(s_lo, s_hi), s_valid[0])
-    hi = np.minimum(np.maximum(s_lo, s_hi), s_valid[1])
+    # a sigma of exactly 0 (linear speedup) computes as +-1e-15: widen by a rounding margin
+    margin = 1e-9 * (1 + np.abs(s_lo) + np.abs(s_hi))
+    lo = np.maximum(np.minimum(s_lo, s_hi) - margin, s_valid[0])
+    hi = np.minimum(np.maximum(s_lo, s_hi) + margin, s_valid[1])
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_lo = np.minimum(a_of_sigma_lo(lo), a_of_sigma_lo(hi))
         a_hi = np.maximum(a_of_sigma_hi(lo), a_of_sigma_hi(hi))

@@ -23,6 +23,7 @@ from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.envelope import Envelope, fit_envelope
 from workbench.models.adept.search import (
     GridResult,
+    fixed_point_As,
     fixed_point_sigmas,
     grid_argmin,
     profiled_scale,
@@ -403,6 +404,13 @@ class Adept:
                                        s_max=env.sigma_range[1])
             Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
             sc = roots[np.isfinite(roots)]
+            if paper:  # where the fixed-point curve crosses each range pair, thin ones included
+                b = env.boxes
+                levels = np.linspace(b["sigma_min"].to_numpy(), np.minimum(b["sigma_max"].to_numpy(), 1e6), 5)
+                A_x = fixed_point_As(n[fi], t[fi], levels)  # (5, B, 2)
+                s_x = np.broadcast_to(levels[..., None], A_x.shape)
+                ok = np.isfinite(A_x)
+                Ac, sc = np.concatenate([Ac, A_x[ok]]), np.concatenate([sc, s_x[ok]])
             keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
             Ac, sc = Ac[keep], sc[keep]
             if len(Ac) == 0:  # no instance through the fixed point lies in the envelope

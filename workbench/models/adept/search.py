@@ -36,6 +36,7 @@ import numpy as np
 from workbench.models import downey
 
 __all__ = [
+    "fixed_point_As",
     "wssre",
     "profiled_scale",
     "grid_objective_bruteforce",
@@ -287,3 +288,24 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     # a root exactly on sigma = 1 from the high side belongs to the low-variance formula
     inside &= ~((bounds[..., :-1] == 1.0) & (root == 1.0) & (np.arange(root.shape[-1]) > 0))
     return np.where(inside, root, np.nan)
+
+
+def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:
+    """A values with T(n_f; A, sigma) = t_f (paper mode), shape sigma.shape + (2,), NaN if none.
+
+    For fixed sigma the runtime is piecewise linear in A as well: low variance
+    A/n + sigma (1 - 1/n)/2 for A >= n, sigma (A - 1/2)/n + 1 - sigma/2 for (n+1)/2 <= A < n;
+    high variance A (1 + sigma)/n + sigma (1 - 1/n) while A >= (n + sigma)/(1 + sigma).
+    Pass 1 uses it to find where the fixed-point curve crosses a range pair that is thin in
+    sigma, which a grid over A alone can step over.
+    """
+    s = np.asarray(sigma, float)
+    n, t = float(n_f), float(t_f)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low1 = n * (t - s * (1 - 1 / n) / 2)
+        low2 = (t - 1 + s / 2) * n / s + 0.5
+        high1 = (t - s * (1 - 1 / n)) * n / (1 + s)
+    a = np.where(s <= 1, np.where(low1 >= n, low1, np.nan), np.where(high1 >= (n + s) / (1 + s), high1, np.nan))
+    b = np.where((s <= 1) & (s > 0) & (low2 >= (n + 1) / 2) & (low2 < n), low2, np.nan)
+    out = np.stack([a, b], axis=-1)
+    return np.where(out >= 1, out, np.nan)
