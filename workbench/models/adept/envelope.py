@@ -34,7 +34,7 @@ __all__ = ["Envelope", "range_pairs", "fit_envelope", "feasible_columns"]
 _BOX_COLUMNS = ["A_min", "A_max", "sigma_min", "sigma_max", "case", "i", "j", "k"]
 
 
-def _box(case, i, j, k, s_lo, s_hi, a_of_sigma_lo, a_of_sigma_hi, s_valid):
+def _box(case, i, j, k, s_lo, s_hi, a_of_sigma_lo, a_of_sigma_hi, s_valid, a_piece=(1.0, np.inf)):
     """Assemble range pairs: clip sigma to its valid interval and take A extremes over it.
 
     ``a_of_sigma_lo(s)`` / ``a_of_sigma_hi(s)`` give the lower/upper A bound at a given sigma;
@@ -48,7 +48,10 @@ def _box(case, i, j, k, s_lo, s_hi, a_of_sigma_lo, a_of_sigma_hi, s_valid):
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         a_lo = np.minimum(a_of_sigma_lo(lo), a_of_sigma_lo(hi))
         a_hi = np.maximum(a_of_sigma_hi(lo), a_of_sigma_hi(hi))
-    a_lo = np.maximum(a_lo, 1.0)
+    # where a formula is unbounded (Case 5's n_i (t_i - 1)/sigma as sigma -> 0), A is bounded
+    # by the piece the case puts the observations on instead of dropping the range pair
+    a_lo = np.maximum(np.where(np.isfinite(a_lo), a_lo, a_piece[0]), 1.0)
+    a_hi = np.where(np.isfinite(a_hi), a_hi, a_piece[1])
     ok = (hi >= lo) & (a_hi >= a_lo) & np.isfinite(a_lo) & np.isfinite(a_hi)
     return pd.DataFrame(
         {
@@ -122,6 +125,7 @@ def range_pairs(n, t, delta) -> pd.DataFrame:
         lambda s: (ni + 1) / 2 - ni / s + ni * ti * lo / s,
         lambda s: (ni + 1) / 2 - ni / s + ni * ti * hi / s,
         (np.nextafter(0.0, 1.0), 1.0),
+        a_piece=((nj + 1) / 2, ni),  # piece 2 holds n in [A, 2A - 1]
     ))
     boxes = pd.concat(frames, ignore_index=True)[_BOX_COLUMNS]
     return _drop_redundant(boxes)

@@ -185,10 +185,9 @@ def _segment_sums(n, t, w, A, lo, hi):
     lo = np.broadcast_to(lo, A.shape)[None]
     hi = np.broadcast_to(hi, A.shape)[None]
     one = np.minimum(np.maximum(1.0, lo), hi)
-    # breakpoints are not clipped at hi: a segment right of a breakpoint beyond the window
-    # must come out empty, not collapse onto the window's end with the wrong pieces
-    inner = np.maximum(beta_s, one)
-    bounds = np.concatenate([lo, one, inner, np.maximum(hi, inner[-1:])])
+    # breakpoints are not clipped to the window: a segment beyond a breakpoint outside the
+    # window must come out empty, not collapse onto the window's edge with the wrong pieces
+    bounds = np.concatenate([lo, one, beta_s, np.full_like(hi, np.inf)])
     return (bounds, *out)
 
 
@@ -219,7 +218,8 @@ def grid_argmin(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=F
     # points <= 1, the high-variance segments only those > 1
     past_one = _index(lo2, h2, size_s, 1.0, strict=True)
     first = np.maximum(_index(lo2, h2, size_s, bounds[:-1], strict=False), past_one)
-    last = _index(lo2, h2, size_s, bounds[1:], strict=True) - 1
+    # segments are half-open [b_k, b_k+1): every grid value lies in exactly one of them
+    last = _index(lo2, h2, size_s, bounds[1:], strict=False) - 1
     first[0] = 0
     last[0] = past_one - 1
     last = np.minimum(last, size_s - 1)
