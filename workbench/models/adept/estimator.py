@@ -215,11 +215,23 @@ class Adept:
         self._cache = {}
         self._choose_delta(warnings)
         self._fit_warnings = warnings
-        targets = self.targets if self.targets is not None else self._default_targets()
-        self._fit_targets(np.asarray(targets, float))
-        self.fits_ = self._fits_frame(targets)
-        self.warnings_ = warnings + self._target_warnings(self.fits_)
+        self._fitted_targets = np.asarray(self.targets if self.targets is not None else self._default_targets(), float)
+        self._fits = None
         return self
+
+    @property
+    def fits_(self) -> pd.DataFrame:
+        """Per-target fits of ``targets`` (computed on first access, like every target)."""
+        self._check_fitted()
+        if self._fits is None:
+            self._fit_targets(self._fitted_targets)
+            self._fits = self._fits_frame(self._fitted_targets)
+        return self._fits
+
+    @property
+    def warnings_(self) -> list[AdeptWarning]:
+        """Data and reliability warnings: fit-level ones and those of the ``targets`` fits."""
+        return self._fit_warnings + self._target_warnings(self.fits_)
 
     def _default_targets(self):
         n = self.observations_["n"].to_numpy()
@@ -454,12 +466,12 @@ class Adept:
 
         # runner-up (Table 3): WSSRE within 10 % of the best with A differing by > 1.5x
         for members, Ac, sc, f in cand_store.values():
-            for row, k in enumerate(members):
-                far = (Ac < A[k] / self.runner_up_factor) | (Ac > A[k] * self.runner_up_factor)
-                ok = far & (f[row] < self.runner_up_ratio * obj[k]) & (obj[k] > 0)
-                if ok.any():
-                    j = np.argmin(np.where(ok, f[row], np.inf))
-                    runner[k] = (Ac[j], sc[j], f[row, j])
+            Ak, ok_k = A[members, None], obj[members, None]
+            far = (Ac[None, :] < Ak / self.runner_up_factor) | (Ac[None, :] > Ak * self.runner_up_factor)
+            ok = far & (f < self.runner_up_ratio * ok_k) & (ok_k > 0)
+            j = np.argmin(np.where(ok, f, np.inf), axis=1)
+            has = ok.any(axis=1)
+            runner[members[has]] = np.stack([Ac[j], sc[j], f[np.arange(len(members)), j]], axis=1)[has]
         return {
             "target": targets, "A": A, "sigma": s, "scale": tau, "wssre": obj, "max_rel_error": err,
             "fixed_point": n[f_idx], "pass1_A": pass1[:, 0], "pass1_sigma": pass1[:, 1],
@@ -538,7 +550,7 @@ class Adept:
 
     # ----------------------------------------------------------------- predict
     def _check_fitted(self):
-        if not hasattr(self, "fits_"):
+        if not hasattr(self, "_fitted_targets"):
             raise ValidationError("this Adept instance is not fitted yet; call fit(n, t) first")
 
     def _rows(self, n_targets):
