@@ -31,6 +31,7 @@ from workbench.errors import ValidationError
 __all__ = [
     "speedup",
     "runtime",
+    "runtime_unchecked",
     "serial_runtime",
     "efficiency",
     "max_useful_allocation",
@@ -95,13 +96,21 @@ def runtime(n, A, sigma) -> np.ndarray:
     """
     n = _check_n(n)
     A, sigma = check_parameters(A, sigma)
-    n, A, sigma = np.broadcast_arrays(n, A, sigma)
+    return runtime_unchecked(*np.broadcast_arrays(n, A, sigma))
+
+
+def runtime_unchecked(n, A, sigma) -> np.ndarray:
+    """:func:`runtime` without argument validation, for hot loops whose inputs are checked.
+
+    Each piece is written as the maximum of the two formulas meeting at its boundary
+    (T is continuous there), so no boundary comparison is needed for the saturation.
+    """
     low = np.where(
         n <= A,
         (A - sigma / 2) / n + sigma / 2,
         np.maximum(sigma * (A - 0.5) / n + 1 - sigma / 2, 1.0),
     )
-    high = np.maximum(sigma + (A + A * sigma - sigma) / n, sigma + 1)
+    high = np.maximum(sigma + (A + (A - 1) * sigma) / n, sigma + 1)
     return np.where(sigma <= 1, low, high)
 
 

@@ -46,20 +46,9 @@ __all__ = [
 ]
 
 
-def _runtime(n, A, sigma):
-    """Downey runtime without argument validation (hot path; inputs are checked upstream)."""
-    low = np.where(
-        n <= A,
-        (A - sigma / 2) / n + sigma / 2,
-        np.maximum(sigma * (A - 0.5) / n + 1 - sigma / 2, 1.0),
-    )
-    high = np.maximum(sigma + (A + A * sigma - sigma) / n, sigma + 1)
-    return np.where(sigma <= 1, low, high)
-
-
 def relative_model(n, t, A, sigma):
     """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis."""
-    return _runtime(n, np.asarray(A)[..., None], np.asarray(sigma)[..., None]) / t
+    return downey.runtime_unchecked(n, np.asarray(A)[..., None], np.asarray(sigma)[..., None]) / t
 
 
 def profiled_scale(x, w, paper: bool):
