@@ -107,13 +107,9 @@ def test_paper_units_depend_on_the_time_unit():
 # same optimum WSSRE, the same verdicts, predictions equal to 1e-4.
 ILL_CONDITIONED = [
     pytest.param(
-        N6, 10 * downey.runtime(N6, 20, 3.0) * NOISE6, id="rising-high-variance",
-        marks=pytest.mark.xfail(strict=True, reason=(
-            "BUG: all points on the rising high-variance piece (A = 20, sigma = 3 saturates at 77 > 64): "
-            "the profiled objective is nearly flat towards large sigma, pass 1 picks between near-equal "
-            "candidates by rounding noise and pass 2 (+-15 %) stays in that basin: at n = 128 seconds give "
-            "A 24.5, sigma 10.1, 35.85 s and WSSRE 0.3534, milliseconds A 19.1, sigma 2.36, 42.07 s and "
-            "WSSRE 0.3478 (the better one, missed in seconds)"))),
+        N6, 10 * downey.runtime(N6, 20, 3.0) * NOISE6, id="rising-high-variance"),
+    # (formerly: the profiled objective is nearly flat towards large sigma and pass 1 chose
+    # between exact ties by rounding noise; ties are now broken by candidate order)
     # the grid_argmin segment-edge bug made pass 2 depend on the rounding of the input:
     # WSSRE 1.45699 (s) vs 1.45697 (ms) at the target 20; both give 1.45687 since the fix
     pytest.param(N6, 100 / np.log2(N6 + 1), id="log-shape"),

@@ -395,8 +395,14 @@ class Adept:
         paper = self._paper
         W = self._weights(targets, uniform)
         K, M = W.shape
-        # fixed point: the used observation closest to the target; g: the next closest
-        dist = np.abs(targets[:, None] - n[None, :]) + np.where(W > 0, 0.0, np.inf)
+        # fixed point: the used observation closest to the target; g: the next closest.
+        # Down-weighted anomalies are passed over while two full-weight points remain: a curve
+        # forced through an anomaly would undo its weight reduction.
+        full = obs["weight_factor"].to_numpy() >= 1
+        penalty = np.where(W > 0, 0.0, np.inf) + np.where(full, 0.0, 1e12)
+        if ((W > 0) & full).sum(axis=1).min() < 2:
+            penalty = np.where(W > 0, 0.0, np.inf)
+        dist = np.abs(targets[:, None] - n[None, :]) + penalty
         order = np.argsort(dist, axis=1, kind="stable")
         f_idx, g_idx = order[:, 0], order[:, 1]
 
@@ -436,7 +442,11 @@ class Adept:
                 S2 = Wm @ (x * x).T
                 f = Wm.sum(axis=1, keepdims=True) - S1 * S1 / S2
             f = np.maximum(f, 0.0)  # S0 - S1^2/S2 can round below zero at a perfect fit
-            j = np.argmin(f, axis=1)
+            # flat valleys (A not identifiable) give exact ties whose rounding depends on how
+            # many targets share the matrix product: take the first candidate within rounding
+            # of the minimum, so that a target's fit never depends on the other targets
+            tol = 1e-9 * np.maximum(f.min(axis=1, keepdims=True), 1e-12 * Wm.sum(axis=1, keepdims=True))
+            j = np.argmax(f <= f.min(axis=1, keepdims=True) + tol, axis=1)
             pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
             best1[members] = wssre(x[j], Wm, paper)
             cand_store[tuple(key)] = (members, Ac, sc, f)
@@ -556,6 +566,8 @@ class Adept:
     def _rows(self, n_targets):
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
+        if targets.size == 0:
+            return pd.DataFrame(columns=list(self.fits_.columns))
         if not np.all(np.isfinite(targets)) or np.any(targets < 1):
             raise ValidationError(f"prediction targets must be finite processor counts >= 1, got {targets.tolist()}")
         self._fit_targets(targets)
@@ -572,6 +584,14 @@ class Adept:
     def explain(self, n_targets) -> pd.DataFrame:
         """Per-target fit details (same columns as ``fits_``) for the given targets."""
         return self._rows(n_targets).reset_index(drop=True)
+
+    def weights_for(self, n_targets) -> pd.DataFrame:
+        """Effective fit weights per target (thesis 3.5.2 W_i times the anomaly, phase and
+        cross-size factors): one row per target, one column per observed n."""
+        self._check_fitted()
+        targets = _as_1d("n_targets", np.atleast_1d(n_targets))
+        return pd.DataFrame(self._weights(targets), index=pd.Index(targets, name="target"),
+                            columns=self.observations_["n"].to_numpy())
 
     def warnings_for(self, n_targets) -> list[AdeptWarning]:
         """Reliability warnings for specific targets (fit-level warnings included)."""

@@ -1,0 +1,79 @@
+# Parallel Performance Modeling Workbench: one command to open the dashboards, one to test.
+#
+#   make dashboards   set up .venv and serve every notebook in notebooks/ with Voila
+#   make test         set up .venv (and chromium) and run the whole test suite
+#   make lab          set up .venv and open JupyterLab in notebooks/
+#   make bench        run the benchmarks in bench/ (pytest-benchmark)
+#   make screenshots  refresh docs/screenshots/*.png (headless chromium against Voila)
+#
+# pip only (no conda): Python >= 3.11 creates .venv, `pip install -e ".[test]"` installs
+# pyproject.toml's dependencies. The install is redone when pyproject.toml changes.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.workbench-installed
+CHROMIUM := /usr/bin/chromium
+PORT ?= 8866
+PYTEST_ARGS ?=
+# Open a browser tab only where there is a display (a console browser would take over the terminal).
+VOILA_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser)
+
+# Real-data mirror (tests, dashboards): ../shared/data next to the repository, unless set.
+ifeq ($(origin WORKBENCH_DATA_MIRROR),undefined)
+ifneq ($(wildcard ../shared/data),)
+export WORKBENCH_DATA_MIRROR := $(abspath ../shared/data)
+endif
+endif
+
+.PHONY: help setup dashboards lab test chromium bench screenshots clean
+
+help:
+	@sed -n '3,8p' Makefile | sed 's/^# *//'
+
+setup: $(STAMP)
+
+# The stamp lives inside .venv: deleting .venv forces a full reinstall; an existing .venv
+# (with or without the stamp) is reused and only updated.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || { \
+	  test -n "$(PYTHON)" || { echo "error: python3.11 (or python3 >= 3.11) not found" >&2; exit 1; }; \
+	  echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
+	  echo "error: $(VENV) uses Python < 3.11; remove $(VENV) and run make again with PYTHON=python3.11" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	@touch $@
+
+# voila.json (read from here) adds preheated kernels, idle-kernel culling, a cell timeout.
+dashboards: $(STAMP)
+	@echo "Dashboards: http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
+	$(BIN)/voila notebooks/ --Voila.ip=127.0.0.1 --Voila.port=$(PORT) --Voila.port_retries=0 $(VOILA_BROWSER)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(VOILA_BROWSER)
+
+# Debian's chromium for the browser tests (never `playwright install`).
+chromium:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium with apt-get"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	  echo "NOTE: $(CHROMIUM) is missing and cannot be installed here (needs root and apt-get):"; \
+	  echo "      run 'sudo apt-get install chromium'. Browser tests skip (and fail when CI=true)."; \
+	fi
+
+test: $(STAMP) chromium
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	@if ls bench/*.py >/dev/null 2>&1; then \
+	  $(BIN)/python -m pytest bench/ -o python_files='bench_*.py test_*.py' \
+	    --benchmark-only --benchmark-sort=mean $(PYTEST_ARGS); \
+	else echo "no benchmarks in bench/"; fi
+
+screenshots: $(STAMP) chromium
+	$(BIN)/python tools/screenshots.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks *.egg-info

@@ -1,0 +1,165 @@
+"""Cross-problem-size dashboard (thesis 3.12-3.15): predict a larger problem size from many
+runs of a smaller one (the *base*) and a few runs of the larger one (the *target*).
+
+Wiring only: :meth:`workbench.models.adept.Adept.fit` with ``base=`` builds the guiding
+points t_base(n)·R and fits the union; :func:`workbench.plots.adept.cross_size_figure`
+draws it.  The target curve and its observed runs come from a
+:class:`~workbench.ui.data_picker.DataPicker`; the base curve is another problem class of the
+same benchmark with at least 4 processor counts (thesis 3.12).
+"""
+
+from __future__ import annotations
+
+import time
+
+import ipywidgets as widgets
+import numpy as np
+
+from workbench.errors import ValidationError
+from workbench.io import select_curve
+from workbench.models.adept import Adept
+from workbench.plots.adept import cross_size_figure, holdout_frame, warnings_html
+from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure, summary_html
+from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
+from workbench.ui.data_picker import DataPicker
+
+__all__ = ["CrossSizeDashboard", "cross_size_dashboard", "base_candidates", "MIN_BASE_POINTS"]
+
+#: Thesis 3.12: at least 4 observations on the base size.
+MIN_BASE_POINTS = 4
+
+
+def base_candidates(curves, target: tuple) -> list[tuple]:
+    """Curves usable as the base size for ``target`` (benchmark, class, placement): the other
+    problem classes of the same benchmark with >= 4 processor counts (thesis 3.12), those
+    with the same placement first, then by number of points."""
+    usable = curves[(curves["n_points"] >= MIN_BASE_POINTS) & (curves["benchmark"] == target[0])
+                    & (curves["problem_class"] != target[1])]
+    keys = sorted(((r.benchmark, r.problem_class, r.placement, r.n_points) for r in usable.itertuples()),
+                  key=lambda k: (k[2] != target[2], -k[3]))
+    return [k[:3] for k in keys]
+
+
+class CrossSizeDashboard(widgets.VBox):
+    """Target-size picker (curve + observed runs), base-size menu, q (primary), γ and δ
+    sliders, view toggle, one live figure, summary, held-back table and warnings.
+
+    Attributes: ``picker`` (target size), ``base`` (Dropdown of base curves), ``q``,
+    ``gamma``, ``delta``, ``view`` (controls), ``figure`` (FigureWidget), ``summary``,
+    ``tables``, ``warnings`` (HTML), ``messages`` (error panel), ``model``,
+    ``last_update_s``.
+    """
+
+    def __init__(self, source: str | None = None, q: float = 2.0, gamma: float = 5.0, delta: float = 0.05,
+                 view: str = "runtime", sources=("synthetic-cross-size", "npb-pi-cluster"),
+                 target=("downey-synthetic", "large")):
+        self.messages = message_panel()
+        self.picker = DataPicker(sources, source=source, curve=target, n_observed=2, messages=self.messages)
+        self.base = widgets.Dropdown(description="Base size", style={"description_width": "70px"},
+                                     layout=widgets.Layout(width="640px"))
+        self.q = slider("q (weight sensitivity to distance)", q, 1.05, 6.0, 0.05, primary=True)
+        self.gamma = slider("γ (cross-size anomaly threshold)", gamma, 0.5, 10.0, 0.5)
+        self.delta = slider("δ (initial envelope deviation)", delta, 0.01, 0.5, 0.01)
+        self.view = widgets.ToggleButtons(options=["runtime", "speedup"], value=view, description="view",
+                                          style={"description_width": "50px"})
+        self.summary = widgets.HTML(layout=widgets.Layout(margin="0 0 0 24px"))
+        self.tables = widgets.HTML()
+        self.warnings = widgets.HTML()
+        self.model: Adept | None = None
+        self.last_update_s = float("nan")
+        self._cache = FitCache()
+        self._quiet = False
+
+        fig = None
+        with show_errors(self.messages):
+            self._set_base_options()
+            fig = self._update()
+        self.figure = figure_widget(fig if fig is not None else placeholder_figure("No prediction yet"), primary=True)
+
+        self.picker.on_change(self._on_picker)
+        for control in (self.base, self.q, self.gamma, self.delta, self.view):
+            control.observe(self._on_change, names="value")
+        controls = widgets.VBox([self.q, self.gamma, self.delta, self.view])
+        super().__init__([
+            self.picker,
+            self.base,
+            widgets.HBox([controls, self.summary]),
+            self.messages,
+            self.figure,
+            self.warnings,
+            self.tables,
+        ])
+
+    def parameters(self) -> dict:
+        return {"q": rounded(self.q.value, 4), "gamma": rounded(self.gamma.value, 3),
+                "delta": rounded(self.delta.value, 3)}
+
+    def _set_base_options(self) -> None:
+        """Offer the base curves for the picker's target curve (keeps the choice if it still fits)."""
+        keys = base_candidates(self.picker.curves, self.picker.curve_key)
+        previous = self.base.value
+        self._quiet = True
+        try:
+            self.base.options = [(f"{b} class {c}, {p}", (b, c, p)) for b, c, p in keys]
+            self.base.value = previous if previous in keys else (keys[0] if keys else None)
+        finally:
+            self._quiet = False
+        if not keys:
+            raise ValidationError(
+                f"no base size for {self.picker.label}: cross-size prediction needs another problem class of "
+                f"{self.picker.curve_key[0]} measured on at least {MIN_BASE_POINTS} processor counts (thesis 3.12); "
+                "these data have none")
+
+    def _update(self):
+        start = time.perf_counter()
+        if self.base.value is None:
+            raise ValidationError("choose a base size: another problem class of the same benchmark")
+        base_runs = select_curve(self.picker.frame, *self.base.value)
+        base = (base_runs["processes"].to_numpy(float), base_runs["time_s"].to_numpy(float))
+        n, t = self.picker.observed
+        params = self.parameters()
+        key = (self.picker.key, self.base.value, tuple(params.items()))
+        model = self._cache.get(key, lambda: Adept(**params).fit(n, t, base=base))
+        actual = self.picker.held_back
+        fig = cross_size_figure(model, base, actual, view=self.view.value)
+        holdout = holdout_frame(model, actual)
+        self.model = model
+        self.last_update_s = time.perf_counter() - start
+        guides = model.observations_["kind"] == "guiding"
+        self.summary.value = summary_html(model, holdout, self.last_update_s, {
+            "target size": self.picker.label,
+            "runtime ratio R = t_target(n0)/t_base(n0)": f"{model.ratio_:.4g}",
+            "guiding points": f"{int(guides.sum())} (n = {', '.join(f'{v:g}' for v in model.observations_['n'][guides])})",
+            "sizes differ (3.15)": "yes" if any(w.kind == "sizes-differ" for w in model.warnings_) else "no",
+        })
+        self.tables.value = frame_html(
+            holdout.drop(columns=["warned"]).rename(columns={"actual": "actual t [s]", "prediction": "predicted t [s]"}),
+            "Target size: prediction vs actual at the held-back runs (PA = 100 − E)")
+        self.warnings.value = warnings_html(model.warnings_for(np.union1d(holdout["n"], model.fits_["target"])))
+        return fig
+
+    def _on_picker(self, _picker) -> None:
+        ok = False
+        with show_errors(self.messages):
+            self._set_base_options()
+            ok = True
+        if ok:
+            self._on_change()
+
+    def _on_change(self, _change=None) -> None:
+        if self._quiet:
+            return
+        with show_errors(self.messages):
+            start = time.perf_counter()
+            update_figure_widget(self.figure, self._update())
+            self.last_update_s = time.perf_counter() - start
+
+
+def cross_size_dashboard(source: str | None = None, **kwargs) -> CrossSizeDashboard:
+    """Build the cross-size dashboard; display it as a cell's last expression.
+
+    ``source``: ``"synthetic-cross-size"`` (default, bundled) or ``"npb-pi-cluster"``; keyword
+    arguments ``q``, ``gamma``, ``delta``, ``view``, ``target`` ((benchmark, class) of the
+    target size).
+    """
+    return CrossSizeDashboard(source=source, **kwargs)

@@ -1,0 +1,373 @@
+"""A reusable picker of strong-scaling data for the ADEPT dashboards.
+
+Three steps, top to bottom:
+
+1. **source**: a bundled SYNTHETIC example, the Raspberry Pi NPB logs from the dataset
+   catalogue (needs the real-data mirror, ``WORKBENCH_DATA_MIRROR``), or files uploaded
+   with the *Upload* button (several NPB ``.out``/``.log``/``.txt`` logs, or a tidy CSV,
+   see :mod:`workbench.io.scaling`);
+2. **curve**: one benchmark / problem class / placement (:func:`workbench.io.list_curves`);
+3. **observed runs**: one toggle per processor count of the curve; the toggled counts are
+   the observations a model is fitted on, the others are held back to score it.
+
+The picker exposes the selection (:attr:`DataPicker.observed`, :attr:`DataPicker.held_back`,
+:attr:`DataPicker.key`) and calls the functions registered with
+:meth:`DataPicker.on_change` after every change.  Bad uploads and a missing mirror become
+messages in the panels, never a traceback: the previous data stay selected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+import pandas as pd
+
+from workbench.errors import DatasetNotFoundError, ParseWarning, ValidationError
+from workbench.io import (
+    data_mirror,
+    fetch_dataset,
+    fetch_npb_pi_cluster,
+    list_curves,
+    read_scaling_bytes,
+    select_curve,
+    validate_scaling_frame,
+)
+from workbench.ui.common import message_panel, show_errors, show_message
+
+__all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "default_observed", "read_uploads"]
+
+#: Source key of uploaded files.
+UPLOAD = "upload"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A data source of the picker: ``load()`` returns a scaling frame (see
+    :mod:`workbench.io.scaling`) or raises a :class:`~workbench.errors.WorkbenchError`."""
+
+    key: str
+    label: str
+    load: Callable[[], pd.DataFrame]
+
+
+def _pi_cluster() -> pd.DataFrame:
+    # aborted/truncated logs are listed in frame.attrs["skipped"]; no warning spam in the page
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ParseWarning)
+        return fetch_npb_pi_cluster().frame
+
+
+#: Built-in sources by key.
+SOURCES: dict[str, Source] = {
+    s.key: s
+    for s in (
+        Source("synthetic-downey", "SYNTHETIC example: Downey model A=120, σ=0.6, 2 % noise (bundled)",
+               lambda: fetch_dataset("synthetic-downey").frame),
+        Source("synthetic-cross-size", "SYNTHETIC cross-size example: classes 'small' and 'large' (bundled)",
+               lambda: fetch_dataset("synthetic-cross-size").frame),
+        Source("npb-pi-cluster", "NPB 3.4.3 on a Raspberry Pi 4 cluster (catalogue: npb-pi-cluster)", _pi_cluster),
+    )
+}
+
+
+def default_observed(processes: Sequence[float]) -> list[float]:
+    """The runs a first prediction uses (thesis 3.8: 3 or 4 inputs): the 4 smallest
+    processor counts when at least 6 exist, else the 3 smallest (all when fewer)."""
+    n = sorted(processes)
+    return n[: 4 if len(n) >= 6 else 3]
+
+
+def read_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
+    """One scaling frame from uploaded files given as (file name, content) pairs: NPB logs
+    (``.out``, ``.log``, ``.txt``) and/or tidy CSV tables, dispatched on the file name by
+    :func:`workbench.io.read_scaling_bytes`.  Raises a
+    :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read."""
+    frames = [read_scaling_bytes(name, bytes(content)) for name, content in files]
+    if not frames:
+        raise ValidationError("no file uploaded")
+    return validate_scaling_frame(pd.concat(frames, ignore_index=True))
+
+
+def _mirror_problem() -> str | None:
+    """Why the real-data mirror cannot be used, or None when it can."""
+    try:
+        data_mirror()
+    except DatasetNotFoundError as exc:
+        return str(exc)
+    return None
+
+
+class DataPicker(widgets.VBox):
+    """Source, curve and observed-runs selection (see the module docstring).
+
+    Parameters
+    ----------
+    sources : keys of :data:`SOURCES` and/or :class:`Source` objects, in menu order.
+    source : key of the initial source (default: the first one).
+    curve : preferred initial curve, e.g. ``("downey-synthetic", "large")`` (benchmark,
+        problem class[, placement]); default: the curve with the most processor counts.
+    n_observed : ``int`` (that many smallest counts) or a function of the sorted counts
+        returning the observed ones; default :func:`default_observed`.
+    min_points : curves with fewer distinct processor counts are not offered.
+    messages : panel for errors (shared with a dashboard); default: the picker's own.
+
+    Attributes: ``source``, ``upload``, ``curve`` (controls), ``points`` (box of one
+    ``ToggleButton`` per processor count), ``summary`` (HTML), ``notice`` (panel about the
+    real-data mirror), ``messages`` (error panel), ``frame`` (the source's scaling frame),
+    ``curves`` (its :func:`~workbench.io.list_curves` table, filtered by ``min_points``).
+    """
+
+    def __init__(
+        self,
+        sources: Sequence[str | Source] = ("synthetic-downey", "npb-pi-cluster"),
+        source: str | None = None,
+        curve: tuple | None = None,
+        n_observed: int | Callable[[list[float]], Iterable[float]] = default_observed,
+        min_points: int = 3,
+        messages: widgets.HTML | None = None,
+    ):
+        self._sources = {s.key: s for s in (SOURCES[s] if isinstance(s, str) else s for s in sources)}
+        self._n_observed = n_observed
+        self._preferred_curve = curve
+        self.min_points = min_points
+        self._callbacks: list[Callable[[DataPicker], None]] = []
+        self._frames: dict[str, pd.DataFrame] = {}
+        self._quiet = False
+        self._toggles: dict[float, widgets.ToggleButton] = {}
+
+        self.notice = message_panel()
+        own_panel = messages is None
+        self.messages = message_panel() if own_panel else messages
+        problem = _mirror_problem() if "npb-pi-cluster" in self._sources else None
+        options = [(s.label + (" (mirror not available)" if k == "npb-pi-cluster" and problem else ""), k)
+                   for k, s in self._sources.items()]
+        self.source = widgets.Dropdown(options=options, description="Source", style={"description_width": "70px"},
+                                       layout=widgets.Layout(width="640px"))
+        self.upload = widgets.FileUpload(accept=".csv,.out,.log,.txt", multiple=True,
+                                         description="Upload NPB logs / CSV", layout=widgets.Layout(width="220px"))
+        self.curve = widgets.Dropdown(description="Curve", style={"description_width": "70px"},
+                                      layout=widgets.Layout(width="640px"))
+        self.points = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
+        self.summary = widgets.HTML()
+
+        initial = source or next(iter(self._sources))
+        if problem:
+            if initial == "npb-pi-cluster":
+                initial = next((k for k in self._sources if k != "npb-pi-cluster"), initial)
+            show_message(self.notice, f"Real NPB data not available: {problem}. Showing the bundled SYNTHETIC data "
+                                      "instead; upload your own runs with the Upload button.", kind="warning")
+        with self._quietly():
+            self.source.value = initial
+        self._use_source(initial)  # an error here is a bug in the bundled data: let it raise
+
+        self.source.observe(self._on_source, names="value")
+        self.curve.observe(self._on_curve, names="value")
+        self.upload.observe(self._on_upload, names="value")
+        label = widgets.HTML("<b>Observed runs</b> (toggled: used for fitting; the others are held back):")
+        children = [widgets.HBox([self.source, self.upload]), self.curve, label, self.points, self.summary, self.notice]
+        super().__init__(children + ([self.messages] if own_panel else []))
+
+    # ------------------------------------------------------------------ public
+    def on_change(self, callback: Callable[[DataPicker], None]) -> None:
+        """Call ``callback(picker)`` after every change of source, curve or observed runs."""
+        self._callbacks.append(callback)
+
+    @property
+    def curve_key(self) -> tuple[str, str, str]:
+        """(benchmark, problem_class, placement) of the selected curve."""
+        return self.curve.value
+
+    @property
+    def runs(self) -> pd.DataFrame:
+        """All runs of the selected curve (columns of :func:`workbench.io.select_curve`)."""
+        return self._runs
+
+    @property
+    def processes(self) -> list[float]:
+        """Distinct processor counts of the selected curve, ascending."""
+        return sorted(self._toggles)
+
+    @property
+    def observed_n(self) -> tuple[float, ...]:
+        """Processor counts toggled as observed, ascending."""
+        return tuple(n for n, b in sorted(self._toggles.items()) if b.value)
+
+    @observed_n.setter
+    def observed_n(self, values: Iterable[float]) -> None:
+        """Toggle exactly ``values`` as observed, then notify once (as a user's click would)."""
+        wanted = {float(v) for v in values}
+        unknown = wanted - set(self._toggles)
+        if unknown:
+            raise ValidationError(f"processor counts {sorted(unknown)} are not in the curve {self.processes}")
+        with self._quietly():
+            for n, button in self._toggles.items():
+                button.value = n in wanted
+        self._after_points()
+        self._fire()
+
+    @property
+    def observed(self) -> tuple[np.ndarray, np.ndarray]:
+        """(n, t) of every run at an observed processor count (repeats included), seconds."""
+        return self._split(True)
+
+    @property
+    def held_back(self) -> tuple[np.ndarray, np.ndarray]:
+        """(n, t) of every run at the other processor counts, seconds."""
+        return self._split(False)
+
+    @property
+    def key(self) -> tuple:
+        """Hashable identity of the current selection, for caching fits."""
+        n, t = self.observed
+        return (self.source.value, id(self.frame), self.curve_key, tuple(n), tuple(t))
+
+    @property
+    def label(self) -> str:
+        b, c, p = self.curve_key
+        return f"{b} class {c}, {p}"
+
+    def load_files(self, files: Iterable[tuple[str, bytes]]) -> bool:
+        """Use uploaded (file name, content) pairs as the source; True on success, else the
+        error is shown in :attr:`messages` and the previous data stay selected."""
+        files = list(files)
+        ok = False
+        with show_errors(self.messages):
+            frame = read_uploads(files)
+            self._check_curves(frame, "the uploaded files")
+            self._frames[UPLOAD] = frame
+            names = ", ".join(name for name, _ in files)
+            label = f"uploaded: {names[:80]}{'…' if len(names) > 80 else ''} ({len(frame)} runs)"
+            options = [o for o in self.source.options if o[1] != UPLOAD] + [(label, UPLOAD)]
+            with self._quietly():
+                self.source.options = options
+                self.source.value = UPLOAD
+            self._use_source(UPLOAD)
+            ok = True
+        if ok:
+            self._fire()
+        return ok
+
+    # ----------------------------------------------------------------- helpers
+    @contextlib.contextmanager
+    def _quietly(self):
+        """Change widgets without running the change handlers."""
+        previous, self._quiet = self._quiet, True
+        try:
+            yield
+        finally:
+            self._quiet = previous
+
+    def _fire(self) -> None:
+        for callback in self._callbacks:
+            callback(self)
+
+    def _load(self, key: str) -> pd.DataFrame:
+        if key not in self._frames:
+            self._frames[key] = self._sources[key].load()
+        return self._frames[key]
+
+    def _check_curves(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
+        curves = list_curves(frame)
+        usable = curves[curves["n_points"] >= self.min_points].reset_index(drop=True)
+        if usable.empty:
+            found = "; ".join(curves["label"].head(6)) or "none"
+            raise ValidationError(
+                f"{where}: no strong-scaling curve has runs on at least {self.min_points} different processor "
+                f"counts (found: {found})")
+        return usable
+
+    def _use_source(self, key: str) -> None:
+        frame = self._load(key)
+        curves = self._check_curves(frame, self.source.label or key)
+        self.frame, self.curves = frame, curves
+        options = [(row.label, (row.benchmark, row.problem_class, row.placement)) for row in curves.itertuples()]
+        values = [v for _, v in options]
+        pick = max(values, key=lambda v: curves.loc[values.index(v), "n_points"])
+        if self._preferred_curve is not None:
+            want = tuple(str(x).lower() for x in self._preferred_curve)
+            pick = next((v for v in values if tuple(x.lower() for x in v[: len(want)]) == want), pick)
+        with self._quietly():
+            self.curve.options = options
+            self.curve.value = pick
+        self._use_curve()
+
+    def _use_curve(self) -> None:
+        # selected once per curve: select_curve validates the whole frame (~50 ms)
+        self._runs = select_curve(self.frame, *self.curve_key)
+        processes = sorted(float(v) for v in self._runs["processes"].unique())
+        if callable(self._n_observed):
+            chosen = {float(v) for v in self._n_observed(processes)}
+        else:
+            chosen = set(processes[: int(self._n_observed)])
+        self._toggles = {
+            n: widgets.ToggleButton(value=n in chosen, description=f"{n:g}", tooltip=f"n = {n:g} processes",
+                                    layout=widgets.Layout(width="58px"))
+            for n in processes
+        }
+        for button in self._toggles.values():
+            button.observe(self._on_toggle, names="value")
+        self.points.children = list(self._toggles.values())
+        self._after_points()
+
+    def _after_points(self) -> None:
+        for button in self._toggles.values():
+            button.button_style = "info" if button.value else ""
+        obs = self.observed_n
+        held = [n for n in self.processes if n not in obs]
+        runs = len(self.observed[0])
+        self.summary.value = (
+            f"<span style='font-size:13px'>{self.label}: observed n = {', '.join(f'{v:g}' for v in obs) or 'none'} "
+            f"({runs} run{'s' if runs != 1 else ''}); held back: {len(held)} processor count"
+            f"{'s' if len(held) != 1 else ''}</span>"
+        )
+
+    def _split(self, observed: bool) -> tuple[np.ndarray, np.ndarray]:
+        runs = self.runs
+        mask = runs["processes"].astype(float).isin(self.observed_n)
+        sel = runs[mask if observed else ~mask]
+        return sel["processes"].to_numpy(float), sel["time_s"].to_numpy(float)
+
+    # ---------------------------------------------------------------- handlers
+    def _on_source(self, change) -> None:
+        if self._quiet:
+            return
+        ok = False
+        with show_errors(self.messages):
+            self._use_source(change["new"])
+            ok = True
+        if not ok:  # keep showing the previous data and the error
+            with self._quietly():
+                self.source.value = change["old"]
+            return
+        self._fire()
+
+    def _on_curve(self, change) -> None:
+        if self._quiet:
+            return
+        ok = False
+        with show_errors(self.messages):
+            self._use_curve()
+            ok = True
+        if ok:
+            self._fire()
+
+    def _on_toggle(self, change) -> None:
+        if self._quiet:
+            return
+        self._after_points()
+        self._fire()
+
+    def _on_upload(self, change) -> None:
+        files = change["new"]
+        if self._quiet or not files:
+            return
+        try:
+            self.load_files((f["name"], bytes(f["content"])) for f in files)
+        finally:
+            with self._quietly():
+                self.upload.value = ()  # the same file can be uploaded again after a fix
