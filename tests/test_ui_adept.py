@@ -54,6 +54,7 @@ def test_default_observed_rule():
     assert default_observed([1, 2, 4, 8, 16, 32]) == [1, 2, 4, 8]
     assert default_observed([4, 8, 16, 32, 64]) == [4, 8, 16]
     assert default_observed([8, 16]) == [8, 16]
+    assert default_observed([1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]) == [1, 8, 32, 192]
 
 
 def test_read_uploads_names_the_bad_file():
@@ -69,11 +70,11 @@ def test_picker_exposes_observed_and_held_back(no_mirror):
     picker = DataPicker()
     assert "not available" in picker.notice.value and "wb-warning" in picker.notice.value
     assert picker.source.value == "synthetic-downey"
-    assert picker.observed_n == (1.0, 2.0, 3.0, 4.0)
+    assert picker.observed_n == (1.0, 8.0, 32.0, 192.0)
     n, t = picker.observed
-    assert sorted(set(n)) == [1.0, 2.0, 3.0, 4.0] and len(n) == 6  # three repeated runs at n = 4
+    assert sorted(set(n)) == [1.0, 8.0, 32.0, 192.0] and len(n) == 6  # three repeated runs at n = 32
     held_n, _ = picker.held_back
-    assert set(held_n) == set(picker.processes) - {1.0, 2.0, 3.0, 4.0}
+    assert set(held_n) == set(picker.processes) - {1.0, 8.0, 32.0, 192.0}
     seen = []
     picker.on_change(lambda p: seen.append(p.observed_n))
     picker.observed_n = [2, 8, 32]

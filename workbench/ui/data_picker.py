@@ -76,9 +76,16 @@ SOURCES: dict[str, Source] = {
 
 
 def default_observed(processes: Sequence[float]) -> list[float]:
-    """The runs a first prediction uses (thesis 3.8: 3 or 4 inputs): the 4 smallest
-    processor counts when at least 6 exist, else the 3 smallest (all when fewer)."""
+    """The runs a first prediction uses (thesis 3.8: 3 or 4 inputs).
+
+    Long curves (>= 8 counts): 4 counts spread evenly (by rank) from the smallest to the
+    second largest, so that the inputs reach past the linear section and the largest count
+    is an extrapolation; 4 smallest counts that all lie in the linear section leave the
+    saturation undetermined (thesis 3.10) -- try it by toggling.  Shorter curves: the 4
+    smallest of >= 6, else the 3 smallest."""
     n = sorted(processes)
+    if len(n) >= 8:
+        return [n[i] for i in sorted(set(np.round(np.linspace(0, len(n) - 2, 4)).astype(int)))]
     return n[: 4 if len(n) >= 6 else 3]
 
 
