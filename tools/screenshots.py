@@ -43,7 +43,7 @@ def notebook_title(path: Path) -> str:
 
 def take(page, url: str, out: Path) -> None:
     page.set_viewport_size(VIEWPORT)
-    page.goto(url, wait_until="domcontentloaded")
+    page.goto(url, wait_until="domcontentloaded", timeout=LOAD_TIMEOUT_MS)
     page.wait_for_selector(f".{MAIN_FIGURE_CLASS} :is({PLOTLY_TRACES})", state="attached", timeout=LOAD_TIMEOUT_MS)
     output = page.locator(f".jp-OutputArea-output:has(.{MAIN_FIGURE_CLASS})").first
     # Grow the window to hold the whole dashboard: parts scrolled out of view may not be

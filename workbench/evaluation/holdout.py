@@ -21,10 +21,11 @@ from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 
 __all__ = ["RELIABILITY_KINDS", "holdout_table", "holdout_summary", "default_models"]
 
-#: Warning kinds that say "do not trust this prediction" (informational kinds excluded).
+#: Warning kinds that say "do not trust this prediction blindly" ("delta-increased",
+#: "dropped-repeat", "stepwise" and "specially-optimised" are informational).
 RELIABILITY_KINDS = frozenset({
     "linear-section", "high-fit-error", "runner-up", "declining-or-anomalous-last-point",
-    "sizes-differ", "unresolved-anomaly", "superlinear-speedup",
+    "sizes-differ", "unresolved-anomaly", "superlinear-speedup", "anomaly",
 })
 
 
@@ -53,6 +54,9 @@ class _Milliseconds:
     def predict(self, n):
         return self.model.predict(n) / 1000.0
 
+    def warnings_for(self, n):
+        return self.model.warnings_for(n)
+
 
 def _curves(frame: pd.DataFrame, min_points: int):
     from workbench.io import list_curves, select_curve
@@ -65,7 +69,7 @@ def _curves(frame: pd.DataFrame, min_points: int):
         yield row, agg["processes"].to_numpy(float), agg["time_s"].to_numpy(float)
 
 
-def _warned(model: Adept, target: float) -> tuple[bool, str]:
+def _warned(model, target: float) -> tuple[bool, str]:
     kinds = sorted({
         w.kind for w in model.warnings_for([target])
         if w.kind in RELIABILITY_KINDS and (not w.targets or target in w.targets)
@@ -106,7 +110,7 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
                 except WorkbenchError as exc:
                     pred, note = np.full(len(n[held]), np.nan), f"fit failed: {exc}"
                 for target, actual, p in zip(n[held], t[held], pred):
-                    warned, kinds = _warned(model, target) if isinstance(model, Adept) and not note else (False, note)
+                    warned, kinds = _warned(model, target) if hasattr(model, "warnings_for") and not note else (False, note)
                     rows.append({
                         "benchmark": curve.benchmark, "problem_class": curve.problem_class,
                         "placement": curve.placement, "n_observed": k, "observed": tuple(n[obs].astype(int)),

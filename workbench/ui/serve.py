@@ -1,7 +1,7 @@
 """Serve the dashboards with Voila and open them in headless chromium, from Python.
 
 Used by the browser tests (``tests/browser/``) and ``tools/screenshots.py``; ``make
-dashboards`` runs the same Voila command in the foreground.
+dashboards`` runs the same Voila command in the foreground, with preheated kernels.
 
 * :func:`voila_server` starts Voila over ``notebooks/`` on a free local port, waits until it
   answers and stops it (and the kernels of the pages it served) on exit.
@@ -26,7 +26,7 @@ from pathlib import Path
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "PLOTLY_TRACES", "ROOT", "VoilaServer", "launch_chromium", "voila_server"]
 
-#: The repository: Voila starts here so that ./voila.json (preheated kernels) applies.
+#: The repository: Voila starts here so that ./voila.json (kernel culling, cell timeout) applies.
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (

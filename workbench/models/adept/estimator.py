@@ -326,7 +326,9 @@ class Adept:
         """Relative speedup above the processor ratio between two observations cannot be
         represented by the Downey model (S(n) <= n and S(m)/S(n) <= m/n); it typically comes
         from data fitting a faster memory level (the thesis' stepwise pattern, 3.9.3)."""
-        o = obs[obs["weight_factor"] > 0]
+        # every measured (not guiding) point counts: an anomaly the fit discounts is still
+        # a measured superlinear step the model cannot follow
+        o = obs[obs["kind"] == "observed"]
         n, t = o["n"].to_numpy(), o["t"].to_numpy()
         gain = (t[:-1] / t[1:]) / (n[1:] / n[:-1])
         bad = np.nonzero(gain > 1.05)[0]
@@ -442,11 +444,15 @@ class Adept:
                 S2 = Wm @ (x * x).T
                 f = Wm.sum(axis=1, keepdims=True) - S1 * S1 / S2
             f = np.maximum(f, 0.0)  # S0 - S1^2/S2 can round below zero at a perfect fit
-            # flat valleys (A not identifiable) give exact ties whose rounding depends on how
-            # many targets share the matrix product: take the first candidate within rounding
-            # of the minimum, so that a target's fit never depends on the other targets
+            # Flat valleys (A not identifiable, e.g. every point in the linear section) give
+            # exact ties, and their rounding depends on how many targets share the matrix
+            # product.  Among candidates within rounding of the minimum take the largest A:
+            # the data show no saturation, so none is predicted earlier than they demand
+            # (the "linear-section" / "runner-up" warnings report the ambiguity).  This also
+            # makes a target's fit independent of the other targets.
             tol = 1e-9 * np.maximum(f.min(axis=1, keepdims=True), 1e-12 * Wm.sum(axis=1, keepdims=True))
-            j = np.argmax(f <= f.min(axis=1, keepdims=True) + tol, axis=1)
+            tied = f <= f.min(axis=1, keepdims=True) + tol
+            j = np.argmax(np.where(tied, Ac[None, :], -np.inf), axis=1)
             pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
             best1[members] = wssre(x[j], Wm, paper)
             cand_store[tuple(key)] = (members, Ac, sc, f)
@@ -531,15 +537,20 @@ class Adept:
         n_used = obs.loc[obs["weight_factor"] > 0, "n"].to_numpy()
         # against the user's bound, not delta_: delta_ was grown until the data fit within it
         thr = max(self.delta, self.high_error)
-        lin = fits[(fits["variance"] == "low") & (fits["A"] > n_used.max())]
+        # Table 3: a low-variance fit with every n_i < A.  With a free time scale (fit mode)
+        # the first piece of *either* mode is Amdahl-shaped, tau (a + b/n), so observations
+        # that all lie on it leave the saturation undetermined in the high-variance mode too.
+        first_end = np.where(fits["variance"] == "low", fits["A"], fits["A"] + (fits["A"] - 1) * fits["sigma"])
+        lin_mask = (fits["variance"] == "low") | (not self._paper)
+        lin = fits[lin_mask & (first_end > n_used.max())]
         if len(lin):
-            A = float(lin["A"].max())
+            end = first_end[lin.index]
             out.append(AdeptWarning(
                 "linear-section",
-                f"all observations lie in the linear section of the fitted low-variance model (A up to {A:.0f} > "
-                f"n = {n_used.max():g}): the saturation point is not constrained. Measure at n >= {np.ceil(A):g} "
-                "(thesis 3.10, Table 3).",
-                targets=tuple(lin["target"]), suggested_n=float(np.ceil(lin["A"].min()))))
+                f"all observations lie on the first (near-linear) piece of the fitted model (it ends at n = "
+                f"{end.min():.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
+                f"Measure at n >= {np.ceil(min(end.min(), 16 * n_used.max())):g} (thesis 3.10, Table 3).",
+                targets=tuple(lin["target"]), suggested_n=float(np.ceil(min(end.min(), 16 * n_used.max())))))
         hi = fits[fits["max_rel_error"] > thr]
         if len(hi):
             out.append(AdeptWarning(
