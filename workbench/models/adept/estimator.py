@@ -87,6 +87,9 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     n, t, runs, dropped; dropped runs frame with n, t).
     """
     df = pd.DataFrame({"n": n, "t": t})
+    if len(np.unique(n)) == len(n):  # no repeated runs: nothing to drop or average
+        obs = df.sort_values("n", kind="stable").reset_index(drop=True).assign(runs=1, dropped=0)
+        return obs, df.iloc[0:0].reset_index(drop=True)
     g = df.groupby("n")["t"]
     med = g.transform("median")
     mad = g.transform(lambda s: 1.4826 * np.median(np.abs(s - np.median(s))))
