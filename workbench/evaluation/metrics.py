@@ -20,6 +20,7 @@ import numpy as np
 from scipy import stats
 
 from workbench.errors import ValidationError
+from workbench.validation import as_vector
 
 __all__ = [
     "error_pct",
@@ -34,24 +35,14 @@ __all__ = [
 ]
 
 
-def _as_vector(x, name: str, metric: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{metric}: {name} must be numeric, got {x!r} ({exc})") from None
-    if arr.ndim > 1:
-        raise ValidationError(f"{metric}: {name} must be one-dimensional, got shape {arr.shape}")
-    return arr.reshape(-1)
-
-
 def _first_bad(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
 def _validated(pred, actual, metric: str, *, relative: bool = False, min_points: int = 1):
     """Return ``pred`` and ``actual`` as equal-length finite float vectors."""
-    p = _as_vector(pred, "pred", metric)
-    a = _as_vector(actual, "actual", metric)
+    p = as_vector(pred, "pred", metric)
+    a = as_vector(actual, "actual", metric)
     if p.size != a.size:
         raise ValidationError(f"{metric}: pred and actual must have the same length, got {p.size} and {a.size}")
     if p.size < min_points:

@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ValidationError
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
+from workbench.validation import as_vector
 
 __all__ = [
     "FitResult",
@@ -68,16 +69,6 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _vector(x, name: str, where: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{where}: {name} must be numeric, got {x!r} ({exc})") from None
-    if arr.ndim > 1:
-        raise ValidationError(f"{where}: {name} must be one-dimensional, got shape {arr.shape}")
-    return arr.reshape(-1)
-
-
 def _require(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
     if np.any(mask_bad):
         i = int(np.flatnonzero(mask_bad)[0])
@@ -97,8 +88,8 @@ def _check_n(n, where: str) -> np.ndarray:
 
 def _observations(n, t, sample_weight, min_points: int, where: str):
     """Validate training data; return float vectors ``n``, ``t`` and weights ``w``."""
-    n = _vector(n, "n", where)
-    t = _vector(t, "t", where)
+    n = as_vector(n, "n", where)
+    t = as_vector(t, "t", where)
     if n.size != t.size:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
     _require(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
@@ -106,7 +97,7 @@ def _observations(n, t, sample_weight, min_points: int, where: str):
     if sample_weight is None:
         w = np.ones_like(t)
     else:
-        w = _vector(sample_weight, "sample_weight", where)
+        w = as_vector(sample_weight, "sample_weight", where)
         if w.size != t.size:
             raise ValidationError(
                 f"{where}: sample_weight must have the same length as t, got {w.size} and {t.size}"
@@ -293,7 +284,7 @@ class DowneyLM(_Baseline):
     def _check_params(self) -> np.ndarray:
         if self.units not in _UNITS:
             raise ValidationError(f"DowneyLM: units must be one of {_UNITS}, got {self.units!r}")
-        x0 = _vector(self.x0, "x0", "DowneyLM")
+        x0 = as_vector(self.x0, "x0", "DowneyLM")
         if x0.size != 2 or not np.all(np.isfinite(x0)) or x0[0] < 1 or x0[1] < 0:
             raise ValidationError(f"DowneyLM: x0 must be (A0 >= 1, sigma0 >= 0), finite, got {self.x0!r}")
         if not (isinstance(self.max_nfev, (int, np.integer)) and self.max_nfev >= 1):
@@ -375,7 +366,7 @@ def lm_from_random_starts(
     if not (isinstance(n_starts, (int, np.integer)) and n_starts >= 1):
         raise ValidationError(f"lm_from_random_starts: n_starts must be a positive integer, got {n_starts!r}")
     for name, box, floor in (("A_range", A_range, 1.0), ("sigma_range", sigma_range, 0.0)):
-        lo, hi = np.resize(_vector(box, name, "lm_from_random_starts"), 2)
+        lo, hi = np.resize(as_vector(box, name, "lm_from_random_starts"), 2)
         if np.size(box) != 2 or not (np.isfinite(lo) and np.isfinite(hi) and floor <= lo <= hi):
             raise ValidationError(
                 f"lm_from_random_starts: {name} must be finite (lo, hi) with {floor:g} <= lo <= hi, got {box!r}"
