@@ -21,7 +21,7 @@ is an exact intersection of half-lines; A is scanned on a fine geometric grid.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -194,7 +194,6 @@ class Envelope:
     boxes: pd.DataFrame
     A_range: tuple[float, float]
     sigma_range: tuple[float, float]
-    info: dict = field(default_factory=dict)
     phase: np.ndarray | None = None
     t_scale: float = 1.0  # t holds runtimes / t_scale; runtime bands are returned in input units
 

@@ -547,13 +547,14 @@ class Adept:
         lin_mask = (fits["variance"] == "low") | (not self._paper)
         lin = fits[lin_mask & (first_end > n_used.max())]
         if len(lin):
-            end = first_end[lin.index]
+            end = first_end[lin.index].min()
+            suggested = float(np.ceil(min(end, 16 * n_used.max())))
             out.append(AdeptWarning(
                 "linear-section",
                 f"all observations lie on the first (near-linear) piece of the fitted model (it ends at n = "
-                f"{end.min():.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
-                f"Measure at n >= {np.ceil(min(end.min(), 16 * n_used.max())):g} (thesis 3.10, Table 3).",
-                targets=tuple(lin["target"]), suggested_n=float(np.ceil(min(end.min(), 16 * n_used.max())))))
+                f"{end:.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
+                f"Measure at n >= {suggested:g} (thesis 3.10, Table 3).",
+                targets=tuple(lin["target"]), suggested_n=suggested))
         hi = fits[fits["max_rel_error"] > thr]
         if len(hi):
             out.append(AdeptWarning(

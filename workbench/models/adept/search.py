@@ -64,16 +64,22 @@ def wssre(x, w, paper: bool):
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
 
-def _pieces(n, A, s_mid):
-    """Linear coefficients (u, v) with T(n; A, sigma) = u + v sigma on the segment holding s_mid."""
-    low = s_mid <= 1
+def _piece_coefficients(n, A):
+    """The Downey pieces as T = u + v sigma for fixed A: returns (n <= A, low-variance u, v,
+    rising high-variance u, v); the saturated high-variance piece is 1 + sigma."""
     first = n <= A
     lo_u = np.where(first, A / n, 1.0)
     lo_v = np.where(first, (1 - 1 / n) / 2, np.where(n <= 2 * A - 1, (A - 0.5) / n - 0.5, 0.0))
+    return first, lo_u, lo_v, A / n, 1 + (A - 1) / n
+
+
+def _pieces(n, A, s_mid):
+    """Linear coefficients (u, v) with T(n; A, sigma) = u + v sigma on the segment holding s_mid."""
+    first, lo_u, lo_v, rise_u, rise_v = _piece_coefficients(n, A)
     piece1 = first | (s_mid * (A - 1) >= n - A)
-    hi_u = np.where(piece1, A / n, 1.0)
-    hi_v = np.where(piece1, 1 + (A - 1) / n, 1.0)
-    return np.where(low, lo_u, hi_u), np.where(low, lo_v, hi_v)
+    low = s_mid <= 1
+    return (np.where(low, lo_u, np.where(piece1, rise_u, 1.0)),
+            np.where(low, lo_v, np.where(piece1, rise_v, 1.0)))
 
 
 def _high_breakpoints(n, A):
@@ -149,12 +155,11 @@ def _segment_sums(n, t, w, A, lo, hi):
     M = len(n)
     n3, t3, w3 = n[:, None, None], t[:, None, None], w.T[:, :, None]
     Ac = A[None]
-    first = n3 <= Ac
-    # low variance: the piece depends on A only
-    pl = np.where(first, Ac / n3, 1.0) / t3
-    rl = np.where(first, (1 - 1 / n3) / 2, np.where(n3 <= 2 * Ac - 1, (Ac - 0.5) / n3 - 0.5, 0.0)) / t3
-    # high variance: rising piece (1) or saturated piece (2, x = (1 + s)/t for every A)
-    p1, r1 = Ac / n3 / t3, (1 + (Ac - 1) / n3) / t3
+    # low variance: the piece depends on A only; high variance: rising piece (1) or
+    # saturated piece (2, x = (1 + s)/t for every A)
+    first, lo_u, lo_v, rise_u, rise_v = _piece_coefficients(n3, Ac)
+    pl, rl = lo_u / t3, lo_v / t3
+    p1, r1 = rise_u / t3, rise_v / t3
     p2 = 1 / t3
     beta = np.where(first, -np.inf, _high_breakpoints(n3, Ac))  # (M, K, NA)
     beta_s = np.sort(beta, axis=0)
