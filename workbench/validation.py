@@ -1,6 +1,7 @@
 """Input checks shared by the models and metrics (messages name the caller and argument)."""
 
 import numpy as np
+import pandas as pd
 
 from workbench.errors import ValidationError
 
@@ -15,3 +16,21 @@ def as_vector(x, name: str, where: str) -> np.ndarray:
     if arr.ndim > 1:
         raise ValidationError(f"{where}: {name} must be one-dimensional, got shape {arr.shape}")
     return arr.reshape(-1)
+
+
+def require_columns(frame, columns, where: str) -> None:
+    """A ValidationError unless ``frame`` is a non-empty DataFrame whose ``columns`` exist
+    and hold finite numbers; the message names the caller, the column and the row."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValidationError(f"{where}: missing column(s) {missing}; the frame has {list(frame.columns)}")
+    if len(frame) == 0:
+        raise ValidationError(f"{where}: the frame is empty (no measured runs)")
+    for c in columns:
+        values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"{where}: column {c!r} must be numeric and finite, got {frame[c].iloc[i]!r} in row {i}")

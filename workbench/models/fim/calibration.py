@@ -1,0 +1,394 @@
+"""FiM-Cal machine-learning part: regression mapping (Eq. 11), the alpha-scaled mapping
+(Eq. 12) and Algorithm 1 (alpha calibration), wrapped as the :class:`FiMCal` estimator.
+
+Training data is a tidy frame, one row per measured run (see
+:mod:`workbench.measure.sweep` for how the workbench measures one), with columns
+
+===================  =====================================================================
+application params   e.g. ``iterations``, ``clusters``, ``points`` (the ``features``)
+``processes``        number of processes t (int >= 1)
+``calc_time_s``      measured calculation time, seconds (the ``target``)
+``cycles``           TC, total cycles of the calculation (perf ``cycles``)
+``stall_cycles``     SC, stalled cycles (perf ``stalled-cycles-*``)
+``utilization``      U, utilisation per process, 0..1
+``freq_hz``          F, effective clock rate, Hz
+===================  =====================================================================
+
+Decisions where the paper is silent or garbled (spec ``fim.md`` part 3):
+
+* The hardware variables are regressed on runs with ``regression_processes`` processes
+  (paper: one process, "we run an application ... on a single process"); alpha is
+  calibrated against the measured times of *all* training runs, at their own t.
+* ``features`` may contain products such as ``"iterations*clusters*points"`` (the K-means
+  work); the paper's choice is the plain parameters.
+* Algorithm 1 starts at ``alpha_init`` (paper 0, authors' code 1; at 0 every predicted TC
+  is 0, i.e. invalid, so from alpha <= 0 the walk goes upwards).  The direction is fixed at
+  the first alpha with valid predictions: ``mean(actual - predicted) > 0`` -> increase.
+  Then alpha moves by ``epsilon`` per iteration until the RMS error drops below ``tau``.
+* The RMS error is of *relative* errors by default (``error="relative"``, unit-free: tau =
+  0.01 means 1 %); ``error="absolute"`` is the paper's literal RMS in seconds.
+* "Neglect bad values": rows whose predicted hardware variables are invalid at the current
+  alpha (U outside [0, 1 - 1/TC], SC >= TC, TC <= 1) are left out of the RMS; an alpha at
+  which every row is invalid is stepped over.
+* An iteration cap (``max_iter``) stops a walk that never reaches tau; the result is then
+  the alpha with the lowest RMS seen on the walk, flagged ``converged=False`` with a
+  warning.  The authors' code only ever increases alpha by 0.01 and its prediction script
+  hard-codes alpha = 0.22; neither is copied here.
+* The walk is evaluated in vectorised chunks of alphas, which returns exactly the alpha at
+  which the sequential Algorithm 1 stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from workbench.errors import ValidationError
+from workbench.models.fim.markov import barrier_stage_time, calculation_time, hardware_valid
+from workbench.validation import require_columns
+
+__all__ = [
+    "HARDWARE_COLUMNS",
+    "feature_columns",
+    "feature_matrix",
+    "HardwareRegression",
+    "CalibrationResult",
+    "markov_times",
+    "calibrate_alpha",
+    "FiMCal",
+]
+
+#: TC, SC and U, the hardware variables FiM regresses (Eq. 11), in that order.
+HARDWARE_COLUMNS = ("cycles", "stall_cycles", "utilization")
+MODELS = ("paper", "barrier")
+_U_TOLERANCE = 0.02  # measured U up to 1.02 is timer granularity, clipped to 1
+
+
+def feature_columns(features) -> list[str]:
+    """The frame columns that ``features`` (possibly products ``"a*b"``) read."""
+    return sorted({part.strip() for f in features for part in f.split("*")})
+
+
+def feature_matrix(frame: pd.DataFrame, features) -> np.ndarray:
+    """Design matrix ``[1, x_1, ..., x_p]`` of Eq. 11; a feature ``"a*b"`` is the product
+    of columns ``a`` and ``b``."""
+    cols = [np.ones(len(frame))]
+    for f in features:
+        col = np.ones(len(frame))
+        for part in f.split("*"):
+            col = col * frame[part.strip()].to_numpy(dtype=float)
+        cols.append(col)
+    return np.column_stack(cols)
+
+
+class HardwareRegression(BaseEstimator):
+    """Eq. 11: each hardware variable (TC, SC, U) as a linear function of application
+    parameters, ``y_i = beta_i0 + beta_i . X``, by least squares.  ``predict(frame,
+    alpha)`` applies Eq. 12, ``y_i = alpha (beta_i0 + beta_i . X)``.
+
+    Fitted: ``coef_`` (DataFrame, rows TC/SC/U by column name, columns ``intercept`` and
+    the features), ``r2_`` (in-sample R^2 per variable).
+    """
+
+    def __init__(self, features=("iterations", "clusters", "points")):
+        self.features = features
+
+    def fit(self, frame: pd.DataFrame) -> HardwareRegression:
+        where = "HardwareRegression.fit"
+        features = list(self.features)
+        if not features:
+            raise ValidationError(f"{where}: needs at least one feature")
+        require_columns(frame, feature_columns(features) + list(HARDWARE_COLUMNS), where)
+        x = feature_matrix(frame, features)
+        if len(frame) < x.shape[1]:
+            raise ValidationError(
+                f"{where}: {len(frame)} training run(s) cannot determine {x.shape[1]} coefficients "
+                f"(intercept + {features}); measure more configurations"
+            )
+        if np.linalg.matrix_rank(x) < x.shape[1]:
+            constant = [f for f, col in zip(features, x[:, 1:].T, strict=True) if np.ptp(col) == 0]
+            hint = f"; constant in the training runs: {constant}" if constant else ""
+            raise ValidationError(f"{where}: the features {features} are collinear in the training runs{hint}")
+        y = frame[list(HARDWARE_COLUMNS)].to_numpy(dtype=float)
+        # Scale columns so that TC ~ 1e10 and U ~ 1 are solved equally well.
+        scale = np.abs(x).max(axis=0)
+        beta = np.linalg.lstsq(x / scale, y, rcond=None)[0] / scale[:, None]
+        fitted = x @ beta
+        ss_res = ((y - fitted) ** 2).sum(axis=0)
+        ss_tot = ((y - y.mean(axis=0)) ** 2).sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r2 = np.where(ss_tot > 0, 1 - ss_res / ss_tot, 1.0)
+        self.coef_ = pd.DataFrame(beta.T, index=list(HARDWARE_COLUMNS), columns=["intercept", *features])
+        self.r2_ = pd.Series(r2, index=list(HARDWARE_COLUMNS))
+        return self
+
+    def predict(self, frame: pd.DataFrame, alpha: float = 1.0) -> pd.DataFrame:
+        """Predicted TC, SC, U (columns ``cycles``, ``stall_cycles``, ``utilization``)."""
+        if not hasattr(self, "coef_"):
+            raise ValidationError("HardwareRegression.predict: call fit first")
+        require_columns(frame, feature_columns(self.features), "HardwareRegression.predict")
+        values = alpha * feature_matrix(frame, self.features) @ self.coef_.to_numpy().T
+        return pd.DataFrame(values, columns=list(HARDWARE_COLUMNS), index=frame.index)
+
+
+def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str = "paper") -> np.ndarray:
+    """Calculation times from hardware variables ``hardware[..., (TC, SC, U)]``.
+
+    ``model="paper"``: Eqs. 9-10 with stage chaining (:func:`calculation_time`);
+    ``model="barrier"``: the barrier-synchronised extension (:func:`barrier_stage_time`).
+    Rows with invalid hardware variables give NaN.  Broadcasts.
+    """
+    hardware = np.asarray(hardware, dtype=float)
+    tc, sc, u = hardware[..., 0], hardware[..., 1], hardware[..., 2]
+    t, stages, freq_hz = (np.broadcast_to(np.asarray(v, dtype=float), tc.shape) for v in (processes, stages, freq_hz))
+    ok = hardware_valid(tc / stages / t, sc / stages / t, u) if model == "barrier" else hardware_valid(tc / stages, sc / stages, u)
+    out = np.full(tc.shape, np.nan)
+    if ok.any():
+        if model == "barrier":
+            out[ok] = barrier_stage_time(t[ok], tc[ok], sc[ok], u[ok], freq_hz[ok], stages[ok])
+        else:
+            out[ok] = calculation_time(t[ok], tc[ok], freq_hz[ok], stages[ok])
+    return out
+
+
+@dataclass(frozen=True)
+class CalibrationResult:
+    """Outcome of Algorithm 1.
+
+    ``alpha``: calibrated sensitivity constant; ``converged``: RMS < tau was reached;
+    ``iterations``: alpha steps taken; ``direction``: +1 or -1; ``rms``: RMS error at
+    ``alpha``; ``neglected``: training rows left out at ``alpha`` (invalid predicted
+    hardware); ``trace``: DataFrame ``step, alpha, rms, valid_rows`` along the walk
+    (thinned to at most ~2000 rows, always with the first and the last step);
+    ``warnings``: human-readable caveats.
+    """
+
+    alpha: float
+    converged: bool
+    iterations: int
+    direction: int
+    rms: float
+    neglected: int
+    trace: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+
+
+def _rms(pred: np.ndarray, actual: np.ndarray, error: str) -> tuple[np.ndarray, np.ndarray]:
+    diff = pred - actual
+    if error == "relative":
+        diff = diff / actual
+    valid = np.isfinite(diff)
+    n = valid.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rms = np.sqrt(np.where(valid, diff * diff, 0.0).sum(axis=-1) / n)
+    return np.where(n > 0, rms, np.nan), n
+
+
+def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
+                    epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative") -> CalibrationResult:
+    """Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error between the
+    Markov predictions from ``alpha * hardware`` (Eq. 12) and ``actual`` is below ``tau``.
+
+    ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
+    See the module docstring for the decisions.  Vectorised over chunks of alphas.
+    """
+    where = "calibrate_alpha"
+    if not (np.isfinite(epsilon) and epsilon > 0):
+        raise ValidationError(f"{where}: epsilon must be > 0, got {epsilon!r}")
+    if not (np.isfinite(tau) and tau > 0):
+        raise ValidationError(f"{where}: tau must be > 0, got {tau!r}")
+    if not np.isfinite(alpha_init):
+        raise ValidationError(f"{where}: alpha_init must be finite, got {alpha_init!r}")
+    if int(max_iter) < 1:
+        raise ValidationError(f"{where}: max_iter must be >= 1, got {max_iter!r}")
+    if error not in ("relative", "absolute"):
+        raise ValidationError(f"{where}: error must be 'relative' or 'absolute', got {error!r}")
+    if model not in MODELS:
+        raise ValidationError(f"{where}: model must be one of {MODELS}, got {model!r}")
+    hardware = np.asarray(hardware, dtype=float)
+    actual = np.asarray(actual, dtype=float)
+    if np.any(~np.isfinite(actual)) or np.any(actual <= 0):
+        raise ValidationError(f"{where}: measured times must be finite and > 0")
+    max_iter = int(max_iter)
+    # alphas evaluated per vectorised chunk; a barrier evaluation costs ~2000x more memory
+    chunk = 2048 if model == "paper" else 8
+
+    def evaluate(alphas: np.ndarray):
+        pred = markov_times(alphas[:, None, None] * hardware[None], processes, freq_hz, stages, model)
+        rms, n = _rms(pred, actual[None], error)
+        return pred, rms, n
+
+    direction = 0
+    if alpha_init <= 0:
+        direction = 1  # TC = alpha * beta.X is invalid for alpha <= 0: only upwards helps
+    steps_all, rms_all, n_all = [], [], []
+    start = 0
+    found = None
+    while start <= max_iter and found is None:
+        steps = np.arange(start, min(start + chunk, max_iter + 1))
+        if direction == 0:
+            # The direction is not known before the first alpha with valid predictions.
+            pred0, rms0, n0 = evaluate(np.array([float(alpha_init)]))
+            if n0[0] == 0:
+                direction = 1
+            else:
+                err = actual - pred0[0]
+                direction = 1 if np.nanmean(err) > 0 else -1
+        alphas = alpha_init + direction * epsilon * steps
+        _, rms, n = evaluate(alphas)
+        steps_all.append(steps)
+        rms_all.append(rms)
+        n_all.append(n)
+        hit = np.flatnonzero(rms < tau)
+        if hit.size:
+            found = int(steps[hit[0]])
+        start = int(steps[-1]) + 1
+    steps = np.concatenate(steps_all)
+    rms = np.concatenate(rms_all)
+    n = np.concatenate(n_all)
+    warnings: list[str] = []
+    if found is not None:
+        last = found
+        chosen = found
+    else:
+        last = int(steps[-1])
+        if np.all(np.isnan(rms)):
+            raise ValidationError(
+                f"{where}: every predicted hardware value was invalid along the whole walk "
+                "(U outside [0, 1], SC >= TC or TC <= 1); the regression cannot be calibrated"
+            )
+        chosen = int(steps[np.nanargmin(rms)])
+        warnings.append(
+            f"Algorithm 1 did not reach RMS < tau = {tau:g} within max_iter = {max_iter} steps of "
+            f"epsilon = {epsilon:g}; alpha is the best seen on the walk (RMS {np.nanmin(rms):.4g})"
+        )
+    keep = steps <= last
+    steps, rms, n = steps[keep], rms[keep], n[keep]
+    thin = np.unique(np.r_[np.linspace(0, steps.size - 1, min(steps.size, 2000)).astype(int), np.flatnonzero(steps == chosen)])
+    trace = pd.DataFrame({"step": steps[thin], "alpha": alpha_init + direction * epsilon * steps[thin],
+                          "rms": rms[thin], "valid_rows": n[thin]})
+    alpha = float(alpha_init + direction * epsilon * chosen)
+    valid_rows = int(n[steps == chosen][0])
+    neglected = len(actual) - valid_rows
+    if neglected:
+        warnings.append(f"{neglected} of {len(actual)} training runs neglected at alpha = {alpha:.6g}: "
+                        "their predicted hardware variables are invalid (Algorithm 1, line 17)")
+    return CalibrationResult(alpha=alpha, converged=found is not None, iterations=last, direction=direction,
+                             rms=float(rms[steps == chosen][0]), neglected=neglected, trace=trace, warnings=warnings)
+
+
+class FiMCal(BaseEstimator):
+    """FiM-Cal (paper section 2, Fig. 2): regression mapping + alpha calibration + Markov
+    model, trained on small runs, predicting calculation time for new application
+    parameters and process counts.
+
+    Parameters
+    ----------
+    features : application-parameter columns of Eq. 11 (``"a*b"`` for a product).
+    model : ``"paper"`` (Eqs. 9-10) or ``"barrier"`` (straggler extension, not in the paper).
+    stages : ``None`` for one stage (Eq. 10) or the name of a column holding the number of
+        stages (``"iterations"`` for an iterative application).
+    alpha_init, epsilon, tau, max_iter, error : Algorithm 1, see :func:`calibrate_alpha`.
+    regression_processes : process count of the runs the hardware variables are regressed on.
+    freq_hz : clock rate F for predictions; ``None`` takes the median measured ``freq_hz`` of
+        the regression runs.
+    target : measured time column, seconds.
+
+    Fitted: ``regression_`` (:class:`HardwareRegression`), ``alpha_``, ``calibration_``
+    (:class:`CalibrationResult`), ``freq_hz_``, ``warnings_``.
+    """
+
+    def __init__(self, features=("iterations", "clusters", "points"), model="paper", stages=None,
+                 alpha_init=1.0, epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
+                 regression_processes=1, freq_hz=None, target="calc_time_s"):
+        self.features = features
+        self.model = model
+        self.stages = stages
+        self.alpha_init = alpha_init
+        self.epsilon = epsilon
+        self.tau = tau
+        self.max_iter = max_iter
+        self.error = error
+        self.regression_processes = regression_processes
+        self.freq_hz = freq_hz
+        self.target = target
+
+    def _stages(self, frame: pd.DataFrame):
+        return 1 if self.stages is None else frame[self.stages].to_numpy(dtype=float)
+
+    def _check_frame(self, frame: pd.DataFrame, where: str, training: bool) -> pd.DataFrame:
+        cols = feature_columns(self.features) + ["processes"] + ([self.stages] if self.stages else [])
+        if training:
+            cols += [self.target, *HARDWARE_COLUMNS, "freq_hz"]
+        require_columns(frame, cols, where)
+        t = frame["processes"].to_numpy(dtype=float)
+        if np.any(t < 1) or np.any(t != np.round(t)):
+            raise ValidationError(f"{where}: 'processes' must be integers >= 1")
+        if not training:
+            return frame
+        frame = frame.copy()
+        checks = [
+            (frame[self.target] <= 0, f"{self.target!r} (measured time) must be > 0"),
+            (frame["cycles"] <= 1, "'cycles' (TC) must be > 1"),
+            (frame["stall_cycles"] <= 0, "'stall_cycles' (SC) must be > 0"),
+            (frame["stall_cycles"] >= frame["cycles"], "'stall_cycles' (SC) must be smaller than 'cycles' (TC)"),
+            ((frame["utilization"] < 0) | (frame["utilization"] > 1 + _U_TOLERANCE),
+             "'utilization' (U) must be in [0, 1]"),
+            (frame["freq_hz"] <= 0, "'freq_hz' (F) must be > 0"),
+        ]
+        for bad, message in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad.to_numpy())[0])
+                raise ValidationError(f"{where}: {message}; row {i}: {frame.iloc[i].to_dict()}")
+        over = frame["utilization"] > 1
+        if over.any():
+            self.warnings_.append(f"{int(over.sum())} run(s) with measured U up to {frame['utilization'].max():.4f} "
+                                  "> 1 (timer granularity) clipped to 1")
+            frame.loc[over, "utilization"] = 1.0
+        return frame
+
+    def fit(self, frame: pd.DataFrame) -> FiMCal:
+        where = "FiMCal.fit"
+        if self.model not in MODELS:
+            raise ValidationError(f"{where}: model must be one of {MODELS}, got {self.model!r}")
+        self.warnings_ = []
+        frame = self._check_frame(frame, where, training=True)
+        reg_rows = frame[frame["processes"] == self.regression_processes]
+        if reg_rows.empty:
+            raise ValidationError(
+                f"{where}: no training runs with processes == {self.regression_processes} to regress the "
+                f"hardware variables on; the frame has process counts {sorted(frame['processes'].unique())}"
+            )
+        self.regression_ = HardwareRegression(self.features).fit(reg_rows)
+        self.freq_hz_ = float(reg_rows["freq_hz"].median()) if self.freq_hz is None else float(self.freq_hz)
+        hardware = self.regression_.predict(frame).to_numpy()
+        self.calibration_ = calibrate_alpha(
+            hardware, frame["processes"].to_numpy(dtype=float), frame[self.target].to_numpy(dtype=float),
+            self.freq_hz_, self._stages(frame), model=self.model, alpha_init=self.alpha_init,
+            epsilon=self.epsilon, tau=self.tau, max_iter=self.max_iter, error=self.error,
+        )
+        self.alpha_ = self.calibration_.alpha
+        self.warnings_.extend(self.calibration_.warnings)
+        return self
+
+    def _check_fitted(self, where: str) -> None:
+        if not hasattr(self, "alpha_"):
+            raise ValidationError(f"{where}: call fit first")
+
+    def predict_hardware(self, frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
+        """Eq. 12: predicted TC, SC, U for the rows of ``frame`` (default alpha: ``alpha_``)."""
+        self._check_fitted("FiMCal.predict_hardware")
+        return self.regression_.predict(frame, self.alpha_ if alpha is None else alpha)
+
+    def predict(self, frame: pd.DataFrame, alpha: float | None = None) -> np.ndarray:
+        """Predicted calculation time in seconds per row (needs the feature columns and
+        ``processes``); NaN where the predicted hardware variables are invalid."""
+        where = "FiMCal.predict"
+        self._check_fitted(where)
+        self._check_frame(frame, where, training=False)
+        hardware = self.predict_hardware(frame, alpha).to_numpy()
+        return markov_times(hardware, frame["processes"].to_numpy(dtype=float), self.freq_hz_,
+                            self._stages(frame), self.model)

@@ -1,0 +1,298 @@
+"""FiM-Cal stochastic Markov model of parallel calculation (paper section 2.1).
+
+Bhimani, Mi, Leeser, Yang (2019), "FiM: Performance Prediction for Parallel Computation in
+Iterative Data Processing Applications", Eqs. 1-10.
+
+Inputs are hardware variables measured with ``perf stat`` on one process (section 2.1.1):
+``tc`` total cycles TC, ``sc`` stall cycles SC, ``u`` utilisation per process U (0..1),
+``f_hz`` clock rate F in Hz.
+
+* :func:`base_probabilities` -- the two-state base case, Eqs. 1-5.
+* :func:`transition_matrix` -- the generic (t+1)-state chain of t processes, Eqs. 6-8.
+* :func:`stage_completion_probability`, :func:`stage_time` -- Eqs. 9-10 in closed form.
+* :func:`calculation_time` -- a chain of identical stages (the paper's stage chaining).
+* :func:`state_occupancy` -- distribution over the number of active processes, cycle by
+  cycle, starting from the all-active state (what Fig. 3 (b) animates).
+* :func:`barrier_stage_time` -- *extension beyond the paper*: a barrier-synchronised
+  stage finishes when the slowest of the t processes does (straggler effect).
+
+Facts worth knowing (shown in the FiM-Cal notebook):
+
+* Eqs. 6-8 say that the next number of active processes is (actives that stay active) +
+  (passives that become active): the row ``i`` of the matrix is the convolution of a
+  sub-stochastic binomial pmf over ``i`` actives (stay with P_act, turn passive with
+  P_a2p; the remaining 1/TC is completion) with the binomial pmf of ``t - i`` passives
+  (activate with P_p2a).  Row ``i`` sums to ``(1 - 1/TC)^i``.
+* Eq. 9 uses only the all-active row, so ``P_s = 1 - (1 - 1/TC)^t`` and Eq. 10 gives
+  ``T = 1 / (P_s F)`` ~ ``TC / (t F)``: SC and U do *not* influence the paper's
+  prediction (the authors' code computes exactly this).  They matter in the barrier
+  extension, where a process spends time passive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import integrate, signal, stats
+
+from workbench.errors import ValidationError
+
+__all__ = [
+    "BaseProbabilities",
+    "base_probabilities",
+    "hardware_valid",
+    "transition_matrix",
+    "stage_completion_probability",
+    "stage_time",
+    "calculation_time",
+    "state_occupancy",
+    "barrier_stage_time",
+]
+
+
+@dataclass(frozen=True)
+class BaseProbabilities:
+    """Transition probabilities of the base case (one process, one stage), Eqs. 1-5.
+
+    ``p_act`` stay active, ``p_a2p`` active -> passive, ``p_pass`` stay passive,
+    ``p_p2a`` passive -> active, ``p_s1`` active -> stage complete (= 1/TC).
+    """
+
+    p_act: float
+    p_a2p: float
+    p_pass: float
+    p_p2a: float
+    p_s1: float
+
+    def as_tuple(self) -> tuple[float, float, float, float]:
+        """``(p_act, p_a2p, p_pass, p_p2a)``, the argument order of :func:`transition_matrix`."""
+        return (self.p_act, self.p_a2p, self.p_pass, self.p_p2a)
+
+
+def hardware_valid(tc, sc, u) -> np.ndarray:
+    """Element-wise validity of hardware variables for the base case (Algorithm 1, line 3
+    plus ``P_a2p >= 0``): ``0 <= U <= 1 - 1/TC``, ``TC > 1``, ``0 < SC < TC``, all finite."""
+    tc, sc, u = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (tc, sc, u)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = np.isfinite(tc) & np.isfinite(sc) & np.isfinite(u)
+        ok &= (tc > 1) & (sc > 0) & (sc < tc) & (u >= 0) & (u <= 1 - 1 / tc)
+    return ok
+
+
+def base_probabilities(tc: float, sc: float, u: float) -> BaseProbabilities:
+    """Base-case probabilities from measured TC, SC and U (Eqs. 1-5).
+
+    P_act = U (1), P_a2p = 1 - U - 1/TC (2), P_pass = SC/TC (3), P_p2a = 1 - SC/TC (4),
+    P_s1 = 1 - P_act - P_a2p = 1/TC (5).
+
+    Raises :class:`ValidationError` naming the violated condition: U outside [0, 1],
+    TC <= 1, SC <= 0, SC >= TC, or P_a2p < 0 (U > 1 - 1/TC).
+    """
+    values = {"TC": tc, "SC": sc, "U": u}
+    for name, v in values.items():
+        if not np.isscalar(v) or not np.isfinite(v):
+            raise ValidationError(f"base_probabilities: {name} must be a finite number, got {v!r}")
+    if not 0 <= u <= 1:
+        raise ValidationError(f"base_probabilities: U (utilisation per process) must be in [0, 1], got {u}")
+    if tc <= 1:
+        raise ValidationError(f"base_probabilities: TC (total cycles) must be > 1, got {tc}")
+    if sc <= 0:
+        raise ValidationError(f"base_probabilities: SC (stall cycles) must be > 0, got {sc}")
+    if sc >= tc:
+        raise ValidationError(
+            f"base_probabilities: SC (stall cycles, {sc:g}) must be smaller than TC (total cycles, {tc:g})"
+        )
+    p_a2p = 1.0 - u - 1.0 / tc
+    if p_a2p < 0:
+        raise ValidationError(
+            f"base_probabilities: P_a2p = 1 - U - 1/TC = {p_a2p:.3g} < 0 (Eq. 2); U must be at most "
+            f"1 - 1/TC = {1 - 1 / tc:.12g}"
+        )
+    return BaseProbabilities(p_act=float(u), p_a2p=float(p_a2p), p_pass=float(sc / tc),
+                             p_p2a=float(1.0 - sc / tc), p_s1=float(1.0 / tc))
+
+
+def _check_processes(t, where: str) -> np.ndarray:
+    arr = np.asarray(t)
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
+        raise ValidationError(f"{where}: t (number of processes) must be integers >= 1, got {t!r}")
+    return arr.astype(np.int64)
+
+
+def _check_probability(p, name: str, where: str) -> float:
+    if not np.isscalar(p) or not np.isfinite(p) or not 0 <= p <= 1:
+        raise ValidationError(f"{where}: {name} must be a probability in [0, 1], got {p!r}")
+    return float(p)
+
+
+def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: float) -> np.ndarray:
+    """Generic transition matrix of t processes, Eqs. 6-8.
+
+    Entry ``[i, j]`` = P_ij(t): probability that a stage with ``i`` active processes has
+    ``j`` active processes one cycle later; shape ``(t+1, t+1)``.  Eqs. 6, 7 and 8 are
+    the cases j == i, j > i, j < i of one sum: ``P_ij = sum_a A_i(a) B_i(j - a)`` with
+    ``A_i(a) = C(i, a) P_act^a P_a2p^(i-a)`` (actives that stay active) and
+    ``B_i(b) = C(t-i, b) P_p2a^b P_pass^(t-i-b)`` (passives that activate).  All rows are
+    convolved at once with FFTs (t = 1024 in a few milliseconds); the absolute error
+    of an entry is ~1e-16, below which entries are returned as 0.
+
+    The rows are sub-stochastic when ``P_act + P_a2p < 1``: the missing mass of row
+    ``i`` is the probability that some active process completes the stage.
+    """
+    where = "transition_matrix"
+    t = int(_check_processes(t, where))
+    p_act, p_a2p, p_pass, p_p2a = (_check_probability(p, n, where) for p, n in
+                                   ((p_act, "p_act"), (p_a2p, "p_a2p"), (p_pass, "p_pass"), (p_p2a, "p_p2a")))
+    if p_act + p_a2p > 1 + 1e-12:
+        raise ValidationError(f"{where}: p_act + p_a2p must be <= 1, got {p_act + p_a2p}")
+    if abs(p_pass + p_p2a - 1) > 1e-9:
+        raise ValidationError(f"{where}: p_pass + p_p2a must be 1 (Eq. 4), got {p_pass + p_p2a}")
+    i = np.arange(t + 1)[:, None]
+    k = np.arange(t + 1)[None, :]
+    s = p_act + p_a2p
+    # Sub-stochastic binomial: (P_act + P_a2p)^i * Binomial(i, P_act / (P_act + P_a2p)).
+    if s > 0:
+        active = stats.binom.pmf(k, i, p_act / s) * np.power(s, i)
+    else:
+        active = (k == 0).astype(float) * (i == 0)
+    passive = stats.binom.pmf(k, t - i, p_p2a)
+    matrix = signal.fftconvolve(active, passive, axes=1)[:, : t + 1]
+    matrix[matrix < 1e-16] = 0.0  # FFT rounding noise, not probability
+    return matrix
+
+
+def stage_completion_probability(t, tc) -> np.ndarray | float:
+    """Eq. 9: probability that a stage completes in a cycle, from the all-active state.
+
+    ``P_s = 1 - sum_j P_tj(t) = 1 - (P_act + P_a2p)^t = 1 - (1 - 1/TC)^t`` (by Eq. 2),
+    evaluated as ``-expm1(t log1p(-1/TC))`` so that TC ~ 1e12 keeps full precision.
+    Broadcasts over ``t`` and ``tc``.
+    """
+    t = _check_processes(t, "stage_completion_probability")
+    tc = np.asarray(tc, dtype=float)
+    if not np.all(np.isfinite(tc)) or np.any(tc <= 1):
+        raise ValidationError(f"stage_completion_probability: TC (cycles) must be finite and > 1, got {tc!r}")
+    out = -np.expm1(t * np.log1p(-1.0 / tc))
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_frequency(f_hz, where: str) -> np.ndarray:
+    f = np.asarray(f_hz, dtype=float)
+    if not np.all(np.isfinite(f)) or np.any(f <= 0):
+        raise ValidationError(f"{where}: F (clock rate) must be finite and > 0 Hz, got {f_hz!r}")
+    return f
+
+
+def stage_time(t, tc, f_hz) -> np.ndarray | float:
+    """Eqs. 9-10: time in seconds of one stage of ``tc`` cycles on ``t`` processes,
+    ``T = 1 / (P_s F)``.  For TC >> t this is ``TC / (t F)``; at t = 1 exactly ``TC / F``.
+    Broadcasts over all arguments."""
+    f = _check_frequency(f_hz, "stage_time")
+    out = 1.0 / (np.asarray(stage_completion_probability(t, tc)) * f)
+    return float(out) if out.ndim == 0 else out
+
+
+def calculation_time(t, tc, f_hz, stages=1) -> np.ndarray | float:
+    """Calculation time of an application of ``stages`` barrier-separated stages.
+
+    Stage chaining (section 2.1.3) decided here: stage ``s + 1`` starts when stage ``s``
+    completes; the stages of an iterative application are identical, each carrying
+    ``TC / stages`` cycles, so ``T_n = stages / (F (1 - (1 - stages/TC)^t))``.  With
+    ``stages = 1`` this is Eq. 10; for TC >> stages * t every choice gives TC / (t F).
+    Broadcasts over all arguments.
+    """
+    n = np.asarray(stages, dtype=float)
+    if not np.all(np.isfinite(n)) or np.any(n < 1):
+        raise ValidationError(f"calculation_time: stages must be >= 1, got {stages!r}")
+    tc = np.asarray(tc, dtype=float)
+    if np.any(tc / n <= 1):
+        raise ValidationError("calculation_time: each stage needs more than one cycle (TC / stages > 1)")
+    out = n * np.asarray(stage_time(t, tc / n, f_hz))
+    return float(out) if out.ndim == 0 else out
+
+
+def state_occupancy(matrix: np.ndarray, cycles: int, start: int | None = None) -> np.ndarray:
+    """Probability of each number of active processes after 0..``cycles`` cycles.
+
+    Returns shape ``(cycles + 1, t + 2)``: columns 0..t are the states (number of active
+    processes) and the last column is the probability that the stage has completed.
+    ``start`` is the initial number of active processes (default: all, t).
+    """
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
+        raise ValidationError(f"state_occupancy: matrix must be square, got shape {matrix.shape}")
+    t = matrix.shape[0] - 1
+    start = t if start is None else int(start)
+    if not 0 <= start <= t or cycles < 0:
+        raise ValidationError(f"state_occupancy: need 0 <= start <= {t} and cycles >= 0")
+    pi = np.zeros((cycles + 1, t + 1))
+    pi[0, start] = 1.0
+    for c in range(cycles):  # a time recursion: each step needs the previous one
+        pi[c + 1] = pi[c] @ matrix
+    done = 1.0 - pi.sum(axis=1, keepdims=True)
+    return np.hstack([pi, np.clip(done, 0.0, 1.0)])
+
+
+def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
+    """EXTENSION (not in the paper): expected time of barrier-synchronised stages.
+
+    Each of the ``t`` processes runs the base chain of Eqs. 1-5 on its own share of the
+    stage's work, ``W = TC / (stages * t)`` cycles: it is active with P_act = U, turns
+    passive with ``1 - U - 1/W``, stays passive with SC/TC and completes with 1/W per
+    active cycle.  Its completion time is phase-type; the stage ends at the *maximum*
+    of the t completion times (the barrier), so the expected stage time is
+    ``E[max] = sum_k (1 - (1 - S(k))^t)`` with the survival ``S(k) = e_A Q^k 1``
+    of the 2x2 transient matrix ``Q``.  This exposes straggler effects (growing like
+    the harmonic number H_t) and makes SC and U matter, which Eq. 9 cannot.
+
+    Evaluated exactly for the first cycles (both eigenvalues of Q) and by the
+    Euler-Maclaurin integral of the dominant eigen-term for the tail (Simpson's rule on
+    a log grid); relative accuracy ~1e-7.  Returns seconds, ``stages * E[max] / F``.  Broadcasts.
+    """
+    where = "barrier_stage_time"
+    t = _check_processes(t, where).astype(float)
+    f = _check_frequency(f_hz, where)
+    tc, sc, u, n = (np.asarray(v, dtype=float) for v in (tc, sc, u, stages))
+    t, tc, sc, u, f, n = np.broadcast_arrays(t, tc, sc, u, f, n)
+    if np.any(n < 1):
+        raise ValidationError(f"{where}: stages must be >= 1")
+    w = tc / (n * t)
+    if not np.all(hardware_valid(w, sc / tc * w, u)):
+        raise ValidationError(
+            f"{where}: invalid hardware variables (need 0 <= U <= 1 - 1/W with W = TC/(stages t) "
+            "the cycles per process and stage, and 0 < SC < TC)"
+        )
+    s = sc / tc                       # P_pass
+    a, b, c, d = u, 1 - u - 1 / w, 1 - s, s
+    # Eigenvalues of Q via mu = 1 - lambda of (I - Q), computed stably: det(I - Q) = (1-s)/W.
+    tr = 2 - a - d
+    det = (1 - s) / w
+    mu2 = 0.5 * (tr + np.sqrt(np.maximum(tr * tr - 4 * det, 0)))
+    mu1 = det / mu2
+    lam1, lam2 = 1 - mu1, 1 - mu2
+    s1 = a + b                        # S(1) = 1 - 1/W
+    c1 = (s1 - lam2) / (lam1 - lam2)
+    c2 = 1 - c1
+    # Head: exact discrete sum while the second eigen-term still matters.
+    abs2 = np.clip(np.abs(lam2), 1e-300, 1 - 1e-12)
+    k0 = int(np.clip(np.ceil(np.max(-40.0 / np.log(abs2))), 1, 4096))
+    k = np.arange(k0)
+    surv = c1[..., None] * np.power(lam1[..., None], k) + c2[..., None] * np.power(lam2[..., None], k)
+    with np.errstate(divide="ignore"):  # log1p(-1) = -inf is the right limit (g = 1)
+        head = np.sum(-np.expm1(t[..., None] * np.log1p(-np.clip(surv, 0, 1))), axis=-1)
+    # Tail: sum_{k>=k0} g(k) ~ int_{k0}^inf g + g(k0)/2 - g'(k0)/12, g(x) = 1 - (1 - c1 e^{-kappa x})^t.
+    # With y = c1 e^{-kappa x}: int = (1/kappa) int_0^{y0} (1 - (1 - y)^t) d(ln y).
+    kappa = -np.log1p(-mu1)
+    y0 = c1 * np.exp(-kappa * k0)
+    z = np.linspace(0.0, 1.0, 2049)
+    lo = np.log(1e-18 / t)
+    hi = np.log(np.maximum(y0, 1e-300))
+    lny = lo[..., None] + (hi - lo)[..., None] * z
+    g = -np.expm1(t[..., None] * np.log1p(-np.exp(lny)))
+    tail_int = integrate.simpson(g, x=lny, axis=-1) / kappa + 1e-18 / kappa  # + the part below y_min (~t*y)
+    g0 = -np.expm1(t * np.log1p(-y0))
+    dg0 = -t * np.exp((t - 1) * np.log1p(-y0)) * kappa * y0  # g'(k0), Euler-Maclaurin term
+    expected_cycles = head + tail_int + 0.5 * g0 - dg0 / 12
+    out = n * expected_cycles / f
+    return float(out) if out.ndim == 0 else out
