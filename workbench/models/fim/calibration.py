@@ -23,7 +23,8 @@ Decisions where the paper is silent or garbled (spec ``fim.md`` part 3):
   work); the paper's choice is the plain parameters.
 * Algorithm 1 starts at ``alpha_init`` (paper 0, authors' code 1; at 0 every predicted TC
   is 0, i.e. invalid, so from alpha <= 0 the walk goes upwards).  The direction is fixed at
-  the first alpha with valid predictions: ``mean(actual - predicted) > 0`` -> increase.
+  the start: ``mean(actual - predicted) > 0`` over the valid rows -> increase; if no row is
+  valid, downwards when alpha * U > 1 (alpha too large), upwards otherwise.
   Then alpha moves by ``epsilon`` per iteration until the RMS error drops below ``tau``.
 * The RMS error is of *relative* errors by default (``error="relative"``, unit-free: tau =
   0.01 means 1 %); ``error="absolute"`` is the paper's literal RMS in seconds.
@@ -34,6 +35,9 @@ Decisions where the paper is silent or garbled (spec ``fim.md`` part 3):
   the alpha with the lowest RMS seen on the walk, flagged ``converged=False`` with a
   warning.  The authors' code only ever increases alpha by 0.01 and its prediction script
   hard-codes alpha = 0.22; neither is copied here.
+* Eq. 12 multiplies U by alpha as well, so alpha * U must stay below 1: alpha cannot
+  exceed ~1/U, a ceiling the paper does not mention.  ``scale_utilization=False`` scales
+  only TC and SC (an option, not the default).
 * The walk is evaluated in vectorised chunks of alphas, which returns exactly the alpha at
   which the sequential Algorithm 1 stops.
 """
@@ -57,6 +61,7 @@ __all__ = [
     "HardwareRegression",
     "CalibrationResult",
     "markov_times",
+    "alpha_scaling",
     "calibrate_alpha",
     "FiMCal",
 ]
@@ -187,12 +192,22 @@ def _rms(pred: np.ndarray, actual: np.ndarray, error: str) -> tuple[np.ndarray, 
     return np.where(n > 0, rms, np.nan), n
 
 
+def alpha_scaling(alpha, scale_utilization: bool = True) -> np.ndarray:
+    """Eq. 12 multipliers of (TC, SC, U) for ``alpha`` (shape ``alpha.shape + (3,)``);
+    with ``scale_utilization=False`` U keeps its regressed value."""
+    alpha = np.asarray(alpha, dtype=float)[..., None]
+    return np.concatenate([np.repeat(alpha, 2, axis=-1), alpha if scale_utilization else np.ones_like(alpha)], axis=-1)
+
+
 def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
-                    epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative") -> CalibrationResult:
+                    epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
+                    scale_utilization=True) -> CalibrationResult:
     """Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error between the
     Markov predictions from ``alpha * hardware`` (Eq. 12) and ``actual`` is below ``tau``.
 
     ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
+    Eq. 12 scales U as well, so alpha cannot exceed ``(1 - 1/TC) / U`` without making
+    every prediction invalid; ``scale_utilization=False`` scales only TC and SC.
     See the module docstring for the decisions.  Vectorised over chunks of alphas.
     """
     where = "calibrate_alpha"
@@ -217,7 +232,8 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     chunk = 2048 if model == "paper" else 8
 
     def evaluate(alphas: np.ndarray):
-        pred = markov_times(alphas[:, None, None] * hardware[None], processes, freq_hz, stages, model)
+        pred = markov_times(alpha_scaling(alphas, scale_utilization)[:, None, :] * hardware[None],
+                            processes, freq_hz, stages, model)
         rms, n = _rms(pred, actual[None], error)
         return pred, rms, n
 
@@ -233,7 +249,9 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
             # The direction is not known before the first alpha with valid predictions.
             pred0, rms0, n0 = evaluate(np.array([float(alpha_init)]))
             if n0[0] == 0:
-                direction = 1
+                # every row invalid: downwards if alpha * U already exceeds its ceiling
+                u0 = alpha_scaling(alpha_init, scale_utilization)[2] * hardware[:, 2]
+                direction = -1 if np.any(u0 > 1) else 1
             else:
                 err = actual - pred0[0]
                 direction = 1 if np.nanmean(err) > 0 else -1
@@ -273,6 +291,13 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     alpha = float(alpha_init + direction * epsilon * chosen)
     valid_rows = int(n[steps == chosen][0])
     neglected = len(actual) - valid_rows
+    if found is None and scale_utilization and direction == 1:
+        ceiling = float(np.min((1 - 1 / hardware[:, 0]) / hardware[:, 2]))
+        if alpha_init + epsilon * last > ceiling:
+            warnings.append(
+                f"alpha cannot usefully exceed {ceiling:.4g}: Eq. 12 scales U too, and alpha * U > 1 - 1/TC "
+                "is invalid; try scale_utilization=False (scale TC and SC only)"
+            )
     if neglected:
         warnings.append(f"{neglected} of {len(actual)} training runs neglected at alpha = {alpha:.6g}: "
                         "their predicted hardware variables are invalid (Algorithm 1, line 17)")
@@ -292,6 +317,8 @@ class FiMCal(BaseEstimator):
     stages : ``None`` for one stage (Eq. 10) or the name of a column holding the number of
         stages (``"iterations"`` for an iterative application).
     alpha_init, epsilon, tau, max_iter, error : Algorithm 1, see :func:`calibrate_alpha`.
+    scale_utilization : Eq. 12 scales U with alpha (paper, True), which caps alpha below
+        ~1/U; False scales only TC and SC.
     regression_processes : process count of the runs the hardware variables are regressed on.
     freq_hz : clock rate F for predictions; ``None`` takes the median measured ``freq_hz`` of
         the regression runs.
@@ -303,7 +330,7 @@ class FiMCal(BaseEstimator):
 
     def __init__(self, features=("iterations", "clusters", "points"), model="paper", stages=None,
                  alpha_init=1.0, epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
-                 regression_processes=1, freq_hz=None, target="calc_time_s"):
+                 scale_utilization=True, regression_processes=1, freq_hz=None, target="calc_time_s"):
         self.features = features
         self.model = model
         self.stages = stages
@@ -312,6 +339,7 @@ class FiMCal(BaseEstimator):
         self.tau = tau
         self.max_iter = max_iter
         self.error = error
+        self.scale_utilization = scale_utilization
         self.regression_processes = regression_processes
         self.freq_hz = freq_hz
         self.target = target
@@ -369,6 +397,7 @@ class FiMCal(BaseEstimator):
             hardware, frame["processes"].to_numpy(dtype=float), frame[self.target].to_numpy(dtype=float),
             self.freq_hz_, self._stages(frame), model=self.model, alpha_init=self.alpha_init,
             epsilon=self.epsilon, tau=self.tau, max_iter=self.max_iter, error=self.error,
+            scale_utilization=self.scale_utilization,
         )
         self.alpha_ = self.calibration_.alpha
         self.warnings_.extend(self.calibration_.warnings)
@@ -381,7 +410,8 @@ class FiMCal(BaseEstimator):
     def predict_hardware(self, frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
         """Eq. 12: predicted TC, SC, U for the rows of ``frame`` (default alpha: ``alpha_``)."""
         self._check_fitted("FiMCal.predict_hardware")
-        return self.regression_.predict(frame, self.alpha_ if alpha is None else alpha)
+        base = self.regression_.predict(frame)
+        return base * alpha_scaling(self.alpha_ if alpha is None else alpha, self.scale_utilization)
 
     def predict(self, frame: pd.DataFrame, alpha: float | None = None) -> np.ndarray:
         """Predicted calculation time in seconds per row (needs the feature columns and
