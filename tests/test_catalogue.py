@@ -57,7 +57,7 @@ def test_list_datasets_without_mirror(monkeypatch):
     mirror = table[table["kind"] == "mirror"]
     assert not mirror["available"].any() and mirror["path"].isna().all()
     bundled = table[table["kind"] == "bundled"]
-    assert bundled["available"].all() and len(bundled) == 2 + len(SEED_STEMS)
+    assert bundled["available"].all() and len(bundled) == 3 + len(SEED_STEMS)
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
     assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
 
@@ -161,3 +161,17 @@ def test_no_warnings_for_bundled_data():
         warnings.simplefilter("error")
         for name in list_datasets().query("kind == 'bundled'")["name"]:
             assert fetch_dataset(name).frame is not None
+
+
+def test_measured_kmeans_dataset_is_labelled_and_complete():
+    ds = fetch_dataset("kmeans-fim")
+    runs = ds.frame
+    assert "MEASURED" in ds.description and ds.path.name == "kmeans_fim.csv"
+    assert set(runs["role"]) == {"train", "test"}
+    assert runs.groupby(["role", "iterations", "clusters", "points", "processes"]).size().eq(3).all()
+    assert sorted(runs.loc[runs.role == "train", "processes"].unique()) == [1, 2, 4]
+    machine = runs.attrs["machine"]
+    assert machine["cpus"] == 2 and machine["perf_version"].startswith("perf version")
+    assert runs.attrs["date"].startswith("2026-")
+    # counters were measured, not left empty
+    assert runs["cycles"].gt(0).all() and runs["stall_cycles"].lt(runs["cycles"]).all()

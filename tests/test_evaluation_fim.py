@@ -68,19 +68,19 @@ def test_compare_rejects_mismatched_predictions():
 
 def test_experiment_on_known_runs():
     ex = run_fim_experiment(measured_runs())
-    assert set(ex.predictions) == {"FiM (I, K, N)", "FiM (I*K*N)", "RBASP linear g", "RBASP quadratic g"}
+    assert set(ex.predictions) == {"FiM (I, K, N)", "FiM (I*N, I*K*N)", "RBASP linear g", "RBASP quadratic g"}
     assert len(ex.test) == 2 * 5 and len(ex.train) == 27 * 3
     s = ex.comparison.summary.set_index("model")
     # TC is exactly linear in I*K*N, so the work-feature FiM predicts alpha * TC / (t F); the
     # training runs at t = 4 are slower than 1/t (two cores), which pushes alpha above 1
-    model = ex.models["FiM (I*K*N)"]
+    model = ex.models["FiM (I*N, I*K*N)"]
     assert 1.0 < model.alpha_ < 1.3
-    work = ex.comparison.per_run[ex.comparison.per_run.model == "FiM (I*K*N)"]
+    work = ex.comparison.per_run[ex.comparison.per_run.model == "FiM (I*N, I*K*N)"]
     tc = 30 * work.iterations * work.clusters * work.points + 2e8
     np.testing.assert_allclose(work.predicted_s, model.alpha_ * tc / (work.processes * F), rtol=1e-6)
     # FiM cannot know that the machine has 2 cores: its predicted optimum is the largest t
-    assert s.loc["FiM (I*K*N)", "optimal_matches"] == 0
-    assert (ex.comparison.per_config.query("model == 'FiM (I*K*N)'").predicted_optimal == 8).all()
+    assert s.loc["FiM (I*N, I*K*N)", "optimal_matches"] == 0
+    assert (ex.comparison.per_config.query("model == 'FiM (I*N, I*K*N)'").predicted_optimal == 8).all()
 
 
 def test_experiment_errors():

@@ -223,3 +223,13 @@ def test_barrier_exposes_stragglers():
     # geometric work per process: E[max of t] grows like the harmonic number H_t
     harmonic = np.array([sum(1 / k for k in range(1, n + 1)) for n in t])
     np.testing.assert_allclose(ratio / ratio[0], harmonic, rtol=0.02)
+
+
+def test_a_fully_busy_process_is_the_edge_of_eq2():
+    from workbench.models.fim import U_TOLERANCE, effective_utilization
+
+    u = effective_utilization([1.0, 1.01, 1.0 + 2 * U_TOLERANCE, 0.5], 1000.0)
+    np.testing.assert_allclose(u, [0.999, 0.999, 1.04, 0.5])
+    assert hardware_valid(1000.0, 100.0, u).tolist() == [True, True, False, True]
+    bp = base_probabilities(1000.0, 100.0, float(u[0]))
+    assert bp.p_a2p == pytest.approx(0.0, abs=1e-15)

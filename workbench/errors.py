@@ -22,6 +22,11 @@ class DatasetNotFoundError(WorkbenchError):
     """A catalogue dataset is unknown or its files are not in the local mirror."""
 
 
+class MeasurementError(WorkbenchError):
+    """A measurement could not be taken: perf missing, counters unsupported, the measured
+    command failed or timed out."""
+
+
 class WorkbenchWarning(UserWarning):
     """Base class of the workbench's warnings (e.g. a skipped, aborted NPB log)."""
 

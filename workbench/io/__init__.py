@@ -8,6 +8,8 @@
 * :func:`list_datasets`, :func:`fetch_dataset`, :func:`fetch_npb_pi_cluster`,
   :func:`fetch_seed_table`, :func:`data_mirror` - bundled and mirrored datasets
   (:mod:`workbench.io.catalogue`; real data via ``WORKBENCH_DATA_MIRROR``).
+* :func:`read_perf_stat`, :class:`PerfStat` - ``perf stat`` output (human or ``-x,`` CSV
+  form, text or file) to the counters of FiM-Cal (:mod:`workbench.io.perf`).
 """
 
 from workbench.io.catalogue import (
@@ -20,6 +22,7 @@ from workbench.io.catalogue import (
     list_datasets,
 )
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
+from workbench.io.perf import PerfStat, read_perf_stat
 from workbench.io.scaling import (
     SCALING_COLUMNS,
     TIME_UNITS,
@@ -38,6 +41,7 @@ __all__ = [
     "SCALING_COLUMNS",
     "TIME_UNITS",
     "Dataset",
+    "PerfStat",
     "data_mirror",
     "fetch_dataset",
     "fetch_npb_pi_cluster",
@@ -48,6 +52,7 @@ __all__ = [
     "parse_npb_text",
     "placement_labels",
     "read_npb_logs",
+    "read_perf_stat",
     "read_scaling_bytes",
     "read_scaling_csv",
     "read_scaling_data",

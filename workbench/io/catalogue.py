@@ -100,6 +100,12 @@ def _load_pi_cluster(path: Path) -> pd.DataFrame:
     return frame
 
 
+def _load_measured_kmeans(path: Path) -> pd.DataFrame:
+    from workbench.measure.sweep import read_measured_kmeans  # measure imports io: load lazily
+
+    return read_measured_kmeans(path)
+
+
 _PI_DESCRIPTION = (
     "Raw NAS Parallel Benchmarks 3.4.3 (MPI) output logs from a Raspberry Pi 4 cluster "
     "(16 workers x 4 cores, Gigabit Ethernet, Slurm): BT, CG, EP, FT, IS, LU, MG, SP, classes S..F, "
@@ -153,6 +159,16 @@ def _registry() -> list[_Entry]:
             "relearn_data.txt: Extra-P text format, 2 parameters (p, n), 14 regions. No loader yet (frame is "
             "None): read the files under path.",
             "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", None,
+        ),
+        _Entry(
+            "kmeans-fim", "K-means under perf stat on this project's 2-core VM (FiM-Cal training/test runs)",
+            "bundled", "measured/kmeans_fim.csv",
+            "MEASURED by this project (not synthetic): the bulk-synchronous parallel K-means of "
+            "workbench.workloads.kmeans run under `perf stat` (counters enabled only around the calculation) "
+            "by `python -m workbench.measure.sweep`; small 'train' configurations on 1, 2, 4 processes and "
+            "larger 'test' configurations on 1-8 processes, 3 repeats each. Machine, date, perf version and "
+            "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.measure.sweep.",
+            "this project (data/measured/kmeans_fim.json)", "MIT (project)", _load_measured_kmeans,
         ),
         _Entry(
             "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",

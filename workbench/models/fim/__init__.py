@@ -18,7 +18,9 @@ from workbench.models.fim.calibration import (
     markov_times,
 )
 from workbench.models.fim.markov import (
+    U_TOLERANCE,
     BaseProbabilities,
+    effective_utilization,
     barrier_stage_time,
     base_probabilities,
     calculation_time,
@@ -41,7 +43,9 @@ __all__ = [
     "feature_columns",
     "feature_matrix",
     "markov_times",
+    "U_TOLERANCE",
     "BaseProbabilities",
+    "effective_utilization",
     "barrier_stage_time",
     "base_probabilities",
     "calculation_time",

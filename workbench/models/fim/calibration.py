@@ -23,14 +23,17 @@ Decisions where the paper is silent or garbled (spec ``fim.md`` part 3):
   work); the paper's choice is the plain parameters.
 * Algorithm 1 starts at ``alpha_init`` (paper 0, authors' code 1; at 0 every predicted TC
   is 0, i.e. invalid, so from alpha <= 0 the walk goes upwards).  The direction is fixed at
-  the start: ``mean(actual - predicted) > 0`` over the valid rows -> increase; if no row is
+  the start: ``mean(actual - predicted) > 0`` over the valid rows (relative errors when
+  ``error="relative"``) -> increase; if no row is
   valid, downwards when alpha * U > 1 (alpha too large), upwards otherwise.
   Then alpha moves by ``epsilon`` per iteration until the RMS error drops below ``tau``.
 * The RMS error is of *relative* errors by default (``error="relative"``, unit-free: tau =
   0.01 means 1 %); ``error="absolute"`` is the paper's literal RMS in seconds.
 * "Neglect bad values": rows whose predicted hardware variables are invalid at the current
-  alpha (U outside [0, 1 - 1/TC], SC >= TC, TC <= 1) are left out of the RMS; an alpha at
-  which every row is invalid is stepped over.
+  alpha (U outside [0, 1 + U_TOLERANCE], SC >= TC, TC <= 1) are left out of the RMS; an
+  alpha at which every row is invalid is stepped over.  U in (1 - 1/TC, 1 + U_TOLERANCE] is
+  a fully busy process (measured U of a CPU-bound run is 1.00 +- timer granularity) and is
+  read as P_a2p = 0, the edge of Eq. 2.
 * An iteration cap (``max_iter``) stops a walk that never reaches tau; the result is then
   the alpha with the lowest RMS seen on the walk, flagged ``converged=False`` with a
   warning.  The authors' code only ever increases alpha by 0.01 and its prediction script
@@ -51,7 +54,13 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
-from workbench.models.fim.markov import barrier_stage_time, calculation_time, hardware_valid
+from workbench.models.fim.markov import (
+    U_TOLERANCE,
+    barrier_stage_time,
+    calculation_time,
+    effective_utilization,
+    hardware_valid,
+)
 from workbench.validation import require_columns
 
 __all__ = [
@@ -69,7 +78,6 @@ __all__ = [
 #: TC, SC and U, the hardware variables FiM regresses (Eq. 11), in that order.
 HARDWARE_COLUMNS = ("cycles", "stall_cycles", "utilization")
 MODELS = ("paper", "barrier")
-_U_TOLERANCE = 0.02  # measured U up to 1.02 is timer granularity, clipped to 1
 
 
 def feature_columns(features) -> list[str]:
@@ -149,7 +157,11 @@ def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str 
     hardware = np.asarray(hardware, dtype=float)
     tc, sc, u = hardware[..., 0], hardware[..., 1], hardware[..., 2]
     t, stages, freq_hz = (np.broadcast_to(np.asarray(v, dtype=float), tc.shape) for v in (processes, stages, freq_hz))
-    ok = hardware_valid(tc / stages / t, sc / stages / t, u) if model == "barrier" else hardware_valid(tc / stages, sc / stages, u)
+    # Cycles that one chain works through: a stage (paper), a process's share of it (barrier).
+    work = tc / stages / t if model == "barrier" else tc / stages
+    u = effective_utilization(u, work)
+    with np.errstate(divide="ignore", invalid="ignore"):  # TC = 0 at alpha = 0: invalid, not an error
+        ok = hardware_valid(work, sc * work / tc, u)
     out = np.full(tc.shape, np.nan)
     if ok.any():
         if model == "barrier":
@@ -253,7 +265,8 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
                 u0 = alpha_scaling(alpha_init, scale_utilization)[2] * hardware[:, 2]
                 direction = -1 if np.any(u0 > 1) else 1
             else:
-                err = actual - pred0[0]
+                # "actual > predicted -> increase", measured like the RMS (relative or absolute)
+                err = (actual - pred0[0]) / (actual if error == "relative" else 1.0)
                 direction = 1 if np.nanmean(err) > 0 else -1
         alphas = alpha_init + direction * epsilon * steps
         _, rms, n = evaluate(alphas)
@@ -291,11 +304,16 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     alpha = float(alpha_init + direction * epsilon * chosen)
     valid_rows = int(n[steps == chosen][0])
     neglected = len(actual) - valid_rows
+    if found is None and rms.size > 1 and rms[1] > rms[0]:
+        warnings.append(
+            "the first step raised the RMS error: the paper's direction rule (sign of the mean error) "
+            "points away from the RMS minimum for these data; try another alpha_init"
+        )
     if found is None and scale_utilization and direction == 1:
-        ceiling = float(np.min((1 - 1 / hardware[:, 0]) / hardware[:, 2]))
+        ceiling = float(np.min((1 + U_TOLERANCE) / hardware[:, 2]))
         if alpha_init + epsilon * last > ceiling:
             warnings.append(
-                f"alpha cannot usefully exceed {ceiling:.4g}: Eq. 12 scales U too, and alpha * U > 1 - 1/TC "
+                f"alpha cannot usefully exceed {ceiling:.4g}: Eq. 12 scales U too, and alpha * U > 1 "
                 "is invalid; try scale_utilization=False (scale TC and SC only)"
             )
     if neglected:
@@ -363,7 +381,7 @@ class FiMCal(BaseEstimator):
             (frame["cycles"] <= 1, "'cycles' (TC) must be > 1"),
             (frame["stall_cycles"] <= 0, "'stall_cycles' (SC) must be > 0"),
             (frame["stall_cycles"] >= frame["cycles"], "'stall_cycles' (SC) must be smaller than 'cycles' (TC)"),
-            ((frame["utilization"] < 0) | (frame["utilization"] > 1 + _U_TOLERANCE),
+            ((frame["utilization"] < 0) | (frame["utilization"] > 1 + U_TOLERANCE),
              "'utilization' (U) must be in [0, 1]"),
             (frame["freq_hz"] <= 0, "'freq_hz' (F) must be > 0"),
         ]

@@ -39,7 +39,9 @@ from scipy import integrate, signal, stats
 from workbench.errors import ValidationError
 
 __all__ = [
+    "U_TOLERANCE",
     "BaseProbabilities",
+    "effective_utilization",
     "base_probabilities",
     "hardware_valid",
     "transition_matrix",
@@ -68,6 +70,20 @@ class BaseProbabilities:
     def as_tuple(self) -> tuple[float, float, float, float]:
         """``(p_act, p_a2p, p_pass, p_p2a)``, the argument order of :func:`transition_matrix`."""
         return (self.p_act, self.p_a2p, self.p_pass, self.p_p2a)
+
+
+#: Measured or predicted U up to 1 + U_TOLERANCE is timer granularity: a fully busy process.
+U_TOLERANCE = 0.02
+
+
+def effective_utilization(u, tc):
+    """U as the Markov chain can use it: a fully busy process (U in (1 - 1/TC, 1 +
+    U_TOLERANCE]) is the edge of Eq. 2, where U = 1 would make P_a2p = -1/TC < 0; it is read
+    as P_a2p = 0, i.e. U = 1 - 1/TC.  Other values are returned unchanged (and a U above
+    1 + U_TOLERANCE stays invalid).  Broadcasts."""
+    u, tc = np.asarray(u, dtype=float), np.asarray(tc, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((u > 1 - 1 / tc) & (u <= 1 + U_TOLERANCE), 1 - 1 / tc, u)
 
 
 def hardware_valid(tc, sc, u) -> np.ndarray:

@@ -1,0 +1,32 @@
+"""Measurement harness: run commands under ``perf stat`` and sweep a workload.
+
+* :func:`run_perf_stat`, :func:`perf_available`, :func:`perf_unavailable_reason`,
+  :func:`perf_region`, :class:`PerfRun` - counters of one command, optionally of its
+  calculation phase only (:mod:`workbench.measure.perf`).
+* :func:`measure_kmeans`, :func:`kmeans_design`, :class:`KMeansConfig`,
+  :func:`read_measured_kmeans`, :func:`write_measured_kmeans`, :data:`MEASURED_COLUMNS` -
+  the K-means sweep and its tidy frame of TC, SC, U, F per run
+  (:mod:`workbench.measure.sweep`, imported on first use so that
+  ``python -m workbench.measure.sweep`` runs that module once).
+"""
+
+from workbench.measure.perf import PerfRun, perf_available, perf_region, perf_unavailable_reason, run_perf_stat
+
+_SWEEP_NAMES = (
+    "MEASURED_COLUMNS",
+    "KMeansConfig",
+    "kmeans_design",
+    "measure_kmeans",
+    "read_measured_kmeans",
+    "write_measured_kmeans",
+)
+
+__all__ = ["PerfRun", "perf_available", "perf_region", "perf_unavailable_reason", "run_perf_stat", *_SWEEP_NAMES]
+
+
+def __getattr__(name: str):
+    if name in _SWEEP_NAMES:
+        from workbench.measure import sweep
+
+        return getattr(sweep, name)
+    raise AttributeError(f"module 'workbench.measure' has no attribute {name!r}")
