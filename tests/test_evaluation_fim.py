@@ -68,7 +68,8 @@ def test_compare_rejects_mismatched_predictions():
 
 def test_experiment_on_known_runs():
     ex = run_fim_experiment(measured_runs())
-    assert set(ex.predictions) == {"FiM (I, K, N)", "FiM (I*N, I*K*N)", "RBASP linear g", "RBASP quadratic g"}
+    assert set(ex.predictions) == {"FiM (I, K, N)", "FiM (I*N, I*K*N)", "FiM (I*N, I*K*N), U not scaled",
+                                "RBASP linear g", "RBASP quadratic g", "RBASP log2 inputs"}
     assert len(ex.test) == 2 * 5 and len(ex.train) == 27 * 3
     s = ex.comparison.summary.set_index("model")
     # TC is exactly linear in I*K*N, so the work-feature FiM predicts alpha * TC / (t F); the

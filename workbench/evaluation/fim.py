@@ -119,13 +119,16 @@ KMEANS_WORK_FEATURES = ("iterations*points", "iterations*clusters*points")
 def default_variants(features=KMEANS_FEATURES, work_features=KMEANS_WORK_FEATURES) -> dict:
     """Model name -> unfitted estimator: FiM as published (Eq. 11 on the plain parameters),
     FiM on work terms of the application (beyond the paper: Eq. 11 is linear in whatever
-    features it is given; for K-means TC ~ I N (a + b K)), and RBASP with linear and
-    quadratic g(q)."""
+    features it is given; for K-means TC ~ I N (a + b K)), the same with alpha scaling only
+    TC and SC (Eq. 12 scaling U too caps alpha at ~1/U, see FiMCal), RBASP with linear and
+    quadratic g(q) as published, and RBASP on log2 of the inputs (a power-law variant)."""
     return {
         "FiM (I, K, N)": FiMCal(features),
         "FiM (I*N, I*K*N)": FiMCal(work_features),
+        "FiM (I*N, I*K*N), U not scaled": FiMCal(work_features, scale_utilization=False),
         "RBASP linear g": RBASP(features, g="linear"),
         "RBASP quadratic g": RBASP(features, g="quadratic"),
+        "RBASP log2 inputs": RBASP(features, g="linear", log_features=True),
     }
 
 
