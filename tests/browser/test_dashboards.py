@@ -40,6 +40,7 @@ DASHBOARDS: dict[str, Dashboard] = {
     "02_adept_prediction.ipynb": Dashboard(),
     "03_anomalies.ipynb": Dashboard(),
     "04_cross_size.ipynb": Dashboard(),
+    "05_fim_calculation.ipynb": Dashboard(),
 }
 
 #: Console errors that are not the dashboard's fault: offline, the lab template's Font

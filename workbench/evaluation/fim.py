@@ -44,6 +44,8 @@ def aggregate_runs(runs: pd.DataFrame, features=KMEANS_FEATURES, target: str = "
     """Median over repeats per (configuration, processes), with the min-max range."""
     keys = [*features, "processes"]
     require_columns(runs, [*keys, target], "aggregate_runs")
+    runs = runs.copy(deep=False)
+    runs.attrs = {}  # pandas deep-copies attrs (the sweep's metadata) on every operation
     extra = [c for c in _COUNTERS if c in runs.columns]
     grouped = runs.groupby(keys + (["role"] if "role" in runs.columns else []), sort=True)
     out = grouped[[target, *extra]].median()

@@ -211,6 +211,11 @@ def alpha_scaling(alpha, scale_utilization: bool = True) -> np.ndarray:
     return np.concatenate([np.repeat(alpha, 2, axis=-1), alpha if scale_utilization else np.ones_like(alpha)], axis=-1)
 
 
+def _past_u_ceiling(alpha: float, direction: int, hardware: np.ndarray, scale_utilization: bool) -> bool:
+    u = hardware[:, 2]
+    return bool(scale_utilization and direction == 1 and alpha > 0 and np.all(alpha * u > 1 + U_TOLERANCE))
+
+
 def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
                     epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
                     scale_utilization=True) -> CalibrationResult:
@@ -277,6 +282,8 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         if hit.size:
             found = int(steps[hit[0]])
         start = int(steps[-1]) + 1
+        if found is None and n[-1] == 0 and _past_u_ceiling(alphas[-1], direction, hardware, scale_utilization):
+            break  # alpha * U only grows from here: every later step is invalid too
     steps = np.concatenate(steps_all)
     rms = np.concatenate(rms_all)
     n = np.concatenate(n_all)
@@ -286,6 +293,9 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         chosen = found
     else:
         last = int(steps[-1])
+        final_alpha = alpha_init + direction * epsilon * last
+        if n[-1] == 0 and (n > 0).any() and _past_u_ceiling(final_alpha, direction, hardware, scale_utilization):
+            last = int(steps[np.flatnonzero(n > 0)[-1]] + 1)  # stopped at the first hopeless step
         if np.all(np.isnan(rms)):
             raise ValidationError(
                 f"{where}: every predicted hardware value was invalid along the whole walk "
@@ -369,6 +379,11 @@ class FiMCal(BaseEstimator):
         cols = feature_columns(self.features) + ["processes"] + ([self.stages] if self.stages else [])
         if training:
             cols += [self.target, *HARDWARE_COLUMNS, "freq_hz"]
+            empty = [c for c in (*HARDWARE_COLUMNS, "freq_hz")
+                     if isinstance(frame, pd.DataFrame) and c in frame and len(frame) and frame[c].isna().all()]
+            if empty:
+                raise ValidationError(f"{where}: no hardware counters in the runs ({empty} are empty): measure "
+                                      "them with perf stat (workbench.measure) to train FiM")
         require_columns(frame, cols, where)
         t = frame["processes"].to_numpy(dtype=float)
         if np.any(t < 1) or np.any(t != np.round(t)):
