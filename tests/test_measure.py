@@ -55,7 +55,7 @@ def test_control_mode_counts_only_the_calculation(perf_required):
     assert result["processes"] == 2 and result["calc_time_s"] > 0
     for stat in (controlled.stat, whole.stat):
         assert stat.cycles > 0 and stat.task_clock_ms > 0 and stat.form == "csv"
-        assert 0.5e9 < stat.cycles / (stat.task_clock_ms / 1e3) < 6e9
+        assert 1e8 < stat.cycles / (stat.task_clock_ms / 1e3) < 1e10  # Hz (see the sweep test)
     # Interpreter start-up, imports and data generation are outside the region.
     assert controlled.stat.task_clock_ms < 0.8 * whole.stat.task_clock_ms
     # The region's CPU time fits in the calculation's wall time on 2 processes (+ the parent).
@@ -138,7 +138,9 @@ def test_sweep_frame_columns_and_units(tiny_sweep):
     ]
     assert (frame["repeat"] == 0).all()
     assert (frame["cycles"] > 0).all()
-    assert frame["freq_hz"].between(0.5e9, 6e9).all()
+    # Hz, not GHz or kHz; a run of a few ms in a VM can read well below the nominal clock
+    # (the guest's cycle counter pauses while the host deschedules it), so only the unit is checked
+    assert frame["freq_hz"].between(1e8, 1e10).all()
     assert ((frame["utilization"] > 0) & (frame["utilization"] <= 1.05)).all()
     assert (frame["calc_time_s"] > 0).all()
     # Derived columns follow their definitions.

@@ -137,7 +137,9 @@ def test_calibration_trace_says_when_the_walk_did_not_converge():
     tc = 3e9
     capped = calibrate_alpha(np.array([[tc, 0.2 * tc, 0.9]]), [1], [1.5 * tc / F], F, epsilon=1e-3, max_iter=1000)
     fig = calibration_trace(capped, 0.01, alpha_used=capped.alpha)
-    assert "NOT converged in 1000 steps" in fig.layout.title.text
+    # the walk stops where alpha * U passes 1.02 for every run (alpha = 1.134), not at max_iter
+    assert f"NOT converged in {capped.iterations} steps" in fig.layout.title.text
+    assert capped.iterations == 134
     assert len(_trace(fig, "α used").x) == 0  # equal to the calibrated alpha: nothing extra drawn
     valid = np.asarray(_trace(fig, "valid training rows").y)
     assert valid[0] == 1 and valid[-1] == 0  # past alpha ~ 1/U every row is invalid (neglected)
