@@ -58,8 +58,9 @@ def test_control_mode_counts_only_the_calculation(perf_required):
         assert 1e8 < stat.cycles / (stat.task_clock_ms / 1e3) < 1e10  # Hz (see the sweep test)
     # Interpreter start-up, imports and data generation are outside the region.
     assert controlled.stat.task_clock_ms < 0.8 * whole.stat.task_clock_ms
-    # The region's CPU time fits in the calculation's wall time on 2 processes (+ the parent).
-    assert controlled.stat.task_clock_ms / 1e3 < 3 * result["calc_time_s"]
+    # The region's CPU time is of the order of the calculation's wall time on 2 processes (+ the
+    # parent); loose, because a vCPU descheduled by the host keeps task-clock running.
+    assert controlled.stat.task_clock_ms / 1e3 < 10 * result["calc_time_s"]
 
 
 def test_failing_command_reports_its_stderr(perf_required):
