@@ -13,8 +13,6 @@ cross-size dashboards.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
 
 import ipywidgets as widgets
 import numpy as np
@@ -24,6 +22,9 @@ import plotly.graph_objects as go
 from workbench.models.adept import Adept
 from workbench.plots.adept import fits_table, holdout_frame, prediction_figure, warnings_html
 from workbench.ui.common import (
+    FitCache,
+    frame_html,
+    placeholder_figure,
     figure_widget,
     message_panel,
     readout_html,
@@ -34,45 +35,10 @@ from workbench.ui.common import (
 )
 from workbench.ui.data_picker import DataPicker
 
-__all__ = ["AdeptDashboard", "FitCache", "adept_dashboard", "frame_html", "placeholder_figure", "summary_html"]
+__all__ = ["AdeptDashboard", "adept_dashboard", "summary_html"]
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-class FitCache:
-    """A small least-recently-used cache of fitted models keyed on (data, parameters)."""
-
-    def __init__(self, size: int = 32):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-
-    def get(self, key: Hashable, fit: Callable[[], object]):
-        """The cached value for ``key``, computing it with ``fit()`` on a miss."""
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        value = fit()
-        self._items[key] = value
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return value
-
-
-def frame_html(frame: pd.DataFrame, title: str = "") -> str:
-    """A compact HTML table of a small DataFrame (4 significant digits, NaN as '–')."""
-    table = frame.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}",
-                          classes="wb-table", justify="left")
-    head = f"<b>{title}</b>" if title else ""
-    return (f'<div style="font-size:12px;overflow-x:auto">{head}<style>.wb-table td,.wb-table th'
-            f'{{padding:1px 8px;text-align:right}}</style>{table}</div>')
-
-
-def placeholder_figure(text: str) -> go.Figure:
-    """An empty figure with a title, shown until the first successful fit."""
-    fig = go.Figure()
-    fig.update_layout(title=dict(text=text), height=420, xaxis=dict(visible=False), yaxis=dict(visible=False))
-    return fig
 
 
 def summary_html(model: Adept, holdout: pd.DataFrame, seconds: float, extra: dict | None = None) -> str:

@@ -31,7 +31,8 @@ from workbench.plots.adept import (
     warnings_html,
     weights_figure,
 )
-from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure, summary_html
+from workbench.ui.adept_dashboard import summary_html
+from workbench.ui.common import FitCache, frame_html, placeholder_figure
 from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
 from workbench.ui.data_picker import DataPicker, Source
 

@@ -39,10 +39,12 @@ import contextlib
 import html
 import logging
 import math
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
 
 import ipywidgets as widgets
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import WorkbenchError
@@ -52,8 +54,12 @@ __all__ = [
     "MAIN_FIGURE_CLASS",
     "MESSAGE_PANEL_CLASS",
     "PRIMARY_SLIDER_CLASS",
+    "FitCache",
+    "QuietChanges",
     "figure_widget",
+    "frame_html",
     "message_panel",
+    "placeholder_figure",
     "readout_html",
     "rounded",
     "show_errors",
@@ -260,3 +266,54 @@ def update_figure_widget(widget: go.FigureWidget, fig: go.Figure) -> None:
                 if changed:
                     trace.update(changed, overwrite=True)
         widget.update_layout(layout, overwrite=True)
+
+
+class FitCache:
+    """A small least-recently-used cache of fitted models keyed on (data, parameters)."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key: Hashable, fit: Callable[[], object]):
+        """The cached value for ``key``, computing it with ``fit()`` on a miss."""
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = fit()
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value
+
+
+def frame_html(frame: pd.DataFrame, title: str = "") -> str:
+    """A compact HTML table of a small DataFrame (4 significant digits, NaN as '–')."""
+    table = frame.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}",
+                          classes="wb-table", justify="left")
+    head = f"<b>{title}</b>" if title else ""
+    return (f'<div style="font-size:12px;overflow-x:auto">{head}<style>.wb-table td,.wb-table th'
+            f'{{padding:1px 8px;text-align:right}}</style>{table}</div>')
+
+
+def placeholder_figure(text: str) -> go.Figure:
+    """An empty figure with a title, shown until the first successful fit."""
+    fig = go.Figure()
+    fig.update_layout(title=dict(text=text), height=420, xaxis=dict(visible=False), yaxis=dict(visible=False))
+    return fig
+
+
+class QuietChanges:
+    """Mixin for a widget class whose code sets its own widgets: inside ``with
+    self._quietly():`` the change handlers (which return early while ``self._quiet``)
+    do not run."""
+
+    _quiet = False
+
+    @contextlib.contextmanager
+    def _quietly(self):
+        previous, self._quiet = self._quiet, True
+        try:
+            yield
+        finally:
+            self._quiet = previous

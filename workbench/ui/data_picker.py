@@ -18,7 +18,6 @@ messages in the panels, never a traceback: the previous data stay selected.
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from workbench.io import (
     select_curve,
     validate_scaling_frame,
 )
-from workbench.ui.common import message_panel, show_errors, show_message
+from workbench.ui.common import QuietChanges, message_panel, show_errors, show_message
 
 __all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "default_observed", "read_uploads"]
 
@@ -109,7 +108,7 @@ def _mirror_problem() -> str | None:
     return None
 
 
-class DataPicker(widgets.VBox):
+class DataPicker(QuietChanges, widgets.VBox):
     """Source, curve and observed-runs selection (see the module docstring).
 
     Parameters
@@ -144,7 +143,6 @@ class DataPicker(widgets.VBox):
         self.min_points = min_points
         self._callbacks: list[Callable[[DataPicker], None]] = []
         self._frames: dict[str, pd.DataFrame] = {}
-        self._quiet = False
         self._toggles: dict[float, widgets.ToggleButton] = {}
 
         self.notice = message_panel()
@@ -260,15 +258,6 @@ class DataPicker(widgets.VBox):
         return ok
 
     # ----------------------------------------------------------------- helpers
-    @contextlib.contextmanager
-    def _quietly(self):
-        """Change widgets without running the change handlers."""
-        previous, self._quiet = self._quiet, True
-        try:
-            yield
-        finally:
-            self._quiet = previous
-
     def _fire(self) -> None:
         for callback in self._callbacks:
             callback(self)

@@ -31,7 +31,6 @@ the Markov view and the scores.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import itertools
 import tempfile
@@ -79,8 +78,11 @@ from workbench.plots.fim import (
     table4_frame,
     transition_heatmap,
 )
-from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure
 from workbench.ui.common import (
+    FitCache,
+    QuietChanges,
+    frame_html,
+    placeholder_figure,
     figure_widget,
     message_panel,
     readout_html,
@@ -232,7 +234,7 @@ def _bundle(fig: go.Figure) -> tuple:
 # ------------------------------------------------------------------------ dashboard
 
 
-class FiMDashboard(widgets.VBox):
+class FiMDashboard(QuietChanges, widgets.VBox):
     """Data source, FiM-Cal controls, two live figures -- the calibration trace (main) and
     prediction vs actual -- and static panels: parity, Table 4, regression surfaces,
     Markov chain.
@@ -261,7 +263,6 @@ class FiMDashboard(widgets.VBox):
         self.notice = message_panel()
         self._cache = FitCache()
         self._frames: dict[str, pd.DataFrame] = {}
-        self._quiet = False
         self._fit_key = None
         self.experiment: FiMExperiment | None = None
         self.comparison = None
@@ -602,15 +603,6 @@ class FiMDashboard(widgets.VBox):
         self.markov_readout.value = readout_html(rows)
 
     # ---------------------------------------------------------------- handlers
-    @contextlib.contextmanager
-    def _quietly(self):
-        """Change widgets without running the change handlers."""
-        previous, self._quiet = self._quiet, True
-        try:
-            yield
-        finally:
-            self._quiet = previous
-
     def _refresh(self) -> None:
         start = time.perf_counter()
         calib, prediction = self._update()
