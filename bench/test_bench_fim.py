@@ -13,46 +13,35 @@ Every benchmark also checks its result; timing goals are reported, not asserted.
 """
 
 import itertools
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.models.fim import FiMCal, base_probabilities, calibrate_alpha, calculation_time, markov_times, transition_matrix
+from workbench.models.fim import (
+    FiMCal,
+    base_probabilities,
+    calculation_time,
+    calibrate_alpha,
+    markov_times,
+    transition_matrix,
+    transition_matrix_literal,
+)
 
 PROBS = base_probabilities(1e4, 2e3, 0.9).as_tuple()
 F = 3.0e9
 
 
-def literal_matrix(t, p_act, p_a2p, p_pass, p_p2a):
-    """Eqs. 6-8 as printed (the baseline)."""
-    c = math.comb
-    out = np.zeros((t + 1, t + 1))
-    for i in range(t + 1):
-        for j in range(t + 1):
-            if i == j:
-                out[i, j] = sum(c(i, k) * c(t - i, t - i - k) * p_act ** (i - k) * p_a2p**k
-                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(i, t - i) + 1))
-            elif i < j:
-                out[i, j] = sum(c(i, k) * c(t - i, t - j - k) * p_act ** (i - k) * p_a2p**k
-                                * p_pass ** (t - j - k) * p_p2a ** (j - i + k) for k in range(min(i, t - j) + 1))
-            else:
-                out[i, j] = sum(c(i, i - j + k) * c(t - i, t - i - k) * p_act ** (j - k) * p_a2p ** (i - j + k)
-                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(j, t - i) + 1))
-    return out
-
-
 @pytest.mark.benchmark(group="transition matrix")
 def test_matrix_literal_t64(benchmark):
-    m = benchmark.pedantic(literal_matrix, args=(64, *PROBS), rounds=2, iterations=1)
+    m = benchmark.pedantic(transition_matrix_literal, args=(64, *PROBS), rounds=2, iterations=1)
     np.testing.assert_allclose(m.sum(axis=1), (1 - 1e-4) ** np.arange(65), rtol=1e-9)
 
 
 @pytest.mark.benchmark(group="transition matrix")
 def test_matrix_vectorised_t64(benchmark):
     m = benchmark(transition_matrix, 64, *PROBS)
-    np.testing.assert_allclose(m, literal_matrix(64, *PROBS), rtol=1e-7, atol=1e-15)
+    np.testing.assert_allclose(m, transition_matrix_literal(64, *PROBS), rtol=1e-7, atol=1e-15)
 
 
 @pytest.mark.benchmark(group="transition matrix")

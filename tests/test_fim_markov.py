@@ -1,7 +1,5 @@
 """FiM-Cal Markov model, Eqs. 1-10, against hand-computed cases and the literal sums."""
 
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -17,25 +15,8 @@ from workbench.models.fim import (
     stage_time,
     state_occupancy,
     transition_matrix,
+    transition_matrix_literal,
 )
-
-
-def literal_eqs_6_to_8(t, p_act, p_a2p, p_pass, p_p2a):
-    """Eqs. 6-8 exactly as printed in the paper, one entry at a time."""
-    c = math.comb
-    out = np.zeros((t + 1, t + 1))
-    for i in range(t + 1):
-        for j in range(t + 1):
-            if i == j:
-                out[i, j] = sum(c(i, k) * c(t - i, t - i - k) * p_act ** (i - k) * p_a2p**k
-                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(i, t - i) + 1))
-            elif i < j:
-                out[i, j] = sum(c(i, k) * c(t - i, t - j - k) * p_act ** (i - k) * p_a2p**k
-                                * p_pass ** (t - j - k) * p_p2a ** (j - i + k) for k in range(min(i, t - j) + 1))
-            else:
-                out[i, j] = sum(c(i, i - j + k) * c(t - i, t - i - k) * p_act ** (j - k) * p_a2p ** (i - j + k)
-                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(j, t - i) + 1))
-    return out
 
 
 def test_base_case_equations_1_to_5():
@@ -110,7 +91,7 @@ def test_t3_hand_entries():
 def test_vectorised_matrix_equals_literal_sums(t, u, stall, tc):
     bp = base_probabilities(tc, stall * tc, u * (1 - 1 / tc))
     fast = transition_matrix(t, *bp.as_tuple())
-    slow = literal_eqs_6_to_8(t, *bp.as_tuple())
+    slow = transition_matrix_literal(t, *bp.as_tuple())
     np.testing.assert_allclose(fast, slow, rtol=1e-9, atol=1e-15)
 
 

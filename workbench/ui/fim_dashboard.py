@@ -62,7 +62,15 @@ from workbench.evaluation.fim import (
 from workbench.io import fetch_dataset
 from workbench.measure.perf import perf_unavailable_reason
 from workbench.measure.sweep import MEASURED_COLUMNS, KMeansConfig, measure_kmeans, read_measured_kmeans
-from workbench.models.fim import U_TOLERANCE, RBASP, FiMCal, calculation_time, state_occupancy, transition_matrix
+from workbench.models.fim import (
+    RBASP,
+    U_TOLERANCE,
+    FiMCal,
+    calculation_time,
+    stage_completion_probability,
+    state_occupancy,
+    transition_matrix,
+)
 from workbench.plots.fim import (
     HARDWARE_LABELS,
     PARAMETER_LABELS,
@@ -592,7 +600,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
         rows = {
             f"{config_label(config)} at α = {alpha:.4g}": f"TC = {tc:.4g} cycles, SC = {sc:.4g}, U = {u:.4f}",
             "per-cycle completion 1/TC (Eq. 5)": f"{1 / tc:.3g}   (drawn with 1/TC' = {1 / DISPLAY_TC:.3g})",
-            f"Eq. 9: P_s = 1 - (1 - 1/TC)^{t}": f"{-np.expm1(t * np.log1p(-1 / tc)):.4g}",
+            f"Eq. 9: P_s = 1 - (1 - 1/TC)^{t}": f"{stage_completion_probability(t, tc):.4g}",
             f"Eq. 10: T = 1/(P_s F) at t = {t}": f"{calculation_time(t, tc, fim.freq_hz_, stages):.4g} s "
                                                  "(SC and U do not enter)",
             f"{self.fim_name} prediction at t = {t}": "invalid hardware (neglected)" if not np.isfinite(prediction)

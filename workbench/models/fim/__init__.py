@@ -29,6 +29,7 @@ from workbench.models.fim.markov import (
     stage_time,
     state_occupancy,
     transition_matrix,
+    transition_matrix_literal,
 )
 
 from workbench.models.fim.rbasp import RBASP
@@ -54,4 +55,5 @@ __all__ = [
     "stage_time",
     "state_occupancy",
     "transition_matrix",
+    "transition_matrix_literal",
 ]

@@ -223,8 +223,8 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     Markov predictions from ``alpha * hardware`` (Eq. 12) and ``actual`` is below ``tau``.
 
     ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
-    Eq. 12 scales U as well, so alpha cannot exceed ``(1 - 1/TC) / U`` without making
-    every prediction invalid; ``scale_utilization=False`` scales only TC and SC.
+    Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U`` without
+    making every prediction invalid (the walk stops there); ``scale_utilization=False`` scales only TC and SC.
     See the module docstring for the decisions.  Vectorised over chunks of alphas.
     """
     where = "calibrate_alpha"
@@ -260,11 +260,12 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     steps_all, rms_all, n_all = [], [], []
     start = 0
     found = None
-    while start <= max_iter and found is None:
+    hopeless = False  # past the U ceiling: every later alpha is invalid too
+    while start <= max_iter and found is None and not hopeless:
         steps = np.arange(start, min(start + chunk, max_iter + 1))
         if direction == 0:
             # The direction is not known before the first alpha with valid predictions.
-            pred0, rms0, n0 = evaluate(np.array([float(alpha_init)]))
+            pred0, _, n0 = evaluate(np.array([float(alpha_init)]))
             if n0[0] == 0:
                 # every row invalid: downwards if alpha * U already exceeds its ceiling
                 u0 = alpha_scaling(alpha_init, scale_utilization)[2] * hardware[:, 2]
@@ -282,8 +283,8 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         if hit.size:
             found = int(steps[hit[0]])
         start = int(steps[-1]) + 1
-        if found is None and n[-1] == 0 and _past_u_ceiling(alphas[-1], direction, hardware, scale_utilization):
-            break  # alpha * U only grows from here: every later step is invalid too
+        hopeless = found is None and n[-1] == 0 and _past_u_ceiling(alphas[-1], direction, hardware,
+                                                                     scale_utilization)
     steps = np.concatenate(steps_all)
     rms = np.concatenate(rms_all)
     n = np.concatenate(n_all)
@@ -293,8 +294,7 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         chosen = found
     else:
         last = int(steps[-1])
-        final_alpha = alpha_init + direction * epsilon * last
-        if n[-1] == 0 and (n > 0).any() and _past_u_ceiling(final_alpha, direction, hardware, scale_utilization):
+        if hopeless and (n > 0).any():
             last = int(steps[np.flatnonzero(n > 0)[-1]] + 1)  # stopped at the first hopeless step
         if np.all(np.isnan(rms)):
             raise ValidationError(

@@ -31,6 +31,7 @@ Facts worth knowing (shown in the FiM-Cal notebook):
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,6 +46,7 @@ __all__ = [
     "base_probabilities",
     "hardware_valid",
     "transition_matrix",
+    "transition_matrix_literal",
     "stage_completion_probability",
     "stage_time",
     "calculation_time",
@@ -178,6 +180,26 @@ def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: 
     return matrix
 
 
+def transition_matrix_literal(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: float) -> np.ndarray:
+    """Eqs. 6-8 exactly as printed, one entry at a time with binomial coefficients: the
+    reference that :func:`transition_matrix` is tested and benchmarked against (O(t^3)
+    Python loops: for checking only, t up to ~100)."""
+    c = math.comb
+    out = np.zeros((t + 1, t + 1))
+    for i in range(t + 1):
+        for j in range(t + 1):
+            if i == j:    # Eq. 6
+                out[i, j] = sum(c(i, k) * c(t - i, t - i - k) * p_act ** (i - k) * p_a2p**k
+                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(i, t - i) + 1))
+            elif i < j:   # Eq. 7
+                out[i, j] = sum(c(i, k) * c(t - i, t - j - k) * p_act ** (i - k) * p_a2p**k
+                                * p_pass ** (t - j - k) * p_p2a ** (j - i + k) for k in range(min(i, t - j) + 1))
+            else:         # Eq. 8
+                out[i, j] = sum(c(i, i - j + k) * c(t - i, t - i - k) * p_act ** (j - k) * p_a2p ** (i - j + k)
+                                * p_pass ** (t - i - k) * p_p2a**k for k in range(min(j, t - i) + 1))
+    return out
+
+
 def stage_completion_probability(t, tc) -> np.ndarray | float:
     """Eq. 9: probability that a stage completes in a cycle, from the all-active state.
 
@@ -280,7 +302,7 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
             "the cycles per process and stage, and 0 < SC < TC)"
         )
     s = sc / tc                       # P_pass
-    a, b, c, d = u, 1 - u - 1 / w, 1 - s, s
+    a, b, d = u, 1 - u - 1 / w, s        # Q = [[a, b], [1 - s, d]]
     # Eigenvalues of Q via mu = 1 - lambda of (I - Q), computed stably: det(I - Q) = (1-s)/W.
     tr = 2 - a - d
     det = (1 - s) / w
