@@ -5,6 +5,10 @@ calibration, section 2) and the RBASP baseline it is compared with (section 4, E
 * :mod:`workbench.models.fim.calibration` -- Eq. 11 regression mapping, Eq. 12 and
   Algorithm 1 (alpha calibration), and the :class:`FiMCal` estimator.
 * :mod:`workbench.models.fim.rbasp` -- :class:`RBASP`, Eq. 17.
+* :mod:`workbench.models.fim.queueing` -- FiM-Com (section 3): the D -> M -> C -> R
+  queueing networks of scatter, broadcast and gather, :func:`simulate_collective`.
+* :mod:`workbench.models.fim.service_fit` -- station service-time fits with chi-square
+  goodness of fit (section 3.3, Fig. 11).
 """
 
 from workbench.models.fim.calibration import (
@@ -31,8 +35,17 @@ from workbench.models.fim.markov import (
     transition_matrix,
     transition_matrix_literal,
 )
-
+from workbench.models.fim.queueing import (
+    PATTERNS,
+    CollectiveSimulation,
+    ServiceRates,
+    default_phi,
+    fifo_departures,
+    metadata_departures,
+    simulate_collective,
+)
 from workbench.models.fim.rbasp import RBASP
+from workbench.models.fim.service_fit import StationFit, chi_square_test, fit_station, rates_from_fits
 
 __all__ = [
     "HARDWARE_COLUMNS",
@@ -56,4 +69,15 @@ __all__ = [
     "state_occupancy",
     "transition_matrix",
     "transition_matrix_literal",
+    "PATTERNS",
+    "CollectiveSimulation",
+    "ServiceRates",
+    "default_phi",
+    "fifo_departures",
+    "metadata_departures",
+    "simulate_collective",
+    "StationFit",
+    "chi_square_test",
+    "fit_station",
+    "rates_from_fits",
 ]
