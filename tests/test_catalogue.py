@@ -89,11 +89,11 @@ def test_fetch_uses_environment_variable(monkeypatch, data_mirror):
     monkeypatch.setenv(MIRROR_ENV, str(data_mirror))
     table = list_datasets()
     assert table["available"].all()
-    ds = fetch_dataset("osu-orfeo")  # registered, no loader yet
-    assert ds.frame is None and "No loader yet" in ds.description
+    ds = fetch_dataset("osu-orfeo")
+    assert len(ds.frame) == 54916 and "No loader yet" not in ds.description
     assert ds.path == data_mirror / "osu-orfeo" and (ds.path / "bcast_core.csv").is_file()
     ds = fetch_dataset("extrap-mpi")
-    assert ds.frame is None and (ds.path / "mpi_data.csv").is_file() and ds.licence == "BSD-3-Clause"
+    assert len(ds.frame) == 70 and (ds.path / "mpi_data.csv").is_file() and ds.licence == "BSD-3-Clause"
 
 
 @pytest.mark.parametrize("stem", SEED_STEMS)

@@ -10,6 +10,9 @@
   (:mod:`workbench.io.catalogue`; real data via ``WORKBENCH_DATA_MIRROR``).
 * :func:`read_perf_stat`, :class:`PerfStat` - ``perf stat`` output (human or ``-x,`` CSV
   form, text or file) to the counters of FiM-Cal (:mod:`workbench.io.perf`).
+* :func:`read_osu_orfeo`, :func:`read_extrap_mpi` - measured MPI collective latencies
+  (the ``osu-orfeo`` OSU CSV files and Extra-P's ``mpi_data.csv``) to tidy frames for
+  FiM-Com calibration (:mod:`workbench.io.collectives`).
 """
 
 from workbench.io.catalogue import (
@@ -21,6 +24,7 @@ from workbench.io.catalogue import (
     fetch_seed_table,
     list_datasets,
 )
+from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
 from workbench.io.perf import PerfStat, read_perf_stat
 from workbench.io.scaling import (
@@ -51,7 +55,9 @@ __all__ = [
     "parse_npb_filename",
     "parse_npb_text",
     "placement_labels",
+    "read_extrap_mpi",
     "read_npb_logs",
+    "read_osu_orfeo",
     "read_perf_stat",
     "read_scaling_bytes",
     "read_scaling_csv",

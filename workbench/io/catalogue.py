@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DatasetNotFoundError
+from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
 
@@ -148,17 +149,23 @@ def _registry() -> list[_Entry]:
         _Entry(
             "osu-orfeo", "OSU Micro-Benchmarks 7.3 collective latencies, ORFEO (AMD EPYC)", "mirror", "osu-orfeo",
             "OSU Micro-Benchmarks 7.3 latencies in microseconds: bcast_{core,socket,node} (5 Open MPI algorithms x "
-            "2..256 cores x 1 B..1 MiB), reduce_core, p2p (by distance), nbft. No loader yet (frame is None): "
-            "read the CSV files under path.",
+            "2..256 cores x 1 B..1 MiB), reduce_core (4 algorithms), p2p (2 processes by distance), nbft (linear "
+            "broadcast, 2..257 processes). frame: all six CSV files concatenated by workbench.io.read_osu_orfeo "
+            "(columns benchmark, mapping, algorithm, algorithm_name, processes, peer, size_bytes, latency_us, ..., "
+            "source, line). Rows are kept as measured: bcast_socket.csv and bcast_core.csv repeat many "
+            "configurations (verbatim copies and second campaigns, e.g. bcast_socket algorithm 0, 206 cores, 2 B "
+            "= 167 us once vs 9 us in another campaign); see the workbench.io.collectives docstring.",
             "2x AMD EPYC 7H12 nodes, ORFEO cluster, Open MPI 4.1.5, 2024; GitHub "
-            "marcotallone/collective-operations-latency at 1fbc4a2b", "MIT", None,
+            "marcotallone/collective-operations-latency at 1fbc4a2b", "MIT", read_osu_orfeo,
         ),
         _Entry(
             "extrap-mpi", "Extra-P test data: MPI collectives and RELeARN", "mirror", "extrap-mpi",
-            "mpi_data.csv: summary statistics of 7 MPI collectives x {IntelMPI, OpenMPI} x 32..512 ranks; "
-            "relearn_data.txt: Extra-P text format, 2 parameters (p, n), 14 regions. No loader yet (frame is "
-            "None): read the files under path.",
-            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", None,
+            "mpi_data.csv: summary statistics (N, mean, sd, median, min, max, IQR, 95% intervals) of 7 MPI "
+            "collectives x {IntelMPI, OpenMPI} x 32..512 ranks; frame: that file read by "
+            "workbench.io.read_extrap_mpi (columns library, collective, ranks, repetitions, mean_us, ...; units not "
+            "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
+            "14 regions) has no loader: read it under path.",
+            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
         ),
         _Entry(
             "kmeans-fim", "K-means under perf stat on this project's 2-core VM (FiM-Cal training/test runs)",
