@@ -1,0 +1,279 @@
+"""FiM-Com against measured collectives: what is mapped to what, station samples derived
+from OSU latencies, and sweeps of the queueing model over data size and process count.
+
+Mapping of the OSU Micro-Benchmarks broadcast data (``osu-orfeo``) onto the model:
+
+* **message size <-> data points**: ``n_jobs = ceil(size_bytes / point_bytes)``, with
+  ``point_bytes = 20`` as in the paper's K-means (section 4.1: "each data point is of
+  20 Bytes"); a 1-byte message is one job.
+* **cores <-> processes**: an ``MPI_Bcast`` over ``cores`` ranks has ``cores - 1``
+  receivers, the model's ``processes`` R queues (the root keeps its copy).
+* **time**: OSU's average latency over ranks (µs) <-> the mean makespan (µs).
+* the basic linear algorithm (Open MPI ``coll_tuned`` algorithm 1: the root sends to
+  each receiver in turn) is the one closest to Fig. 4's one-sender model; the others
+  (chain, trees) can be chosen to see where the model stops applying.
+
+Per-station service-time samples (section 3.3: "measure the total communication time
+... and deduct the measured runtime of the other parts"), from one mapping (core,
+socket or node placement):
+
+* **D** (transfer, Eq. 13): per-point times ``dT / (dsize / point_bytes)`` between
+  consecutive message sizes >= the eager limit, at 2 ranks (one sender, one receiver;
+  every algorithm is the same transfer there, so the algorithms are replicates).
+* **C** (initialisation, Eq. 15): the fastest rank's latency (``min_us``) for a 1-byte
+  broadcast, one sample per core count: start-up with a negligible payload.
+* **R** (receive, Eq. 16): in a linear broadcast the last receiver waits for
+  ``cores - 2`` more sends than the first, so ``(max_us - min_us) / ((cores - 2) n)`` is
+  one receiver's time per data point; one sample per core count >= 3 and message size
+  >= the eager limit.  (``phi = processes`` then restores the sequential sends.)
+* **M** (metadata, Eq. 14): at 2 ranks, at sizes >= the eager limit, the per-point time
+  left after deducting start-up (the 1-byte latency) and transfer (``n`` times D's mean):
+  ``(T - T_1B - n * d) / n`` -- the rendezvous handshake spread over the message --
+  paired with the load ``chi = n`` (a message hands all its points to the network at
+  once).  Non-positive remainders are dropped and counted in the warnings.  Below the
+  eager limit the remainder is dominated by per-message costs that a per-point station
+  cannot carry (fitted there, M becomes the bottleneck and 1 MiB broadcasts come out
+  20 times too slow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from workbench.errors import ValidationError
+from workbench.models.fim.queueing import simulate_collective
+from workbench.models.fim.service_fit import StationFit, fit_station
+from workbench.validation import require_columns
+
+__all__ = [
+    "POINT_BYTES",
+    "EAGER_BYTES",
+    "STATION_FAMILIES",
+    "StationSamples",
+    "osu_collective_curve",
+    "osu_station_samples",
+    "fit_stations",
+    "sweep_collective",
+    "summarize_sweep",
+    "extrap_spread",
+    "relative_spread",
+]
+
+#: Bytes per data point (section 4.1).
+POINT_BYTES = 20
+#: Eager/rendezvous switch used to split small and large messages (the paper's 64 KB).
+EAGER_BYTES = 65536
+#: The paper's family per station (Eqs. 13-16).
+STATION_FAMILIES = {"D": "uniform_rate", "M": "log", "C": "exponential", "R": "exponential"}
+_OSU_COLUMNS = ["size_bytes", "processes", "latency_us", "min_us", "max_us"]
+
+
+@dataclass
+class StationSamples:
+    """Measured service-time samples per station (µs) and how each was derived."""
+
+    samples: dict[str, np.ndarray]
+    loads: np.ndarray
+    provenance: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _select(osu: pd.DataFrame, benchmark: str, mapping: str, algorithm: int | None) -> pd.DataFrame:
+    where = "FiM-Com measured data"
+    if not isinstance(osu, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(osu).__name__}")
+    missing = [c for c in ["benchmark", "mapping", "algorithm", *_OSU_COLUMNS] if c not in osu.columns]
+    if missing:
+        raise ValidationError(f"{where}: missing column(s) {missing}; load the data with read_osu_orfeo")
+    rows = osu[(osu["benchmark"] == benchmark) & (osu["mapping"] == mapping)]
+    if rows.empty:
+        have = sorted(set(zip(osu["benchmark"], osu["mapping"])))
+        raise ValidationError(f"{where}: no {benchmark!r} rows with mapping {mapping!r}; available: {have}")
+    if algorithm is not None:
+        chosen = rows[rows["algorithm"] == algorithm]
+        if chosen.empty:
+            raise ValidationError(
+                f"{where}: no {benchmark}/{mapping} rows for algorithm {algorithm}; "
+                f"available: {sorted(rows['algorithm'].dropna().unique().tolist())}"
+            )
+        rows = chosen
+    require_columns(rows, _OSU_COLUMNS, f"{where} ({benchmark}, {mapping})")
+    # the files paste several runs together: drop exact copies, average repeated runs
+    keys = ["algorithm", "processes", "size_bytes"]
+    measured = ["latency_us", "min_us", "max_us"]
+    rows = rows.drop_duplicates(subset=keys + measured)
+    return rows.groupby(keys, as_index=False, dropna=False)[measured].mean()
+
+
+def osu_collective_curve(
+    osu: pd.DataFrame,
+    *,
+    benchmark: str = "bcast",
+    mapping: str = "node",
+    algorithm: int = 1,
+    point_bytes: int = POINT_BYTES,
+) -> pd.DataFrame:
+    """Measured latency per (size, cores) in model terms.
+
+    Columns: ``size_bytes``, ``n_jobs`` (data points), ``cores``, ``processes``
+    (receivers, ``cores - 1``), ``latency_us`` (mean over ranks), ``min_us``,
+    ``max_us``; sorted by cores then size.
+    """
+    if point_bytes <= 0:
+        raise ValidationError(f"point_bytes must be > 0, got {point_bytes}")
+    rows = _select(osu, benchmark, mapping, algorithm)
+    out = pd.DataFrame(
+        {
+            "size_bytes": rows["size_bytes"].astype(np.int64),
+            "n_jobs": np.maximum(1, np.ceil(rows["size_bytes"] / point_bytes)).astype(np.int64),
+            "cores": rows["processes"].astype(np.int64),
+            "processes": rows["processes"].astype(np.int64) - 1,
+            "latency_us": rows["latency_us"].astype(float),
+            "min_us": rows["min_us"].astype(float),
+            "max_us": rows["max_us"].astype(float),
+        }
+    )
+    return out[out["processes"] >= 1].sort_values(["cores", "size_bytes"]).reset_index(drop=True)
+
+
+def osu_station_samples(
+    osu: pd.DataFrame,
+    *,
+    mapping: str = "node",
+    algorithm: int = 1,
+    point_bytes: int = POINT_BYTES,
+    eager_bytes: int = EAGER_BYTES,
+) -> StationSamples:
+    """Per-station service-time samples (µs) derived from OSU broadcast latencies; the
+    derivation of each station is in the module docstring and in ``provenance``."""
+    everything = _select(osu, "bcast", mapping, None)
+    pairs = everything[everything["processes"] == 2].sort_values(["algorithm", "size_bytes"])
+    warnings: list[str] = []
+
+    large = pairs[pairs["size_bytes"] >= eager_bytes]
+    d_times = []
+    for _, curve in large.groupby("algorithm"):
+        d_times.append(np.diff(curve["latency_us"].to_numpy()) / np.diff(curve["size_bytes"].to_numpy() / point_bytes))
+    d = np.concatenate(d_times) if d_times else np.array([])
+    if (d <= 0).any():
+        warnings.append(f"D: {int((d <= 0).sum())} non-positive slopes dropped (latency fell with size)")
+    d = d[d > 0]
+    if d.size < 2:
+        raise ValidationError(f"too few 2-rank messages >= {eager_bytes} B for mapping {mapping!r} to derive D")
+
+    linear = _select(osu, "bcast", mapping, algorithm)
+    smallest = linear[linear["size_bytes"] == linear["size_bytes"].min()]
+    c = smallest["min_us"].to_numpy(dtype=float)
+    wide = linear[(linear["processes"] >= 3) & (linear["size_bytes"] >= eager_bytes)]
+    points = np.ceil(wide["size_bytes"] / point_bytes)
+    r = ((wide["max_us"] - wide["min_us"]) / ((wide["processes"] - 2) * points)).to_numpy(dtype=float)
+
+    start = pairs[pairs["size_bytes"] == pairs["size_bytes"].min()].set_index("algorithm")["latency_us"]
+    n = np.ceil(large["size_bytes"].to_numpy() / point_bytes)
+    excess = (large["latency_us"].to_numpy() - start.loc[large["algorithm"]].to_numpy() - n * d.mean()) / n
+    keep = excess > 0
+    if (~keep).any():
+        warnings.append(
+            f"M: {int((~keep).sum())} of {keep.size} per-point remainders are <= 0 after deducting "
+            "start-up and transfer, dropped"
+        )
+    provenance = {
+        "D": f"per-point slope of 2-rank latency, sizes >= {eager_bytes} B, {len(d_times)} algorithms as replicates",
+        "M": f"2-rank per-point remainder at sizes >= {eager_bytes} B after start-up and transfer, load chi = points",
+        "C": f"1-byte broadcast, fastest rank's latency (min over ranks), one per core count, algorithm {algorithm}",
+        "R": f"(slowest - fastest rank) / ((cores - 2) points), sizes >= {eager_bytes} B, algorithm {algorithm}",
+    }
+    return StationSamples({"D": d, "M": excess[keep], "C": c, "R": r}, n[keep], provenance, warnings)
+
+
+def fit_stations(samples: StationSamples, families: dict[str, str] | None = None) -> dict[str, StationFit]:
+    """Fit every station of ``samples`` with the paper's families (or ``families``)."""
+    chosen = {**STATION_FAMILIES, **(families or {})}
+    return {
+        station: fit_station(
+            values, chosen[station], station=station, loads=samples.loads if chosen[station] == "log" else None
+        )
+        for station, values in samples.samples.items()
+    }
+
+
+def sweep_collective(
+    pattern: str,
+    *,
+    vary: str,
+    values,
+    n_jobs: int,
+    processes: int,
+    replications: int = 10,
+    seed: int = 0,
+    progress: bool = False,
+    **rates,
+) -> pd.DataFrame:
+    """Simulate ``pattern`` for each of ``values`` of ``vary`` (``"n_jobs"`` or
+    ``"processes"``), the other held at its given value (Fig. 6's axes).
+
+    Returns a tidy frame: ``pattern, n_jobs, processes, replication, makespan`` (time
+    unit of the rates) and ``per_job`` (makespan / n_jobs).
+    """
+    if vary not in ("n_jobs", "processes"):
+        raise ValidationError(f"vary must be 'n_jobs' or 'processes', got {vary!r}")
+    frames = []
+    for value in tqdm(list(values), desc=f"{pattern} vs {vary}", disable=not progress):
+        config = {"n_jobs": n_jobs, "processes": processes, vary: int(value)}
+        sim = simulate_collective(pattern, config["n_jobs"], config["processes"], seed=seed,
+                                  replications=replications, sample_limit=0, **rates)
+        frames.append(
+            pd.DataFrame(
+                {
+                    "pattern": pattern,
+                    "n_jobs": sim.n_jobs,
+                    "processes": sim.processes,
+                    "replication": np.arange(sim.replications),
+                    "makespan": sim.makespan,
+                    "per_job": sim.per_job,
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize_sweep(sweep: pd.DataFrame) -> pd.DataFrame:
+    """Mean, min and max makespan over replications per configuration."""
+    return (
+        sweep.groupby(["pattern", "n_jobs", "processes"], as_index=False)["makespan"]
+        .agg(mean="mean", min="min", max="max")
+        .assign(per_job=lambda f: f["mean"] / f["n_jobs"])
+    )
+
+
+def relative_spread(makespans) -> dict[str, float]:
+    """Dimensionless spread of repeated communication times: IQR / median and the
+    coefficient of variation (comparable across message sizes and units)."""
+    x = np.asarray(makespans, dtype=float)
+    if x.size < 2:
+        raise ValidationError(f"a spread needs at least 2 replications, got {x.size}")
+    q1, median, q3 = np.quantile(x, [0.25, 0.5, 0.75])
+    return {"rel_iqr": float((q3 - q1) / median), "cv": float(x.std(ddof=1) / x.mean())}
+
+
+def extrap_spread(extrap: pd.DataFrame, collective: str = "MPI_Bcast") -> pd.DataFrame:
+    """Measured repetition spread of one collective from the Extra-P MPI statistics
+    (1600-2000 repetitions per row): ``library, ranks, repetitions, median_us, rel_iqr,
+    cv``.  Message sizes are not recorded there, so only the dimensionless spread is
+    compared with the model's replications (:func:`relative_spread`)."""
+    require_columns(extrap, ["ranks", "median_us", "iqr_us", "mean_us", "sd_us"], "Extra-P MPI statistics")
+    rows = extrap[extrap["collective"] == collective]
+    if rows.empty:
+        raise ValidationError(
+            f"Extra-P MPI statistics: no rows for {collective!r}; available: {sorted(extrap['collective'].unique())}"
+        )
+    return (
+        rows.assign(rel_iqr=rows["iqr_us"] / rows["median_us"], cv=rows["sd_us"] / rows["mean_us"])
+        [["library", "ranks", "repetitions", "median_us", "rel_iqr", "cv"]]
+        .sort_values(["library", "ranks"])
+        .reset_index(drop=True)
+    )
