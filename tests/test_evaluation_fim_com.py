@@ -7,6 +7,7 @@ import pytest
 
 from workbench.errors import ValidationError
 from workbench.evaluation.fim_com import (
+    compare_with_osu,
     extrap_spread,
     fit_stations,
     osu_collective_curve,
@@ -122,3 +123,13 @@ def test_extrap_spread_on_the_real_statistics(data_mirror):
     assert 0.3 < row["rel_iqr"] < 0.4
     with pytest.raises(ValidationError, match="no rows for 'MPI_Scan'"):
         extrap_spread(extrap, "MPI_Scan")
+
+
+def test_compare_with_osu_adds_prediction_and_signed_error(osu, node_rates):
+    curve = osu_collective_curve(osu, mapping="node", algorithm=1)
+    some = curve[(curve["cores"] == 2) & curve["size_bytes"].isin([1, 1048576])]
+    cmp = compare_with_osu(some, node_rates, replications=2)
+    assert list(cmp.columns) == [*curve.columns, "predicted_us", "error_pct"]
+    np.testing.assert_allclose(cmp["error_pct"], 100 * (cmp["predicted_us"] / cmp["latency_us"] - 1))
+    large = cmp[cmp["size_bytes"] == 1048576].iloc[0]
+    assert abs(large["error_pct"]) < 10

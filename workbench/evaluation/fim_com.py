@@ -59,6 +59,7 @@ __all__ = [
     "fit_stations",
     "sweep_collective",
     "summarize_sweep",
+    "compare_with_osu",
     "extrap_spread",
     "relative_spread",
 ]
@@ -248,6 +249,27 @@ def summarize_sweep(sweep: pd.DataFrame) -> pd.DataFrame:
         .agg(mean="mean", min="min", max="max")
         .assign(per_job=lambda f: f["mean"] / f["n_jobs"])
     )
+
+
+def compare_with_osu(
+    curve: pd.DataFrame,
+    rates: dict[str, float],
+    *,
+    pattern: str = "broadcast",
+    replications: int = 3,
+    seed: int = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The model's mean makespan at every measured configuration of ``curve`` (from
+    :func:`osu_collective_curve`) beside the measurement: adds ``predicted_us`` and
+    ``error_pct`` (signed, relative to the measured latency)."""
+    predicted = np.empty(len(curve))
+    rows = list(curve[["n_jobs", "processes"]].itertuples(index=False))
+    for i, (n_jobs, processes) in enumerate(tqdm(rows, desc="FiM-Com vs OSU", disable=not progress)):
+        sim = simulate_collective(pattern, int(n_jobs), int(processes), seed=seed, replications=replications,
+                                  sample_limit=0, **rates)
+        predicted[i] = sim.makespan.mean()
+    return curve.assign(predicted_us=predicted, error_pct=100 * (predicted - curve["latency_us"]) / curve["latency_us"])
 
 
 def relative_spread(makespans) -> dict[str, float]:
