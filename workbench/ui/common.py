@@ -46,10 +46,12 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from workbench.errors import WorkbenchError
 
 __all__ = [
+    "static_figure_outputs",
     "ERROR_CLASS",
     "MAIN_FIGURE_CLASS",
     "MESSAGE_PANEL_CLASS",
@@ -317,3 +319,10 @@ class QuietChanges:
             yield
         finally:
             self._quiet = previous
+
+
+def static_figure_outputs(fig: go.Figure) -> tuple:
+    """Outputs of an ``Output`` widget showing ``fig`` as a static plotly figure (set
+    ``out.outputs = ...``: replaces the contents in one message, no FigureWidget)."""
+    data = pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict())
+    return ({"output_type": "display_data", "data": data, "metadata": {}},)

@@ -42,7 +42,6 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import plotly.io as pio
 from tqdm.notebook import tqdm as tqdm_notebook
 
 from workbench.errors import (
@@ -98,6 +97,7 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
+    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -231,12 +231,6 @@ def _check_runs(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         if not (frame["role"] == role).any():
             raise ValidationError(f"{label}: no runs with role == {role!r}")
     return frame
-
-
-def _bundle(fig: go.Figure) -> tuple:
-    """Outputs of an ``Output`` widget showing ``fig`` as a static plotly figure."""
-    data = pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict())
-    return ({"output_type": "display_data", "data": data, "metadata": {}},)
 
 
 # ------------------------------------------------------------------------ dashboard
@@ -537,7 +531,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
     def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
         self.figures[name] = fig
         if self.static_shown:
-            out.outputs = _bundle(fig)
+            out.outputs = static_figure_outputs(fig)
 
     @property
     def static_shown(self) -> bool:
@@ -550,7 +544,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
         self._drawn |= {"figure", "prediction"}
         for name, out in self._outputs.items():
             if name in self.figures:
-                out.outputs = _bundle(self.figures[name])
+                out.outputs = static_figure_outputs(self.figures[name])
 
     def _on_drawn(self, name: str, change) -> None:
         """The browser reports trace defaults after drawing a FigureWidget: its first report
