@@ -274,8 +274,9 @@ def _sending_line(rng, n, rates: ServiceRates, offsets):
     m_departures, m_service, load = metadata_departures(d_departures, rates.metadata_coef, offsets)
     delay = rng.standard_exponential(n)
     delay *= rates.eta
-    c_departures = m_departures + delay
-    finish = (d_departures.max(), m_departures.max(), c_departures.max())
+    m_finish = m_departures.max()
+    c_departures = np.add(m_departures, delay, out=m_departures)  # M's departures are not needed again
+    finish = (d_departures.max(), m_finish, c_departures.max())
     return c_departures, finish, {"D": transfer, "M": m_service, "metadata_load": load, "C": delay}
 
 
@@ -300,7 +301,8 @@ def _receive(rng, pattern, c_departures, processes, mean_receive):
         count = min(queues_per_chunk, shape[0] - start)
         service = rng.standard_exponential((count, shape[1]))
         service *= mean_receive
-        scratch = np.array(arrivals[start : start + count] if pattern == "scatter" else np.broadcast_to(arrivals, service.shape))
+        # scatter: one chunk of arrivals it owns; otherwise a copy per chunk of queues
+        scratch = arrivals if pattern == "scatter" else np.array(np.broadcast_to(arrivals, service.shape))
         makespan = max(makespan, float(_last_fifo_departure(scratch, service).max()))
         if first is None:
             first = service.ravel()
