@@ -292,17 +292,17 @@ def _receive(rng, pattern, c_departures, processes, mean_receive):
         arrivals = np.sort(padded.reshape(rows, processes).T, axis=1)
         shape = arrivals.shape
     else:
-        arrivals = np.sort(c_departures)
+        arrivals = np.sort(c_departures)[np.newaxis, :]
         shape = (1 if pattern == "gather" else processes, n)
     # broadcast: the same sorted arrivals at every queue, services drawn in chunks of queues
-    queues_per_chunk = shape[0] if pattern == "scatter" else max(1, _BROADCAST_CHUNK // n)
+    queues_per_chunk = max(1, _BROADCAST_CHUNK // n) if pattern == "broadcast" else shape[0]
     makespan, first = -np.inf, None
     for start in range(0, shape[0], queues_per_chunk):
         count = min(queues_per_chunk, shape[0] - start)
         service = rng.standard_exponential((count, shape[1]))
         service *= mean_receive
-        # scatter: one chunk of arrivals it owns; otherwise a copy per chunk of queues
-        scratch = arrivals if pattern == "scatter" else np.array(np.broadcast_to(arrivals, service.shape))
+        # scatter and gather: one chunk of arrivals they own; broadcast: a copy per chunk of queues
+        scratch = np.array(np.broadcast_to(arrivals, service.shape)) if pattern == "broadcast" else arrivals
         makespan = max(makespan, float(_last_fifo_departure(scratch, service).max()))
         if first is None:
             first = service.ravel()
