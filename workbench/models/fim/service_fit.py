@@ -72,7 +72,7 @@ class StationFit:
             lo, hi = p["zeta_min"], p["zeta_max"]
             return float(1 / lo if hi == lo else np.log(hi / lo) / (hi - lo))
         if self.family == "log":
-            return float(p["metadata_coef"] * (1.0 + np.log(self.loads)).mean())
+            return float(self._log_times().mean())
         return float(p.get("loc", 0.0) + p["scale"])
 
     def cdf(self, x) -> np.ndarray:
@@ -87,9 +87,7 @@ class StationFit:
                 return (x >= 1.0 / lo).astype(float)
             return np.clip((hi - rate) / (hi - lo), 0.0, 1.0)
         if self.family == "log":
-            # the measured loads pushed through the fitted form: a step CDF
-            model = np.sort(p["metadata_coef"] * (1.0 + np.log(self.loads)))
-            return np.searchsorted(model, x, side="right") / model.size
+            return self._log_step_cdf(x, "right")
         loc = p.get("loc", 0.0)
         return np.where(x >= loc, -np.expm1(-(x - loc) / p["scale"]), 0.0)
 
@@ -97,8 +95,17 @@ class StationFit:
         """Left limits of :meth:`cdf` (differ only at the steps of the ``log`` form)."""
         if self.family != "log":
             return self.cdf(x)
-        model = np.sort(self.params["metadata_coef"] * (1.0 + np.log(self.loads)))
-        return np.searchsorted(model, np.asarray(x, dtype=float), side="left") / model.size
+        return self._log_step_cdf(np.asarray(x, dtype=float), "left")
+
+    def _log_times(self) -> np.ndarray:
+        """The fitted log form (Eq. 14) at every measured load: ``c (1 + ln chi)``."""
+        return self.params["metadata_coef"] * (1.0 + np.log(self.loads))
+
+    def _log_step_cdf(self, x: np.ndarray, side: str) -> np.ndarray:
+        """The measured loads pushed through the fitted form: a step CDF (``side``:
+        right-continuous values or left limits)."""
+        model = np.sort(self._log_times())
+        return np.searchsorted(model, x, side=side) / model.size
 
 
 def chi_square_test(samples, cdf, n_params: int, bins: int | None = None) -> tuple[float, int, float, str | None]:
