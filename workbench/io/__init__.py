@@ -13,6 +13,10 @@
 * :func:`read_osu_orfeo`, :func:`read_extrap_mpi` - measured MPI collective latencies
   (the ``osu-orfeo`` OSU CSV files and Extra-P's ``mpi_data.csv``) to tidy frames for
   FiM-Com calibration (:mod:`workbench.io.collectives`).
+* :func:`read_osu`, :func:`read_imb`, :func:`imb_exchange_table` - the text output of the
+  OSU Micro-Benchmarks (5.x-7.x) and Intel MPI Benchmarks (IMB-MPI1 ...) to tidy frames,
+  and IMB Exchange rows in the layout of Table 6.1 of seed 004
+  (:mod:`workbench.io.microbench`).
 """
 
 from workbench.io.catalogue import (
@@ -25,6 +29,7 @@ from workbench.io.catalogue import (
     list_datasets,
 )
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
+from workbench.io.microbench import imb_exchange_table, read_imb, read_osu
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
 from workbench.io.perf import PerfStat, read_perf_stat
 from workbench.io.scaling import (
@@ -50,13 +55,16 @@ __all__ = [
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
+    "imb_exchange_table",
     "list_curves",
     "list_datasets",
     "parse_npb_filename",
     "parse_npb_text",
     "placement_labels",
     "read_extrap_mpi",
+    "read_imb",
     "read_npb_logs",
+    "read_osu",
     "read_osu_orfeo",
     "read_perf_stat",
     "read_scaling_bytes",

@@ -107,6 +107,18 @@ def _load_measured_kmeans(path: Path) -> pd.DataFrame:
     return read_measured_kmeans(path)
 
 
+def _load_comm_pingpong(path: Path) -> pd.DataFrame:
+    from workbench.measure.comm.sweep import read_comm_pingpong  # measure imports io: load lazily
+
+    return read_comm_pingpong(path)
+
+
+def _load_comm_datagen(path: Path) -> pd.DataFrame:
+    from workbench.measure.comm.sweep import read_comm_datagen
+
+    return read_comm_datagen(path)
+
+
 _PI_DESCRIPTION = (
     "Raw NAS Parallel Benchmarks 3.4.3 (MPI) output logs from a Raspberry Pi 4 cluster "
     "(16 workers x 4 cores, Gigabit Ethernet, Slurm): BT, CG, EP, FT, IS, LU, MG, SP, classes S..F, "
@@ -176,6 +188,32 @@ def _registry() -> list[_Entry]:
             "larger 'test' configurations on 1-8 processes, 3 repeats each. Machine, date, perf version and "
             "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.measure.sweep.",
             "this project (data/measured/kmeans_fim.json)", "MIT (project)", _load_measured_kmeans,
+        ),
+        _Entry(
+            "comm-pingpong-local", "002 random non-blocking ping-pong, MPICH shared memory on this project's 2-core VM",
+            "bundled", "measured/comm_pingpong.csv",
+            "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH (mpich wheel) over shared "
+            "memory: the random non-blocking ping-pong benchmark of Papadopoulou et al. (seed 002, section III.B) run "
+            "by `python -m workbench.measure.comm pingpong` (mpi4py): S = 128 B .. 4 MiB, M = 1..processes-1 random "
+            "partners, 2, 3 and 4 processes (3 and 4 oversubscribe the 2 cores), 200 iterations, 3 repeats; "
+            "comm_time_us = max over ranks of each rank's 3rd-quartile iteration time, median_us = median over "
+            "ranks. One node, so N = 1 and I = 0 everywhere and SW = R = 1: the inter-node descriptors only vary "
+            "on a cluster. Other development processes shared the CPU; machine, MPI version, load averages and "
+            "command are in measured/comm_pingpong.json (frame.attrs). Columns: see workbench.measure.comm.sweep.",
+            "this project (data/measured/comm_pingpong.json)", "MIT (project)", _load_comm_pingpong,
+        ),
+        _Entry(
+            "comm-datagen-local", "004 halo-exchange data generator, per-rank timers, MPICH on this project's 2-core VM",
+            "bundled", "measured/comm_datagen.csv",
+            "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH over shared memory: "
+            "Branikas's configurable data generator (seed 004, Listings 2.2/3.1) run by `python -m "
+            "workbench.measure.comm datagen`: working set 2, 8, 32 MiB per rank, memory-bound (1 op) and "
+            "compute-bound (16 ops) Jacobi loads, message size 1, 5, 10, 50, 100 x sqrt(working set), 2, 4, 8 "
+            "messages, no barrier, 2 and 4 processes (4 oversubscribe the 2 cores), 16 time steps (the thesis "
+            "uses 32). One row per rank and run (run_id): comm_s, comp_s, total_s summed over the time steps. "
+            "One node (nodes = 1): node-count effects only appear on a cluster. Machine, MPI version, load "
+            "averages and command are in measured/comm_datagen.json (frame.attrs).",
+            "this project (data/measured/comm_datagen.json)", "MIT (project)", _load_comm_datagen,
         ),
         _Entry(
             "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",

@@ -1,0 +1,503 @@
+"""Sweep driver of the communication benchmarks: one ``mpiexec`` launch per process count runs a
+whole grid of configurations, the results become one tidy CSV plus a JSON sidecar.
+
+* :func:`pingpong_grid`, :func:`datagen_grid` -- the configuration grids (validated; an empty
+  grid is an error).
+* :func:`run_sweep` -- for every process count, write the grid as JSON and start
+  ``mpiexec [mpiexec_args] -n P python -m mpi4py -m workbench.measure.comm.<benchmark> --grid
+  G --out O`` (:mod:`~workbench.measure.comm.pingpong`, :mod:`~workbench.measure.comm.datagen`);
+  starting MPI once per process count, not once per configuration, amortises the start-up
+  (~0.3 s here, much more on a cluster). Rank 0's ``#progress`` lines drive a ``tqdm.auto``
+  bar per launch. Returns the frame (:data:`PINGPONG_COLUMNS` / :data:`DATAGEN_COLUMNS`) with
+  the run facts in ``frame.attrs``: machine (:func:`workbench.measure.sweep.machine_facts`),
+  dates, duration, MPI library version string, mpi4py version, load average before/after
+  every launch, the exact mpiexec command lines and the MPI environment variables set.
+* :func:`write_comm_sweep` / :func:`read_comm_pingpong` / :func:`read_comm_datagen` -- CSV +
+  ``.json`` sidecar on disk, read back with validation (``frame.attrs`` = the sidecar).
+
+CLI (``python -m workbench.measure.comm``)::
+
+    python -m workbench.measure.comm pingpong --processes 2 3 4 --out data/measured/comm_pingpong.csv
+    python -m workbench.measure.comm datagen --processes 2 4 --iterations 16 --out data/measured/comm_datagen.csv
+
+On a cluster the same commands run unchanged from inside a job; pass the launcher's options
+through ``--mpiexec-args`` (one string, split like a shell would), e.g. ``--mpiexec-args "-f
+$PBS_NODEFILE -ppn 16"`` (MPICH/Intel MPI) or ``"--hostfile hosts --map-by node"`` (Open MPI),
+and ``--mpiexec /path/to/mpiexec`` for the site's MPI (mpi4py must be built against it: ``pip
+install mpi4py`` without the ``mpich`` wheel, or the site's module). ``--host-map map.json``
+(``{"host": {"switch": "s1", "rack": "r1"}}``) gives 002's ``SW`` and ``R``; without it both
+are 1. The venv must be visible on every node at the same path.
+
+Oversubscription: this machine has 2 cores; MPICH's waiting ranks busy-poll, which on 3-4 ranks
+takes CPU from the ranks that compute. ``--yield`` sets MPICH's
+``MPIR_CVAR_POLLS_BEFORE_YIELD=1``, ``MPIR_CVAR_CH4_PROGRESS_THROTTLE=1`` and
+``MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=1`` (the settings MPICH's own CI uses to
+run mpi4py's tests on 3-5 ranks on 2-core runners) for every launch of the sweep; the sidecar
+records them. Other MPI libraries ignore them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError, WorkbenchError
+from workbench.measure.comm.datagen import BARRIERS, DATAGEN_COLUMNS, LOADS, DatagenConfig
+from workbench.measure.comm.pingpong import PINGPONG_COLUMNS, PingPongConfig, load_host_map
+from workbench.measure.comm.worker import PROGRESS_PREFIX
+from workbench.models.comm.patterns import integer_at_least
+
+__all__ = [
+    "BENCHMARKS",
+    "DEFAULT_SIZES",
+    "YIELD_ENV",
+    "pingpong_grid",
+    "datagen_grid",
+    "find_mpiexec",
+    "run_sweep",
+    "write_comm_sweep",
+    "read_comm_pingpong",
+    "read_comm_datagen",
+    "parse_bytes",
+    "main",
+]
+
+BENCHMARKS = ("pingpong", "datagen")
+#: Default ping-pong message sizes: 128 B x 4^k up to 2 MiB, then 4 MiB.
+DEFAULT_SIZES = (128, 512, 2048, 8192, 32768, 131072, 524288, 2097152, 4194304)
+#: MPICH settings that make waiting ranks yield the CPU (see the module docstring).
+YIELD_ENV = {
+    "MPIR_CVAR_POLLS_BEFORE_YIELD": "1",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
+    "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "1",
+}
+_SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+_METHOD = {
+    "pingpong": (
+        "002 section III.B: per configuration (S, M, repeat) every rank does `warmup` untimed and "
+        "`iterations` timed iterations of Barrier; MPI.Wtime; M Irecv + M Isend of S bytes with its M "
+        "random partners (a fresh random pairing per configuration and repeat, round k a random matching; "
+        "odd process counts leave one rank out per round); Waitall. Per rank: drop the slowest "
+        "floor(iterations/4) iterations, keep the maximum of the rest (3rd quartile); comm_time_us = max "
+        "over ranks, median_us = median over ranks. PPN, N from MPI.Get_processor_name of every rank; I "
+        "from the partners and that mapping; SW, R from the host map (1 and 1 without one). "
+        "Configurations with M > processes - 1 are skipped (no more distinct partners)."
+    ),
+    "datagen": (
+        "004 Listings 2.2/3.1/4.1: per configuration a global barrier and one untimed exchange, then "
+        "`iterations` time steps of [messages Isend/Irecv of message_bytes = msg_multiple*sqrt(wss_bytes) "
+        "(rounded to 8 B) with the periodic 2-D Cartesian neighbours N, W, S, E (re-iterated; message k "
+        "sent to neighbour k mod 4, received from the opposite one) + Waitall] -> optional barrier "
+        "(none / socket: ranks with the same host and CPU-affinity socket / global) -> Jacobi 5-point "
+        "update of the rank's n x n float64 grid (n = isqrt(wss_bytes/8)) computed extra_ops times per "
+        "element (memory: 1, compute: 16), numpy, blocked by ~256 KiB of rows. comm_s and comp_s are "
+        "summed over the time steps, total_s spans the loop (barrier time = total - comm - comp). One "
+        "row per rank and configuration; run_id numbers the configurations across the whole sweep."
+    ),
+}
+_UNITS = {
+    "pingpong": {
+        "S": "message size, bytes", "M": "messages (random partners) per process", "PPN": "processes per node",
+        "N": "nodes", "I": "share of inter-node messages, 0..1", "SW": "switches in the allocation",
+        "R": "racks in the allocation", "processes": "MPI processes", "iterations": "timed iterations",
+        "repeat": "0-based repeat index", "comm_time_us": "max over ranks of the per-rank 3rd quartile, microseconds",
+        "median_us": "median over ranks of the per-rank 3rd quartile, microseconds",
+        "mpi_library": "MPI library (short)", "host": "host of rank 0",
+    },
+    "datagen": {
+        "run_id": "configuration x launch index (unique in the file)", "rank": "MPI rank", "host": "host of the rank",
+        "nodes": "nodes of the launch", "ppn": "largest number of ranks on one node", "processes": "MPI processes",
+        "wss_bytes": "working set per rank, bytes", "load": "memory (1 op/element) or compute",
+        "extra_ops": "Jacobi updates per element per time step", "msg_multiple": "message size / sqrt(wss_bytes)",
+        "message_bytes": "bytes per message", "messages": "messages per rank per time step",
+        "iterations": "time steps", "barrier": "none, socket or global",
+        "comm_s": "communication time incl. Waitall, summed over time steps, seconds",
+        "comp_s": "computation time summed over time steps, seconds", "total_s": "time of the whole loop, seconds",
+    },
+}
+
+
+def _values(values, name: str, where: str) -> list:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        values = [values]
+    values = list(values)
+    if not values:
+        raise ValidationError(f"{where}: {name} is empty, so the grid has zero configurations")
+    return values
+
+
+def pingpong_grid(sizes: Sequence[int] = DEFAULT_SIZES, messages: Sequence[int] = (1, 2, 3, 4),
+                  repeats: int = 3) -> list[PingPongConfig]:
+    """Every ``(S, M)`` of ``sizes x messages``, repeat by repeat (so slow drifts of the machine
+    spread over all configurations)."""
+    where = "pingpong_grid"
+    sizes, messages = _values(sizes, "sizes", where), _values(messages, "messages", where)
+    repeats = integer_at_least(repeats, "repeats", where, 1)
+    return [PingPongConfig(s, m, r) for r in range(repeats) for s in sizes for m in messages]
+
+
+def datagen_grid(wss_bytes: Sequence[int] = (2 * 2**20, 8 * 2**20, 32 * 2**20), loads: Sequence[str] = ("memory", "compute"),
+                 msg_multiples: Sequence[float] = (1, 5, 10, 50, 100), messages: Sequence[int] = (2, 4, 8),
+                 barriers: Sequence[str] = ("none",)) -> list[DatagenConfig]:
+    """The full grid ``wss_bytes x loads x msg_multiples x messages x barriers`` (004 section 7.2's
+    feature space, scaled down; nodes and PPN come from the launches)."""
+    where = "datagen_grid"
+    axes = [_values(v, n, where) for v, n in ((wss_bytes, "wss_bytes"), (loads, "loads"), (msg_multiples, "msg_multiples"),
+                                               (messages, "messages"), (barriers, "barriers"))]
+    return [DatagenConfig(w, ld, mm, m, b) for w in axes[0] for ld in axes[1] for mm in axes[2] for m in axes[3] for b in axes[4]]
+
+
+def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
+    """The ``mpiexec`` to use: ``mpiexec`` if given, else the one next to ``sys.executable``
+    (the venv's, from the ``mpich`` wheel), else the first on ``PATH``."""
+    if mpiexec is not None:
+        found = shutil.which(str(mpiexec))
+        if found is None:
+            raise MeasurementError(f"mpiexec {str(mpiexec)!r} is not an executable")
+        return found
+    beside = Path(sys.executable).parent / "mpiexec"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("mpiexec")
+    if found is None:
+        raise MeasurementError(
+            "no mpiexec found next to the Python interpreter or on PATH: install the 'mpi' extra "
+            "(pip install -e '.[mpi]': mpi4py + the mpich wheel) or load the site's MPI"
+        )
+    return found
+
+
+def _check_mpi4py() -> None:
+    if importlib.util.find_spec("mpi4py") is None:
+        raise MeasurementError("mpi4py is not installed: pip install -e '.[mpi]' (mpi4py + mpich)")
+
+
+def _launch(benchmark: str, processes: int, spec: dict, workdir: Path, mpiexec: str, mpiexec_args: Sequence[str],
+            env: Mapping[str, str], timeout: float | None, progress: bool) -> tuple[pd.DataFrame, dict]:
+    grid = workdir / f"grid-{benchmark}-{processes}.json"
+    out = workdir / f"part-{benchmark}-{processes}.csv"
+    grid.write_text(json.dumps(spec))
+    argv = [mpiexec, *mpiexec_args, "-n", str(processes), sys.executable, "-m", "mpi4py",
+            "-m", f"workbench.measure.comm.{benchmark}", "--grid", str(grid), "--out", str(out)]
+    load_before = os.getloadavg()
+    started = time.perf_counter()
+    stderr_path = workdir / f"stderr-{processes}.txt"
+    bar = tqdm(total=len(spec["configs"]), desc=f"{benchmark} {processes} ranks", unit="config", disable=not progress)
+    with open(stderr_path, "w+") as stderr:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=stderr, stdin=subprocess.DEVNULL, text=True,
+                                env={**os.environ, **env}, start_new_session=True)
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, 9)
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            for line in proc.stdout:
+                if line.startswith(PROGRESS_PREFIX):
+                    bar.n = int(line.split()[1])
+                    bar.refresh()
+            proc.wait()
+        finally:
+            if timer:
+                timer.cancel()
+            bar.close()
+        stderr.seek(0)
+        tail = "\n".join(stderr.read().strip().splitlines()[-15:])
+    command = shlex.join(argv)
+    if timed_out.is_set():
+        raise MeasurementError(f"{command} timed out after {timeout:g} s")
+    if proc.returncode != 0 or not out.exists():
+        raise MeasurementError(f"{command} failed with exit code {proc.returncode}; stderr tail:\n{tail}")
+    facts = json.loads(out.with_suffix(".json").read_text())
+    facts.update({
+        "command": command,
+        "configurations": len(spec["configs"]),
+        "load_average_before": [round(x, 2) for x in load_before],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "launch_wall_s": round(time.perf_counter() - started, 2),
+    })
+    return pd.read_csv(out), facts
+
+
+def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, iterations: int | None = None,
+              warmup: int = 5, seed: int = 0, host_map=None, mpiexec: str | None = None,
+              mpiexec_args: Sequence[str] | str = (), yield_cpu: bool = False, timeout: float | None = 3600.0,
+              progress: bool = True, notes: str | None = None) -> pd.DataFrame:
+    """Run ``configs`` (:func:`pingpong_grid` / :func:`datagen_grid` items or mappings of their
+    fields) once per process count in ``processes``; return the tidy frame with the run facts in
+    ``frame.attrs`` (see the module docstring).
+
+    ``iterations``: timed iterations per configuration (default 200 for the ping-pong, 32 time
+    steps for the data generator); ``warmup``, ``seed``, ``host_map`` (path or mapping): ping-pong
+    only. ``mpiexec_args``: extra launcher options (a list, or one string split like a shell).
+    ``yield_cpu``: set :data:`YIELD_ENV`. ``timeout``: seconds per launch. Ping-pong
+    configurations with ``M > P - 1`` are skipped for ``P`` processes (listed in
+    ``attrs["skipped"]``). Raises :class:`~workbench.errors.ValidationError` for a bad grid or
+    process list and :class:`~workbench.errors.MeasurementError` when MPI cannot run.
+    """
+    if benchmark not in BENCHMARKS:
+        raise ValidationError(f"run_sweep: unknown benchmark {benchmark!r}; choose one of {list(BENCHMARKS)}")
+    config_type = PingPongConfig if benchmark == "pingpong" else DatagenConfig
+    plan = [config_type.from_mapping(c, i) for i, c in enumerate(configs)]
+    if not plan:
+        raise ValidationError(f"run_sweep: the {benchmark} grid has zero configurations")
+    counts = _values(processes, "processes", "run_sweep")
+    counts = [integer_at_least(p, "every process count", "run_sweep", 2) for p in counts]
+    iterations = iterations if iterations is not None else (200 if benchmark == "pingpong" else 32)
+    if isinstance(mpiexec_args, str):
+        mpiexec_args = shlex.split(mpiexec_args)
+    hosts = load_host_map(host_map)
+    _check_mpi4py()
+    launcher = find_mpiexec(mpiexec)
+    env = {**_SINGLE_THREAD_ENV, **(YIELD_ENV if yield_cpu else {})}
+
+    launches, skipped, parts = [], [], []
+    started_at, started = datetime.now(timezone.utc), time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="workbench-comm-") as tmp:
+        for p in counts:
+            runnable = [c for c in plan if benchmark != "pingpong" or c.M <= p - 1]
+            skipped += [{"processes": p, **asdict(c)} for c in plan if c not in runnable]
+            if not runnable:
+                continue
+            spec = {"iterations": iterations, "configs": [asdict(c) for c in runnable]}
+            if benchmark == "pingpong":
+                spec.update({"warmup": warmup, "seed": seed, "host_map": hosts})
+            frame, facts = _launch(benchmark, p, spec, Path(tmp), launcher, mpiexec_args, env, timeout, progress)
+            if benchmark == "datagen":
+                frame["run_id"] += sum(launch["configurations"] for launch in launches)
+            parts.append(frame)
+            launches.append(facts)
+    if not parts:
+        raise ValidationError(f"run_sweep: no configuration can run on {counts} processes (all need more partners)")
+    columns = PINGPONG_COLUMNS if benchmark == "pingpong" else DATAGEN_COLUMNS
+    frame = pd.concat(parts, ignore_index=True)[columns]
+    from workbench.measure.sweep import machine_facts  # the K-means sweep's machine facts
+
+    frame.attrs.update({
+        "benchmark": benchmark,
+        "machine": machine_facts(),
+        "date": started_at.isoformat(timespec="seconds"),
+        "date_end": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "duration_s": round(time.perf_counter() - started, 1),
+        "mpi_library_version": launches[0]["mpi_library_version"],
+        "mpi4py_version": launches[0]["mpi4py_version"],
+        "load_average_before": launches[0]["load_average_before"],
+        "load_average_after": launches[-1]["load_average_after"],
+        "mpi_env": env,
+        "iterations": iterations,
+        **({"warmup": warmup, "seed": seed, "host_map": hosts,
+            "switches_racks": "from the host map" if hosts else "no host map: SW = R = 1"} if benchmark == "pingpong" else {}),
+        "method": _METHOD[benchmark],
+        "launches": launches,
+        "skipped": skipped,
+        "grid": [asdict(c) for c in plan],
+        "columns": _UNITS[benchmark],
+        "notes": notes,
+    })
+    return frame
+
+
+# ----------------------------------------------------------------------------- files
+
+def _sidecar(path: Path) -> Path:
+    return path.with_suffix(".json")
+
+
+def write_comm_sweep(frame: pd.DataFrame, path, *, command: str | None = None) -> Path:
+    """Write a sweep frame to ``path`` (CSV) and its ``frame.attrs`` (plus ``command``) to
+    ``<path>.json``; the frame is validated first."""
+    path = Path(path)
+    benchmark = frame.attrs.get("benchmark")
+    if benchmark not in BENCHMARKS:
+        raise ValidationError(f"write_comm_sweep: frame.attrs['benchmark'] must be one of {list(BENCHMARKS)}, got {benchmark!r}")
+    frame = _validate(frame, benchmark, str(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g")
+    meta = {**frame.attrs, "command": command if command is not None else frame.attrs.get("command")}
+    _sidecar(path).write_text(json.dumps(meta, indent=1) + "\n")
+    return path
+
+
+_INT_COLUMNS = {
+    "pingpong": {"S": 1, "M": 1, "PPN": 1, "N": 1, "SW": 1, "R": 1, "processes": 2, "iterations": 1, "repeat": 0},
+    "datagen": {"run_id": 0, "rank": 0, "nodes": 1, "ppn": 1, "processes": 2, "wss_bytes": 1, "extra_ops": 1,
+                "message_bytes": 1, "messages": 1, "iterations": 1},
+}
+_POSITIVE = {"pingpong": ["comm_time_us", "median_us"], "datagen": ["msg_multiple", "total_s"]}
+_NON_NEGATIVE = {"pingpong": ["I"], "datagen": ["comm_s", "comp_s"]}
+_CHOICES = {"pingpong": {}, "datagen": {"load": tuple(LOADS), "barrier": BARRIERS}}
+
+
+def _validate(frame: pd.DataFrame, benchmark: str, name: str) -> pd.DataFrame:
+    columns = PINGPONG_COLUMNS if benchmark == "pingpong" else DATAGEN_COLUMNS
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValidationError(f"{name}: missing column(s) {missing} of a {benchmark} sweep table; it has {list(frame.columns)}")
+    if frame.empty:
+        raise ValidationError(f"{name}: the {benchmark} sweep table has no rows")
+    out = frame[columns].copy()
+    for col, low in _INT_COLUMNS[benchmark].items():
+        values = pd.to_numeric(out[col], errors="coerce")
+        bad = values.isna() | (values < low) | (values != values.round())
+        if bad.any():
+            raise ValidationError(f"{name}: column {col} must hold integers >= {low}; bad rows {list(out.index[bad][:5])}")
+        out[col] = values.astype("int64")
+    for col in _POSITIVE[benchmark] + _NON_NEGATIVE[benchmark]:
+        values = pd.to_numeric(out[col], errors="coerce")
+        low_ok = values > 0 if col in _POSITIVE[benchmark] else values >= 0
+        bad = values.isna() | ~low_ok | (values == float("inf"))
+        if bad.any():
+            need = "> 0" if col in _POSITIVE[benchmark] else ">= 0"
+            raise ValidationError(f"{name}: column {col} must be finite and {need}; bad rows {list(out.index[bad][:5])}")
+        out[col] = values.astype("float64")
+    for col, allowed in _CHOICES[benchmark].items():
+        bad = ~out[col].isin(allowed)
+        if bad.any():
+            raise ValidationError(f"{name}: column {col} has values {sorted(set(out[col][bad].astype(str)))}; "
+                                  f"expected one of {list(allowed)}")
+    if benchmark == "pingpong":
+        if (out["I"] > 1).any():
+            raise ValidationError(f"{name}: column I (inter-node ratio) must lie in [0, 1]")
+        if (out["median_us"] > out["comm_time_us"] * (1 + 1e-9)).any():
+            raise ValidationError(f"{name}: median_us exceeds comm_time_us (the maximum over processes) in some rows")
+    for col in ("host", "mpi_library") if benchmark == "pingpong" else ("host",):
+        out[col] = out[col].astype(str)
+    out.attrs.update(frame.attrs)
+    return out
+
+
+def _read(path, benchmark: str) -> pd.DataFrame:
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path)
+    except FileNotFoundError:
+        raise DataFormatError(f"{path}: file not found") from None
+    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
+        raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
+    frame = _validate(frame, benchmark, str(path))
+    sidecar = _sidecar(path)
+    if sidecar.exists():
+        try:
+            frame.attrs.update(json.loads(sidecar.read_text()))
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DataFormatError(f"{sidecar}: unreadable metadata JSON: {exc}") from None
+    else:
+        warnings.warn(f"{path}: no metadata file {sidecar.name} (machine, date, MPI version unknown)", ParseWarning,
+                      stacklevel=3)
+    return frame
+
+
+def read_comm_pingpong(path) -> pd.DataFrame:
+    """A ping-pong sweep table (:data:`~workbench.measure.comm.pingpong.PINGPONG_COLUMNS`) with
+    its sidecar in ``frame.attrs``. DataFormatError for an unreadable file, ValidationError for
+    missing columns or bad values; a missing sidecar is a ParseWarning."""
+    return _read(path, "pingpong")
+
+
+def read_comm_datagen(path) -> pd.DataFrame:
+    """A per-rank data-generator table (:data:`~workbench.measure.comm.datagen.DATAGEN_COLUMNS`)
+    with its sidecar in ``frame.attrs``; errors as :func:`read_comm_pingpong`."""
+    return _read(path, "datagen")
+
+
+# ----------------------------------------------------------------------------- CLI
+
+_UNIT = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 2**10, "m": 2**20, "mib": 2**20, "mb": 2**20,
+         "g": 2**30, "gib": 2**30, "gb": 2**30}
+
+
+def parse_bytes(text) -> int:
+    """``"128"``, ``"4KiB"``, ``"2MiB"``, ``"32M"`` -> bytes (binary units)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
+    if match is None or match.group(2).lower() not in _UNIT:
+        raise ValidationError(f"cannot read {text!r} as a size in bytes (e.g. 128, 4KiB, 2MiB)")
+    return int(match.group(1)) * _UNIT[match.group(2).lower()]
+
+
+_HELP = {
+    "pingpong": "002's random non-blocking ping-pong (S x M grid, repeats)",
+    "datagen": "004's halo-exchange data generator (working set x load x message size x messages)",
+}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m workbench.measure.comm",
+        description="Run the 002 ping-pong or the 004 data-generator sweep under MPI; write CSV + JSON sidecar.",
+    )
+    sub = parser.add_subparsers(dest="benchmark", required=True)
+    for name in BENCHMARKS:
+        p = sub.add_parser(name, help=_HELP[name], description=_METHOD[name])
+        p.add_argument("--processes", type=int, nargs="+", default=[2, 4], help="one mpiexec launch per count (default 2 4)")
+        p.add_argument("--out", required=True, help="CSV to write (.json sidecar beside it)")
+        p.add_argument("--iterations", type=int, help="timed iterations (default: 200 ping-pong, 32 data generator)")
+        p.add_argument("--mpiexec", help="mpiexec to use (default: the venv's, else PATH)")
+        p.add_argument("--mpiexec-args", default="", help='extra launcher options as one string, e.g. "-f hosts -ppn 16"')
+        p.add_argument("--yield", dest="yield_cpu", action="store_true",
+                       help="MPICH: waiting ranks yield the CPU (for more ranks than cores)")
+        p.add_argument("--timeout", type=float, default=3600.0, help="seconds per launch (default 3600)")
+        p.add_argument("--notes", help="free text stored in the sidecar (e.g. machine load)")
+        p.add_argument("--quiet", action="store_true", help="no progress bars")
+    pp = sub.choices["pingpong"]
+    pp.add_argument("--sizes", nargs="+", type=parse_bytes, default=list(DEFAULT_SIZES), help="message sizes S (128, 4KiB, 2MiB...)")
+    pp.add_argument("--messages", nargs="+", type=int, default=[1, 2, 3, 4], help="partners M (default 1 2 3 4)")
+    pp.add_argument("--repeats", type=int, default=3, help="repeats (default 3)")
+    pp.add_argument("--warmup", type=int, default=5, help="untimed iterations first (default 5)")
+    pp.add_argument("--seed", type=int, default=0, help="seed of the random pairings (default 0)")
+    pp.add_argument("--host-map", help='JSON {"host": {"switch": ..., "rack": ...}} for SW and R')
+    dg = sub.choices["datagen"]
+    dg.add_argument("--wss", nargs="+", type=parse_bytes, default=[2 * 2**20, 8 * 2**20, 32 * 2**20], help="working set per rank")
+    dg.add_argument("--loads", nargs="+", choices=list(LOADS), default=list(LOADS))
+    dg.add_argument("--msg-multiples", nargs="+", type=float, default=[1, 5, 10, 50, 100])
+    dg.add_argument("--messages", nargs="+", type=int, default=[2, 4, 8])
+    dg.add_argument("--barriers", nargs="+", default=["none"], help="none, socket, global")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser().parse_args(argv)
+    try:
+        if args.benchmark == "pingpong":
+            configs = pingpong_grid(args.sizes, args.messages, args.repeats)
+            extra = {"warmup": args.warmup, "seed": args.seed, "host_map": args.host_map}
+        else:
+            multiples = [int(m) if float(m).is_integer() else m for m in args.msg_multiples]
+            configs = datagen_grid(args.wss, args.loads, multiples, args.messages, args.barriers)
+            extra = {}
+        frame = run_sweep(args.benchmark, configs, args.processes, iterations=args.iterations, mpiexec=args.mpiexec,
+                          mpiexec_args=args.mpiexec_args, yield_cpu=args.yield_cpu, timeout=args.timeout,
+                          progress=not args.quiet, notes=args.notes, **extra)
+        path = write_comm_sweep(frame, args.out,
+                                command=shlex.join(["python", "-m", "workbench.measure.comm", *argv]))
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(frame)} rows to {path} and {_sidecar(path)} in {frame.attrs['duration_s']} s")
+    return 0
