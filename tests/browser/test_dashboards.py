@@ -42,6 +42,7 @@ DASHBOARDS: dict[str, Dashboard] = {
     "04_cross_size.ipynb": Dashboard(),
     "05_fim_calculation.ipynb": Dashboard(),
     "06_fim_communication.ipynb": Dashboard(),
+    "07_comm_regression.ipynb": Dashboard(),
 }
 
 #: Console errors that are not the dashboard's fault: offline, the lab template's Font

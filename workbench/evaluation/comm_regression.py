@@ -1,0 +1,316 @@
+"""002's communication regression on real data: our ping-pong sweep and OSU broadcasts.
+
+Two measured datasets are turned into 002's descriptor frame (columns ``S, M, PPN, N, I,
+SW, R`` + ``comm_time_us``, see :mod:`workbench.models.comm.descriptors`):
+
+**Our ping-pong sweep** (catalogue ``comm-pingpong-local``, :func:`pingpong_sweep`):
+002's own benchmark (section III.B) run with mpi4py on this machine; the rows already
+carry the descriptors (COMM_SCHEMA contract).  On one machine every message stays on the
+node: ``N = 1``, ``I = 0``, hence ``NT = V = NI = VI = 0`` -- every point is in Area I and
+the NT threshold has nothing to split; only the message-size split (Ia/Ib) is exercised.
+
+**OSU broadcast on ORFEO** (catalogue ``osu-orfeo``, :func:`osu_broadcast_frame`):
+``osu_bcast`` latencies (µs, OSU's average over ranks of the per-call average) on two
+nodes of 2 sockets x 64 cores (128 cores per node) for ``--map-by core|socket|node``.
+Each (mapping, algorithm, processes, size) becomes one configuration:
+
+* ``S`` = the message size (bytes);
+* the **pattern** is the algorithm's tree with root 0 (:func:`broadcast_partners`): row
+  ``r`` of the partner array lists the ranks ``r`` sends to, in order (Open MPI 4.1
+  ``coll_tuned`` topologies, ``ompi/mca/coll/base/coll_base_topo.c``): 1 basic linear (the
+  root sends to every rank), 2 chain (:data:`CHAIN_FANOUT` = 4 chains of consecutive ranks,
+  Open MPI's default ``bcast_algorithm_chain_fanout``), 5 binary tree (the interleaved
+  k-ary tree of ``build_tree`` with fanout 2), 6 binomial (``build_bmtree``).  Algorithm 0
+  ("default") lets Open MPI pick an algorithm per size and count by rules we cannot
+  reconstruct for this run, so it has no pattern and is refused;
+* ``M`` = messages on the critical path (:func:`critical_path_messages`): a sender
+  injects its messages one after another in the order of its row, so the ``k``-th child
+  receives ``k`` messages after its parent; ``M`` is the largest such count over ranks
+  (basic linear: ``p - 1``, the root's messages; binomial tree of 8 ranks: 6, chain of 16: 6).
+  This replaces 002's "messages per process", which assumes every process sends the
+  same number of messages -- a broadcast does not;
+* the **rank -> node mapping** (:func:`osu_rank_node`): ``--map-by core`` and
+  ``--map-by socket`` fill node 0 (128 cores) before node 1 (block mapping; socket only
+  alternates the sockets *inside* a node, invisible to the node-level descriptors, so core
+  and socket have identical descriptors and differ only in their measurements);
+  ``--map-by node`` deals ranks round robin over the 2 nodes;
+* ``PPN``, ``N``, ``I`` from that mapping and the tree's edges
+  (:func:`~workbench.models.comm.descriptors.mapping_descriptors`), ``SW = R = 1``
+  (one switch, one rack: two nodes);
+* comm time = ``latency_us`` (or ``max_us``, the slowest rank, closer to 002's maximum
+  over processes: ``time=``).
+
+The OSU files paste several campaigns together; repeated configurations are averaged as
+:func:`workbench.evaluation.fim_com.osu_collective_curve` does.
+
+:func:`train_test_split_by` and :func:`evaluate_split` implement the train-small /
+test-big check (train on <= 64 processes, test on 128-256), :func:`published_comparison`
+puts our numbers beside the paper's 29 % mean error and 60 % within +-30 %
+(16-8192 processes, 3D-Jacobi and 3D-advection kernels on Vilje; our MAPE is in percent).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import DatasetNotFoundError, ValidationError
+from workbench.evaluation.fim_com import osu_collective_curve
+from workbench.io import fetch_dataset
+from workbench.models.comm.correlation import TARGET
+from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, descriptors, mapping_descriptors
+from workbench.models.comm.patterns import NO_PARTNER, mapping
+from workbench.models.comm.regression import PUBLISHED, CommRegression, CommRegressionResult, evaluate
+
+__all__ = [
+    "BCAST_PATTERNS",
+    "CHAIN_FANOUT",
+    "ORFEO_CORES_PER_NODE",
+    "ORFEO_NODES",
+    "OSU_MAPPINGS",
+    "broadcast_partners",
+    "critical_path_messages",
+    "default_sweep",
+    "evaluate_split",
+    "osu_broadcast_frame",
+    "osu_rank_node",
+    "pingpong_sweep",
+    "published_comparison",
+    "random_split",
+    "synthetic_sweep",
+    "train_test_split_by",
+]
+
+#: Cores per ORFEO EPYC node (2 sockets x 64 cores) and nodes used by the OSU runs.
+ORFEO_CORES_PER_NODE = 128
+ORFEO_NODES = 2
+#: OSU ``--map-by`` placements and the node-level mapping each one is.
+OSU_MAPPINGS = {"core": "block", "socket": "block", "node": "round_robin"}
+#: Open MPI ``bcast_algorithm_chain_fanout`` default: number of chains below the root.
+CHAIN_FANOUT = 4
+#: Broadcast algorithms with a pattern (Open MPI 4.1 coll_tuned ids -> name).
+BCAST_PATTERNS = {1: "basic_linear", 2: "chain", 5: "binary_tree", 6: "binomial"}
+
+
+# ----------------------------------------------------------------------- patterns
+
+
+def _children_to_partners(parent: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Partner array (row = a sender's children in send order) from each rank's parent
+    (root: -1) and the position key that orders siblings."""
+    p = parent.size
+    child = np.flatnonzero(parent >= 0)
+    sort = np.lexsort((order[child], parent[child]))
+    child = child[sort]
+    par = parent[child]
+    counts = np.bincount(par, minlength=p)
+    width = max(int(counts.max()), 1)
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    slot = np.arange(child.size) - start[par]
+    partners = np.full((p, width), NO_PARTNER, dtype=np.int64)
+    partners[par, slot] = child
+    return partners
+
+
+def broadcast_partners(algorithm: int, processes: int) -> np.ndarray:
+    """The tree of an Open MPI broadcast rooted at rank 0 as a ``(processes, k)`` partner
+    array: row ``r`` = the ranks ``r`` sends the message to, in send order, padded with
+    ``NO_PARTNER`` (see the module docstring for the algorithms, :data:`BCAST_PATTERNS`)."""
+    where = "broadcast_partners"
+    if algorithm not in BCAST_PATTERNS:
+        raise ValidationError(
+            f"{where}: no pattern for broadcast algorithm {algorithm!r}; choose one of "
+            f"{ {k: v for k, v in BCAST_PATTERNS.items()} } (0 = Open MPI's per-size default has none)"
+        )
+    if isinstance(processes, bool) or not isinstance(processes, (int, np.integer)) or processes < 2:
+        raise ValidationError(f"{where}: processes must be an integer >= 2, got {processes!r}")
+    p = int(processes)
+    rank = np.arange(p)
+    if algorithm == 1:  # basic linear: the root sends to every other rank
+        parent = np.where(rank == 0, -1, 0)
+        order = rank
+    elif algorithm == 2:  # chain: ranks 1..p-1 in `fanout` consecutive chains
+        fanout = min(CHAIN_FANOUT, p - 1)
+        base, extra = divmod(p - 1, fanout)
+        lengths = base + (np.arange(fanout) < extra)
+        heads = 1 + np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        is_head = np.isin(rank, heads)
+        parent = np.where(rank == 0, -1, np.where(is_head, 0, rank - 1))
+        order = rank
+    elif algorithm == 5:  # Open MPI build_tree(fanout 2): children r + 2^level * (1, 2)
+        level = np.floor(np.log2(rank + 1)).astype(np.int64)
+        parent = np.full(p, -1)
+        for i in (1, 2):
+            child = rank + (2**level) * i
+            ok = child < p
+            parent[child[ok]] = rank[ok]
+        order = rank
+    else:  # 6, binomial (build_bmtree): parent = rank with its lowest set bit cleared
+        parent = np.where(rank == 0, -1, rank & (rank - 1))
+        order = rank  # children r + 1, r + 2, r + 4, ...: increasing rank
+    return _children_to_partners(parent, order)
+
+
+def critical_path_messages(partners) -> int:
+    """Messages on the longest root-to-leaf path of a broadcast tree (root 0) when every
+    sender injects its messages one after another in row order: child ``k`` (1-based) of a
+    sender receives ``k`` sends after its parent; the maximum over ranks."""
+    arr = np.asarray(partners)
+    sender, slot = np.nonzero(arr != NO_PARTNER)
+    child = arr[sender, slot]
+    arrival = np.zeros(arr.shape[0], dtype=np.int64)
+    # depth iterations at most; each pass propagates one more level
+    for _ in range(arr.shape[0]):
+        new = arrival.copy()
+        new[child] = arrival[sender] + slot + 1
+        if np.array_equal(new, arrival):
+            break
+        arrival = new
+    return int(arrival.max())
+
+
+def osu_rank_node(mapping_name: str, processes: int) -> np.ndarray:
+    """Node (0 or 1) of every rank of an ORFEO OSU run placed with ``--map-by mapping_name``
+    (see the module docstring)."""
+    kind = OSU_MAPPINGS.get(mapping_name)
+    if kind is None:
+        raise ValidationError(f"osu_rank_node: unknown OSU mapping {mapping_name!r}; choose one of {list(OSU_MAPPINGS)}")
+    if kind == "block":
+        return mapping("block", processes, ppn=ORFEO_CORES_PER_NODE)
+    return mapping("round_robin", processes, nodes=ORFEO_NODES)
+
+
+# ---------------------------------------------------------------------- datasets
+
+
+def osu_broadcast_frame(osu: pd.DataFrame, mapping: str = "core", algorithm: int = 1,
+                        time: str = "latency_us") -> pd.DataFrame:
+    """002's descriptor frame of the OSU broadcasts of one placement and algorithm.
+
+    ``osu``: the ``osu-orfeo`` frame (:func:`workbench.io.read_osu_orfeo`).  Columns:
+    ``mapping``, ``algorithm``, ``processes``, the 13 metrics, ``comm_time_us`` (= the
+    ``time`` column: ``latency_us`` average over ranks, ``min_us`` or ``max_us``),
+    ``latency_us``, ``min_us``, ``max_us``.  Sorted by processes then size.
+    """
+    if time not in ("latency_us", "min_us", "max_us"):
+        raise ValidationError(f"osu_broadcast_frame: time must be latency_us, min_us or max_us, got {time!r}")
+    if algorithm not in BCAST_PATTERNS:
+        broadcast_partners(algorithm, 2)  # raises the explanatory error
+    osu_rank_node(mapping, 2)  # unknown mapping: a clear error before the data lookup
+    curve = osu_collective_curve(osu, benchmark="bcast", mapping=mapping, algorithm=algorithm)
+    per_count = []
+    for p in np.unique(curve["cores"]):
+        p = int(p)
+        partners = broadcast_partners(algorithm, p)
+        base = mapping_descriptors(partners, osu_rank_node(mapping, p), 1.0)
+        base["M"] = float(critical_path_messages(partners))
+        per_count.append({"processes": p, **{c: base[c] for c in DESCRIPTOR_COLUMNS if c != "S"}})
+    frame = curve.rename(columns={"processes": "receivers"}).merge(
+        pd.DataFrame(per_count), left_on="cores", right_on="processes")
+    frame = frame.assign(mapping=mapping, algorithm=int(algorithm), S=frame["size_bytes"].astype(float),
+                         **{TARGET: frame[time].astype(float)})
+    columns = ["mapping", "algorithm", "processes", *DESCRIPTOR_COLUMNS, TARGET, "latency_us", "min_us", "max_us"]
+    out = descriptors(frame[columns])
+    return out.sort_values(["processes", "S"]).reset_index(drop=True)
+
+
+def pingpong_sweep(mirror=None) -> pd.DataFrame:
+    """Our ping-pong sweep (catalogue ``comm-pingpong-local``, measured by
+    :mod:`workbench.measure.comm` on this machine) with the 13 metrics added; its
+    ``attrs`` keep the run facts (machine, date, MPI version)."""
+    data = fetch_dataset("comm-pingpong-local", mirror=mirror)
+    frame = descriptors(data.frame)
+    frame.attrs.update(data.frame.attrs)
+    return frame
+
+
+def synthetic_sweep(seed: int = 0, noise: float = 0.05) -> pd.DataFrame:
+    """A SYNTHETIC sweep (not a measurement) in the ping-pong frame's columns: 002's
+    parameter grid on a made-up cluster (N 1..16 nodes, PPN 1..16, M 1..4, S 128 B..1 MiB,
+    ``I`` of a block mapping with random partners approximated by ``1 - (PPN-1)/(P-1)``,
+    SW = R = 1) and times from a three-regime model with ``noise`` log-normal scatter;
+    for demonstrations and tests where no measured sweep is at hand.  ``attrs["synthetic"]``
+    is True."""
+    rng = np.random.default_rng(seed)
+    grid = np.array(np.meshgrid([1, 2, 4, 8, 16], [1, 2, 4, 8, 16], [1, 2, 4], 2.0 ** np.arange(7, 21, 2),
+                                indexing="ij")).reshape(4, -1).T
+    n, ppn, m, s = grid.T
+    procs = n * ppn
+    keep = procs >= 2
+    n, ppn, m, s, procs = n[keep], ppn[keep], m[keep], s[keep], procs[keep]
+    frame = pd.DataFrame({"S": s, "M": m, "PPN": ppn, "N": n, "I": np.clip(1 - (ppn - 1) / (procs - 1), 0, 1),
+                          "SW": 1.0, "R": 1.0, "processes": procs})
+    frame = descriptors(frame)
+    latency = 2.0 + 0.8 * frame["M"] + 0.05 * frame["NI"]
+    bandwidth = frame["PT"] / 8000.0 + frame["NT"] / 2500.0
+    congestion = np.where(frame["NT"] > 128 * 1024, frame["NT"] * frame["PPN"] / 40000.0, 0.0)
+    time_us = (latency + bandwidth + congestion) * rng.lognormal(0.0, noise, len(frame))
+    frame[TARGET] = time_us
+    frame.attrs.update({"synthetic": True, "description": "SYNTHETIC sweep (workbench.evaluation.comm_regression."
+                                                          f"synthetic_sweep, seed {seed}): not a measurement"})
+    return frame
+
+
+def default_sweep(mirror=None) -> tuple[pd.DataFrame, str]:
+    """Our measured ping-pong sweep, or -- when it is not there -- the synthetic one, with a
+    label saying which."""
+    try:
+        return pingpong_sweep(mirror), "ping-pong sweep measured on this machine (comm-pingpong-local)"
+    except DatasetNotFoundError:
+        return synthetic_sweep(), "SYNTHETIC sweep (the measured ping-pong sweep is not available)"
+
+
+# -------------------------------------------------------------------- evaluation
+
+
+def train_test_split_by(frame: pd.DataFrame, column: str = "processes", train_max: float = 64,
+                        test_min: float | None = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Train-small / test-big: rows with ``column <= train_max`` for training, rows with
+    ``column >= test_min`` (default: everything above ``train_max``) for testing."""
+    where = "train_test_split_by"
+    if column not in frame.columns:
+        raise ValidationError(f"{where}: no column {column!r}; the frame has {list(frame.columns)}")
+    values = pd.to_numeric(frame[column], errors="coerce")
+    lower = train_max if test_min is None else test_min
+    if lower < train_max:
+        raise ValidationError(f"{where}: test_min ({test_min}) must be >= train_max ({train_max})")
+    train = frame[values <= train_max]
+    test = frame[values > train_max] if test_min is None else frame[values >= test_min]
+    for name, part, rule in (("training", train, f"<= {train_max}"),
+                             ("test", test, f">= {test_min}" if test_min is not None else f"> {train_max}")):
+        if part.empty:
+            raise ValidationError(f"{where}: the {name} set ({column} {rule}) is empty; {column} spans "
+                                  f"{values.min()} .. {values.max()}")
+    return train, test
+
+
+def random_split(frame: pd.DataFrame, train_fraction: float = 0.6, seed: int = 0
+                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A random ``train_fraction`` / rest split of the rows (seeded, reproducible)."""
+    if not 0 < train_fraction < 1:
+        raise ValidationError(f"random_split: train_fraction must lie in (0, 1), got {train_fraction!r}")
+    if len(frame) < 2:
+        raise ValidationError(f"random_split: needs at least 2 rows, got {len(frame)}")
+    order = np.random.default_rng(seed).permutation(len(frame))
+    cut = min(max(1, int(round(train_fraction * len(frame)))), len(frame) - 1)
+    return frame.iloc[np.sort(order[:cut])], frame.iloc[np.sort(order[cut:])]
+
+
+def evaluate_split(train: pd.DataFrame, test: pd.DataFrame | None = None, model: CommRegression | None = None,
+                   y: str = TARGET) -> CommRegressionResult:
+    """Fit ``model`` (default :class:`CommRegression()`) on ``train`` and score it on
+    ``test`` (default: on ``train`` itself, an in-sample fit)."""
+    model = model if model is not None else CommRegression()
+    model.fit(train, y)
+    return evaluate(model, train if test is None else test, y)
+
+
+def published_comparison(result: CommRegressionResult) -> pd.DataFrame:
+    """Our overall MAPE (%) and share within +-30 % beside the paper's (section IV):
+    columns ``metric``, ``ours``, ``paper``."""
+    ours = result.overall()
+    return pd.DataFrame({
+        "metric": ["mean absolute relative error (MAPE, %)", "share of predictions within +-30 %"],
+        "ours": [ours["mape"], ours["share_within_30"]],
+        "paper": [PUBLISHED["mape"], PUBLISHED["share_within_30"]],
+    })

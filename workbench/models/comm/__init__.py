@@ -1,0 +1,63 @@
+"""Communication-time models (issue 5): seed 002 descriptors and regression, seed 004 statistics,
+semi-empirical and gradient-boosting models; shared patterns in :mod:`workbench.models.comm.patterns`.
+
+Seed 002 (Papadopoulou, Goumas & Koziris), section III:
+
+* :func:`descriptors` -- the 13 descriptive metrics (``S, M, PPN, N, I, SW, R`` in,
+  ``PT, NT, V, NI, VI, SWR`` added); :func:`mapping_descriptors` -- the base metrics of a
+  communication pattern and a process mapping.
+* :func:`pearson_table`, :func:`correlation_matrix` -- correlations with communication time.
+* :class:`AreaSplit`, :class:`CommRegression`, :func:`robust_fit`, :func:`evaluate` -- the
+  robust per-area regression and its scores.
+
+Note: ``workbench.models.comm.descriptors`` is the *function* (the external entry point);
+import the module's other names with ``from workbench.models.comm.descriptors import ...``.
+"""
+
+from importlib import import_module
+
+from workbench.models.comm.descriptors import (
+    DERIVED_COLUMNS,
+    DESCRIPTOR_COLUMNS,
+    METRIC_COLUMNS,
+    descriptors,
+    mapping_descriptors,
+)
+
+# Loaded on first use: the MPI benchmarks import ``patterns`` from this package in every
+# rank, and scipy.stats / scikit-learn would add seconds to each rank's start-up.
+_LAZY = {
+    "pearson_table": "correlation",
+    "correlation_matrix": "correlation",
+    "AREAS": "regression",
+    "DEFAULT_TERMS": "regression",
+    "AreaSplit": "regression",
+    "CommRegression": "regression",
+    "CommRegressionResult": "regression",
+    "evaluate": "regression",
+    "robust_fit": "regression",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "AREAS",
+    "DEFAULT_TERMS",
+    "DERIVED_COLUMNS",
+    "DESCRIPTOR_COLUMNS",
+    "METRIC_COLUMNS",
+    "AreaSplit",
+    "CommRegression",
+    "CommRegressionResult",
+    "correlation_matrix",
+    "descriptors",
+    "evaluate",
+    "mapping_descriptors",
+    "pearson_table",
+    "robust_fit",
+]
