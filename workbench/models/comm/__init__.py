@@ -10,6 +10,16 @@ Seed 002 (Papadopoulou, Goumas & Koziris), section III:
 * :class:`AreaSplit`, :class:`CommRegression`, :func:`robust_fit`, :func:`evaluate` -- the
   robust per-area regression and its scores.
 
+Branikas's thesis (seed 004):
+
+* :func:`rank_statistics`, :func:`run_summary`, :func:`comm_fraction_filter` -- per-rank
+  populations (chapter 4) and the 0.1 <= comm/total <= 0.8 filter (section 7.2).
+* :class:`ExchangeModel`, :class:`PpnFactorModel`, :func:`reproduce_table_6_1`,
+  :func:`table_6_3_check` -- the semi-empirical Exchange model (chapter 6).
+* :class:`CommGBM`, :func:`message_scale_scenario`, :func:`train_small_test_big`,
+  :func:`main_scenario`, :func:`run_scenario`, :func:`inverse_mean_min_depth` -- the
+  gradient-boosting scenarios and importances (chapters 7-8).
+
 Note: ``workbench.models.comm.descriptors`` is the *function* (the external entry point);
 import the module's other names with ``from workbench.models.comm.descriptors import ...``.
 """
@@ -36,6 +46,22 @@ _LAZY = {
     "CommRegressionResult": "regression",
     "evaluate": "regression",
     "robust_fit": "regression",
+    "rank_statistics": "statistics",
+    "run_summary": "statistics",
+    "comm_fraction_filter": "statistics",
+    "FilterReport": "statistics",
+    "ExchangeModel": "semi_empirical",
+    "PpnFactorModel": "semi_empirical",
+    "reproduce_table_6_1": "semi_empirical",
+    "table_6_3_check": "semi_empirical",
+    "CommGBM": "gbm",
+    "Scenario": "gbm",
+    "ScenarioResult": "gbm",
+    "message_scale_scenario": "gbm",
+    "train_small_test_big": "gbm",
+    "main_scenario": "gbm",
+    "run_scenario": "gbm",
+    "inverse_mean_min_depth": "gbm",
 }
 
 
@@ -46,6 +72,22 @@ def __getattr__(name: str):
 
 
 __all__ = [
+    "CommGBM",
+    "ExchangeModel",
+    "FilterReport",
+    "PpnFactorModel",
+    "Scenario",
+    "ScenarioResult",
+    "comm_fraction_filter",
+    "inverse_mean_min_depth",
+    "main_scenario",
+    "message_scale_scenario",
+    "rank_statistics",
+    "reproduce_table_6_1",
+    "run_scenario",
+    "run_summary",
+    "table_6_3_check",
+    "train_small_test_big",
     "AREAS",
     "DEFAULT_TERMS",
     "DERIVED_COLUMNS",

@@ -1,0 +1,207 @@
+"""Branikas (seed 004) statistics and gradient-boosting models on real data.
+
+Two sources, both through the catalogue:
+
+* **our data generator** (``comm-datagen-local``, measured on this machine by
+  ``workbench.measure.comm``): per-rank timers -> :func:`datagen_runs` (per-run means,
+  004 section 3.2, and the 0.1 <= comm/total <= 0.8 filter of section 7.2).  Features of
+  section 7.2 (:data:`~workbench.models.comm.gbm.FEATURES`), target ``comm_s`` (s).  One
+  node here, so "small vs big" is taken over processes per node.
+* **OSU broadcast latencies** (``osu-orfeo``, ORFEO, 2 AMD EPYC nodes): one row per
+  configuration (:func:`osu_bcast_configurations`), features ``size_bytes``,
+  ``processes``, ``mapping`` (core/socket/node placement), ``algorithm`` (Open MPI
+  ``coll_tuned`` id, a category), target ``latency_us``.  The issue's train-small/test-big
+  case trains on <= 64 cores and tests on 128-256 (:func:`osu_train_small_test_big`).
+
+Scenario presets per source (:func:`build_scenario`), mirroring 004 section 7.3:
+
+==================  ===========================================  =============================================
+scenario            data generator                               OSU broadcast
+==================  ===========================================  =============================================
+message_scale       ``msg_multiple`` <= 10 vs > 10 (thesis:      ``size_bytes`` < 64 KiB vs >= 64 KiB (the
+                    [1, 5, 10] vs [50, 100] x sqrt(WSS))          eager/rendezvous switch)
+train_small_test_big  ``nodes`` if several, else ``ppn``: the    ``processes`` <= 64 vs 128-256
+                    smaller 2/3 of the values vs the rest
+main                all runs                                     all configurations
+==================  ===========================================  =============================================
+
+Splits are by configuration (``group_by`` = the features), 60/40, seeded.
+:func:`compare_with_tables8` puts our metrics beside the thesis's Tables 8.1/8.3/8.5
+(seed table ``gbm_model_metrics_tables8``); their RMSE is in seconds of data-generator
+communication time, ours in the target's unit, so only R2 and MAPE compare across data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ValidationError
+from workbench.io.catalogue import fetch_dataset, fetch_seed_table
+from workbench.models.comm.gbm import (
+    FEATURES,
+    TARGET,
+    TEST_SIZE,
+    CommGBM,
+    Scenario,
+    ScenarioResult,
+    main_scenario,
+    message_scale_scenario,
+    run_scenario,
+    train_small_test_big,
+)
+from workbench.models.comm.statistics import FilterReport, comm_fraction_filter, run_summary
+from workbench.validation import require_columns
+
+__all__ = [
+    "DATAGEN",
+    "OSU",
+    "SOURCES",
+    "SCENARIOS",
+    "OSU_FEATURES",
+    "OSU_TARGET",
+    "OSU_EAGER_BYTES",
+    "load_datagen",
+    "datagen_runs",
+    "osu_bcast_configurations",
+    "build_scenario",
+    "osu_train_small_test_big",
+    "compare_with_tables8",
+    "source_features",
+]
+
+#: Catalogue name of our data-generator sweep (per-rank frame, COMM_SCHEMA).
+DATAGEN = "comm-datagen-local"
+#: Catalogue name of the OSU latencies.
+OSU = "osu-orfeo"
+#: Data sources of the models: name -> (features, target).
+SOURCES = {"datagen": (FEATURES, TARGET), "osu": (("size_bytes", "processes", "mapping", "algorithm"), "latency_us")}
+OSU_FEATURES, OSU_TARGET = SOURCES["osu"]
+#: The three scenarios of 004 section 7.3 (seed-table names).
+SCENARIOS = ("message_scale", "train_small_test_big", "main")
+#: Small/large message boundary of the OSU preset: Open MPI's eager limit region (64 KiB).
+OSU_EAGER_BYTES = 65536
+
+
+def source_features(source: str) -> tuple[tuple[str, ...], str]:
+    """``(features, target)`` of a source (``"datagen"`` or ``"osu"``)."""
+    if source not in SOURCES:
+        raise ValidationError(f"unknown data source {source!r}; available: {list(SOURCES)}")
+    return SOURCES[source]
+
+
+def load_datagen(mirror=None) -> pd.DataFrame:
+    """The per-rank frame of our data-generator sweep (catalogue :data:`DATAGEN`);
+    raises :class:`~workbench.errors.DatasetNotFoundError` when it is not there."""
+    return fetch_dataset(DATAGEN, mirror=mirror).frame
+
+
+def datagen_runs(per_rank: pd.DataFrame, low: float = 0.1, high: float = 0.8) -> tuple[pd.DataFrame, FilterReport]:
+    """Per-run means (:func:`~workbench.models.comm.statistics.run_summary`) kept by the
+    ``low <= comm/total <= high`` filter; the rows are indexed 0..n-1."""
+    runs = run_summary(per_rank)
+    kept, report = comm_fraction_filter(runs, low, high)
+    return kept.reset_index(drop=True), report
+
+
+def osu_bcast_configurations(osu: pd.DataFrame) -> pd.DataFrame:
+    """The ``osu-orfeo`` broadcast rows, one per configuration.
+
+    The files paste several campaigns together (see :mod:`workbench.io.collectives`):
+    exact copies are dropped and repeated measurements of a configuration averaged.
+    Columns: ``mapping`` (str), ``algorithm`` (str: the Open MPI id as a category),
+    ``processes``, ``size_bytes``, ``latency_us`` (mean over repeats), ``repeats``.
+    """
+    where = "OSU broadcast data"
+    if not isinstance(osu, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(osu).__name__}")
+    missing = [c for c in ["benchmark", "mapping", "algorithm", "processes", "size_bytes", "latency_us"]
+               if c not in osu.columns]
+    if missing:
+        raise ValidationError(f"{where}: missing column(s) {missing}; load it with fetch_dataset('osu-orfeo')")
+    rows = osu[osu["benchmark"] == "bcast"]
+    if rows.empty:
+        raise ValidationError(f"{where}: no broadcast rows (benchmark 'bcast')")
+    keys = ["mapping", "algorithm", "processes", "size_bytes"]
+    rows = rows.drop_duplicates(subset=[*keys, "latency_us"])
+    out = rows.groupby(keys, as_index=False).agg(latency_us=("latency_us", "mean"), repeats=("latency_us", "size"))
+    out["algorithm"] = out["algorithm"].astype(int).astype(str)
+    out["processes"] = out["processes"].astype(np.int64)
+    out["size_bytes"] = out["size_bytes"].astype(np.int64)
+    return out
+
+
+def _split_values(values: Sequence) -> tuple[list, list]:
+    """The smaller ~2/3 of the sorted distinct ``values`` and the rest (5 -> 3 + 2 as the
+    thesis's nodes [4, 8, 16] + [32, 64]; 3 -> 2 + 1)."""
+    values = sorted(set(values))
+    if len(values) < 2:
+        raise ValidationError(f"train small / test big needs at least 2 values of the varying column, got {values}")
+    cut = len(values) - math.ceil(len(values) / 3)
+    return values[:cut], values[cut:]
+
+
+def build_scenario(source: str, name: str, frame: pd.DataFrame, *, test_size: float = TEST_SIZE,
+                   seed: int = 0) -> Scenario:
+    """Scenario ``name`` (:data:`SCENARIOS`) with the preset of ``source`` (module
+    docstring) on ``frame`` (:func:`datagen_runs` or :func:`osu_bcast_configurations`)."""
+    features, _ = source_features(source)
+    if name not in SCENARIOS:
+        raise ValidationError(f"unknown scenario {name!r}; available: {list(SCENARIOS)}")
+    common = dict(test_size=test_size, seed=seed, group_by=[f for f in features if f in frame.columns])
+    if name == "main":
+        return main_scenario(frame, **common)
+    if source == "osu":
+        sizes = frame["size_bytes"].unique()
+        if name == "message_scale":
+            return message_scale_scenario(frame, sizes[sizes < OSU_EAGER_BYTES], sizes[sizes >= OSU_EAGER_BYTES],
+                                          column="size_bytes", **common)
+        cores = frame["processes"].unique()
+        return train_small_test_big(frame, "processes", cores[cores <= 64], cores[(cores >= 128) & (cores <= 256)],
+                                    **common)
+    if name == "message_scale":
+        multiples = np.sort(frame["msg_multiple"].unique())
+        small, large = multiples[multiples <= 10], multiples[multiples > 10]
+        if small.size == 0 or large.size == 0:
+            small, large = _split_values(multiples)
+        return message_scale_scenario(frame, list(small), list(large), column="msg_multiple", **common)
+    column = "nodes" if frame["nodes"].nunique() > 1 else "ppn"
+    train, test = _split_values(frame[column].unique())
+    return train_small_test_big(frame, column, train, test, **common)
+
+
+def osu_train_small_test_big(osu: pd.DataFrame, *, train_max: int = 64, test_range: tuple[int, int] = (128, 256),
+                             estimator: CommGBM | None = None, test_size: float = TEST_SIZE, seed: int = 0,
+                             progress=False) -> ScenarioResult:
+    """The issue's case: gradient boosting on OSU broadcast latencies trained on 60 % of
+    the configurations with <= ``train_max`` cores, tested on the other 40 % and on every
+    configuration with ``test_range`` cores (004 section 7.3's train small / test big).
+    ``estimator`` defaults to :class:`CommGBM()` (6 candidates x 3 folds, ~7 s here);
+    ``CommGBM(n_iter=40, cv=5)`` is the thorough search (~75 s here; held-out R2 0.991
+    vs 0.990, the unseen 128-256 cores unchanged: trees do not extrapolate)."""
+    frame = osu_bcast_configurations(osu)
+    cores = frame["processes"].unique()
+    lo, hi = test_range
+    scenario = train_small_test_big(frame, "processes", cores[cores <= train_max], cores[(cores >= lo) & (cores <= hi)],
+                                    test_size=test_size, seed=seed, group_by=list(OSU_FEATURES))
+    return run_scenario(frame, scenario, features=OSU_FEATURES, target=OSU_TARGET, estimator=estimator,
+                        progress=progress)
+
+
+def compare_with_tables8(metrics: pd.DataFrame) -> pd.DataFrame:
+    """Our metrics (``ScenarioResult.metrics``) beside 004's Tables 8.1/8.3/8.5.
+
+    One row per our (model, subset) that has a published counterpart: ``scenario``,
+    ``subset``, ``published_subset``, ``r2``, ``rmse``, ``mape_fraction`` (ours) and
+    ``published_r2``, ``published_rmse`` (seconds, data generator on ARIS),
+    ``published_mape_fraction``.
+    """
+    require_columns(metrics, ["r2", "rmse", "mape_fraction"], "compare_with_tables8")
+    published = fetch_seed_table("gbm_model_metrics_tables8").frame.rename(
+        columns={"subset": "published_subset", "R2": "published_r2", "RMSE": "published_rmse",
+                 "MAPE": "published_mape_fraction"})
+    ours = metrics[["scenario", "subset", "published_subset", "r2", "rmse", "mape_fraction"]]
+    return ours.merge(published, on=["scenario", "published_subset"], how="inner")
