@@ -1,9 +1,23 @@
 """Input checks shared by the models and metrics (messages name the caller and argument)."""
 
+from os import PathLike
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ValidationError
+from workbench.errors import DataFormatError, ValidationError
+
+
+def existing_path(path: str | PathLike) -> Path:
+    """``path`` as a :class:`~pathlib.Path` that exists, or a DataFormatError saying why not."""
+    try:
+        path = Path(path)
+    except TypeError:
+        raise DataFormatError(f"expected a path to a file or folder, got {type(path).__name__}") from None
+    if not path.exists():
+        raise DataFormatError(f"{path}: no such file or directory")
+    return path
 
 
 def as_vector(x, name: str, where: str) -> np.ndarray:

@@ -65,6 +65,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
 from workbench.io.scaling import _csv_frame, _decode
+from workbench.validation import existing_path
 
 __all__ = [
     "BCAST_ALGORITHMS",
@@ -233,16 +234,6 @@ def _numbers(raw: pd.DataFrame, column: str, path: Path, *, integer: bool = Fals
     return values
 
 
-def _existing(path: str | PathLike) -> Path:
-    try:
-        path = Path(path)
-    except TypeError:
-        raise DataFormatError(f"expected a path to a file or folder, got {type(path).__name__}") from None
-    if not path.exists():
-        raise DataFormatError(f"{path}: no such file or directory")
-    return path
-
-
 # ----------------------------------------------------------------------------- OSU on ORFEO
 
 def _osu_kind(path: Path) -> tuple[str, str, str | None]:
@@ -371,7 +362,7 @@ def read_osu_orfeo(path: str | PathLike) -> pd.DataFrame:
         cells, fractional counts, non-positive sizes, negative latencies, unknown
         ``mapby`` values or algorithm ids.
     """
-    path = _existing(path)
+    path = existing_path(path)
     if path.is_dir():
         files = sorted(path.glob("*.csv"))
         if not files:
@@ -424,7 +415,7 @@ def read_extrap_mpi(path: str | PathLike) -> pd.DataFrame:
         ``mpi_data.csv``, missing or unexpected columns, empty or non-numeric cells,
         fractional or non-positive ranks/N, negative times.
     """
-    path = _existing(path)
+    path = existing_path(path)
     if path.is_dir():
         if not (path / EXTRAP_FILE).is_file():
             raise DataFormatError(f"{path}: no {EXTRAP_FILE} in this folder")

@@ -69,6 +69,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
+from workbench.validation import existing_path
 
 __all__ = [
     "OSU_COLUMNS",
@@ -265,16 +266,6 @@ class _Table:
 
 # ----------------------------------------------------------------------------- shared helpers
 
-def _existing(path: str | PathLike) -> Path:
-    try:
-        path = Path(path)
-    except TypeError:
-        raise DataFormatError(f"expected a path to a file or folder, got {type(path).__name__}") from None
-    if not path.exists():
-        raise DataFormatError(f"{path}: no such file or directory")
-    return path
-
-
 def _read_text(path: Path) -> str:
     try:
         size = path.stat().st_size
@@ -382,7 +373,7 @@ def _collect(path: str | PathLike, parse: Callable[[Path], tuple[list[pd.DataFra
              columns: list[str], metrics: list[str], *, text: tuple[str, ...], whole: tuple[str, ...]
              ) -> tuple[pd.DataFrame, list[dict]]:
     """Parse a file, or every non-hidden file of a folder, into one frame (+ the parsers' headers)."""
-    path = _existing(path)
+    path = existing_path(path)
     frames: list[pd.DataFrame] = []
     headers: list[dict] = []
     skipped: list[str] = []
