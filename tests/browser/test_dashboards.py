@@ -44,6 +44,7 @@ DASHBOARDS: dict[str, Dashboard] = {
     "06_fim_communication.ipynb": Dashboard(),
     "07_comm_regression.ipynb": Dashboard(),
     "08_comm_statistics_ml.ipynb": Dashboard(),
+    "09_fractal_extrapolation.ipynb": Dashboard(),
 }
 
 #: Console errors that are not the dashboard's fault: offline, the lab template's Font

@@ -17,6 +17,9 @@
   OSU Micro-Benchmarks (5.x-7.x) and Intel MPI Benchmarks (IMB-MPI1 ...) to tidy frames,
   and IMB Exchange rows in the layout of Table 6.1 of seed 004
   (:mod:`workbench.io.microbench`).
+* :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
+  CSV, TAU ``pprof`` text) as the profile frame of the fractal model
+  (:mod:`workbench.io.profiles`).
 """
 
 from workbench.io.catalogue import (
@@ -32,6 +35,7 @@ from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.microbench import imb_exchange_table, read_imb, read_osu
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
 from workbench.io.perf import PerfStat, read_perf_stat
+from workbench.io.profiles import read_pprof, read_profile_csv
 from workbench.io.scaling import (
     SCALING_COLUMNS,
     TIME_UNITS,
@@ -67,6 +71,8 @@ __all__ = [
     "read_osu",
     "read_osu_orfeo",
     "read_perf_stat",
+    "read_pprof",
+    "read_profile_csv",
     "read_scaling_bytes",
     "read_scaling_csv",
     "read_scaling_data",

@@ -119,6 +119,12 @@ def _load_comm_datagen(path: Path) -> pd.DataFrame:
     return read_comm_datagen(path)
 
 
+def _load_fractal_demo(path: Path) -> pd.DataFrame:
+    from workbench.workloads.phases_demo import read_fractal_demo  # the workload imports io: load lazily
+
+    return read_fractal_demo(path)
+
+
 _PI_DESCRIPTION = (
     "Raw NAS Parallel Benchmarks 3.4.3 (MPI) output logs from a Raspberry Pi 4 cluster "
     "(16 workers x 4 cores, Gigabit Ethernet, Slurm): BT, CG, EP, FT, IS, LU, MG, SP, classes S..F, "
@@ -214,6 +220,19 @@ def _registry() -> list[_Entry]:
             "One node (nodes = 1): node-count effects only appear on a cluster. Machine, MPI version, load "
             "averages and command are in measured/comm_datagen.json (frame.attrs).",
             "this project (data/measured/comm_datagen.json)", "MIT (project)", _load_comm_datagen,
+        ),
+        _Entry(
+            "fractal-demo-local", "Multi-phase demo workload (stencil, sort, dense solve) profiled on this project's 2-core VM",
+            "bundled", "measured/fractal_demo.csv",
+            "MEASURED by this project (not synthetic): the demo workload of workbench.workloads.phases_demo run by "
+            "`python -m workbench.workloads.phases_demo` - per run at grid side n, the exclusive times of four phases "
+            "timed with workbench.measure.phases.PhaseTimer: setup (O(n^2)), stencil (Jacobi sweeps, O(n^2)), sort "
+            "(O(n^2 log n)), dense_solve (LU solve, O(n^3)); 12 small sizes and one large target size (also "
+            "measured), 3 rounds. frame: the profile frame of workbench.models.fractal (size, phase, time_s, run, "
+            "total_s); attrs: target_size, small_sizes, clock (the thread's CPU time by default), machine, date, "
+            "BLAS, load averages, per-run wall times and the command (measured/fractal_demo.json). For the fractal "
+            "extrapolation of Escobar & Boppana (seed 003).",
+            "this project (data/measured/fractal_demo.json)", "MIT (project)", _load_fractal_demo,
         ),
         _Entry(
             "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",

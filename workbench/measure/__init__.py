@@ -8,6 +8,10 @@
   the K-means sweep and its tidy frame of TC, SC, U, F per run
   (:mod:`workbench.measure.sweep`, imported on first use so that
   ``python -m workbench.measure.sweep`` runs that module once).
+* :mod:`workbench.measure.phases` - :class:`~workbench.measure.phases.PhaseTimer`, named-phase
+  timing of Python programs (exclusive times, the profile frame of the fractal model).
+* :mod:`workbench.measure.comm` - the MPI communication benchmarks of seeds 002 and 004
+  (``python -m workbench.measure.comm pingpong|datagen``), run under ``mpiexec``.
 """
 
 from workbench.measure.perf import PerfRun, perf_available, perf_region, perf_unavailable_reason, run_perf_stat

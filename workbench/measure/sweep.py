@@ -66,7 +66,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError, WorkbenchWarning
+from workbench.errors import DataFormatError, MeasurementError, ValidationError, WorkbenchWarning
+from workbench.io.sidecar import attach_sidecar, sidecar_path, write_sidecar
 from workbench.measure.perf import DEFAULT_EVENTS, perf_unavailable_reason, run_perf_stat
 from workbench.workloads.kmeans import SINGLE_THREAD_ENV, positive_int
 
@@ -362,10 +363,6 @@ def machine_facts() -> dict:
     }
 
 
-def _sidecar(path: Path) -> Path:
-    return path.with_suffix(".json")
-
-
 def write_measured_kmeans(frame: pd.DataFrame, path, *, command: str | None = None, extra: Mapping | None = None) -> Path:
     """Write the measured frame to ``path`` (CSV) and ``<path>.json`` with
     :func:`machine_facts`, the date, ``command``, :data:`METHOD` and the column units."""
@@ -386,7 +383,7 @@ def write_measured_kmeans(frame: pd.DataFrame, path, *, command: str | None = No
         "columns": _COLUMN_UNITS,
         **dict(extra or {}),
     }
-    _sidecar(path).write_text(json.dumps(meta, indent=2) + "\n")
+    write_sidecar(path, meta)
     return path
 
 
@@ -451,15 +448,7 @@ def read_measured_kmeans(path) -> pd.DataFrame:
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
     frame = _validate(frame, str(path))
-    sidecar = _sidecar(path)
-    if sidecar.exists():
-        try:
-            frame.attrs.update(json.loads(sidecar.read_text()))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise DataFormatError(f"{sidecar}: unreadable metadata JSON: {exc}") from None
-    else:
-        warnings.warn(f"{path}: no metadata file {sidecar.name} (machine, date, method unknown)", ParseWarning, stacklevel=2)
-    return frame
+    return attach_sidecar(frame, path, "machine, date, method")
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -492,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     except (MeasurementError, ValidationError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {len(frame)} runs to {path} and {_sidecar(path)}")
+    print(f"wrote {len(frame)} runs to {path} and {sidecar_path(path)}")
     return 0
 
 

@@ -50,7 +50,6 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from datetime import datetime, timezone
@@ -59,7 +58,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError, WorkbenchError
+from workbench.errors import DataFormatError, MeasurementError, ValidationError, WorkbenchError
+from workbench.io.sidecar import attach_sidecar, sidecar_path, write_sidecar
 from workbench.measure.comm.datagen import BARRIERS, DATAGEN_COLUMNS, LOADS, DatagenConfig
 from workbench.measure.comm.pingpong import PINGPONG_COLUMNS, PingPongConfig, load_host_map
 from workbench.measure.comm.worker import PROGRESS_PREFIX
@@ -325,10 +325,6 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
 
 # ----------------------------------------------------------------------------- files
 
-def _sidecar(path: Path) -> Path:
-    return path.with_suffix(".json")
-
-
 def write_comm_sweep(frame: pd.DataFrame, path, *, command: str | None = None) -> Path:
     """Write a sweep frame to ``path`` (CSV) and its ``frame.attrs`` (plus ``command``) to
     ``<path>.json``; the frame is validated first."""
@@ -340,7 +336,7 @@ def write_comm_sweep(frame: pd.DataFrame, path, *, command: str | None = None) -
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False, float_format="%.6g")
     meta = {**frame.attrs, "command": command if command is not None else frame.attrs.get("command")}
-    _sidecar(path).write_text(json.dumps(meta, indent=1) + "\n")
+    write_sidecar(path, meta)
     return path
 
 
@@ -401,15 +397,7 @@ def _read(path, benchmark: str) -> pd.DataFrame:
     except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
         raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
     frame = _validate(frame, benchmark, str(path))
-    sidecar = _sidecar(path)
-    if sidecar.exists():
-        try:
-            frame.attrs.update(json.loads(sidecar.read_text()))
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataFormatError(f"{sidecar}: unreadable metadata JSON: {exc}") from None
-    else:
-        warnings.warn(f"{path}: no metadata file {sidecar.name} (machine, date, MPI version unknown)", ParseWarning,
-                      stacklevel=3)
+    attach_sidecar(frame, path, "machine, date, MPI version")
     return frame
 
 
@@ -499,5 +487,5 @@ def main(argv: list[str] | None = None) -> int:
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {len(frame)} rows to {path} and {_sidecar(path)} in {frame.attrs['duration_s']} s")
+    print(f"wrote {len(frame)} rows to {path} and {sidecar_path(path)} in {frame.attrs['duration_s']} s")
     return 0

@@ -1,0 +1,285 @@
+"""Per-phase profiles of small runs, for the fractal model of seed 003 (§2.1).
+
+Both readers return the *profile frame* of :mod:`workbench.models.fractal` (one row per
+phase per run: ``size``, ``phase``, ``time_s`` exclusive seconds, ``run``, optional
+``total_s``), checked by :func:`workbench.models.fractal.validate_profile`.
+
+**Simple CSV** (:func:`read_profile_csv`)::
+
+    size,phase,time_ms,run,total_ms
+    64,stencil,120.5,0,180.2
+    64,sort,40.1,0,180.2
+
+Columns (names case-insensitive, ``,`` ``;`` or tab separated, ``#`` comment lines ignored):
+``size`` (input size N > 0), ``phase`` (name), exactly one time column ``time_s``,
+``time_ms`` or ``time_us`` (exclusive time of the phase in that run, >= 0; converted to
+seconds), optional ``run`` (repeat index, default 0) and optional ``total_s`` /
+``total_ms`` / ``total_us`` (the run's whole wall time, the same on every row of a run).
+Other columns are ignored.
+
+**TAU pprof text** (:func:`read_pprof`): the text printed by TAU's ``pprof`` (the tool
+seed 003 used, §2.1) - tables headed ``NODE n;CONTEXT c;THREAD t:`` and
+``FUNCTION SUMMARY (total):`` / ``FUNCTION SUMMARY (mean):`` with the columns ``%Time``,
+``Exclusive msec``, ``Inclusive total msec``, ``#Call``, ``#Subrs``, ``Inclusive
+usec/call``, ``Name``. Times are milliseconds printed as ``0.593``, ``28,489``,
+``1:10.733`` (m:ss.sss) or ``1:27:15.217`` (h:mm:ss.sss). Each function's *exclusive* time
+becomes a phase; ``.TAU application`` is the whole program: its inclusive time becomes
+``total_s`` and it is not a phase. Call-path entries (``a => b``, with ``TAU_CALLPATH``)
+are skipped because they repeat the flat functions' time; the ``[THROTTLED]`` tag is
+dropped from names; ``USER EVENTS`` tables are ignored. pprof output does not contain the
+input size: pass ``size=``, or give a folder of saved outputs named
+``profile_<size>[_<run>][.<ext>]`` (e.g. ``profile_64.txt``, ``profile_64_2.txt`` = size
+64, repeat 2).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import DataFormatError, ParseWarning, ValidationError
+from workbench.io.scaling import TIME_UNITS, _csv_frame, _decode
+from workbench.models.fractal import validate_profile
+
+__all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv"]
+
+#: File names of saved pprof outputs in a folder: ``profile_<size>[_<run>][.<ext>]``.
+PPROF_FILE_PATTERN = re.compile(r"^profile_(?P<size>\d+(?:\.\d+)?)(?:_(?P<run>\d+))?(?:\.[A-Za-z0-9]+)?$")
+# the largest pprof file worth reading (a real one is kilobytes to a few megabytes)
+_MAX_BYTES = 200 * 2**20
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def _read_bytes(path: Path) -> str:
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            raise DataFormatError(f"{path}: far larger than a profile text file ({path.stat().st_size} bytes)")
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    return _decode(data, str(path))
+
+
+# ----------------------------------------------------------------------------- CSV
+
+
+def _unit_column(frame: pd.DataFrame, stem: str, name: str, *, required: bool) -> tuple[str | None, float]:
+    """The one ``<stem>_<unit>`` column and its length in seconds."""
+    candidates = [c for c in frame.columns if c == stem or c.startswith(stem + "_")]
+    known = [c for c in candidates if c.removeprefix(stem + "_") in TIME_UNITS]
+    unknown = [c for c in candidates if c not in known]
+    units = ", ".join(f"{stem}_{u}" for u in TIME_UNITS if u != "µs")
+    if unknown:
+        raise DataFormatError(f"{name}: unknown time unit in column {unknown[0]!r}; use one of {units}")
+    if len(known) > 1:
+        raise ValidationError(f"{name}: several {stem} columns {known}; keep one of {units}")
+    if not known:
+        if required:
+            raise ValidationError(
+                f"{name}: missing column {stem}_s (or {stem}_ms / {stem}_us); a profile CSV needs size, phase, "
+                f"{stem}_s[, run, total_s]; found columns {list(frame.columns)}"
+            )
+        return None, 1.0
+    return known[0], TIME_UNITS[known[0].removeprefix(stem + "_")]
+
+
+def read_profile_csv(path_or_buffer) -> pd.DataFrame:
+    """Read a profile CSV (see the module docstring) into the profile frame.
+
+    ``path_or_buffer``: a path or a text/bytes file-like object. Raises
+    :class:`~workbench.errors.DataFormatError` for unreadable / non-CSV content or an unknown
+    time unit (e.g. a ``time_min`` column), and :class:`~workbench.errors.ValidationError`
+    naming the file, the column and the line for missing columns, empty / non-numeric / NaN
+    / negative times and the other checks of :func:`~workbench.models.fractal.validate_profile`.
+    """
+    if isinstance(path_or_buffer, (str, PathLike)):
+        name = str(path_or_buffer)
+        text = _read_bytes(Path(path_or_buffer).expanduser())
+    elif hasattr(path_or_buffer, "read"):
+        name = str(getattr(path_or_buffer, "name", "<buffer>"))
+        data = path_or_buffer.read()
+        text = data if isinstance(data, str) else _decode(data, name)
+    else:
+        raise DataFormatError(f"read_profile_csv: expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
+    frame = _csv_frame(text, name)
+    missing = [c for c in ("size", "phase") if c not in frame.columns]
+    if missing:
+        raise ValidationError(
+            f"{name}: missing column(s) {missing}; a profile CSV needs size, phase, time_s (or time_ms / time_us)"
+            f"[, run, total_s]; found columns {list(frame.columns)}"
+        )
+    out = frame[[c for c in ("size", "phase", "run") if c in frame.columns]].copy()
+    for stem, required in (("time", True), ("total", False)):
+        column, scale = _unit_column(frame, stem, name, required=required)
+        if column is None:
+            continue
+        values = pd.to_numeric(frame[column], errors="coerce").astype(float)
+        bad = ~np.isfinite(values) | (values < 0)
+        if bad.any():
+            line = values.index[np.flatnonzero(bad.to_numpy())[0]]
+            raw = frame.loc[line, column]
+            what = "empty" if pd.isna(raw) else repr(raw)
+            raise ValidationError(f"{name}: column {column!r} must hold finite times >= 0, got {what} on line {line}")
+        out[f"{stem}_s"] = values * scale
+    out = validate_profile(out, name, row_label="line").reset_index(drop=True)
+    out.attrs["source"] = name
+    return out
+
+
+# ----------------------------------------------------------------------------- pprof
+
+_TABLE_RE = re.compile(r"^\s*(?:(NODE \d+;\s*CONTEXT \d+;\s*THREAD \d+)|FUNCTION SUMMARY \((total|mean)\))\s*:?\s*$")
+_USER_EVENTS_RE = re.compile(r"^\s*USER EVENTS")
+_NUMBER = r"[-+]?\d[\d.,eE+-]*"
+_TIME = r"\d[\d.,:]*"
+_ROW_RE = re.compile(
+    rf"^\s*(?P<pct>{_NUMBER})\s+(?P<excl>{_TIME})\s+(?P<incl>{_TIME})\s+(?P<calls>{_NUMBER})\s+"
+    rf"(?P<subrs>{_NUMBER})\s+(?P<percall>{_NUMBER})\s+(?P<name>\S.*?)\s*$"
+)
+_DECOR_RE = re.compile(r"^\s*(-{5,}|%Time|msec)")
+_APPLICATION = ".TAU application"
+
+
+def pprof_msec(token: str) -> float:
+    """A pprof time in milliseconds: ``0.593``, ``28,489``, ``1:10.733`` (m:ss.sss) or
+    ``1:27:15.217`` (h:mm:ss.sss)."""
+    parts = token.replace(",", "").split(":")
+    if len(parts) > 3 or not all(parts):
+        raise ValueError(f"not a pprof time: {token!r}")
+    seconds = 0.0
+    for part in parts[:-1]:
+        seconds = seconds * 60 + int(part)
+    if len(parts) == 1:
+        return float(parts[0])
+    return (seconds * 60 + float(parts[-1])) * 1000.0
+
+
+def _tables(text: str, source: str) -> dict[str, list[tuple[int, str, float, float]]]:
+    """``{label: [(line, name, exclusive ms, inclusive ms), ...]}`` of every table."""
+    tables: dict[str, list] = {}
+    current: list | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _TABLE_RE.match(line)
+        if header:
+            label = header.group(1) or header.group(2)
+            label = re.sub(r";\s*", ";", label)
+            current = tables.setdefault(label, [])
+            continue
+        if _USER_EVENTS_RE.match(line):
+            current = None
+            continue
+        if current is None or not line.strip() or _DECOR_RE.match(line):
+            continue
+        row = _ROW_RE.match(line)
+        try:
+            if row is None:
+                raise ValueError("not a table row")
+            excl, incl = pprof_msec(row["excl"]), pprof_msec(row["incl"])
+        except ValueError:
+            warnings.warn(f"{source}: line {number} skipped, not a pprof table row: {line.strip()[:80]!r}", ParseWarning, stacklevel=3)
+            continue
+        current.append((number, row["name"], excl, incl))
+    return {label: rows for label, rows in tables.items() if rows}
+
+
+def _select(tables: dict, table, source: str) -> str:
+    labels = list(tables)
+    if not labels:
+        raise DataFormatError(
+            f"{source}: no TAU pprof table found: expected a 'FUNCTION SUMMARY (mean):' or "
+            "'NODE 0;CONTEXT 0;THREAD 0:' header followed by rows of %Time, Exclusive msec, Inclusive total msec, "
+            "#Call, #Subrs, Inclusive usec/call, Name"
+        )
+    if table is None:
+        if "mean" in tables:
+            return "mean"
+        if len(labels) == 1:
+            return labels[0]
+        raise ValidationError(f"{source}: several pprof tables {labels} and no FUNCTION SUMMARY (mean): pass table=")
+    wanted = str(table).strip()
+    short = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", wanted)
+    if short:  # "0.0.0" as in TAU's profile.0.0.0 file names
+        wanted = "NODE {};CONTEXT {};THREAD {}".format(*short.groups())
+    wanted = re.sub(r";\s*", ";", wanted.removeprefix("FUNCTION SUMMARY (").removesuffix(")"))
+    if wanted not in tables:
+        raise ValidationError(f"{source}: no pprof table {table!r}; the text has {labels}")
+    return wanted
+
+
+def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
+    tables = _tables(text, source)
+    label = _select(tables, table, source)
+    rows = pd.DataFrame(tables[label], columns=["line", "name", "excl_ms", "incl_ms"])
+    rows = rows[~rows["name"].str.contains(" => ", regex=False)]
+    rows["name"] = rows["name"].str.replace(r"\s*\[THROTTLED\]$", "", regex=True)
+    app = rows["name"] == _APPLICATION
+    phases = rows[~app].groupby("name", sort=False)["excl_ms"].sum()
+    if phases.empty:
+        raise DataFormatError(f"{source}: pprof table {label!r} has no function rows besides {_APPLICATION!r}")
+    out = pd.DataFrame({"size": size, "phase": phases.index, "time_s": phases.to_numpy() / 1000.0, "run": run})
+    if app.any():
+        out["total_s"] = float(rows.loc[app, "incl_ms"].iloc[0]) / 1000.0
+    out = validate_profile(out, f"{source} (table {label})")
+    out.attrs.update({"source": source, "pprof_table": label})
+    return out
+
+
+def read_pprof(source, size=None, *, run: int = 0, table: str | None = None) -> pd.DataFrame:
+    """Per-function exclusive times of TAU ``pprof`` output as a profile frame (see the
+    module docstring).
+
+    ``source``: the text (``str`` with a newline, or ``bytes``), the path of a file holding
+    it, or a folder of files named ``profile_<size>[_<run>][.<ext>]`` (sizes and repeats from
+    the names; other files are ignored). ``size``: the input size of a single output (required
+    then; not allowed with a folder). ``run``: its repeat index. ``table``: ``"mean"`` (the
+    default when present), ``"total"``, ``"NODE 0;CONTEXT 0;THREAD 0"`` or ``"0.0.0"``; without
+    a mean table a text holding one table uses it.
+
+    Raises :class:`~workbench.errors.DataFormatError` when no pprof table is found or a file
+    cannot be read, :class:`~workbench.errors.ValidationError` for a missing ``size``, an
+    unknown ``table`` and bad values; lines inside a table that are not rows are skipped with
+    a :class:`~workbench.errors.ParseWarning` naming the line.
+    """
+    if isinstance(source, bytes):
+        text, name = source.decode("utf-8", errors="replace"), "<pprof text>"
+    elif isinstance(source, str) and "\n" in source:
+        text, name = source, "<pprof text>"
+    elif isinstance(source, (str, PathLike)):
+        path = Path(source).expanduser()
+        if path.is_dir():
+            if size is not None:
+                raise ValidationError(f"{path}: read_pprof takes the sizes of a folder from the file names; drop size=")
+            return _read_folder(path, table)
+        text, name = _read_bytes(path), str(path)
+    else:
+        raise DataFormatError(f"read_pprof: expected pprof text, a file or a folder path, got {type(source).__name__}")
+    if size is None:
+        raise ValidationError(
+            f"{name}: pprof output does not record the input size: pass read_pprof(..., size=N) "
+            "or read a folder of files named profile_<size>[_<run>].txt"
+        )
+    return _pprof_frame(text, name, size, run, table)
+
+
+def _read_folder(folder: Path, table) -> pd.DataFrame:
+    frames = []
+    for path in sorted(folder.iterdir()):
+        match = PPROF_FILE_PATTERN.match(path.name)
+        if not path.is_file() or match is None:
+            continue
+        frames.append(_pprof_frame(_read_bytes(path), str(path), float(match["size"]), int(match["run"] or 0), table))
+    if not frames:
+        raise DataFormatError(f"{folder}: no pprof output files named profile_<size>[_<run>][.<ext>] (e.g. profile_64.txt)")
+    if len({"total_s" in f.columns for f in frames}) > 1:
+        frames = [f.drop(columns="total_s", errors="ignore") for f in frames]
+        warnings.warn(f"{folder}: some outputs lack '.TAU application': totals dropped for all", ParseWarning, stacklevel=3)
+    out = validate_profile(pd.concat(frames, ignore_index=True), str(folder))
+    out.attrs.update({"source": str(folder), "pprof_table": frames[0].attrs["pprof_table"]})
+    return out

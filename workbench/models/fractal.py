@@ -1,0 +1,591 @@
+"""Fractal extrapolation of phase runtimes to a large input (Escobar & Boppana, seed 003).
+
+The method has three steps (seed 003, section 2):
+
+1. **Major phases** (§2.1): from per-function (per-phase) times of a few small runs, the
+   phases that cumulatively make >= 70 % of the runtime (:func:`major_phases`); the
+   *convergence size* C beyond which the share of time in those phases is stable
+   (:func:`convergence_size`); further runs at ``N_i = C + i*delta``, ``i = 1..k``
+   (:func:`design_sizes`, k = 5 in the paper).
+2. **Phase runtime** (§2.2): per phase, the least-squares line ``m x + b`` through the
+   points ``(ln(N_i / N_Lrg), ln T_i)``; ``m`` is the fractal dimension (the degree of the
+   phase's runtime polynomial) and ``e^b`` the predicted phase time at ``N_Lrg``
+   (:func:`fit_phase`). Table 1 of the paper lists m and b (b in ln of milliseconds).
+3. **Overall runtime** (§2.3): each phase's share ``r_P`` of the total time is extrapolated
+   linearly in N to ``N_Lrg`` (:func:`extrapolate_share`) and ``T = sum t_P / sum r_P``
+   (:class:`FractalExtrapolator`).
+
+The paper gives point predictions only; the band of :func:`fit_phase` is the ordinary
+least-squares *prediction interval* of ln T at x = 0 (Student t, k - 2 degrees of freedom),
+exponentiated: an addition of this project, so that a prediction comes with its
+uncertainty from the regression.
+
+**Profile frame** (the input of the phase-level functions; produced by
+:mod:`workbench.io.profiles` and :mod:`workbench.measure.phases`): one row per phase per run,
+columns ``size`` (input size N > 0), ``phase`` (str), ``time_s`` (exclusive time of the
+phase in that run, s, >= 0), ``run`` (int >= 0, default 0), optional ``total_s`` (the run's
+whole-program wall time, s; when absent the total is the sum of the run's phase times).
+``frame.attrs["time_unit"] == "s"``. :func:`validate_profile` checks and normalises it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from workbench.errors import ValidationError, WorkbenchWarning
+from workbench.validation import as_vector
+
+__all__ = [
+    "PROFILE_COLUMNS",
+    "FractalExtrapolator",
+    "FractalPrediction",
+    "FractalWarning",
+    "PhaseFit",
+    "ShareFit",
+    "convergence_size",
+    "design_sizes",
+    "extrapolate_share",
+    "fit_phase",
+    "major_phases",
+    "phase_shares",
+    "validate_profile",
+]
+
+#: Columns of the profile frame (``total_s`` is optional).
+PROFILE_COLUMNS = ("size", "phase", "time_s", "run", "total_s")
+
+
+class FractalWarning(WorkbenchWarning):
+    """A fractal fit or extrapolation is usable but weak (no band, clipped share, ...)."""
+
+
+def _warn(messages: list[str], text: str) -> None:
+    messages.append(text)
+    warnings.warn(text, FractalWarning, stacklevel=3)
+
+
+# ----------------------------------------------------------------------------- §2.2 phase fit
+
+
+@dataclass(frozen=True, eq=False)
+class PhaseFit:
+    """Least-squares line ``ln T = m ln(N / N_Lrg) + b`` of one phase (seed 003, §2.2).
+
+    ``m``: slope = fractal dimension (e.g. 3 for an O(N^3) phase). ``b``: intercept, ln of
+    the time unit of ``times`` (Table 1 uses ln ms). ``predicted = e^b``: the phase time at
+    ``target_size`` (N_Lrg), same unit as ``times``. ``r2``: coefficient of determination in
+    log space. ``residual_std``: standard deviation of the log residuals (k - 2 dof; NaN for
+    k = 2). ``band``: ``(low, high)`` = exp of the ``confidence`` prediction interval of ln T at
+    x = 0, ``b -/+ t_{k-2} s sqrt(1 + 1/k + xbar^2 / Sxx)``; ``(nan, nan)`` when k = 2.
+    ``warnings``: texts of the warnings raised while fitting.
+    """
+
+    m: float
+    b: float
+    predicted: float
+    target_size: float
+    sizes: np.ndarray
+    times: np.ndarray
+    r2: float
+    residual_std: float
+    band: tuple[float, float]
+    confidence: float = 0.95
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def predict(self, size) -> np.ndarray | float:
+        """``e^(m ln(size / target_size) + b)`` for each size (> 0); a scalar gives a float."""
+        s = as_vector(size, "size", "PhaseFit.predict")
+        if not np.all(np.isfinite(s) & (s > 0)):
+            raise ValidationError(f"PhaseFit.predict: size must be finite and > 0, got {size!r}")
+        out = np.exp(self.m * np.log(s / self.target_size) + self.b)
+        return float(out[0]) if np.ndim(size) == 0 else out
+
+
+def _check_confidence(confidence, where: str) -> float:
+    try:
+        c = float(confidence)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: confidence must be a number in (0, 1), got {confidence!r}") from None
+    if not 0 < c < 1:
+        raise ValidationError(f"{where}: confidence must be in (0, 1), got {confidence!r}")
+    return c
+
+
+def _check_target(target_size, where: str) -> float:
+    try:
+        t = float(target_size)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: target_size must be a number > 0, got {target_size!r}") from None
+    if not (np.isfinite(t) and t > 0):
+        raise ValidationError(f"{where}: target_size must be finite and > 0, got {target_size!r}")
+    return t
+
+
+def _sizes_and_values(sizes, values, name: str, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-length finite vectors, >= 2 strictly increasing positive sizes."""
+    n = as_vector(sizes, "sizes", where)
+    v = as_vector(values, name, where)
+    if n.size != v.size:
+        raise ValidationError(f"{where}: sizes and {name} must have the same length, got {n.size} and {v.size}")
+    if n.size < 2:
+        raise ValidationError(f"{where}: needs at least 2 sizes to fit a line, got {n.size}")
+    for label, arr in (("sizes", n), (name, v)):
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"{where}: {label} must be finite, got {label}[{i}] = {arr[i]}")
+    if np.any(n <= 0):
+        i = int(np.flatnonzero(n <= 0)[0])
+        raise ValidationError(f"{where}: sizes must be > 0, got sizes[{i}] = {n[i]}")
+    steps = np.diff(n)
+    if np.any(steps <= 0):
+        i = int(np.flatnonzero(steps <= 0)[0])
+        raise ValidationError(
+            f"{where}: sizes must be strictly increasing, got sizes[{i}] = {n[i]} then sizes[{i + 1}] = {n[i + 1]}"
+        )
+    return n, v
+
+
+def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, float]:
+    """Slope, intercept, r2, residual sum of squares and Sxx of the OLS line y = m x + b."""
+    xbar, ybar = x.mean(), y.mean()
+    sxx = float(np.sum((x - xbar) ** 2))
+    m = float(np.sum((x - xbar) * (y - ybar)) / sxx)
+    b = float(ybar - m * xbar)
+    ss_res = float(np.sum((y - (m * x + b)) ** 2))
+    ss_tot = float(np.sum((y - ybar) ** 2))
+    # a flat, exactly fitted line explains everything there is to explain
+    r2 = 1.0 if ss_tot == 0 else 1.0 - ss_res / ss_tot
+    return m, b, r2, ss_res, sxx
+
+
+def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFit:
+    """Fractal fit of one phase (seed 003, §2.2): least squares of ``ln(times)`` on
+    ``x = ln(sizes / target_size)``; ``predicted = e^b`` is the time at ``target_size``.
+
+    ``sizes``: the k small input sizes N_i (strictly increasing, > 0); ``times``: the phase
+    times T_i (> 0, any unit - ``b`` and ``predicted`` are in that unit); ``target_size``:
+    N_Lrg (> 0). Raises :class:`~workbench.errors.ValidationError` for fewer than 2 sizes,
+    lengths that differ, non-finite or non-positive sizes or times, sizes not strictly
+    increasing and target_size <= 0. With k = 2 the line is exact and has no residual degrees
+    of freedom: ``band`` is ``(nan, nan)`` and a :class:`FractalWarning` is raised (and kept in
+    ``warnings``).
+    """
+    where = "fit_phase"
+    n, t = _sizes_and_values(sizes, times, "times", where)
+    if np.any(t <= 0):
+        i = int(np.flatnonzero(t <= 0)[0])
+        raise ValidationError(f"{where}: times must be > 0 (their logarithm is fitted), got times[{i}] = {t[i]}")
+    target = _check_target(target_size, where)
+    conf = _check_confidence(confidence, where)
+    x = np.log(n / target)
+    m, b, r2, ss_res, sxx = _line(x, np.log(t))
+    k = n.size
+    notes: list[str] = []
+    if k == 2:
+        _warn(notes, "fit_phase: only 2 sizes, the line has no residual degrees of freedom: no prediction band")
+        residual_std, band = float("nan"), (float("nan"), float("nan"))
+    else:
+        residual_std = float(np.sqrt(ss_res / (k - 2)))
+        # prediction interval of a new ln T at x = 0 (the target size)
+        half = stats.t.ppf(0.5 + conf / 2, k - 2) * residual_std * np.sqrt(1 + 1 / k + x.mean() ** 2 / sxx)
+        band = (float(np.exp(b - half)), float(np.exp(b + half)))
+    if target <= n[-1]:
+        _warn(notes, f"fit_phase: target_size {target:g} is not above the largest fitted size {n[-1]:g} (no extrapolation)")
+    return PhaseFit(
+        m=m, b=b, predicted=float(np.exp(b)), target_size=target, sizes=n, times=t, r2=float(r2),
+        residual_std=residual_std, band=band, confidence=conf, warnings=tuple(notes),
+    )
+
+
+# ----------------------------------------------------------------------------- profile frame
+
+
+def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -> pd.DataFrame:
+    """Check a profile frame (see the module docstring) and return a normalised copy.
+
+    Columns in the order ``size, phase, time_s, run[, total_s]`` (``run`` = 0 when absent),
+    ``attrs`` kept plus ``time_unit = "s"``. Raises :class:`~workbench.errors.ValidationError`
+    naming ``where``, the column and the row (the frame's index label, called ``row_label``)
+    for: not a DataFrame, no rows, missing columns, non-numeric / non-finite / non-positive
+    sizes, negative or NaN times, non-integer or negative runs, empty phase names, a
+    ``total_s`` that is not positive or differs within one run, duplicate (size, run, phase).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame (profile frame), got {type(frame).__name__}")
+    missing = [c for c in ("size", "phase", "time_s") if c not in frame.columns]
+    if missing:
+        raise ValidationError(
+            f"{where}: missing column(s) {missing} of a profile frame (size, phase, time_s[, run, total_s]); "
+            f"it has {list(frame.columns)}"
+        )
+    if len(frame) == 0:
+        raise ValidationError(f"{where}: the profile is empty (no phase timings)")
+    cols = [c for c in PROFILE_COLUMNS if c in frame.columns]
+    out = frame[cols].copy()
+    # pandas deep-copies attrs on every operation: keep them off the working copy (speed)
+    out.attrs = {}
+    if "run" not in out.columns:
+        out.insert(3, "run", 0)
+
+    def _bad(column: str, mask: pd.Series, rule: str) -> None:
+        if mask.any():
+            pos = np.flatnonzero(mask.to_numpy())[0]
+            label, value = mask.index[pos], frame[column].iloc[pos]
+            value = value.item() if isinstance(value, np.generic) else value
+            raise ValidationError(f"{where}: column {column!r} must be {rule}, got {value!r} in {row_label} {label}")
+
+    for column, rule, ok in (
+        ("size", "a finite number > 0", lambda v: np.isfinite(v) & (v > 0)),
+        ("time_s", "a finite number >= 0 (seconds)", lambda v: np.isfinite(v) & (v >= 0)),
+        ("run", "an integer >= 0", lambda v: np.isfinite(v) & (v >= 0) & (v == np.round(v))),
+        ("total_s", "a finite number > 0 (seconds)", lambda v: np.isfinite(v) & (v > 0)),
+    ):
+        if column not in out.columns:
+            continue
+        values = pd.to_numeric(out[column], errors="coerce").astype(float)
+        _bad(column, ~pd.Series(ok(values.to_numpy()), index=out.index), rule)
+        out[column] = values
+    out["run"] = out["run"].astype("int64")
+    names = out["phase"].astype("string").str.strip()
+    _bad("phase", names.isna() | (names == ""), "a non-empty name")
+    out["phase"] = names.astype(object)
+    dup = out.duplicated(["size", "run", "phase"])
+    if dup.any():
+        label = dup.index[np.flatnonzero(dup.to_numpy())[0]]
+        row = out.loc[label]
+        raise ValidationError(
+            f"{where}: duplicate timing of phase {row['phase']!r} at size {row['size']:g}, run {row['run']} "
+            f"in {row_label} {label} (one row per phase per run; sum repeated entries first)"
+        )
+    if "total_s" in out.columns:
+        by_run = out.groupby(["size", "run"])["total_s"]
+        spread = by_run.transform("max") - by_run.transform("min")
+        _bad("total_s", spread > 1e-12 * out["total_s"], "the same for every phase of one run")
+    out.attrs = {**frame.attrs, "time_unit": "s"}
+    return out
+
+
+def phase_shares(profile) -> pd.DataFrame:
+    """Mean time and share of each phase per size (seed 003, §2.1/§2.3).
+
+    Per run, the total is ``total_s`` when the frame has it, else the sum of that run's phase
+    times; each row's share is ``time_s / total``. Returned (one row per size and phase, sorted
+    by size then phase): ``size``, ``phase``, ``time_s`` (mean over runs, s), ``total_s``
+    (mean total over the runs of that size, s), ``share`` (mean over runs of the per-run
+    share, 0..1). A phase missing from a run counts as 0 s in that run.
+    """
+    frame = validate_profile(profile)
+    attrs, frame.attrs = frame.attrs, {}  # not deep-copied through every step below
+    if "total_s" not in frame.columns:
+        frame["total_s"] = frame.groupby(["size", "run"])["time_s"].transform("sum")
+    # fill absent (size, run, phase) combinations with 0 s so that means are over all runs
+    wide = frame.pivot_table(index=["size", "run"], columns="phase", values="time_s", aggfunc="sum", fill_value=0.0)
+    totals = frame.groupby(["size", "run"])["total_s"].first().reindex(wide.index)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = wide.div(totals.to_numpy(), axis=0).fillna(0.0)
+
+    def by_size(w: pd.DataFrame) -> pd.Series:
+        return w.groupby(level="size").mean().stack().rename_axis(["size", "phase"])
+
+    out = pd.concat({"time_s": by_size(wide), "share": by_size(share)}, axis=1).reset_index()
+    out["total_s"] = out["size"].map(totals.groupby(level="size").mean())
+    out = out[["size", "phase", "time_s", "total_s", "share"]].sort_values(["size", "phase"], ignore_index=True)
+    out.attrs = attrs
+    return out
+
+
+def _check_fraction(value, name: str, where: str, *, low_open: bool = True) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: {name} must be a number in (0, 1], got {value!r}") from None
+    if not (0 < v <= 1 if low_open else 0 <= v <= 1):
+        raise ValidationError(f"{where}: {name} must be in {'(0, 1]' if low_open else '[0, 1]'}, got {value!r}")
+    return v
+
+
+def major_phases(profile, threshold: float = 0.70) -> list[str]:
+    """Phases that cumulatively make >= ``threshold`` of the runtime (seed 003, §2.1: 70 %).
+
+    Pooling: each phase's share is the mean over the profile's sizes of its mean-over-runs
+    share (:func:`phase_shares`), so every small size weighs the same whatever its runtime.
+    Phases are sorted by that share, descending (ties by name), and the shortest prefix whose
+    cumulative share reaches ``threshold`` is returned. When ``total_s`` includes unprofiled
+    time and even all phases together stay below ``threshold``, all phases are returned and
+    a :class:`FractalWarning` says so.
+    """
+    thr = _check_fraction(threshold, "threshold", "major_phases")
+    return _major_from_shares(phase_shares(profile), thr)
+
+
+def _major_from_shares(shares: pd.DataFrame, thr: float) -> list[str]:
+    pooled = shares.groupby("phase")["share"].mean()
+    pooled = pooled.sort_index().sort_values(ascending=False, kind="stable")
+    cumulative = pooled.cumsum().to_numpy()
+    reached = np.flatnonzero(cumulative >= thr - 1e-12)
+    if reached.size == 0:
+        warnings.warn(
+            f"major_phases: all phases together make only {cumulative[-1]:.1%} of the runtime, below the "
+            f"threshold {thr:.0%}: returning all of them",
+            FractalWarning, stacklevel=3,
+        )
+        return list(pooled.index)
+    return list(pooled.index[: reached[0] + 1])
+
+
+def _check_phases(phases, available, where: str) -> list[str]:
+    if isinstance(phases, str):
+        phases = [phases]
+    phases = list(phases)
+    if not phases:
+        raise ValidationError(f"{where}: phases must name at least one phase; available: {sorted(available)}")
+    unknown = [p for p in phases if p not in set(available)]
+    if unknown:
+        raise ValidationError(f"{where}: unknown phase(s) {unknown}; the profile has {sorted(available)}")
+    return phases
+
+
+def _combined_share(shares: pd.DataFrame, phases: list[str]) -> pd.Series:
+    return shares[shares["phase"].isin(phases)].groupby("size")["share"].sum()
+
+
+def convergence_size(profile, phases, tolerance: float = 0.05) -> float:
+    """Convergence size C (seed 003, §2.1): the smallest profiled size beyond which the share
+    of time in ``phases`` (summed) changes by at most ``tolerance`` (absolute share, e.g. 0.05
+    = 5 percentage points) between every pair of consecutive sizes.
+
+    Needs >= 2 sizes. Raises :class:`~workbench.errors.ValidationError` for unknown phases and
+    when the share never stabilises (its last step already exceeds ``tolerance``).
+    """
+    tol = _check_fraction(tolerance, "tolerance", "convergence_size", low_open=False)
+    return _convergence_from_shares(phase_shares(profile), phases, tol)
+
+
+def _convergence_from_shares(shares: pd.DataFrame, phases, tol: float) -> float:
+    where = "convergence_size"
+    phases = _check_phases(phases, shares["phase"].unique(), where)
+    combined = _combined_share(shares, phases).sort_index()
+    if combined.size < 2:
+        raise ValidationError(f"{where}: needs at least 2 profiled sizes, got {combined.size}")
+    sizes = combined.index.to_numpy(dtype=float)
+    steps = np.abs(np.diff(combined.to_numpy()))
+    # shares are ratios of floats: 0.8 - 0.6 must count as a step of 0.2
+    unstable = np.flatnonzero(steps > tol + 1e-12)
+    if unstable.size and unstable[-1] == steps.size - 1:
+        raise ValidationError(
+            f"{where}: the share of {phases} never stabilises within {tol:g}: it changes by {steps[-1]:.3f} "
+            f"between the two largest sizes {sizes[-2]:g} and {sizes[-1]:g}; profile larger sizes"
+        )
+    return float(sizes[unstable[-1] + 1] if unstable.size else sizes[0])
+
+
+def design_sizes(C, delta, k: int = 5) -> np.ndarray:
+    """Sizes of the fitting runs ``N_i = C + i*delta``, ``i = 1..k`` (seed 003, §2.1; k = 5)."""
+    where = "design_sizes"
+    try:
+        c, d = float(C), float(delta)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: C and delta must be numbers, got C={C!r}, delta={delta!r}") from None
+    if not (np.isfinite(c) and c >= 0):
+        raise ValidationError(f"{where}: C must be finite and >= 0, got {C!r}")
+    if not (np.isfinite(d) and d > 0):
+        raise ValidationError(f"{where}: delta must be finite and > 0, got {delta!r}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValidationError(f"{where}: k must be an integer >= 1, got {k!r}")
+    return C + delta * np.arange(1, k + 1)
+
+
+# ----------------------------------------------------------------------------- §2.3 overall
+
+
+@dataclass(frozen=True, eq=False)
+class ShareFit:
+    """Linear extrapolation of a phase's share of the runtime to the target size (§2.3).
+
+    ``share = intercept + slope * size``; ``raw`` is its value at ``target_size`` and
+    ``share`` the value used: ``raw`` clipped to ``(0, 1]`` - above 1 to 1, at or below 0 to
+    the smallest share observed in ``shares`` (a major phase does not vanish; a tiny floor
+    would blow up ``T = sum t / sum r``). ``clipped`` says whether that happened.
+    """
+
+    slope: float
+    intercept: float
+    share: float
+    raw: float
+    clipped: bool
+    target_size: float
+    sizes: np.ndarray
+    shares: np.ndarray
+    r2: float
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+    def predict(self, size) -> np.ndarray | float:
+        """The unclipped line at ``size``."""
+        s = as_vector(size, "size", "ShareFit.predict")
+        out = self.intercept + self.slope * s
+        return float(out[0]) if np.ndim(size) == 0 else out
+
+
+def extrapolate_share(sizes, shares, target_size) -> ShareFit:
+    """Least-squares line of a phase's share (0..1) on the input size, evaluated at
+    ``target_size`` and clipped to ``(0, 1]`` (seed 003, §2.3; see :class:`ShareFit`).
+    A :class:`FractalWarning` is raised when the value is clipped."""
+    where = "extrapolate_share"
+    n, r = _sizes_and_values(sizes, shares, "shares", where)
+    if np.any((r < 0) | (r > 1)):
+        i = int(np.flatnonzero((r < 0) | (r > 1))[0])
+        raise ValidationError(f"{where}: shares must be in [0, 1], got shares[{i}] = {r[i]}")
+    target = _check_target(target_size, where)
+    slope, intercept, r2, _, _ = _line(n, r)
+    raw = intercept + slope * target
+    notes: list[str] = []
+    share = float(raw)
+    if raw > 1:
+        share = 1.0
+    elif raw <= 0:
+        share = float(r.min()) if r.min() > 0 else float(r[r > 0].min()) if np.any(r > 0) else np.nan
+    clipped = share != raw
+    if clipped:
+        _warn(notes, f"{where}: the extrapolated share {raw:.3f} at size {target:g} is outside (0, 1]; using {share:.3f}")
+    if not np.isfinite(share):
+        raise ValidationError(f"{where}: every observed share is 0; the phase takes no time")
+    return ShareFit(
+        slope=slope, intercept=intercept, share=share, raw=float(raw), clipped=bool(clipped),
+        target_size=target, sizes=n, shares=r, r2=float(r2), warnings=tuple(notes),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class FractalPrediction:
+    """Prediction of :meth:`FractalExtrapolator.predict` at ``target_size``.
+
+    ``total``: ``T = sum t_P / sum r_P`` (seed 003, §2.3), s. ``band``: ``(low, high)`` =
+    ``(sum low_P / sum r_P, sum high_P / sum r_P)`` from the phases' prediction bands - the
+    phases' errors taken as fully correlated (conservative); the uncertainty of the share
+    extrapolation is not included. ``phases``: one row per phase, columns ``phase``, ``m``,
+    ``b`` (ln s), ``predicted`` (s), ``band_low``, ``band_high`` (s), ``share_at_target``
+    (r_P), ``r2``. ``phase_fits`` / ``share_fits``: the fits by phase. ``warnings``: texts.
+    """
+
+    target_size: float
+    total: float
+    band: tuple[float, float]
+    phases: pd.DataFrame
+    phase_fits: dict[str, PhaseFit]
+    share_fits: dict[str, ShareFit]
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+
+
+class FractalExtrapolator:
+    """The whole method of seed 003 (§2.1-2.3) as a scikit-learn style estimator.
+
+    Parameters: ``threshold`` (cumulative share of the major phases, §2.1: 0.70),
+    ``tolerance`` (share stability of :func:`convergence_size`), ``confidence`` (of the
+    bands), ``phases`` (fix the phases instead of detecting them), ``min_size`` (fit on rows
+    with ``size >= min_size`` instead of ``size >= C``).
+
+    :meth:`fit` (profile frame of the small runs) sets ``phases_``, ``convergence_size_`` (C,
+    or ``min_size`` when given), ``shares_`` (:func:`phase_shares` of the whole profile) and
+    ``data_`` (the per-size mean phase times and shares of the rows used). The regressions
+    need the target size, so :meth:`predict` does them and sets ``phase_fits_`` and
+    ``share_fits_``.
+    """
+
+    def __init__(self, threshold=0.70, tolerance=0.05, confidence=0.95, phases=None, min_size=None):
+        self.threshold = threshold
+        self.tolerance = tolerance
+        self.confidence = confidence
+        self.phases = phases
+        self.min_size = min_size
+
+    def fit(self, profile) -> "FractalExtrapolator":
+        where = "FractalExtrapolator.fit"
+        _check_confidence(self.confidence, where)
+        shares = phase_shares(profile)
+        if self.phases is None:
+            phases = _major_from_shares(shares, _check_fraction(self.threshold, "threshold", where))
+        else:
+            phases = _check_phases(self.phases, shares["phase"].unique(), where)
+        if self.min_size is None:
+            tol = _check_fraction(self.tolerance, "tolerance", where, low_open=False)
+            start = _convergence_from_shares(shares, phases, tol)
+        else:
+            try:
+                start = float(self.min_size)
+            except (TypeError, ValueError):
+                raise ValidationError(f"{where}: min_size must be a number, got {self.min_size!r}") from None
+        data = shares[(shares["size"] >= start) & shares["phase"].isin(phases)].reset_index(drop=True)
+        data.attrs = {}  # the profile's metadata stays on shares_; predict filters data_ per phase
+        n_sizes = data["size"].nunique()
+        if n_sizes < 2:
+            raise ValidationError(
+                f"{where}: only {n_sizes} profiled size(s) >= {start:g} (the convergence size C or min_size); "
+                "the fits need at least 2 - profile more sizes above C"
+            )
+        self.phases_ = phases
+        self.convergence_size_ = start
+        self.shares_ = shares
+        self.data_ = data
+        return self
+
+    def predict(self, target_size) -> FractalPrediction:
+        where = "FractalExtrapolator.predict"
+        if not hasattr(self, "data_"):
+            raise ValidationError(f"{where}: call fit(profile) before predict")
+        target = _check_target(target_size, where)
+        notes: list[str] = []
+        fits: dict[str, PhaseFit] = {}
+        share_fits: dict[str, ShareFit] = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", FractalWarning)
+            for phase in self.phases_:
+                rows = self.data_[self.data_["phase"] == phase].sort_values("size")
+                try:
+                    fits[phase] = fit_phase(rows["size"], rows["time_s"], target, confidence=self.confidence)
+                    share_fits[phase] = extrapolate_share(rows["size"], rows["share"], target)
+                except ValidationError as exc:
+                    raise ValidationError(f"{where}: phase {phase!r}: {exc}") from None
+        for w in caught:
+            notes.append(str(w.message))
+        t = np.array([fits[p].predicted for p in self.phases_])
+        r = np.array([share_fits[p].share for p in self.phases_])
+        share_sum = float(r.sum())
+        if share_sum > 1:
+            notes.append(
+                f"{where}: the extrapolated shares of {self.phases_} add up to {share_sum:.3f} > 1; using 1 "
+                "(the whole runtime cannot be shorter than its phases)"
+            )
+            share_sum = 1.0
+        low = np.array([fits[p].band[0] for p in self.phases_])
+        high = np.array([fits[p].band[1] for p in self.phases_])
+        for text in notes:
+            warnings.warn(text, FractalWarning, stacklevel=2)
+        table = pd.DataFrame(
+            {
+                "phase": list(self.phases_),
+                "m": [fits[p].m for p in self.phases_],
+                "b": [fits[p].b for p in self.phases_],
+                "predicted": t,
+                "band_low": low,
+                "band_high": high,
+                "share_at_target": r,
+                "r2": [fits[p].r2 for p in self.phases_],
+            }
+        )
+        self.phase_fits_ = fits
+        self.share_fits_ = share_fits
+        return FractalPrediction(
+            target_size=target,
+            total=float(t.sum() / share_sum),
+            band=(float(low.sum() / share_sum), float(high.sum() / share_sum)),
+            phases=table,
+            phase_fits=fits,
+            share_fits=share_fits,
+            warnings=tuple(notes),
+        )
