@@ -22,8 +22,10 @@ the figures :mod:`workbench.plots.fractal`.  Times in seconds.
   :class:`~workbench.ui.fim_dashboard.FiMDashboard` for why); the readout with Table 1's
   check beside it.
 
-Speed (this 2-core machine, the measured demo): a change refits and redraws both live
-figures in ~30-60 ms (``last_update_s``).
+Speed (this 2-core machine shared with other work, load ~2, the measured demo): a change
+of k refits and updates the main figure in ~80-250 ms in the kernel (``last_main_s``;
+~70-100 ms for settings seen before, cached), all panels ~50 ms later
+(``last_update_s``); slider release -> redrawn figure in the browser ~200-400 ms.
 """
 
 from __future__ import annotations
