@@ -281,22 +281,38 @@ def phase_shares(profile) -> pd.DataFrame:
     share, 0..1). A phase missing from a run counts as 0 s in that run.
     """
     frame = validate_profile(profile)
-    attrs, frame.attrs = frame.attrs, {}  # not deep-copied through every step below
-    if "total_s" not in frame.columns:
-        frame["total_s"] = frame.groupby(["size", "run"])["time_s"].transform("sum")
-    # fill absent (size, run, phase) combinations with 0 s so that means are over all runs
-    wide = frame.pivot_table(index=["size", "run"], columns="phase", values="time_s", aggfunc="sum", fill_value=0.0)
-    totals = frame.groupby(["size", "run"])["total_s"].first().reindex(wide.index)
+    sizes, size_of_row = np.unique(frame["size"].to_numpy(dtype=float), return_inverse=True)
+    phases, phase_of_row = np.unique(frame["phase"].to_numpy(dtype=str), return_inverse=True)
+    # one row of ``wide`` per (size, run); a phase missing from a run stays 0 s, so that the
+    # means below are over all runs of a size
+    runs, run_of_row = np.unique(np.c_[size_of_row, frame["run"].to_numpy()], axis=0, return_inverse=True)
+    wide = np.zeros((len(runs), len(phases)))
+    np.add.at(wide, (run_of_row, phase_of_row), frame["time_s"].to_numpy(dtype=float))
+    if "total_s" in frame.columns:
+        totals = np.empty(len(runs))
+        totals[run_of_row] = frame["total_s"].to_numpy(dtype=float)  # one value per run (validated)
+    else:
+        totals = wide.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        share = wide.div(totals.to_numpy(), axis=0).fillna(0.0)
+        share = wide / totals[:, None]
+    share[np.isnan(share)] = 0.0
+    size_of_run = runs[:, 0]
+    runs_per_size = np.bincount(size_of_run, minlength=len(sizes))
 
-    def by_size(w: pd.DataFrame) -> pd.Series:
-        return w.groupby(level="size").mean().stack().rename_axis(["size", "phase"])
+    def by_size(values: np.ndarray) -> np.ndarray:
+        summed = np.zeros((len(sizes),) + values.shape[1:])
+        np.add.at(summed, size_of_run, values)
+        return summed / runs_per_size.reshape((-1,) + (1,) * (values.ndim - 1))
 
-    out = pd.concat({"time_s": by_size(wide), "share": by_size(share)}, axis=1).reset_index()
-    out["total_s"] = out["size"].map(totals.groupby(level="size").mean())
-    out = out[["size", "phase", "time_s", "total_s", "share"]].sort_values(["size", "phase"], ignore_index=True)
-    out.attrs = attrs
+    n_phases = len(phases)
+    out = pd.DataFrame({
+        "size": np.repeat(sizes, n_phases),
+        "phase": np.tile(phases.astype(object), len(sizes)),
+        "time_s": by_size(wide).ravel(),
+        "total_s": np.repeat(by_size(totals), n_phases),
+        "share": by_size(share).ravel(),
+    })
+    out.attrs = frame.attrs
     return out
 
 
