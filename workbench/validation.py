@@ -43,8 +43,19 @@ def require_columns(frame, columns, where: str) -> None:
     if len(frame) == 0:
         raise ValidationError(f"{where}: the frame is empty (no measured runs)")
     for c in columns:
-        values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
-        bad = ~np.isfinite(values)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValidationError(f"{where}: column {c!r} must be numeric and finite, got {frame[c].iloc[i]!r} in row {i}")
+        numeric_column(frame, c, where)
+
+
+def numeric_column(frame, name: str, where: str) -> np.ndarray:
+    """Column ``name`` of the DataFrame ``frame`` as finite floats, or a ValidationError naming
+    the caller, the column and the first bad row."""
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
+    if name not in frame.columns:
+        raise ValidationError(f"{where}: missing column {name!r}; the frame has {list(frame.columns)}")
+    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{where}: column {name!r} must be numeric and finite, got {frame[name].iloc[i]!r} in row {i}")
+    return values

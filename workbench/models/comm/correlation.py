@@ -16,6 +16,7 @@ from scipy import stats
 
 from workbench.errors import ValidationError
 from workbench.models.comm.descriptors import METRIC_COLUMNS
+from workbench.validation import numeric_column
 
 __all__ = ["CONSTANT_NOTE", "TARGET", "pearson_table", "correlation_matrix"]
 
@@ -24,18 +25,6 @@ TARGET = "comm_time_us"
 #: ``note`` of a metric that does not vary: Pearson's r is undefined, not zero.
 CONSTANT_NOTE = "constant: no correlation defined"
 _TABLE_COLUMNS = ["metric", "r", "p_value", "n_points", "note"]
-
-
-def _numeric(frame: pd.DataFrame, column: str, where: str) -> np.ndarray:
-    if column not in frame.columns:
-        raise ValidationError(f"{where}: missing column {column!r}; the frame has {list(frame.columns)}")
-    values = pd.to_numeric(frame[column], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValidationError(f"{where}: column {column!r} must be numeric and finite, got {frame[column].iloc[i]!r} "
-                              f"in row {i}")
-    return values
 
 
 def pearson_table(frame: pd.DataFrame, target: str = TARGET, columns: Sequence[str] | None = None, *,
@@ -62,10 +51,10 @@ def pearson_table(frame: pd.DataFrame, target: str = TARGET, columns: Sequence[s
         if not columns:
             raise ValidationError(f"{where}: no metric columns {list(METRIC_COLUMNS)} in the frame; add them with "
                                   "workbench.models.comm.descriptors()")
-    y_all = _numeric(frame, target, where)
+    y_all = numeric_column(frame, target, where)
     rows = []
     for metric in columns:
-        x = _numeric(frame, metric, where)
+        x = numeric_column(frame, metric, where)
         y = y_all
         note = ""
         if log:
@@ -98,7 +87,7 @@ def correlation_matrix(frame: pd.DataFrame, columns: Sequence[str] | None = None
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     if columns is None:
         columns = [c for c in (*METRIC_COLUMNS, TARGET) if c in frame.columns]
-    data = pd.DataFrame({c: _numeric(frame, c, where) for c in columns})
+    data = pd.DataFrame({c: numeric_column(frame, c, where) for c in columns})
     if log:
         data = np.log10(data.where(data > 0))
     # constant columns would make pandas divide by a zero standard deviation: NaN, silently

@@ -39,6 +39,7 @@ from workbench.errors import ValidationError, WorkbenchWarning
 from workbench.evaluation.metrics import summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
+from workbench.validation import numeric_column
 
 __all__ = [
     "AREAS",
@@ -110,8 +111,8 @@ class AreaSplit:
     def labels(self, frame: pd.DataFrame) -> np.ndarray:
         """The area (``"Ia"``, ``"Ib"`` or ``"II"``) of every row of ``frame`` (needs ``S``
         and ``NT``, e.g. from :func:`~workbench.models.comm.descriptors.descriptors`)."""
-        nt = _column(frame, "NT", "AreaSplit.labels")
-        s = _column(frame, "S", "AreaSplit.labels")
+        nt = numeric_column(frame, "NT", "AreaSplit.labels")
+        s = numeric_column(frame, "S", "AreaSplit.labels")
         return np.where(nt > self.nt_threshold_bytes, "II", np.where(s > self.s_threshold_bytes, "Ib", "Ia"))
 
     def describe(self) -> dict[str, str]:
@@ -127,20 +128,6 @@ def _bytes(value: float) -> str:
     return f"{value:g} B"
 
 
-def _column(frame: pd.DataFrame, name: str, where: str) -> np.ndarray:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
-    if name not in frame.columns:
-        raise ValidationError(f"{where}: missing column {name!r}; the frame has {list(frame.columns)}")
-    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValidationError(f"{where}: column {name!r} must be numeric and finite, got {frame[name].iloc[i]!r} "
-                              f"in row {i}")
-    return values
-
-
 def term_values(frame: pd.DataFrame, term: str) -> np.ndarray:
     """Values of a model term: a metric column (``"NT"``) or a product of metrics
     (``"NT:PPN"``, any number of factors)."""
@@ -149,7 +136,7 @@ def term_values(frame: pd.DataFrame, term: str) -> np.ndarray:
     if unknown or not factors:
         raise ValidationError(f"model term {term!r}: unknown metric(s) {unknown}; terms are metrics of "
                               f"{list(METRIC_COLUMNS)} or products such as 'NT:PPN'")
-    return np.prod([_column(frame, f, f"model term {term!r}") for f in factors], axis=0)
+    return np.prod([numeric_column(frame, f, f"model term {term!r}") for f in factors], axis=0)
 
 
 # ------------------------------------------------------------------- robust fitting
