@@ -320,6 +320,19 @@ class QuietChanges:
         finally:
             self._quiet = previous
 
+    def _take_upload(self, change, load) -> None:
+        """Body of a ``FileUpload`` handler (the widget is ``self.upload``): hand the uploaded
+        files to ``load`` as a list of ``(name, content bytes)``, then clear the widget quietly,
+        so that the same file can be uploaded again after a fix."""
+        files = change["new"]
+        if self._quiet or not files:
+            return
+        try:
+            load([(f["name"], bytes(f["content"])) for f in files])
+        finally:
+            with self._quietly():
+                self.upload.value = ()
+
 
 def static_figure_outputs(fig: go.Figure) -> tuple:
     """Outputs of an ``Output`` widget showing ``fig`` as a static plotly figure (set

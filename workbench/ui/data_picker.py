@@ -359,11 +359,4 @@ class DataPicker(QuietChanges, widgets.VBox):
         self._fire()
 
     def _on_upload(self, change) -> None:
-        files = change["new"]
-        if self._quiet or not files:
-            return
-        try:
-            self.load_files((f["name"], bytes(f["content"])) for f in files)
-        finally:
-            with self._quietly():
-                self.upload.value = ()  # the same file can be uploaded again after a fix
+        self._take_upload(change, self.load_files)

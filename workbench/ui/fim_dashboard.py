@@ -655,14 +655,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
         return ok
 
     def _on_upload(self, change) -> None:
-        files = change["new"]
-        if self._quiet or not files:
-            return
-        try:
-            self.load_csv(files[0]["name"], bytes(files[0]["content"]))
-        finally:
-            with self._quietly():
-                self.upload.value = ()
+        self._take_upload(change, lambda files: self.load_csv(*files[0]))
 
     def run_sweep(self, plan=SMALL_SWEEP) -> bool:
         """Measure ``plan`` here with a progress bar, then use it; True on success."""

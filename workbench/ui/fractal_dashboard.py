@@ -399,13 +399,7 @@ class FractalDashboard(QuietChanges, widgets.VBox):
                             "figures still show the previous data.") from None
 
     def _on_upload(self, change) -> None:
-        if self._quiet or not change["new"]:
-            return
-        try:
-            self.load_files((f["name"], bytes(f["content"])) for f in change["new"])
-        finally:
-            with self._quietly():
-                self.upload.value = ()  # the same file can be uploaded again after a fix
+        self._take_upload(change, self.load_files)
 
     def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
         self.figures[name] = fig
