@@ -20,6 +20,19 @@ def existing_path(path: str | PathLike) -> Path:
     return path
 
 
+def read_file_bytes(path: Path, max_bytes: int, too_large: str, error: type[DataFormatError] = DataFormatError) -> bytes:
+    """The content of the file ``path``, refusing files over ``max_bytes`` with ``error(too_large)``
+    (formatted with ``path`` and ``size``) -- a reader's guard against being handed, say, a core
+    dump -- and turning an OSError into a DataFormatError that names the file."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise error(too_large.format(path=path, size=size))
+        return path.read_bytes()
+    except OSError as exc:
+        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+
+
 def as_vector(x, name: str, where: str) -> np.ndarray:
     """``x`` as a 1-D float array (a scalar becomes one element), or a ValidationError
     saying ``where: name must be ...``."""

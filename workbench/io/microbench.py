@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
-from workbench.validation import existing_path
+from workbench.validation import existing_path, read_file_bytes
 
 __all__ = [
     "OSU_COLUMNS",
@@ -267,13 +267,8 @@ class _Table:
 # ----------------------------------------------------------------------------- shared helpers
 
 def _read_text(path: Path) -> str:
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise _UnknownFormat(f"{path}: unknown format: {size} bytes is far larger than benchmark output")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    data = read_file_bytes(path, MAX_FILE_BYTES, "{path}: unknown format: {size} bytes is far larger than benchmark output",
+                           _UnknownFormat)
     if b"\x00" in data:
         raise _UnknownFormat(f"{path}: unknown format: binary content, not benchmark text output")
     try:

@@ -41,6 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning
+from workbench.validation import read_file_bytes
 
 __all__ = ["NPB_COLUMNS", "parse_npb_text", "read_npb_logs", "parse_npb_filename", "records_to_frame"]
 
@@ -242,13 +243,7 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
 
 def _read_text(path: Path) -> str:
     """File content as text; raises DataFormatError for unreadable, huge or binary files."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_LOG_BYTES:
-            raise DataFormatError(f"{path}: not NPB output: {size} bytes is far larger than any NPB log")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    data = read_file_bytes(path, MAX_LOG_BYTES, "{path}: not NPB output: {size} bytes is far larger than any NPB log")
     if b"\x00" in data:
         raise DataFormatError(f"{path}: not NPB output: binary file")
     return data.decode("utf-8", errors="replace")

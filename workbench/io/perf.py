@@ -41,6 +41,7 @@ from os import PathLike
 from pathlib import Path
 
 from workbench.errors import DataFormatError, MeasurementError
+from workbench.validation import read_file_bytes
 
 __all__ = ["PERF_STAT_KEYS", "PerfStat", "read_perf_stat"]
 
@@ -244,12 +245,7 @@ def _read_source(text_or_path) -> tuple[str, str]:
             f"got {type(text_or_path).__name__}"
         )
     path = Path(text_or_path).expanduser()
-    try:
-        if path.stat().st_size > MAX_PERF_BYTES:
-            raise DataFormatError(f"{path}: not perf stat output: far larger than any perf stat file")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    data = read_file_bytes(path, MAX_PERF_BYTES, "{path}: not perf stat output: far larger than any perf stat file")
     return data.decode("utf-8", errors="replace"), str(path)
 
 

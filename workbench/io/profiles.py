@@ -45,6 +45,7 @@ import pandas as pd
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
 from workbench.io.scaling import TIME_UNITS, _csv_frame, _decode
 from workbench.models.fractal import validate_profile
+from workbench.validation import read_file_bytes
 
 __all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv"]
 
@@ -58,12 +59,7 @@ _MAX_BYTES = 200 * 2**20
 
 
 def _read_bytes(path: Path) -> str:
-    try:
-        if path.stat().st_size > _MAX_BYTES:
-            raise DataFormatError(f"{path}: far larger than a profile text file ({path.stat().st_size} bytes)")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    data = read_file_bytes(path, _MAX_BYTES, "{path}: far larger than a profile text file ({size} bytes)")
     return _decode(data, str(path))
 
 
