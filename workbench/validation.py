@@ -1,4 +1,4 @@
-"""Input checks shared by the models and metrics (messages name the caller and argument)."""
+"""Input checks shared by the readers, models and metrics (messages name the caller, file or argument)."""
 
 from os import PathLike
 from pathlib import Path

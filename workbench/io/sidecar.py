@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from os import PathLike
 from pathlib import Path
 
@@ -13,7 +13,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning
 
-__all__ = ["sidecar_path", "write_sidecar", "attach_sidecar"]
+__all__ = ["sidecar_path", "write_sidecar", "attach_sidecar", "read_measured_csv"]
 
 
 def sidecar_path(path: str | PathLike) -> Path:
@@ -42,3 +42,18 @@ def attach_sidecar(frame: pd.DataFrame, path: str | PathLike, unknown: str) -> p
     except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataFormatError(f"{sidecar}: unreadable metadata JSON: {exc}") from None
     return frame
+
+
+def read_measured_csv(path: str | PathLike, validate: Callable[[pd.DataFrame, str], pd.DataFrame],
+                      unknown: str) -> pd.DataFrame:
+    """Read a measured table written with a sidecar: the CSV at ``path`` checked by
+    ``validate(frame, name)``, with its sidecar in ``frame.attrs`` (:func:`attach_sidecar`).
+    An unreadable CSV is a :class:`~workbench.errors.DataFormatError` naming the file."""
+    path = Path(path)
+    try:
+        frame = pd.read_csv(path)
+    except FileNotFoundError:
+        raise DataFormatError(f"{path}: file not found") from None
+    except (OSError, ValueError, pd.errors.ParserError) as exc:  # UnicodeDecodeError is a ValueError
+        raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
+    return attach_sidecar(validate(frame, str(path)), path, unknown)

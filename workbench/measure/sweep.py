@@ -66,8 +66,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import DataFormatError, MeasurementError, ValidationError, WorkbenchWarning
-from workbench.io.sidecar import attach_sidecar, sidecar_path, write_sidecar
+from workbench.errors import MeasurementError, ValidationError, WorkbenchWarning
+from workbench.io.sidecar import read_measured_csv, sidecar_path, write_sidecar
 from workbench.measure.perf import DEFAULT_EVENTS, perf_unavailable_reason, run_perf_stat
 from workbench.workloads.kmeans import SINGLE_THREAD_ENV, positive_int
 
@@ -440,15 +440,7 @@ def read_measured_kmeans(path) -> pd.DataFrame:
     Raises :class:`~workbench.errors.DataFormatError` for an unreadable file and
     :class:`~workbench.errors.ValidationError` for missing columns or bad values.
     """
-    path = Path(path)
-    try:
-        frame = pd.read_csv(path)
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: file not found") from None
-    except (OSError, ValueError, pd.errors.ParserError) as exc:
-        raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
-    frame = _validate(frame, str(path))
-    return attach_sidecar(frame, path, "machine, date, method")
+    return read_measured_csv(path, _validate, "machine, date, method")
 
 
 # ----------------------------------------------------------------------------- CLI

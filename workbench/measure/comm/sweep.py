@@ -58,8 +58,8 @@ from pathlib import Path
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import DataFormatError, MeasurementError, ValidationError, WorkbenchError
-from workbench.io.sidecar import attach_sidecar, sidecar_path, write_sidecar
+from workbench.errors import MeasurementError, ValidationError, WorkbenchError
+from workbench.io.sidecar import read_measured_csv, sidecar_path, write_sidecar
 from workbench.measure.comm.datagen import BARRIERS, DATAGEN_COLUMNS, LOADS, DatagenConfig
 from workbench.measure.comm.pingpong import PINGPONG_COLUMNS, PingPongConfig, load_host_map
 from workbench.measure.comm.worker import PROGRESS_PREFIX
@@ -389,16 +389,7 @@ def _validate(frame: pd.DataFrame, benchmark: str, name: str) -> pd.DataFrame:
 
 
 def _read(path, benchmark: str) -> pd.DataFrame:
-    path = Path(path)
-    try:
-        frame = pd.read_csv(path)
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: file not found") from None
-    except (OSError, UnicodeDecodeError, ValueError, pd.errors.ParserError) as exc:
-        raise DataFormatError(f"{path}: cannot read as CSV: {exc}") from None
-    frame = _validate(frame, benchmark, str(path))
-    attach_sidecar(frame, path, "machine, date, MPI version")
-    return frame
+    return read_measured_csv(path, lambda frame, name: _validate(frame, benchmark, name), "machine, date, MPI version")
 
 
 def read_comm_pingpong(path) -> pd.DataFrame:
