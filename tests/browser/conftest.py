@@ -52,7 +52,9 @@ def chromium_browser(chromium_path):
 @pytest.fixture()
 def browser_page(chromium_browser):
     """A fresh page (own context) recording console errors and uncaught exceptions in
-    ``page.errors``, and every console message in ``page.console_log`` (for diagnostics)."""
+    ``page.errors``, every console message in ``page.console_log``, unhandled promise
+    rejections in ``window.__wbRejections`` (for diagnostics) and the elements of plotly
+    figures that finished their first drawing in ``window.__wbRendered``."""
     context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.errors, page.console_log = [], []
@@ -64,5 +66,12 @@ def browser_page(chromium_browser):
 
     page.on("console", on_console)
     page.on("pageerror", lambda exc: page.errors.append(f"uncaught: {exc}"))
+    # Unhandled promise rejections reach neither listener: kept for failure messages.  Plotly's
+    # widget announces each finished first drawing with an event: kept to wait for it.
+    page.add_init_script(
+        "window.__wbRejections = []; window.__wbRendered = [];"
+        "window.addEventListener('unhandledrejection', e => window.__wbRejections.push(String(e.reason)));"
+        "document.addEventListener('plotlywidget-after-render', e => window.__wbRendered.push(e.detail.element));"
+    )
     yield page
     context.close()

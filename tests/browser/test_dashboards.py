@@ -69,6 +69,16 @@ FIGURE_SIGNATURE_JS = """([figure, traces]) => {
 }"""
 
 
+# What plotly.js holds for a figure: its title and trace count (diagnostics only).
+PLOTLY_STATE_JS = """(figure) => {
+    const el = document.querySelector(figure);
+    const gd = el && (el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'));
+    if (!gd || !gd.layout) return 'no plotly graph div';
+    const title = gd.layout.title && (gd.layout.title.text ?? gd.layout.title);
+    return {title: String(title), traces: (gd.data || []).length};
+}"""
+
+
 def test_every_notebook_is_registered():
     missing = [nb for nb in NOTEBOOKS if nb not in DASHBOARDS]
     assert not missing, (
@@ -106,6 +116,10 @@ def test_dashboard_reacts_to_primary_slider(notebook, voila_server, browser_page
     try:
         page.wait_for_selector(f"{dashboard.figure} :is({PLOTLY_TRACES})", state="attached")
         handle.wait_for()
+        # Traces appear before plotly has finished the figure's first drawing; a person moves
+        # the slider once the figure is there, and so does this test.
+        page.wait_for_function("(figure) => window.__wbRendered.some(el => el.isConnected && el.closest(figure))",
+                               arg=dashboard.figure)
     except Exception as exc:  # playwright's TimeoutError; add what the page and server show
         pytest.fail(f"{notebook} did not render its figure and slider: {exc}\n{_page_problems(page)}\n{voila_server.log_tail()}")
     assert handle.count() == 1, f"{notebook}: {handle.count()} elements match {dashboard.slider}; expected one"
@@ -136,7 +150,10 @@ def test_dashboard_reacts_to_primary_slider(notebook, voila_server, browser_page
         pytest.fail(
             f"{notebook}: moving the slider {value_before} -> {value_after} did not redraw {dashboard.figure} "
             f"within {dashboard.change_timeout_s} s\nproblems: {_page_problems(page)}\n"
-            f"page lines that changed: {changed[:10]}\nconsole:\n{console}"
+            f"page lines that changed: {changed[:10]}\nconsole:\n{console}\n"
+            f"unhandled rejections: {page.evaluate('window.__wbRejections')}\n"
+            f"plotly's state of the figure (did the update arrive but not draw?): "
+            f"{page.evaluate(PLOTLY_STATE_JS, dashboard.figure)}"
         )
     problems = _page_problems(page)
     assert not problems, f"{notebook} after moving the slider: {problems}\n{voila_server.log_tail()}"
