@@ -75,6 +75,7 @@ from workbench.plots.comm_ml import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
+    StaticPanels,
     figure_widget,
     frame_html,
     message_panel,
@@ -84,7 +85,6 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -125,7 +125,7 @@ class TrainRequest:
     log_target: bool
 
 
-class CommMLDashboard(QuietChanges, widgets.VBox):
+class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
     """The three sections of the module docstring.
 
     Attributes: ``size_factor`` (primary slider), ``base_us``, ``reset`` (semi-empirical
@@ -142,10 +142,9 @@ class CommMLDashboard(QuietChanges, widgets.VBox):
     def __init__(self, per_rank: pd.DataFrame | None = None, osu: pd.DataFrame | None = None,
                  source: str | None = None, scenario: str = "train_small_test_big"):
         self.messages, self.rank_messages, self.ml_messages, self.notice = (message_panel() for _ in range(4))
-        self.figures: dict[str, go.Figure] = {}
+        self._init_static_panels()
         self.result: ScenarioResult | None = None
         self.last_main_s = self.last_update_s = float("nan")
-        self._drawn = False
         self._executor: ThreadPoolExecutor | None = None
         self._future: Future | None = None
         self._request: TrainRequest | None = None
@@ -173,7 +172,7 @@ class CommMLDashboard(QuietChanges, widgets.VBox):
             main = self._semi_refresh(initial=True)
         self.figure = figure_widget(main if main is not None else placeholder_figure("No semi-empirical model"),
                                     primary=True)
-        self.figure.observe(self._on_drawn, names="_js2py_traceDeltas")
+        self._wait_for_drawing({"figure": self.figure})
         self.size_factor.observe(self._on_semi, names="value")
         self.base_us.observe(self._on_semi, names="value")
         self.reset.on_click(self._on_reset)
@@ -370,27 +369,6 @@ class CommMLDashboard(QuietChanges, widgets.VBox):
             return
         with show_errors(self.rank_messages):
             self._rank_refresh()
-
-    # ------------------------------------------------------------------ static panels
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
-        self.figures[name] = fig
-        if self._drawn:
-            out.outputs = static_figure_outputs(fig)
-
-    def _outputs(self) -> dict[str, widgets.Output]:
-        return {**self._rank_out, **self._ml_out}
-
-    def show_static(self) -> None:
-        """Send the static panels to the browser now (without waiting for it)."""
-        self._drawn = True
-        for name, out in self._outputs().items():
-            if name in self.figures:
-                out.outputs = static_figure_outputs(self.figures[name])
-
-    def _on_drawn(self, change) -> None:
-        """The browser reports trace defaults once it drew the main figure."""
-        if change["new"] is not None and not self._drawn:
-            self.show_static()
 
     # ------------------------------------------------------------------ gradient boosting
     def request(self) -> TrainRequest:

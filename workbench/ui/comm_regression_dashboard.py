@@ -74,6 +74,7 @@ from workbench.plots.comm_regression import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
+    StaticPanels,
     figure_widget,
     frame_html,
     message_panel,
@@ -82,7 +83,6 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -130,7 +130,7 @@ def read_upload(name: str, content: bytes) -> pd.DataFrame:
     return data
 
 
-class CommRegressionDashboard(QuietChanges, widgets.VBox):
+class CommRegressionDashboard(QuietChanges, StaticPanels, widgets.VBox):
     """Controls, the main live figure (area split + predicted vs observed), readouts and
     static correlation / scatter / residual panels.
 
@@ -153,8 +153,7 @@ class CommRegressionDashboard(QuietChanges, widgets.VBox):
         self._fits = FitCache(64)
         self._frames: dict[tuple, pd.DataFrame] = {}
         self._upload: tuple[str, pd.DataFrame] | None = None
-        self._drawn: set[str] = set()
-        self.figures: dict[str, go.Figure] = {}
+        self._init_static_panels()
         self.result: CommRegressionResult | None = None
         self.last_update_s = float("nan")
         self.osu = osu if osu is not None else self._load_osu()
@@ -203,8 +202,6 @@ class CommRegressionDashboard(QuietChanges, widgets.VBox):
         out = dict(layout=widgets.Layout(width="50%"))
         self.heatmap_out, self.matrix_out, self.scatter_out, self.residuals_out = (widgets.Output(**out)
                                                                                    for _ in range(4))
-        self._outputs = {"heatmap": self.heatmap_out, "matrix": self.matrix_out, "scatter": self.scatter_out,
-                         "residuals": self.residuals_out}
         self._osu_controls = widgets.HBox([self.osu_mapping, self.osu_algorithm])
         self.dataset.options = [(v, k) for k, v in DATASETS.items() if k != "osu" or self.osu is not None]
 
@@ -217,7 +214,7 @@ class CommRegressionDashboard(QuietChanges, widgets.VBox):
             self._refresh_panels()
             self._refresh_exploration()
         self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
-        self.figure.observe(self._on_drawn, names="_js2py_traceDeltas")
+        self._wait_for_drawing({"figure": self.figure})
         self._sync_visibility()
 
         self.dataset.observe(self._on_data, names="value")
@@ -373,29 +370,6 @@ class CommRegressionDashboard(QuietChanges, widgets.VBox):
         self.coefficients.value = frame_html(coef, "Coefficients (µs per unit of the term; stderr approximate)")
         notes = result.warnings
         show_message(self.notes, "\n".join(notes) if notes else None, kind="warning")
-
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
-        self.figures[name] = fig
-        if self.static_shown:
-            out.outputs = static_figure_outputs(fig)
-
-    @property
-    def static_shown(self) -> bool:
-        """True once the static panels are sent (after the browser drew the live figure, or
-        :meth:`show_static`)."""
-        return "figure" in self._drawn
-
-    def show_static(self) -> None:
-        """Send the static panels to the browser now."""
-        self._drawn.add("figure")
-        for name, out in self._outputs.items():
-            if name in self.figures:
-                out.outputs = static_figure_outputs(self.figures[name])
-
-    def _on_drawn(self, change) -> None:
-        if change["new"] is None or self.static_shown:
-            return
-        self.show_static()
 
     def refresh(self, exploration: bool = False) -> None:
         """Refit and redraw everything that depends on the controls."""

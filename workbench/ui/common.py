@@ -58,6 +58,7 @@ __all__ = [
     "PRIMARY_SLIDER_CLASS",
     "FitCache",
     "QuietChanges",
+    "StaticPanels",
     "figure_widget",
     "frame_html",
     "message_panel",
@@ -332,6 +333,63 @@ class QuietChanges:
         finally:
             with self._quietly():
                 self.upload.value = ()
+
+
+class StaticPanels:
+    """Mixin for a dashboard that shows static figures (plain plotly figures in ``Output``
+    widgets, :func:`static_figure_outputs`) beside its live ``FigureWidget`` s.
+
+    The static panels are sent only once the browser has drawn every live figure, or on
+    :meth:`show_static` (tests, scripts, no browser).  Why: rendering them (another plotly.js
+    figure each) while the FigureWidgets initialise kept the 2-core machine busy past
+    anywidget's 2 s model initialisation budget, and the live figures then never updated
+    (seen in Voila, 1 to 2 loads in 3).  The browser reports trace defaults
+    (``_js2py_traceDeltas``) after drawing a FigureWidget: its first report means that
+    figure is initialised.
+
+    Use: :meth:`_init_static_panels` first in the constructor; every static figure goes
+    through :meth:`_show` (kept in ``figures`` by name); :meth:`_wait_for_drawing` once the
+    live figures exist.  Override :meth:`_send_static` to send more than the shown figures.
+    """
+
+    def _init_static_panels(self) -> None:
+        self.figures: dict[str, go.Figure] = {}
+        self._static_outs: dict[str, widgets.Output] = {}
+        self._undrawn: set[str] | None = None  # live figures not drawn yet; None: not registered
+
+    def _wait_for_drawing(self, live: Mapping[str, go.FigureWidget]) -> None:
+        if self._undrawn is None:  # show_static() may have come first
+            self._undrawn = set(live)
+        for name, figure in live.items():
+            figure.observe(lambda change, name=name: self._on_drawn(name, change), names="_js2py_traceDeltas")
+
+    @property
+    def static_shown(self) -> bool:
+        """True once the static panels are sent: the browser drew every live figure, or
+        :meth:`show_static` was called."""
+        return self._undrawn is not None and not self._undrawn
+
+    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
+        self.figures[name] = fig
+        self._static_outs[name] = out
+        if self.static_shown:
+            out.outputs = static_figure_outputs(fig)
+
+    def show_static(self) -> None:
+        """Send the static panels to the browser now (without waiting for it)."""
+        self._undrawn = set()
+        self._send_static()
+
+    def _send_static(self) -> None:
+        for name, out in self._static_outs.items():
+            out.outputs = static_figure_outputs(self.figures[name])
+
+    def _on_drawn(self, name: str, change) -> None:
+        if change["new"] is None or not self._undrawn:
+            return
+        self._undrawn.discard(name)
+        if not self._undrawn:
+            self._send_static()
 
 
 def static_figure_outputs(fig: go.Figure) -> tuple:

@@ -63,6 +63,7 @@ from workbench.plots.fim_com import makespan_figure, station_cdf_figure, station
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
+    StaticPanels,
     figure_widget,
     frame_html,
     message_panel,
@@ -72,7 +73,6 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -160,7 +160,7 @@ class _SweepRequest:
     per_point: bool
 
 
-class FiMComDashboard(QuietChanges, widgets.VBox):
+class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
     """Controls, readouts, two live figures -- makespan distribution (main) and station
     CDFs -- and the time-vs-N / time-vs-p panels.
 
@@ -186,8 +186,7 @@ class FiMComDashboard(QuietChanges, widgets.VBox):
         self._executor: ThreadPoolExecutor | None = None
         self._sweep_request: _SweepRequest | None = None
         self._sweep_future: Future | None = None
-        self._drawn: set[str] = set()
-        self.figures: dict[str, go.Figure] = {}
+        self._init_static_panels()
         self.simulation: CollectiveSimulation | None = None
         self.measured_row: pd.Series | None = None
         self.last_main_s = self.last_update_s = float("nan")
@@ -244,8 +243,7 @@ class FiMComDashboard(QuietChanges, widgets.VBox):
         self.figure = figure_widget(main if main is not None else placeholder_figure("No simulation yet"),
                                     primary=True)
         self.cdf = figure_widget(cdf if cdf is not None else placeholder_figure("No station CDFs yet"))
-        for name, live in (("figure", self.figure), ("cdf", self.cdf)):
-            live.observe(lambda change, name=name: self._on_drawn(name, change), names="_js2py_traceDeltas")
+        self._wait_for_drawing({"figure": self.figure, "cdf": self.cdf})
 
         for control in (self.pattern, self.size, self.processes, self.replications, self.seed, self.phi_default,
                         self.phi, *(getattr(self, n) for n in _RATE_SLIDERS)):
@@ -485,29 +483,11 @@ class FiMComDashboard(QuietChanges, widgets.VBox):
         if self._sweep_future is not None:
             self._sweep_future.result(timeout)
 
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
-        self.figures[name] = fig
-        out.outputs = static_figure_outputs(fig)
-
-    @property
-    def static_shown(self) -> bool:
-        """True once the sweep panels may be sent: the browser has drawn both live
-        figures, or :meth:`show_static` was called."""
-        return self._drawn >= {"figure", "cdf"}
-
-    def show_static(self) -> None:
-        """Compute and send the sweep panels now (without waiting for a browser)."""
-        self._drawn |= {"figure", "cdf"}
+    def _send_static(self) -> None:
+        """The sweep panels are computed in the background, and only once the browser has
+        drawn the live figures (or on :meth:`show_static`)."""
+        super()._send_static()
         self._request_sweeps()
-
-    def _on_drawn(self, name: str, change) -> None:
-        """The browser reports trace defaults after drawing a FigureWidget: its first
-        report means that figure is initialised."""
-        if change["new"] is None or self.static_shown:
-            return
-        self._drawn.add(name)
-        if self.static_shown:
-            self._request_sweeps()
 
 
 def fim_com_dashboard(**kwargs) -> FiMComDashboard:

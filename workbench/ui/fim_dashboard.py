@@ -88,6 +88,7 @@ from workbench.plots.fim import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
+    StaticPanels,
     frame_html,
     placeholder_figure,
     figure_widget,
@@ -97,7 +98,6 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -236,7 +236,7 @@ def _check_runs(frame: pd.DataFrame, label: str) -> pd.DataFrame:
 # ------------------------------------------------------------------------ dashboard
 
 
-class FiMDashboard(QuietChanges, widgets.VBox):
+class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
     """Data source, FiM-Cal controls, two live figures -- the calibration trace (main) and
     prediction vs actual -- and static panels: parity, Table 4, regression surfaces,
     Markov chain.
@@ -268,8 +268,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
         self._fit_key = None
         self.experiment: FiMExperiment | None = None
         self.comparison = None
-        self.figures: dict[str, go.Figure] = {}
-        self._drawn: set[str] = set()  # live figures the browser has drawn (see _on_drawn)
+        self._init_static_panels()
         self.last_update_s = float("nan")
 
         # data
@@ -331,13 +330,7 @@ class FiMDashboard(QuietChanges, widgets.VBox):
                                     primary=True)
         self.prediction = figure_widget(prediction if prediction is not None
                                         else placeholder_figure("No prediction yet"))
-
-        # Static panels wait until the browser has drawn both live figures: rendering them
-        # (another copy of plotly.js, a heatmap, a WebGL scene) while the FigureWidgets
-        # initialise kept the 2-core machine busy past anywidget's model initialisation
-        # timeout, and the live figures then never updated (seen in Voila, ~2 of 3 loads).
-        for name, live in (("figure", self.figure), ("prediction", self.prediction)):
-            live.observe(lambda change, name=name: self._on_drawn(name, change), names="_js2py_traceDeltas")
+        self._wait_for_drawing({"figure": self.figure, "prediction": self.prediction})
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
         self.measure.on_click(self._on_measure)
@@ -523,38 +516,6 @@ class FiMDashboard(QuietChanges, widgets.VBox):
         return readout_html(rows)
 
     # ------------------------------------------------------------------ panels
-    @property
-    def _outputs(self) -> dict[str, widgets.Output]:
-        return {"parity": self.parity_out, "table4": self.table4_out, "surface": self.surface_out,
-                "heatmap": self.heatmap_out, "occupancy": self.occupancy_out}
-
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
-        self.figures[name] = fig
-        if self.static_shown:
-            out.outputs = static_figure_outputs(fig)
-
-    @property
-    def static_shown(self) -> bool:
-        """True once the static panels are sent to the browser (after both live figures
-        were drawn, or :meth:`show_static`)."""
-        return self._drawn >= {"figure", "prediction"}
-
-    def show_static(self) -> None:
-        """Send the static panels (parity, Table 4, regression, Markov) to the browser now."""
-        self._drawn |= {"figure", "prediction"}
-        for name, out in self._outputs.items():
-            if name in self.figures:
-                out.outputs = static_figure_outputs(self.figures[name])
-
-    def _on_drawn(self, name: str, change) -> None:
-        """The browser reports trace defaults after drawing a FigureWidget: its first report
-        means that figure is initialised."""
-        if change["new"] is None or self.static_shown:
-            return
-        self._drawn.add(name)
-        if self.static_shown:
-            self.show_static()
-
     def _surface(self, exp: FiMExperiment) -> None:
         fim = exp.models.get(self.fim_name)
         if fim is None:

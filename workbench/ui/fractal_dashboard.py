@@ -50,6 +50,7 @@ from workbench.plots.fractal import loglog_figure, prediction_figure, shares_fig
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
+    StaticPanels,
     figure_widget,
     frame_html,
     message_panel,
@@ -59,7 +60,6 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    static_figure_outputs,
     update_figure_widget,
 )
 
@@ -104,7 +104,7 @@ def read_profile_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
     return validate_profile(pd.concat(frames, ignore_index=True), ", ".join(n for n, _ in files))
 
 
-class FractalDashboard(QuietChanges, widgets.VBox):
+class FractalDashboard(QuietChanges, StaticPanels, widgets.VBox):
     """Data picker, controls, readout, two live figures -- log-log fits (main) and
     predicted vs measured -- the shares-vs-size panel and Table 1.
 
@@ -128,9 +128,7 @@ class FractalDashboard(QuietChanges, widgets.VBox):
         self.readout = widgets.HTML()
         self._cache = FitCache(64)
         self._data_key = source
-        self.figures: dict[str, go.Figure] = {}
-        self._outputs: dict[str, widgets.Output] = {}
-        self._drawn: set[str] = set()  # live figures the browser has drawn (see _on_drawn)
+        self._init_static_panels()
         self.experiment: FractalExperiment | None = None
         self.last_main_s = self.last_update_s = float("nan")
         if profile is not None:
@@ -169,12 +167,7 @@ class FractalDashboard(QuietChanges, widgets.VBox):
             self._refresh_panels()
         self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
         self.bars = figure_widget(bars if bars is not None else placeholder_figure("No prediction yet"))
-        # Static panels wait until the browser has drawn both live figures: rendering them
-        # (another plotly.js figure each) while the FigureWidgets initialise can keep the
-        # 2-core machine busy past anywidget's model initialisation timeout, and the live
-        # figures then never update (seen here in Voila, 1 load in 2; see FiMDashboard).
-        for name, live in (("figure", self.figure), ("bars", self.bars)):
-            live.observe(lambda change, name=name: self._on_drawn(name, change), names="_js2py_traceDeltas")
+        self._wait_for_drawing({"figure": self.figure, "bars": self.bars})
         with show_errors(self.messages):
             check = table1_check()
             self.table1_html.value = frame_html(
@@ -400,33 +393,6 @@ class FractalDashboard(QuietChanges, widgets.VBox):
 
     def _on_upload(self, change) -> None:
         self._take_upload(change, self.load_files)
-
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
-        self.figures[name] = fig
-        self._outputs[name] = out
-        if self.static_shown:
-            out.outputs = static_figure_outputs(fig)
-
-    @property
-    def static_shown(self) -> bool:
-        """True once the static panels (shares, Table 1) are sent to the browser: after
-        it drew both live figures, or :meth:`show_static`."""
-        return self._drawn >= {"figure", "bars"}
-
-    def show_static(self) -> None:
-        """Send the static panels to the browser now (tests, scripts)."""
-        self._drawn |= {"figure", "bars"}
-        for name, out in self._outputs.items():
-            out.outputs = static_figure_outputs(self.figures[name])
-
-    def _on_drawn(self, name: str, change) -> None:
-        """The browser reports trace defaults after drawing a FigureWidget: its first
-        report means that figure is initialised."""
-        if change["new"] is None or self.static_shown:
-            return
-        self._drawn.add(name)
-        if self.static_shown:
-            self.show_static()
 
 
 def fractal_dashboard(**kwargs) -> FractalDashboard:
