@@ -9,6 +9,7 @@ Layers: :mod:`workbench.io` (loaders, dataset catalogue), :mod:`workbench.models
 from workbench.errors import (
     DataFormatError,
     DatasetNotFoundError,
+    NotFittedError,
     ParseWarning,
     ValidationError,
     WorkbenchError,
@@ -20,6 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "DataFormatError",
     "DatasetNotFoundError",
+    "NotFittedError",
     "ParseWarning",
     "ValidationError",
     "WorkbenchError",

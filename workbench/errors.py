@@ -5,6 +5,8 @@ with a message that names the offending file, column or value, so that a noteboo
 show it to the user instead of a traceback.
 """
 
+from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
+
 
 class WorkbenchError(ValueError):
     """Base class of every error raised on purpose by the workbench."""
@@ -16,6 +18,11 @@ class DataFormatError(WorkbenchError):
 
 class ValidationError(WorkbenchError):
     """Data were read but are unusable: missing columns, NaN, non-positive times, ..."""
+
+
+class NotFittedError(ValidationError, _SklearnNotFittedError):
+    """A model was used (predict, intervals, warnings) before ``fit``.  Also a scikit-learn
+    ``NotFittedError``, so code written for scikit-learn estimators catches it too."""
 
 
 class DatasetNotFoundError(WorkbenchError):

@@ -33,6 +33,14 @@ def read_file_bytes(path: Path, max_bytes: int, too_large: str, error: type[Data
         raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
 
 
+def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
+    """A ValidationError ``where: name must be what, got name[i] = value`` for the first
+    position ``i`` where ``mask_bad`` is set; nothing when none is."""
+    if np.any(mask_bad):
+        i = int(np.flatnonzero(mask_bad)[0])
+        raise ValidationError(f"{where}: {name} must be {what}, got {name}[{i}] = {arr[i]}")
+
+
 def as_vector(x, name: str, where: str) -> np.ndarray:
     """``x`` as a 1-D float array (a scalar becomes one element), or a ValidationError
     saying ``where: name must be ...``."""

@@ -36,6 +36,7 @@ class Dashboard:
 
 
 DASHBOARDS: dict[str, Dashboard] = {
+    "00_predict_my_runs.ipynb": Dashboard(),
     "01_downey_explorer.ipynb": Dashboard(),
     "02_adept_prediction.ipynb": Dashboard(),
     "03_anomalies.ipynb": Dashboard(),

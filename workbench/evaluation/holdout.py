@@ -26,6 +26,7 @@ __all__ = ["RELIABILITY_KINDS", "holdout_table", "holdout_summary", "default_mod
 RELIABILITY_KINDS = frozenset({
     "linear-section", "high-fit-error", "runner-up", "declining-or-anomalous-last-point",
     "sizes-differ", "unresolved-anomaly", "superlinear-speedup", "anomaly",
+    "saturation-undetermined", "saturation-near-range",
 })
 
 

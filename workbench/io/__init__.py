@@ -17,6 +17,9 @@
   OSU Micro-Benchmarks (5.x-7.x) and Intel MPI Benchmarks (IMB-MPI1 ...) to tidy frames,
   and IMB Exchange rows in the layout of Table 6.1 of seed 004
   (:mod:`workbench.io.microbench`).
+* :func:`read_scaling_corpus`, :func:`read_curves_csv`, :func:`curves_from_scaling_frame`,
+  :func:`validate_curves`, :func:`curve_summary` - many strong-scaling curves in one tidy
+  *curve table* (:mod:`workbench.io.curves`), e.g. the 152-curve ``scaling-corpus``.
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
@@ -32,6 +35,14 @@ from workbench.io.catalogue import (
     list_datasets,
 )
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
+from workbench.io.curves import (
+    CURVE_COLUMNS,
+    curve_summary,
+    curves_from_scaling_frame,
+    read_curves_csv,
+    read_scaling_corpus,
+    validate_curves,
+)
 from workbench.io.microbench import imb_exchange_table, read_imb, read_osu
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
 from workbench.io.perf import PerfStat, read_perf_stat
@@ -49,12 +60,15 @@ from workbench.io.scaling import (
 )
 
 __all__ = [
+    "CURVE_COLUMNS",
     "MIRROR_ENV",
     "NPB_COLUMNS",
     "SCALING_COLUMNS",
     "TIME_UNITS",
     "Dataset",
     "PerfStat",
+    "curve_summary",
+    "curves_from_scaling_frame",
     "data_mirror",
     "fetch_dataset",
     "fetch_npb_pi_cluster",
@@ -65,6 +79,7 @@ __all__ = [
     "parse_npb_filename",
     "parse_npb_text",
     "placement_labels",
+    "read_curves_csv",
     "read_extrap_mpi",
     "read_imb",
     "read_npb_logs",
@@ -74,8 +89,10 @@ __all__ = [
     "read_pprof",
     "read_profile_csv",
     "read_scaling_bytes",
+    "read_scaling_corpus",
     "read_scaling_csv",
     "read_scaling_data",
     "select_curve",
+    "validate_curves",
     "validate_scaling_frame",
 ]

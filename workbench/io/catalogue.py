@@ -25,6 +25,7 @@ import pandas as pd
 
 from workbench.errors import DatasetNotFoundError
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
+from workbench.io.curves import read_scaling_corpus
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
 
@@ -184,6 +185,23 @@ def _registry() -> list[_Entry]:
             "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
             "14 regions) has no loader: read it under path.",
             "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
+        ),
+        _Entry(
+            "scaling-corpus", "152 real strong-scaling curves: GROMACS, CP2K, OpenSBLI, CASTEP, VASP, Castro, Gunrock",
+            "mirror", "scaling-corpus/curves.csv",
+            "152 real strong-scaling curves, 1451 runs, one row per run: 7 applications on 13 machines, "
+            "allocations in nodes (ARCHER2, ARCHER, Cirrus, CSD3, Isambard, Frontier, Summit, ...) or GPUs "
+            "(Gunrock, 1-6 K40m), many with repeated runs. frame: a curve table (workbench.io.curves: curve_id, "
+            "source, n, run, time_s, unit, app, machine, metric, ..., licence). What the time measures differs "
+            "per curve (whole-run wall time, time per iteration or coarse step): read 'metric'. Curves of one "
+            "source are correlated: evaluate leave-one-source-out. LICENCE per row: the hpc-uk/archer-benchmarks "
+            "rows (43 curves) are GPL-3.0 (copyleft); drop them (frame[frame.source != "
+            "'hpc-uk/archer-benchmarks']) where that matters. Known quirks (retrograde OFI curves, outliers kept "
+            "as printed) are listed in the corpus README.",
+            "ARCHER2-HPC/performance_ofi-ucx at 0ff502e6, hpc-uk/archer-benchmarks at f644ea4b, "
+            "AMReX-Astro/Castro at f63fde10, gunrock/gunrock at 9bdadf13 (scaling-corpus/README.md)",
+            "per row: CC0-1.0, GPL-3.0 (hpc-uk/archer-benchmarks rows), BSD-3-Clause-LBNL, Apache-2.0",
+            read_scaling_corpus,
         ),
         _Entry(
             "kmeans-fim", "K-means under perf stat on this project's 2-core VM (FiM-Cal training/test runs)",

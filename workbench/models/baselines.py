@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ValidationError
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
-from workbench.validation import as_vector
+from workbench.validation import as_vector, require_valid
 
 __all__ = [
     "FitResult",
@@ -69,12 +69,6 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _require(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
-    if np.any(mask_bad):
-        i = int(np.flatnonzero(mask_bad)[0])
-        raise ValidationError(f"{where}: {name} must be {what}, got {name}[{i}] = {arr[i]}")
-
-
 def _check_n(n, where: str) -> np.ndarray:
     """Processor counts for prediction: any shape, finite, >= 1."""
     try:
@@ -82,7 +76,7 @@ def _check_n(n, where: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
     flat = arr.reshape(-1)
-    _require(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
     return arr
 
 
@@ -92,8 +86,8 @@ def _observations(n, t, sample_weight, min_points: int, where: str):
     t = as_vector(t, "t", where)
     if n.size != t.size:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
-    _require(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
-    _require(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
+    require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
     if sample_weight is None:
         w = np.ones_like(t)
     else:
@@ -102,7 +96,7 @@ def _observations(n, t, sample_weight, min_points: int, where: str):
             raise ValidationError(
                 f"{where}: sample_weight must have the same length as t, got {w.size} and {t.size}"
             )
-        _require(~np.isfinite(w) | (w < 0), w, "sample_weight", "finite and >= 0", where)
+        require_valid(~np.isfinite(w) | (w < 0), w, "sample_weight", "finite and >= 0", where)
     distinct = np.unique(n[w > 0]).size
     if distinct < min_points:
         raise ValidationError(

@@ -70,8 +70,22 @@ SOURCES: dict[str, Source] = {
         Source("synthetic-cross-size", "SYNTHETIC cross-size example: classes 'small' and 'large' (bundled)",
                lambda: fetch_dataset("synthetic-cross-size").frame),
         Source("npb-pi-cluster", "NPB 3.4.3 on a Raspberry Pi 4 cluster (catalogue: npb-pi-cluster)", _pi_cluster),
+        Source("scaling-corpus", "152 real curves: GROMACS, CP2K, OpenSBLI, Castro, Gunrock... (catalogue: "
+               "scaling-corpus; n in nodes or GPUs)", lambda: _scaling_corpus()),
     )
 }
+#: Sources that need the real-data mirror (WORKBENCH_DATA_MIRROR).
+MIRRORED = frozenset({"npb-pi-cluster", "scaling-corpus"})
+
+
+def _scaling_corpus() -> pd.DataFrame:
+    """The scaling corpus (catalogue ``scaling-corpus``, a curve table) as a scaling frame:
+    benchmark "<app> on <machine>", problem_class the curve_id, ``processes`` the allocation
+    n, whose unit (``nodes`` or ``gpus``) is kept in the extra column ``unit``."""
+    c = fetch_dataset("scaling-corpus").frame
+    return validate_scaling_frame(pd.DataFrame({
+        "benchmark": c["app"] + " on " + c["machine"], "problem_class": c["curve_id"], "processes": c["n"],
+        "run": c["run"], "time_s": c["time_s"], "source": c["source"], "unit": c["unit"]}))
 
 
 def default_observed(processes: Sequence[float]) -> list[float]:
@@ -148,8 +162,8 @@ class DataPicker(QuietChanges, widgets.VBox):
         self.notice = message_panel()
         own_panel = messages is None
         self.messages = message_panel() if own_panel else messages
-        problem = _mirror_problem() if "npb-pi-cluster" in self._sources else None
-        options = [(s.label + (" (mirror not available)" if k == "npb-pi-cluster" and problem else ""), k)
+        problem = _mirror_problem() if MIRRORED.intersection(self._sources) else None
+        options = [(s.label + (" (mirror not available)" if k in MIRRORED and problem else ""), k)
                    for k, s in self._sources.items()]
         self.source = widgets.Dropdown(options=options, description="Source", style={"description_width": "70px"},
                                        layout=widgets.Layout(width="640px"))
@@ -162,9 +176,9 @@ class DataPicker(QuietChanges, widgets.VBox):
 
         initial = source or next(iter(self._sources))
         if problem:
-            if initial == "npb-pi-cluster":
-                initial = next((k for k in self._sources if k != "npb-pi-cluster"), initial)
-            show_message(self.notice, f"Real NPB data not available: {problem}. Showing the bundled SYNTHETIC data "
+            if initial in MIRRORED:
+                initial = next((k for k in self._sources if k not in MIRRORED), initial)
+            show_message(self.notice, f"Real data not available: {problem}. Showing the bundled SYNTHETIC data "
                                       "instead; upload your own runs with the Upload button.", kind="warning")
         with self._quietly():
             self.source.value = initial

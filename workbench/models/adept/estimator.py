@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from scipy import stats
+from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
 from workbench.models import downey
@@ -40,7 +42,10 @@ class AdeptWarning:
 
     kind: one of "linear-section", "high-fit-error", "runner-up",
     "declining-or-anomalous-last-point", "sizes-differ", "superlinear-speedup", "anomaly", "unresolved-anomaly",
-    "stepwise", "specially-optimised", "dropped-repeat", "delta-increased".
+    "stepwise", "specially-optimised", "dropped-repeat", "delta-increased",
+    "saturation-undetermined" (the best fit saturated near the observed range, the data did
+    not demand it and a non-saturating fit is used), "saturation-near-range" (a kept fit whose
+    flat piece begins within 3x the largest observation: flat predictions past it).
     """
 
     kind: str
@@ -48,6 +53,10 @@ class AdeptWarning:
     targets: tuple = ()
     suggested_n: float | None = None
     details: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+def _or_none(x):
+    return float(x) if np.isfinite(x) else None
 
 
 def _as_1d(name, values) -> np.ndarray:
@@ -108,8 +117,9 @@ def target_weights(n_obs, targets, q) -> np.ndarray:
     return q * d.max(axis=1, keepdims=True) - d
 
 
-class Adept:
-    """ADEPT scalability predictor (Deshmeh 2013, chapter 3), scikit-learn style.
+class Adept(BaseEstimator):
+    """ADEPT scalability predictor (Deshmeh 2013, chapter 3), scikit-learn style
+    (``get_params``/``set_params``, so ``sklearn.base.clone`` copies every parameter).
 
     Parameters
     ----------
@@ -124,10 +134,57 @@ class Adept:
     pass1_size, pass2_size, window : search resolution (5,000 A values; 500 x 500 within
         +-15 %, the thesis' values).
     high_error : fit-error threshold for the "high-fit-error" warning (the thesis uses 10 %;
-        the initial ``delta`` if larger).
+        the initial ``delta`` if larger); also the saturation rule's bound (below).
     runner_up_ratio, runner_up_factor : Table 3's 1.1 (WSSRE) and 1.5 (A) thresholds.
     size_ratio_tolerance : cross-size runtime ratios may vary by this fraction before the
         "sizes-differ" warning.
+    saturation : "evidence" (default) or "thesis".  Whether a fit may predict that the
+        speedup stops near the observed range on the strength of small deviations (below).
+        "thesis" is the thesis' (and this class's earlier) behaviour, bit for bit: the best
+        WSSRE fit is used whatever it predicts, and the pass-1 A grid is linear.  "evidence"
+        in fit mode also searches pass 1 on a geometric A grid, so that n counted in other
+        units (nodes vs groups of 16 nodes) gets the same relative resolution.
+
+    Saturation rule (``saturation="evidence"``)
+    -------------------------------------------
+    With 3-4 runtimes, Downey's model can often reach its flat piece (speedup = A from
+    n_sat = 2A - 1, or A + (A - 1) sigma for sigma > 1) right after the largest observation
+    by reading a deviation of a few percent as the onset of saturation; the prediction is then
+    flat for every larger allocation (e.g. 2054/1027/524 s at 16/32/64 nodes: A = 62.7,
+    sigma = 0, 521 s at 128-512 nodes where 278/149/92 s were measured).  For every target
+    whose best fit has n_sat <= c n_top (n_top: its largest used observation, c = 3):
+
+    1. refit with A >= (c n_top + 1)/2, which keeps n_sat >= c n_top for every sigma (same
+       search, the floor applied to the pass-1 candidates and the pass-2 window), in the
+       envelope of the bound below;
+    2. if the refit explains every used observation within the bound max(``delta_``,
+       ``high_error``) (10 % by default: the error above which ADEPT itself reports a
+       "high-fit-error"), and -- when there are more observations than parameters -- its
+       WSSRE is not significantly larger than the saturating fit's (F-test at 5 %, one
+       numerator degree of freedom: exact model data keep their saturating fit), the data do
+       not demand saturation: the refit is used and a "saturation-undetermined" warning
+       suggests the allocation where the two fits differ by more than twice the bound;
+    3. otherwise the saturating fit is kept with a "saturation-near-range" warning, so a
+       flat extrapolation is never silent.
+
+    How c, the bound and the floor were chosen (``bench/adept_saturation.py``, 152 real
+    curves; k = 3 (4) smallest allocations fitted, 516 (364) larger ones predicted; results in
+    ``bench/results/adept_saturation.md``): with "thesis", 28 % (25 %) of the predictions
+    were flat and the median PA was 81.0 (84.7), 202 (98) errors > 30 %.  c = 1.5 changes
+    little (34 % flat: sigma ~ 0 fits with A ~ n_top have n_sat = 2A - 1 ~ 2 n_top); c = 2
+    gives median PA 84.8 (87.3), 13 % (20 %) flat; c = 2.5-3 also catches the fits with A
+    just above n_top (flat without a saturation warning: 3 % -> 1 % (2 % -> 0 %)) at the
+    same accuracy, 85.2 (87.1), 153 (77) errors > 30 %; c = 4 is slightly worse (85.1,
+    86.7).  Bound ``delta_`` alone (5 %): 84.4 (86.6), 17 % (24 %) flat; 15 %: 86.2 (87.8)
+    -- 10 % is kept because it is ADEPT's own acceptance threshold, which the user can
+    change with ``high_error``.  A floor that also keeps the refit rising up to its target
+    did worse (85.1 (86.6), 164 (86) errors > 30 %): beyond c n_top the data say nothing
+    either way.  The F-test changes nothing at k = 3 (no residual degree of freedom) and
+    little at k = 4 (77 instead of 75 errors > 30 %).  No one source drives this: median PA
+    "thesis" -> "evidence", k3 / k4: Castro 22.6 -> 78.1 / 88.3 -> 91.3, ARCHER2 83.4 -> 82.8
+    / 51.4 -> 78.9, Gunrock 90.9 -> 91.9 / 93.2 -> 93.8, archer-benchmarks 67.1 -> 77.1 /
+    75.2 -> 78.8, and leaving any one source out gives the same ranking of the variants.
+    61 % (68 %) of the errors > 30 % carry a saturation warning, the rest "linear-section".
 
     Fitted attributes
     -----------------
@@ -137,12 +194,20 @@ class Adept:
     anomalies_ : :class:`AnomalyReport`.       warnings_ : list of :class:`AdeptWarning`.
     fits_ : DataFrame, one row per fitted target: target, A, sigma, scale, wssre,
         max_rel_error, fixed_point, variance ("low"/"high"), prediction, speedup,
-        runner_up_A, runner_up_sigma, runner_up_wssre, suggested_n, pass1_A, pass1_sigma.
+        runner_up_A, runner_up_sigma, runner_up_wssre, suggested_n, pass1_A, pass1_sigma,
+        saturation_n (where the best fit's flat piece begins), saturation ("",
+        "undetermined" or "near-range"), saturating_A, saturating_sigma (the replaced fit),
+        saturation_suggested_n.
     """
+
+    #: saturation="evidence": c, the horizon (x the largest used observation) within which a
+    #: fit's saturation is checked, and the F-test level (class docstring: how they were chosen)
+    _SATURATION_HORIZON = 3.0
+    _SATURATION_F_LEVEL = 0.95
 
     def __init__(self, delta=0.05, q=2.0, epsilon=0.1, theta=5.0, gamma=5.0, units="fit", targets=None,
                  pass1_size=5000, pass2_size=500, window=0.15, high_error=0.10, runner_up_ratio=1.1,
-                 runner_up_factor=1.5, size_ratio_tolerance=0.25):
+                 runner_up_factor=1.5, size_ratio_tolerance=0.25, saturation="evidence"):
         self.delta = delta
         self.q = q
         self.epsilon = epsilon
@@ -157,11 +222,14 @@ class Adept:
         self.runner_up_ratio = runner_up_ratio
         self.runner_up_factor = runner_up_factor
         self.size_ratio_tolerance = size_ratio_tolerance
+        self.saturation = saturation
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
         if self.units not in ("fit", "paper"):
             raise ValidationError(f"units must be 'fit' or 'paper', got {self.units!r}")
+        if self.saturation not in ("evidence", "thesis"):
+            raise ValidationError(f"saturation must be 'evidence' or 'thesis', got {self.saturation!r}")
         if not 0 < self.delta < 1:
             raise ValidationError(f"delta must be in (0, 1), got {self.delta!r}")
         if not self.q >= 1:
@@ -349,13 +417,12 @@ class Adept:
         """Grow delta until the reference instance (uniform weights, fixed at the largest
         allocation) fits every used observation within it (thesis 3.5.1)."""
         obs = self.observations_
-        used = (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
+        used = self._used()
         n, t = obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref
-        phase = obs["phase"].to_numpy()[used]
         delta = float(self.delta)
         self.envelope_ = None
         for _ in range(60):
-            env = fit_envelope(n, t, delta, self.units, phase=phase, t_scale=self._t_ref)
+            env = self._envelope(delta)
             if not env.empty:
                 self.envelope_ = env
                 self.delta_ = delta
@@ -378,6 +445,17 @@ class Adept:
                 f"delta increased from {self.delta:g} to {self.delta_:.3g} so that a model instance explains "
                 "every observation within it (thesis 3.5.1)", details={"delta": self.delta_}))
 
+    def _used(self):
+        """Observations the envelope is built on: weighted, not reserved for one target."""
+        obs = self.observations_
+        return (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
+
+    def _envelope(self, delta) -> Envelope:
+        """Envelope of the used observations (runtimes relative to ``_t_ref``) for ``delta``."""
+        obs, used = self.observations_, self._used()
+        return fit_envelope(obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref, delta, self.units,
+                            phase=obs["phase"].to_numpy()[used], t_scale=self._t_ref)
+
     # -------------------------------------------------------- per-target fits
     def _weights(self, targets, uniform=False):
         obs = self.observations_
@@ -392,11 +470,29 @@ class Adept:
             W = np.where(ph[None, :] == ph[closest][:, None], W, 0.0)
         return np.maximum(W, 0.0)
 
-    def _search(self, targets, uniform=False):
-        """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays."""
+    def _pass1_grid(self, A_lo, A_hi):
+        """The pass-1 A values: geometric for ``saturation="evidence"`` in fit mode, so every
+        A gets the same relative resolution.  The thesis' linear grid over [A_lo, max(3000,
+        20 n_max)] has steps of ~0.6 whatever the unit of n: too coarse for curves observed on
+        small n (1-4 GPUs, or nodes counted in units of 16) to find their optimum, which the
+        +-15 % pass-2 window cannot recover -- the same curve gave a saturating fit with n in
+        nodes and a non-saturating one with n in units of 16 nodes.  Paper mode and
+        ``saturation="thesis"`` keep the linear grid, so they reproduce earlier results exactly."""
+        if self._paper or self.saturation == "thesis":
+            return np.linspace(A_lo, A_hi, self.pass1_size)
+        return np.geomspace(A_lo, A_hi, self.pass1_size)
+
+    def _search(self, targets, uniform=False, A_floor=None, env=None):
+        """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays.
+
+        ``A_floor`` (one value per target): only instances with A >= A_floor are considered
+        (the non-saturating refit of ``saturation="evidence"``); a target without such an
+        instance through its fixed point in the envelope gets objective and error inf.
+        ``env``: search in this envelope instead of ``envelope_``.
+        """
         obs = self.observations_
         n, t = obs["n"].to_numpy(), obs["t"].to_numpy() / self._t_ref
-        env = self.envelope_
+        env = self.envelope_ if env is None else env
         paper = self._paper
         W = self._weights(targets, uniform)
         K, M = W.shape
@@ -411,8 +507,7 @@ class Adept:
         order = np.argsort(dist, axis=1, kind="stable")
         f_idx, g_idx = order[:, 0], order[:, 1]
 
-        A_lo, A_hi = env.A_range
-        A_grid = np.linspace(A_lo, A_hi, self.pass1_size)
+        A_grid = self._pass1_grid(*env.A_range)
         if paper:
             b = env.boxes
             A_grid = A_grid[((A_grid[:, None] >= b["A_min"].to_numpy()) & (A_grid[:, None] <= b["A_max"].to_numpy())).any(axis=1)]
@@ -447,6 +542,8 @@ class Adept:
                 S2 = Wm @ (x * x).T
                 f = Wm.sum(axis=1, keepdims=True) - S1 * S1 / S2
             f = np.maximum(f, 0.0)  # S0 - S1^2/S2 can round below zero at a perfect fit
+            if A_floor is not None:
+                f = np.where(Ac[None, :] >= A_floor[members, None], f, np.inf)
             # Flat valleys (A not identifiable, e.g. every point in the linear section) give
             # exact ties, and their rounding depends on how many targets share the matrix
             # product.  Among candidates within rounding of the minimum take the largest A:
@@ -457,14 +554,15 @@ class Adept:
             tied = f <= f.min(axis=1, keepdims=True) + tol
             j = np.argmax(np.where(tied, Ac[None, :], -np.inf), axis=1)
             pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
-            best1[members] = wssre(x[j], Wm, paper)
+            best1[members] = np.where(np.isfinite(f.min(axis=1)), wssre(x[j], Wm, paper), np.inf)
             cand_store[tuple(key)] = (members, Ac, sc, f)
 
         w = self.window
         sA0, sA1 = env.A_range
         ss0, ss1 = env.sigma_range
+        A_low = pass1[:, 0] * (1 - w) if A_floor is None else np.maximum(pass1[:, 0] * (1 - w), A_floor)
         lims = (
-            np.clip(pass1[:, 0] * (1 - w), sA0, sA1), np.clip(pass1[:, 0] * (1 + w), sA0, sA1),
+            np.clip(A_low, sA0, sA1), np.clip(pass1[:, 0] * (1 + w), sA0, sA1),
             np.clip(pass1[:, 1] * (1 - w), ss0, ss1), np.clip(pass1[:, 1] * (1 + w), ss0, ss1),
         )
         # chunks of targets keep the (segments x targets x 500) work arrays cache-sized
@@ -481,6 +579,8 @@ class Adept:
         tau = profiled_scale(x, W, paper)
         used = W > 0
         err = np.where(used, np.abs(tau[:, None] * x - 1), 0.0).max(axis=1)
+        if A_floor is not None:  # no pass-1 candidate above the floor: no constrained fit
+            obj, err = np.where(np.isfinite(best1), obj, np.inf), np.where(np.isfinite(best1), err, np.inf)
         tau = tau * self._t_ref
 
         # runner-up (Table 3): WSSRE within 10 % of the best with A differing by > 1.5x
@@ -502,7 +602,7 @@ class Adept:
         new = np.array([v for v in np.unique(targets) if v not in self._cache], float)
         if new.size == 0:
             return
-        out = pd.DataFrame(self._search(new))
+        out = self._check_saturation(pd.DataFrame(self._search(new)))
         out["variance"] = np.where(out["sigma"] <= 1, "low", "high")
         out["prediction"] = out["scale"] * downey.runtime(out["target"], out["A"], out["sigma"])
         out["speedup"] = downey.speedup(out["target"], out["A"], out["sigma"])
@@ -512,10 +612,75 @@ class Adept:
         for row in out.to_dict("records"):
             self._cache[row["target"]] = row
 
+    def _check_saturation(self, out):
+        """``saturation="evidence"``: replace fits that saturate near the observed range
+        without the data demanding it by the best non-saturating fit (see the class docstring)."""
+        targets = out["target"].to_numpy()
+        n = self.observations_["n"].to_numpy()
+        n_top = np.where(self._weights(targets) > 0, n[None, :], 0.0).max(axis=1)
+        horizon = self._SATURATION_HORIZON * n_top
+        out["saturation_n"] = downey.max_useful_allocation(out["A"], out["sigma"])
+        out["saturation"] = ""
+        out["saturating_A"] = out["saturating_sigma"] = out["saturation_suggested_n"] = np.nan
+        near = np.nonzero(out["saturation_n"].to_numpy() <= horizon)[0]
+        if self.saturation == "thesis" or near.size == 0:
+            return out
+        bound = self._saturation_bound()
+        env = self.envelope_ if bound <= self.delta_ else self._envelope(bound)
+        free = self._search(targets[near], A_floor=self._saturation_floor(targets[near], horizon[near]), env=env)
+        # With more observations than parameters, the saturating fit's residuals measure the
+        # noise: the data also demand saturation when the refit is significantly worse than
+        # that (F-test, 5 %), e.g. exact model data.  With 3 points (fit mode) there is no
+        # residual to judge by and only the bound decides.
+        dof = free["n_used"] - (2 if self._paper else 3)
+        sat_obj = out["wssre"].to_numpy()[near]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            crit = stats.f.ppf(self._SATURATION_F_LEVEL, 1, np.maximum(dof, 1))
+            worse = (free["wssre"] - sat_obj) * dof > crit * sat_obj
+        ok = (free["max_rel_error"] <= bound) & ~((dof > 0) & worse)
+        keep, swap = near[~ok], near[ok]
+        out.loc[keep, "saturation"] = "near-range"
+        # confirming the flat part needs a run where it begins, if that is past the data
+        sat_n = out["saturation_n"].to_numpy()[keep]
+        out.loc[keep, "saturation_suggested_n"] = np.where(sat_n > n_top[keep], np.ceil(sat_n), np.nan)
+        if swap.size:
+            old = out.loc[swap, ["A", "sigma", "scale"]].to_numpy()
+            out.loc[swap, "saturation"] = "undetermined"
+            out.loc[swap, ["saturating_A", "saturating_sigma"]] = old[:, :2]
+            for col, v in free.items():
+                if col != "target":
+                    out.loc[swap, col] = v[ok]
+            # where the two fits differ by more than twice the bound, one run tells them apart
+            grid = self._beyond_grid()
+            T_sat = old[:, 2:] * downey.runtime(grid, old[:, :1], old[:, 1:2])
+            T_free = free["scale"][ok, None] * downey.runtime(grid, free["A"][ok, None], free["sigma"][ok, None])
+            apart = np.abs(T_sat / T_free - 1) > 2 * bound
+            out.loc[swap, "saturation_suggested_n"] = np.where(apart.any(axis=1), grid[np.argmax(apart, axis=1)], np.nan)
+        return out
+
+    def _saturation_bound(self):
+        """Deviation every used observation must stay within for a non-saturating refit to
+        replace a saturating fit: the "high-fit-error" threshold, or ``delta_`` if the data
+        needed a larger one (the saturating fit itself may deviate by up to ``delta_``)."""
+        return max(self.delta_, self.high_error)
+
+    @staticmethod
+    def _saturation_floor(targets, horizon):
+        """Smallest A of the non-saturating refit (``targets``: for variants of the rule).
+        A >= (N + 1)/2 puts the flat piece at or past N = horizon for every sigma: 2A - 1
+        (low variance), A + (A - 1) sigma >= 2A - 1 (high variance).  Past the horizon the
+        refit may still saturate: the data say nothing there."""
+        return (horizon + 1) / 2
+
+    def _beyond_grid(self):
+        """Candidate allocations for a next measurement: up to 16 x the largest observation."""
+        n_max = self.observations_["n"].max()
+        return np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
+
     def _suggest(self, out):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
         n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy() / self._t_ref
-        grid = np.unique(np.round(np.geomspace(n.max() + 1, 16 * n.max(), 200)))
+        grid = self._beyond_grid()
         sug = np.full(len(out), np.nan)
         has = out["runner_up_A"].notna().to_numpy()
         if not has.any():
@@ -562,6 +727,33 @@ class Adept:
                 f"the fitted instances deviate from an observation by up to {hi['max_rel_error'].max():.0%} "
                 f"(> {thr:.0%}): the application deviates from the Downey model (thesis 3.10)",
                 targets=tuple(hi["target"]), details={"max_rel_error": float(hi["max_rel_error"].max())}))
+        bound = self._saturation_bound()
+        und = fits[fits["saturation"] == "undetermined"]
+        if len(und):
+            r = und.iloc[0]
+            sug = _or_none(r["saturation_suggested_n"])
+            out.append(AdeptWarning(
+                "saturation-undetermined",
+                f"the best fit stops speeding up at n = {r['saturation_n']:.0f} (A = {r['saturating_A']:.3g}), "
+                f"within {self._SATURATION_HORIZON:g}x the largest observation, but the data do not demand it: an "
+                f"instance that keeps speeding up there explains every observation within {bound:.0%} and is used "
+                "instead. Where the application saturates is undetermined"
+                + (f"; a run at n = {sug:g} would tell the two apart." if sug else "."),
+                targets=tuple(und["target"]), suggested_n=sug,
+                details={c: und[c].to_numpy() for c in ("saturation_n", "saturating_A", "saturating_sigma")}))
+        near = fits[fits["saturation"] == "near-range"]
+        if len(near):
+            r = near.iloc[0]
+            sug = _or_none(r["saturation_suggested_n"])
+            out.append(AdeptWarning(
+                "saturation-near-range",
+                f"the fitted instance stops speeding up at n = {r['saturation_n']:.0f} (A = {r['A']:.3g}), within "
+                f"{self._SATURATION_HORIZON:g}x the largest observation: predictions past it are flat. The data "
+                f"demand it (an instance that keeps speeding up misses an observation by more than {bound:.0%} or "
+                "fits significantly worse)"
+                + (f"; a run at n = {sug:g} would confirm it." if sug else "."),
+                targets=tuple(near["target"]), suggested_n=sug,
+                details={"saturation_n": near["saturation_n"].to_numpy()}))
         ru = fits[fits["runner_up_A"].notna()]
         if len(ru):
             sug = float(ru["suggested_n"].iloc[0])

@@ -1,0 +1,407 @@
+"""A benchmark of the n -> t scaling models and the predictor on real curves that anyone can rerun.
+
+Protocols (what a user has measured, what they ask):
+
+* ``k3`` / ``k4``: the 3 / 4 smallest allocations are measured (all their runs), every larger
+  allocation is predicted (extrapolation);
+* ``spread``: every other allocation is measured (the 1st, 3rd, 5th, ...), the others are
+  predicted (mostly interpolation, the last one possibly an extrapolation).
+
+The actual runtime at a predicted allocation is the median of its runs.  Every model is fitted
+once per (curve, protocol) inside a :class:`~workbench.models.scaling.ScalingPredictor`, which
+also records the leave-largest-out cross-validation errors; :func:`benchmark_records` keeps all
+of it as raw records, so that the parts learnt from data (interval calibration, the
+predictor's temperature and warning threshold, :mod:`workbench.models.scaling.calibration`)
+can be refitted per fold without refitting a model.
+
+Curves of one source are correlated, so every learnt number is evaluated
+*leave-one-source-out* (:func:`leave_one_source_out`): calibrate on the other sources, score
+on the held-out one.  :func:`leaderboard` and :func:`warning_table` summarise; the README
+tables come from ``tools/scaling_benchmark.py``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from workbench.errors import ValidationError
+from workbench.io.curves import validate_curves
+from workbench.models.scaling import MODELS, ScalingPredictor
+from workbench.models.scaling.base import allocation_medians
+from workbench.models.scaling.calibration import (
+    FEATURES,
+    PREDICTOR_FEATURES,
+    Calibration,
+    fit_error_model,
+    miss_probability,
+)
+from workbench.models.scaling.predictor import WARNING_KINDS, combine, softmin_weights, weighted_cv_error
+
+__all__ = [
+    "PROTOCOLS",
+    "MISS",
+    "protocol_split",
+    "benchmark_records",
+    "fit_calibration",
+    "apply_calibration",
+    "leave_one_source_out",
+    "leaderboard",
+    "warning_table",
+    "speed_table",
+]
+
+PROTOCOLS = ("k3", "k4", "spread")
+#: A prediction "misses" when its relative error exceeds this (the warning classifier's target).
+MISS = 0.30
+#: Softmin temperatures tried when calibrating the predictor (inf: equal weights).
+TEMPERATURES = (np.inf, 0.02, 0.05, 0.1, 0.2, 0.5)
+_NEUTRAL = Calibration(error_models={}, cv_prior={}, temperature=np.inf, risk_threshold=1.0)
+
+
+def protocol_split(allocations: np.ndarray, protocol: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(measured, predicted) allocations of a protocol, or None when the curve is too short
+    (k3 needs 4 allocations, k4 and spread 5)."""
+    a = np.sort(np.asarray(allocations, float))
+    if protocol in ("k3", "k4"):
+        k = int(protocol[1])
+        return (a[:k], a[k:]) if a.size > k else None
+    if protocol == "spread":
+        return (a[::2], a[1::2]) if a.size >= 5 else None
+    raise ValidationError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
+
+
+def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS, models: Sequence[str] = tuple(MODELS),
+                      progress: bool = True) -> pd.DataFrame:
+    """Fit every model on every (curve, protocol) and predict the held-back allocations.
+
+    ``curves``: a curve table (:mod:`workbench.io.curves`).  Returns one row per (curve,
+    protocol, target, model): ``curve_id``, ``source``, ``protocol``, ``model``, ``n``
+    (target), ``actual`` (median runtime there, seconds), ``prediction`` (NaN: refused or not
+    fitted), ``distance`` (log2 target / largest measured), ``n_points`` (distinct allocations
+    measured), ``fit_error`` (in-sample RMS log residual), ``cv_error`` (the model's
+    leave-largest-out mean absolute log error on the measured allocations, NaN when the curve
+    was too short), ``fit_ms`` (the model's fit on the measured runs), ``failure`` (why it
+    could not be fitted), ``predictor_ms`` (the whole predictor fit plus the predictions of
+    this curve's targets, same for every model of a (curve, protocol))."""
+    curves = validate_curves(curves)
+    groups = list(curves.groupby("curve_id", sort=False))
+    rows = []
+    for curve_id, runs in tqdm(groups, desc="curves", disable=not progress):
+        n_all, t_all = runs["n"].to_numpy(float), runs["time_s"].to_numpy(float)
+        alloc, med = allocation_medians(n_all, t_all)
+        for protocol in protocols:
+            split = protocol_split(alloc, protocol)
+            if split is None:
+                continue
+            measured, targets = split
+            keep = np.isin(n_all, measured)
+            actual = med[np.isin(alloc, targets)]
+            start = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                predictor = ScalingPredictor(models=tuple(models), calibration=_NEUTRAL).fit(n_all[keep], t_all[keep])
+                member = predictor.member_predictions(targets) if predictor.members_ else None
+            elapsed_ms = (time.perf_counter() - start) * 1e3
+            for name in models:
+                fitted = predictor.members_.get(name)
+                pred = member.loc[name].to_numpy(float) if fitted is not None else np.full(targets.size, np.nan)
+                for target, act, p in zip(targets, actual, pred):
+                    rows.append({
+                        "curve_id": curve_id, "source": runs["source"].iloc[0], "protocol": protocol, "model": name,
+                        "n": target, "actual": act, "prediction": p,
+                        "distance": float(np.log2(target / measured.max())), "n_points": int(measured.size),
+                        "fit_error": fitted.fit_error_ if fitted is not None else np.nan,
+                        "cv_error": predictor.cv_error_.get(name, np.nan),
+                        "fit_ms": fitted.fit_time_s_ * 1e3 if fitted is not None else np.nan,
+                        "failure": predictor.failures_.get(name, ""), "predictor_ms": elapsed_ms,
+                        "data_warnings": tuple(w.kind for w in predictor.warnings_),
+                    })
+    if not rows:
+        raise ValidationError("no curve is long enough for the protocols (k3 needs 4 allocations, k4 and spread 5)")
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------------ calibration
+
+
+def _features(frame: pd.DataFrame) -> dict:
+    return {k: frame[k].to_numpy(float) for k in ("distance", "n_points", "fit_error", "disagreement", "cv_error")
+            if k in frame.columns}
+
+
+def _fit_weights(frame: pd.DataFrame) -> np.ndarray:
+    """Record weights for calibration: every (curve, protocol) fit counts once, however many
+    targets it predicted.  (Weighting every source equally instead was tried: it let the
+    smallest, least typical source widen every interval, 85 % coverage for a nominal 80 %,
+    and chose model combinations that carried over worse, leave-one-source-out.)"""
+    return 1.0 / frame.groupby(["curve_id", "protocol"])["n"].transform("size").to_numpy(float)
+
+
+def _log_error(frame: pd.DataFrame) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(frame["actual"].to_numpy(float) / frame["prediction"].to_numpy(float))
+
+
+class _Wide:
+    """The models' rows of benchmark records side by side: one column per (curve, protocol,
+    target), one row per model, so that the predictor's combination is one array operation."""
+
+    def __init__(self, records: pd.DataFrame):
+        self.models = list(dict.fromkeys(records["model"]))
+        keys = ["curve_id", "source", "protocol", "n"]
+        wide = records.set_index(keys + ["model"])[["prediction", "cv_error", "fit_error"]].unstack("model")
+        self.base = records.drop_duplicates(keys).set_index(keys).loc[
+            wide.index, ["actual", "distance", "n_points", "predictor_ms", "data_warnings"]]
+        self.P, self.cv, self.fit = (wide[c].reindex(columns=self.models).to_numpy(float).T
+                                     for c in ("prediction", "cv_error", "fit_error"))
+        self.fitted = np.isfinite(self.fit)  # a model that was fitted has a fit error
+        self.actual = self.base["actual"].to_numpy(float)
+        self.fit_weight = _fit_weights(self.base.reset_index())
+
+    def weights(self, cv_prior: dict, temperature: float, penalty: dict, cv_weight: float = 1.0) -> np.ndarray:
+        prior = np.array([cv_prior.get(m, np.nan) for m in self.models])
+        pen = np.array([penalty.get(m, 0.0) for m in self.models])
+        w = softmin_weights(np.where(self.fitted, self.cv, np.nan), prior, temperature, pen, cv_weight)
+        return np.where(self.fitted, w, 0.0)
+
+    def score(self, w: np.ndarray) -> tuple[float, float]:
+        """(share within 20 %, minus the median relative error) of the combination with
+        weights ``w``, every (curve, protocol) fit counting once."""
+        pred = combine(self.P, w)[0]
+        rel = np.abs(pred - self.actual) / self.actual
+        rel = np.where(np.isfinite(rel), rel, np.inf)
+        weight = self.fit_weight
+        order = np.argsort(rel)
+        cum = np.cumsum(weight[order])
+        median = rel[order][np.searchsorted(cum, 0.5 * cum[-1])]
+        return float(np.sum(weight * (rel <= 0.2)) / weight.sum()), float(-median)
+
+    def rows(self, w: np.ndarray) -> pd.DataFrame:
+        """The predictor's rows: one per (curve, protocol, target)."""
+        pred, spread, best = combine(self.P, w)
+        out = self.base.reset_index()
+        out["model"] = "predictor"
+        out["prediction"] = pred
+        out["disagreement"] = spread
+        out["cv_error"] = weighted_cv_error(w, self.cv)
+        out["chosen"] = [self.models[b] if b >= 0 else "" for b in best]
+        out["fit_error"] = self.fit[np.maximum(best, 0), np.arange(best.size)]
+        out.loc[best < 0, "fit_error"] = np.nan
+        out["fit_ms"] = out["predictor_ms"]
+        out["failure"] = np.where(np.isfinite(pred), "", "no model could be fitted")
+        return out
+
+
+#: Weights of the curve's own cross-validation error tried when calibrating the predictor.
+CV_WEIGHTS = (0.5, 1.0)
+#: Penalty of a model left out of the combination (log-error units: weight e^-EXCLUDED/T;
+#: the predictor skips the cross-validation of such models).
+EXCLUDED = 50.0
+
+
+def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict]:
+    """Which models to combine (penalty 0, the others :data:`EXCLUDED`), the softmin
+    temperature and the weight of the curve's own cross-validation, chosen to maximise the
+    share within 20 % (then the median PA) of the combination.  An exhaustive search over model subsets, :data:`TEMPERATURES` and
+    :data:`CV_WEIGHTS`: few, discrete choices, because finer per-model penalties fitted
+    this way did not carry over to held-out sources (leave-one-source-out)."""
+    best = None
+    for size in range(1, len(wide.models) + 1):
+        for subset in itertools.combinations(wide.models, size):
+            penalty = {m: 0.0 if m in subset else EXCLUDED for m in wide.models}
+            for temperature in TEMPERATURES if size > 1 else TEMPERATURES[:1]:
+                for cv_weight in CV_WEIGHTS if size > 1 else CV_WEIGHTS[:1]:
+                    score = wide.score(wide.weights(cv_prior, temperature, penalty, cv_weight))
+                    if best is None or score > best[0]:
+                        best = (score, temperature, cv_weight, penalty)
+    return best[1:]
+
+
+def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance: dict | None = None) -> Calibration:
+    """Learn a :class:`~workbench.models.scaling.calibration.Calibration` from benchmark records.
+
+    Per model, an error model of its held-back log errors; the models' median
+    cross-validation errors (the predictor's prior); the predictor's softmin temperature
+    (the one of :data:`TEMPERATURES` giving the largest share within 20 % on these records,
+    ties broken by the median error); the predictor's error model; and the warning threshold:
+    the largest calibrated miss probability that still flags ``recall_goal`` of the
+    predictor's misses (> 30 %) in these records.  The default 0.91 is one point above the
+    goal of flagging 90 % of misses on sources the threshold was not chosen on: at 0.90,
+    leave-one-source-out recall was 89 %."""
+    error_models = {}
+    for name, g in records.groupby("model", sort=False):
+        g = g[np.isfinite(g["prediction"])]
+        error_models[name] = fit_error_model(_log_error(g), _features(g), FEATURES, _fit_weights(g))
+    fits = records.drop_duplicates(["curve_id", "protocol", "model"])
+    cv_prior = fits.groupby("model")["cv_error"].median().dropna().to_dict()
+    wide = _Wide(records)
+    temperature, cv_weight, penalty = _fit_combination(wide, cv_prior)
+    comb = wide.rows(wide.weights(cv_prior, temperature, penalty, cv_weight))
+    comb = comb[np.isfinite(comb["prediction"])]
+    em = fit_error_model(_log_error(comb), _features(comb), PREDICTOR_FEATURES, _fit_weights(comb))
+    error_models["predictor"] = em
+    risk = miss_probability(em, _features(comb), MISS)
+    miss = _relative_error(comb) > MISS
+    threshold = float(np.quantile(risk[miss], 1 - recall_goal)) if miss.any() else 1.0
+    return Calibration(error_models, cv_prior, float(temperature), threshold, penalty, float(cv_weight),
+                       dict(provenance or {}))
+
+
+def _relative_error(frame: pd.DataFrame) -> np.ndarray:
+    return np.abs(frame["prediction"].to_numpy(float) - frame["actual"].to_numpy(float)) / frame["actual"].to_numpy(float)
+
+
+def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: float = 0.8) -> pd.DataFrame:
+    """Rows of every model and the predictor with ``lower``/``upper`` (``level`` interval),
+    ``miss_probability`` and ``warned`` (predictor rows: its warning rule; single models:
+    NaN, they have no calibrated warning rule), plus ``warnings`` kinds for the predictor."""
+    parts = []
+    for name, g in records.groupby("model", sort=False):
+        g = g.copy()
+        lo, hi = calibration.interval(name, g["prediction"].to_numpy(float), _features(g), level)
+        g["lower"], g["upper"] = lo, hi
+        g["warned"] = np.nan  # a single model has no calibrated warning rule
+        g["warnings"] = [()] * len(g)
+        parts.append(g)
+    wide = _Wide(records)
+    comb = wide.rows(wide.weights(calibration.cv_prior, calibration.temperature, calibration.penalty,
+                                  calibration.cv_weight))
+    em = calibration.error_model("predictor")
+    f = _features(comb)
+    comb["lower"], comb["upper"] = calibration.interval("predictor", comb["prediction"].to_numpy(float), f, level)
+    comb["miss_probability"] = miss_probability(em, f, MISS)
+    comb["warnings"] = _predictor_kinds(comb, calibration.risk_threshold)
+    comb["warned"] = [("high-risk" in k) or ("no-model-fits" in k) for k in comb["warnings"]]
+    parts.append(comb)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _predictor_kinds(comb: pd.DataFrame, threshold: float) -> list[tuple]:
+    """The predictor's warning kinds per row, by the rules of
+    :meth:`~workbench.models.scaling.ScalingPredictor.predict_frame` (thresholds shared)."""
+    from workbench.models.scaling import predictor as rules
+
+    out = []
+    for row in comb.itertuples(index=False):
+        if not np.isfinite(row.prediction):
+            out.append(("no-model-fits",))
+            continue
+        k = (["high-risk"] if row.miss_probability >= threshold else []) + list(row.data_warnings)
+        k += ["far-extrapolation"] * bool(row.distance > rules._FAR)
+        k += ["models-disagree"] * bool(row.disagreement > rules._DISAGREE)
+        k += ["cv-miss"] * bool(np.isfinite(row.cv_error) and row.cv_error > rules._CV_MISS)
+        k += ["poor-fit"] * bool(np.isfinite(row.fit_error) and row.fit_error > rules._POOR_FIT)
+        out.append(tuple(k))
+    return out
+
+
+def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bool = True) -> pd.DataFrame:
+    """Calibrate on every source but one, apply to that one, for each source; the result has
+    the columns of :func:`apply_calibration` plus ``fold`` (the held-out source)."""
+    sources = list(dict.fromkeys(records["source"]))
+    if len(sources) < 2:
+        raise ValidationError("leave-one-source-out needs curves from at least 2 sources")
+    parts = []
+    for source in tqdm(sources, desc="folds", disable=not progress):
+        train = records[records["source"] != source]
+        test = records[records["source"] == source]
+        cal = fit_calibration(train)
+        out = apply_calibration(test, cal, level)
+        out["fold"] = source
+        parts.append(out)
+    return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------- summaries
+
+
+def leaderboard(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Per model (and ``by`` groups): ``predictions``, ``refused``, ``median_pa`` (PA = 100 -
+    100 |pred - actual| / actual), ``within_10``, ``within_20`` (shares of all predictions;
+    refused ones count as outside), ``coverage`` (share of actual runtimes inside the
+    interval), ``median_width`` (median upper / lower), ``constant_width`` (upper / lower of a
+    constant log band centred on the predictions with the same coverage), ``warned_share``,
+    ``miss_recall`` (share of > 30 % misses that were warned), ``good_silent`` (share of the
+    other predictions that were not warned), ``fit_ms`` (median)."""
+    def one(g: pd.DataFrame) -> pd.Series:
+        ok = np.isfinite(g["prediction"].to_numpy(float))
+        rel = _relative_error(g)
+        a = g["actual"].to_numpy(float)
+        inside = (g["lower"].to_numpy(float) <= a) & (a <= g["upper"].to_numpy(float))
+        cov = float(np.mean(inside[ok])) if ok.any() else np.nan
+        e = np.abs(_log_error(g))[ok]
+        const = float(np.exp(2 * np.quantile(e, cov))) if ok.any() else np.nan
+        miss = ~ok | (rel > MISS)
+        rated = bool(g["warned"].notna().all())
+        warned = g["warned"].to_numpy(float) == 1.0 if rated else np.zeros(len(g), bool)
+        return pd.Series({
+            "predictions": int(len(g)), "refused": int((~ok).sum()),
+            "median_pa": float(100 - 100 * np.median(np.where(ok, rel, np.inf))),
+            "within_10": float(np.mean(ok & (rel <= 0.1))), "within_20": float(np.mean(ok & (rel <= 0.2))),
+            "coverage": cov,
+            "median_width": float(np.median((g["upper"] / g["lower"]).to_numpy(float)[ok])) if ok.any() else np.nan,
+            "constant_width": const,
+            "warned_share": float(warned.mean()) if rated else np.nan,
+            "miss_recall": float(warned[miss].mean()) if rated and miss.any() else np.nan,
+            "good_silent": float((~warned[~miss]).mean()) if rated and (~miss).any() else np.nan,
+            "fit_ms": float(np.nanmedian(g["fit_ms"])),
+        })
+
+    keys = list(by)
+    return results.groupby(keys, sort=False)[list(results.columns)].apply(one).reset_index()
+
+
+def warning_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Each predictor warning kind as a classifier of "error > 30 %": ``kind``, ``fired``
+    (share of predictions), ``precision`` (share of fired ones that missed), ``recall``
+    (share of misses it fired on); the last row, ``warned``, is the combined flag."""
+    p = results[results["model"] == "predictor"]
+    miss = ~np.isfinite(p["prediction"].to_numpy(float)) | (_relative_error(p) > MISS)
+    rows = []
+    flags = {kind: np.array([kind in k for k in p["warnings"]]) for kind in WARNING_KINDS}
+    flags["warned"] = p["warned"].to_numpy(bool)
+    for kind, fired in flags.items():
+        rows.append({
+            "kind": kind, "fired": float(fired.mean()),
+            "precision": float(miss[fired].mean()) if fired.any() else np.nan,
+            "recall": float(fired[miss].mean()) if miss.any() else np.nan,
+        })
+    return pd.DataFrame(rows)
+
+
+def _least_squares_amdahl(n: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The speed baseline: one ``scipy.optimize.least_squares`` fit of Amdahl's law
+    ``T1 (f + (1 - f) / n)`` to the runs, on relative errors."""
+    from scipy import optimize
+
+    def resid(x):
+        return x[0] * (x[1] + (1 - x[1]) / n) / t - 1
+
+    return optimize.least_squares(resid, [t.max() * n.min(), 0.1], bounds=([0, 0], [np.inf, 1])).x
+
+
+def speed_table(curves: pd.DataFrame, n_measured: int = 4, n_targets: int = 8) -> pd.DataFrame:
+    """Milliseconds per curve of ``ScalingPredictor().fit(...).predict_frame(targets)`` on
+    the ``n_measured`` smallest allocations of every curve (``n_targets`` targets, doubling
+    from twice the largest), beside one scipy least-squares fit of the same runs, timed one
+    after the other in the same loop.  Rows: ``what``, ``curves``, ``median_ms``, ``p90_ms``."""
+    curves = validate_curves(curves)
+    times = {"ScalingPredictor fit + predict_frame": [], "one scipy least_squares fit (Amdahl)": []}
+    for _, runs in curves.groupby("curve_id", sort=False):
+        keep = runs["n"].isin(np.sort(runs["n"].unique())[:n_measured])
+        n, t = runs.loc[keep, "n"].to_numpy(float), runs.loc[keep, "time_s"].to_numpy(float)
+        targets = n.max() * 2.0 ** np.arange(1, n_targets + 1)
+        for what, call in zip(times, (lambda: ScalingPredictor().fit(n, t).predict_frame(targets),
+                                      lambda: _least_squares_amdahl(n, t))):
+            start = time.perf_counter()
+            call()
+            times[what].append((time.perf_counter() - start) * 1e3)
+    return pd.DataFrame([{"what": what, "curves": len(v), "median_ms": float(np.median(v)),
+                          "p90_ms": float(np.quantile(v, 0.9))} for what, v in times.items()])

@@ -1,0 +1,622 @@
+"""PMNF: Extra-P's single-parameter performance model normal form, as a scikit-learn estimator.
+
+References
+----------
+[ExtraP]
+    A. Calotoiu, T. Hoefler, M. Poke, F. Wolf: "Using automated performance modeling to find
+    scalability bugs in complex codes", SC'13, doi:10.1145/2503210.2503277 -- the *performance
+    model normal form* (PMNF) ``f(p) = sum_k c_k p^(i_k) log2(p)^(j_k)`` and the search over
+    hypotheses with cross-validation.
+[ExtraP4]
+    Extra-P 4.x, https://github.com/extra-p/extrap (BSD-3-Clause), read at version 4.2.5
+    (commit 291ac81).  The behaviour reproduced here is that of its default single-parameter
+    modeler; the files are cited as ``[ExtraP4] <path>``:
+
+    * ``extrap/modelers/single_parameter/basic.py`` -- ``create_default_building_blocks``
+      (the 42 default hypotheses, the negative ones), ``generate_building_blocks`` (user
+      exponent sets), ``get_matching_hypotheses`` (when log terms are dropped),
+      ``create_model`` (constant model first; a constant with RSS 0 ends the search),
+      ``__init__`` (``use_measure=Measure.MEAN``);
+    * ``extrap/modelers/single_parameter/abstract_base.py`` -- ``find_best_hypothesis``
+      (leave-one-out loop, constant-coefficient cleaning with ``epsilon = 0.0005``; without
+      cross-validation ``CLEAN_CONSTANT_EPSILON = 1e-3``), ``compare_hypotheses`` (reject a
+      term whose coefficient is 0 or contributes less than ``minimum_term_contribution =
+      0.0005``; otherwise strict ``new.SMAPE < old.SMAPE``), ``create_constant_model``;
+    * ``extrap/entities/hypotheses.py`` -- ``compute_cost_leave_one_out`` (the LOO SMAPE),
+      ``ConstantHypothesis.compute_cost`` (the constant's SMAPE, on the training data),
+      ``clean_constant_coefficient``, ``calc_term_contribution``, ``is_valid``;
+    * ``extrap/entities/measurement.py`` -- repetitions at one point are reduced to their
+      mean / median / min / max (``Measurement.value``);
+    * ``extrap/gui/StrongScalingConversionDialog.py`` and ``extrap/fileio/io_helper.py``
+      (``check_for_strong_scaling``) -- Extra-P 4.2 detects strong-scaling experiments and
+      converts them by multiplying every value by the process count (``m *= m.coordinate[d]``),
+      i.e. it models the total cost; its CUBE reader sums the per-rank values instead.
+
+    No Extra-P code is used; the search below is a vectorised reimplementation.
+
+Model
+-----
+One PMNF term plus a constant ([ExtraP], single-parameter case)::
+
+    y(n) = c0 + c1 * n^i * log2(n)^j                                          (1)
+
+with ``(i, j)`` from a fixed list of hypotheses, and the constant model ``y(n) = c0``.
+With ``strong_scaling=True`` (the default) ``y`` is the *cost* ``t(n) * n`` (processor-time)
+and the runtime prediction is::
+
+    t(n) = y(n) / n = (c0 + c1 * n^i * log2(n)^j) / n                          (2)
+
+Why the cost: in a strong-scaling experiment the runtime falls roughly like ``1/n`` and then
+flattens or rises.  Eq. (1) has only non-negative default exponents and one additive term, so
+it cannot express the ``1/n`` decrease (a negative ``c1`` on a small exponent produces a curve
+that eventually goes negative instead).  The cost ``t * n`` is constant for perfect scaling
+(``c0`` = the serial work) and grows with exactly the overheads the PMNF terms were designed
+to describe (communication ``log2(n)``, ``n^(1/2)`` halos, ``n log2(n)`` all-to-alls...).  Extra-P
+4.2 makes the same conversion for strong-scaling data ([ExtraP4]
+``gui/StrongScalingConversionDialog.py``: "the run time will be the sum of the run times of
+all ranks/threads describing the global effort").  ``strong_scaling=False`` models ``t``
+itself (weak scaling, or any metric that is already a total).
+
+Selection rules (what :meth:`PMNF.fit` does)
+--------------------------------------------
+1. *Repetitions*: runs at the same ``n`` are reduced to one value per distinct ``n`` by the
+   ``measure`` (default: the **mean**, Extra-P's default ``Measure.MEAN``).  Cost values are
+   ``measure(t) * n``, the same as Extra-P's ``measure(t * n)`` because ``n`` is constant
+   within a group.
+2. *Constant model*: ``c0 = mean(y)``; its SMAPE is computed on the training points (not
+   cross-validated, as in Extra-P).  If its RSS is exactly 0 the constant is chosen.
+3. *Each hypothesis* ``(i, j)`` in Extra-P's order: least squares for ``(c0, c1)``.  With >= 3
+   distinct ``n``: leave-one-out over the distinct ``n``; each LOO fit's ``c0`` is set to 0
+   when ``|c0 / min(y_train)| < 0.0005``; the score is the LOO SMAPE (percent)::
+
+       SMAPE = 100 / m * sum_k 2 |yhat_-k(n_k) - y_k| / (|y_k| + |yhat_-k(n_k)|)   (3)
+
+   and the reported coefficients come from a fit on all points (not cleaned).  With 2
+   distinct ``n`` (or ``crossvalidation=False``) the fit on all points is scored by its
+   training SMAPE after cleaning ``c0`` with threshold ``1e-3`` -- Extra-P's path without
+   cross-validation.  (Extra-P itself would run LOO on 1-point training sets there, an
+   under-determined least-squares problem.)  With 2 points every hypothesis interpolates
+   both, so the choice is made by the tie rule below: the first eligible hypothesis in
+   Extra-P's order, ``c0 + c1 * log2(n)``, unless cleaning ``c0`` spoils it; a
+   :class:`~workbench.errors.WorkbenchWarning` says so.
+4. *Eligibility*: a hypothesis is skipped if its RSS is not finite (Extra-P's ``is_valid``),
+   if ``c1 == 0``, or if the term contributes less than ``min_term_contribution`` (0.0005)
+   of the data everywhere: ``max_k |c1 n_k^i log2(n_k)^j / y_k| < 0.0005``.  Negative ``c1``
+   is *allowed*, as in Extra-P (the basic modeler never checks the sign).
+5. *Choice*: the lowest score, starting from the constant; Extra-P replaces the best only on
+   a strictly smaller SMAPE, so ties go to the earlier candidate (the constant first, then
+   the hypothesis order).  Here scores within ``1e-8`` percentage points of the minimum
+   count as ties, so that rounding noise of exact fits cannot decide.
+
+Non-positive predictions
+------------------------
+Because ``c1`` (and ``c0``) may be negative, Eq. (2) can reach 0 or below for some ``n``
+(usually far beyond the data, when ``c1 < 0``).  :meth:`PMNF.predict` then returns
+``floor_ = 1e-9 * min(training runtimes)`` -- a tiny positive value in the input's unit, so
+unit invariance is kept -- and emits a :class:`~workbench.errors.WorkbenchWarning` naming
+the clipped positions.  ``may_clip_`` says at fit time whether this can happen for any
+``n >= 1``.
+
+Vectorisation
+-------------
+All hypotheses and all leave-one-out folds are fitted at once: the term values form an
+``(H, m)`` array, the LOO training sets an ``(H, m, m - 1)`` array gathered with a fixed
+index table, and the two-parameter least squares is the centred closed form
+``c1 = S_xy / S_xx``, ``c0 = ybar - c1 xbar`` (two-pass, so no cancellation from
+``sum x^2 - m xbar^2``).  A 4-point fit takes about 0.1-0.2 ms.  Memory is ``O(H m^2)``
+floats, fine for the tens of distinct ``n`` of a scaling curve.
+
+Agreement with Extra-P
+----------------------
+``bench/extrap_compare.py`` runs Extra-P 4.2.5's default modeler next to this class on the 152
+curves of the scaling corpus (3 and 4 smallest allocations, strong scaling): the same hypothesis
+on every curve, coefficients equal to ~1e-13.  One known numerical difference: Extra-P solves
+each fit with ``numpy.linalg.lstsq(A, b, None)``, whose default cut-off drops the smaller
+singular value of ``[1, x]`` when the term values span more than ~1e15 (e.g. ``n^3 log2(n)``
+over ``n = 1 .. 65536``); the closed form here keeps the exact least-squares solution.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from workbench.errors import NotFittedError, ValidationError, WorkbenchWarning
+from workbench.validation import require_valid
+
+__all__ = [
+    "PMNF",
+    "PMNFHypothesis",
+    "EXTRAP_POLY_EXPONENTS",
+    "EXTRAP_LOG_EXPONENTS",
+    "EXTRAP_DEFAULT_HYPOTHESES",
+    "EXTRAP_NEGATIVE_HYPOTHESES",
+]
+
+#: Polynomial exponents of Extra-P's default hypotheses (0 included), [ExtraP4] basic.py.
+EXTRAP_POLY_EXPONENTS: tuple[float, ...] = tuple(
+    float(Fraction(e)) for e in
+    ("0", "1/4", "1/3", "1/2", "2/3", "3/4", "4/5", "1", "5/4", "4/3", "3/2", "5/3", "7/4", "2",
+     "9/4", "7/3", "5/2", "8/3", "11/4", "3")
+)
+#: Logarithm exponents of Extra-P's default hypotheses.
+EXTRAP_LOG_EXPONENTS: tuple[float, ...] = (0.0, 1.0, 2.0)
+
+
+def _pairs(text: str) -> tuple[tuple[float, float], ...]:
+    """``"1/4:0 1/3:1"`` -> ``((0.25, 0.0), (0.333.., 1.0))``."""
+    out = []
+    for item in text.split():
+        i, j = item.split(":")
+        out.append((float(Fraction(i)), float(j)))
+    return tuple(out)
+
+
+#: Extra-P's 42 default hypotheses ``(i, j)`` in its order (the order breaks ties), [ExtraP4]
+#: basic.py ``create_default_building_blocks(allow_log_terms=True)``.  Not the full product of
+#: the two exponent sets: e.g. ``n^(4/5)`` and ``n^(7/4)`` come without log factors.
+EXTRAP_DEFAULT_HYPOTHESES: tuple[tuple[float, float], ...] = _pairs(
+    "0:1 0:2 1/4:0 1/3:0 1/4:1 1/3:1 1/4:2 1/3:2 1/2:0 1/2:1 1/2:2 2/3:0 3/4:0 2/3:1 3/4:1 "
+    "4/5:0 2/3:2 3/4:2 1:0 1:1 1:2 5/4:0 5/4:1 4/3:0 4/3:1 3/2:0 3/2:1 3/2:2 5/3:0 7/4:0 "
+    "2:0 2:1 2:2 9/4:0 7/3:0 5/2:0 5/2:1 5/2:2 8/3:0 11/4:0 3:0 3:1"
+)
+#: The hypotheses Extra-P appends with its ``allow_negative_exponents`` option (first the ones
+#: with log factors, then the pure powers), in its order.
+EXTRAP_NEGATIVE_HYPOTHESES: tuple[tuple[float, float], ...] = _pairs(
+    "0:-1 0:-2 -1/4:-1 -1/3:-1 -1/4:-2 -1/3:-2 -1/2:-1 -1/2:-2 -2/3:-1 -3/4:-1 -2/3:-2 "
+    "-3/4:-2 -1:-1 -1:-2 -5/4:-1 -4/3:-1 -3/2:-1 -3/2:-2 -2:-1 -2:-2 -5/2:-1 -5/2:-2 -3:-1 "
+    "-1/4:0 -1/3:0 -1/2:0 -2/3:0 -3/4:0 -4/5:0 -1:0 -5/4:0 -4/3:0 -3/2:0 -5/3:0 -7/4:0 "
+    "-2:0 -9/4:0 -7/3:0 -5/2:0 -8/3:0 -11/4:0 -3:0"
+)
+
+_MEASURES = ("mean", "median", "min", "max")
+_EPS_CLEAN_LOO = 0.0005  # [ExtraP4] abstract_base.py: self.epsilon
+_EPS_CLEAN_TRAIN = 1e-3  # [ExtraP4] abstract_base.py: CLEAN_CONSTANT_EPSILON
+_SMAPE_TIE = 1e-8  # percentage points; scores closer than this are ties (see rule 5)
+_FLOOR_REL = 1e-9  # floor_ = _FLOOR_REL * min(training runtimes)
+
+
+def _exponent_text(x: float) -> str:
+    f = Fraction(x).limit_denominator(1000)
+    return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
+
+
+def _power(base: str, x: float) -> str:
+    """``n``, ``n^2``, ``n^(3/2)``, ``n^(-1)``."""
+    e = _exponent_text(x)
+    if e == "1":
+        return base
+    return f"{base}^{e}" if e.isdigit() else f"{base}^({e})"
+
+
+@dataclass(frozen=True)
+class PMNFHypothesis:
+    """One hypothesis of Eq. (1): the term ``n^i * log2(n)^j`` (``i = j = 0``: the constant model).
+
+    Attributes
+    ----------
+    i : float
+        Polynomial exponent.
+    j : float
+        Exponent of ``log2(n)``.
+    """
+
+    i: float
+    j: float
+
+    @property
+    def is_constant(self) -> bool:
+        """True for the constant model ``c0``."""
+        return self.i == 0 and self.j == 0
+
+    @property
+    def term(self) -> str:
+        """The term as text, e.g. ``"n^(3/2) * log2(n)"`` (``"1"`` for the constant)."""
+        parts = []
+        if self.i != 0:
+            parts.append(_power("n", self.i))
+        if self.j != 0:
+            parts.append(_power("log2(n)", self.j))
+        return " * ".join(parts) if parts else "1"
+
+    @property
+    def formula(self) -> str:
+        """The model as text, e.g. ``"c0 + c1 * n^(3/2) * log2(n)"`` or ``"c0"``."""
+        return "c0" if self.is_constant else f"c0 + c1 * {self.term}"
+
+    def evaluate(self, n) -> np.ndarray:
+        """The term ``n^i * log2(n)^j`` at ``n`` (``log2(1)^0 = 1``)."""
+        n = np.asarray(n, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return n**self.i * np.log2(n) ** self.j
+
+
+@lru_cache(maxsize=64)
+def _loo_index(m: int) -> np.ndarray:
+    """``(m, m - 1)`` table: row ``k`` lists the training positions of fold ``k`` (all but ``k``)."""
+    idx = np.broadcast_to(np.arange(m), (m, m))[~np.eye(m, dtype=bool)].reshape(m, m - 1)
+    idx.setflags(write=False)
+    return idx
+
+
+def _vector(x, name: str, where: str) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: {name} must be numeric, got {x!r} ({exc})") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:  # a scikit-learn style column X
+        arr = arr[:, 0]
+    if arr.ndim > 1:
+        raise ValidationError(f"{where}: {name} must be one-dimensional, got shape {arr.shape}")
+    return arr.reshape(-1)
+
+
+def _aggregate(n: np.ndarray, t: np.ndarray, measure: str):
+    """Distinct ``n`` (sorted), the ``measure`` of ``t`` at each, and the run counts."""
+    ns, inv, counts = np.unique(n, return_inverse=True, return_counts=True)
+    if ns.size == n.size:  # no repetitions: nothing to reduce
+        return ns, t[np.argsort(n, kind="stable")], counts
+    if measure == "mean":
+        return ns, np.bincount(inv, weights=t, minlength=ns.size) / counts, counts
+    order = np.lexsort((t, inv))  # by group, then by value within the group
+    ts = t[order]
+    start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    if measure == "min":
+        agg = ts[start]
+    elif measure == "max":
+        agg = ts[start + counts - 1]
+    else:  # median: mean of the two middle values of each sorted group
+        agg = 0.5 * (ts[start + (counts - 1) // 2] + ts[start + counts // 2])
+    return ns, agg, counts
+
+
+def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
+    """Score the constant model and every hypothesis ``(I[h], J[h])`` on points ``(ns, y)``.
+
+    Returns arrays over ``1 + H`` candidates (index 0 = constant): ``c0``, ``c1``, ``rss``
+    (training RSS of the returned coefficients), ``smape`` (the selection score), ``valid``,
+    ``eligible``, ``contribution``, and ``chosen`` (an index).
+    """
+    m = ns.size
+    ybar = y.mean()
+    # Constant model, scored on the training data ([ExtraP4] create_constant_model).
+    r0 = ybar - y
+    rss0 = float(r0 @ r0)
+    smape0 = 200.0 / m * float(np.sum(np.abs(r0) / (y + abs(ybar))))
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        X = ns**I[:, None] * np.log2(ns) ** J[:, None]  # (H, m) term values
+        # Fit on all points, centred closed form of the 2-parameter least squares.
+        xbar = X.mean(axis=1)
+        dx = X - xbar[:, None]
+        c1 = (dx @ (y - ybar)) / np.einsum("hm,hm->h", dx, dx)
+        c0 = ybar - c1 * xbar
+        if crossvalidate:
+            idx = _loo_index(m)
+            Xt = X[:, idx]  # (H, m, m-1): fold k's training term values
+            yt = y[idx]  # (m, m-1)
+            xm = Xt.mean(axis=2)
+            ym = yt.mean(axis=1)
+            dxt = Xt - xm[:, :, None]
+            c1k = np.einsum("hkl,kl->hk", dxt, yt - ym[:, None]) / np.einsum("hkl,hkl->hk", dxt, dxt)
+            c0k = ym - c1k * xm
+            # Extra-P zeroes a constant that is tiny relative to the smallest training value
+            # (numerical noise of an intercept-free law), before predicting the left-out point.
+            c0k = np.where(np.abs(c0k / yt.min(axis=1)) < _EPS_CLEAN_LOO, 0.0, c0k)
+            pred = c0k + c1k * X
+            d = pred - y
+            cost_rss = np.einsum("hk,hk->h", d, d)
+        else:
+            c0 = np.where(np.abs(c0 / y.min()) < _EPS_CLEAN_TRAIN, 0.0, c0)
+            pred = c0[:, None] + c1[:, None] * X
+            d = pred - y
+            cost_rss = np.einsum("hk,hk->h", d, d)
+        smape = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
+        if crossvalidate:
+            res = c0[:, None] + c1[:, None] * X - y
+            rss = np.einsum("hk,hk->h", res, res)
+        else:
+            rss = cost_rss
+        contribution = np.max(np.abs(c1[:, None] * X / y), axis=1)
+    valid = np.isfinite(cost_rss)
+    eligible = valid & (c1 != 0) & ~(contribution < min_contribution)
+
+    score = np.concatenate(([smape0], np.where(eligible, smape, np.inf)))
+    if rss0 == 0.0:  # [ExtraP4] create_model: a perfect constant ends the search
+        chosen = 0
+    else:
+        chosen = int(np.flatnonzero(score <= score.min() + _SMAPE_TIE)[0])
+    return {
+        "c0": np.concatenate(([ybar], c0)),
+        "c1": np.concatenate(([0.0], c1)),
+        "rss": np.concatenate(([rss0], rss)),
+        "smape": np.concatenate(([smape0], smape)),
+        "valid": np.concatenate(([True], valid)),
+        "eligible": np.concatenate(([True], eligible)),
+        "contribution": np.concatenate(([np.nan], contribution)),
+        "chosen": chosen,
+    }
+
+
+class PMNF(BaseEstimator):
+    """Extra-P's single-parameter PMNF model ``c0 + c1 n^i log2(n)^j`` chosen by LOO SMAPE.
+
+    See the module docstring for the model (Eqs. 1-3), the selection rules and the sources
+    ([ExtraP], [ExtraP4]) they follow.
+
+    Parameters
+    ----------
+    poly_exponents, log_exponents : sequence of float or None, default None
+        Both None: Extra-P's 42 default hypotheses (:data:`EXTRAP_DEFAULT_HYPOTHESES`), in its
+        order.  Otherwise the hypotheses are built like Extra-P's user exponent sets: all
+        ``(i, 0)``, then all ``(0, j)``, then the product ``(i, j)``, without ``(0, 0)`` and
+        without duplicates; a None set stands for :data:`EXTRAP_POLY_EXPONENTS` or
+        :data:`EXTRAP_LOG_EXPONENTS` ``= (0, 1, 2)``.
+    strong_scaling : bool, default True
+        Model the cost ``t * n`` and predict ``t = cost / n`` (Eq. 2; Extra-P 4.2's
+        strong-scaling conversion).  False: model ``t`` directly.
+    allow_negative_exponents : bool, default False
+        Append Extra-P's negative hypotheses (:data:`EXTRAP_NEGATIVE_HYPOTHESES`) to the default
+        set, and allow negative values in user sets.  As in Extra-P, all hypotheses with a log
+        factor are then dropped if any training ``n <= 1`` (``log2(1)^-1`` is infinite).
+    measure : {"mean", "median", "min", "max"}, default "mean"
+        How repeated runs at one ``n`` are reduced (Extra-P's ``--measure``; mean by default).
+    crossvalidation : bool, default True
+        Score hypotheses by leave-one-out SMAPE (needs >= 3 distinct ``n``; with 2 the
+        training SMAPE is used).  False: training SMAPE, as Extra-P's option of that name.
+    min_term_contribution : float, default 0.0005
+        A hypothesis whose term is below this fraction of every data value is skipped.
+
+    Attributes
+    ----------
+    hypothesis_ : PMNFHypothesis
+        The chosen ``(i, j)``; ``hypothesis_.formula`` is e.g. ``"c0 + c1 * n^(1/2) * log2(n)"``.
+    coefficients_ : tuple of float
+        ``(c0, c1)`` of the modelled quantity: cost in input time unit x processors if
+        ``strong_scaling``, else the input time unit.  ``c1 = 0`` for the constant model.
+    smape_ : float
+        Score of the chosen candidate in percent: LOO SMAPE (Eq. 3) when ``cross_validated_``,
+        else training SMAPE; for the constant model always its training SMAPE (Extra-P).
+    hypotheses_ : pandas.DataFrame
+        Every candidate, constant first, in search order: ``i, j, formula, c0, c1, rss``
+        (training RSS of ``c0, c1`` in the modelled quantity), ``smape``, ``contribution``
+        (``max |c1 term / y|``), ``valid``, ``eligible``, ``chosen``.  Built on first access.
+    cross_validated_ : bool
+        Whether the scores are leave-one-out.
+    n_train_, t_train_, runs_ : ndarray
+        Distinct training ``n`` (sorted), the runtime ``measure`` at each, number of runs.
+    n_min_, n_max_ : float
+        Smallest and largest training ``n``.
+    floor_ : float
+        What :meth:`predict` returns where the model is not positive (input unit).
+    may_clip_ : bool
+        Whether the fitted model is <= 0 for some ``n >= 1`` (then :meth:`predict` clips).
+    equation_ : str
+        The fitted runtime model with numbers, e.g. ``"t(n) = (3 + 0.5 * n^(3/2)) / n"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> n = np.array([1, 2, 4, 8, 16])
+    >>> model = PMNF().fit(n, (3 + 0.5 * n**1.5 * np.log2(n)) / n)
+    >>> model.hypothesis_.formula
+    'c0 + c1 * n^(3/2) * log2(n)'
+    """
+
+    def __init__(
+        self,
+        poly_exponents=None,
+        log_exponents=None,
+        strong_scaling: bool = True,
+        allow_negative_exponents: bool = False,
+        measure: str = "mean",
+        crossvalidation: bool = True,
+        min_term_contribution: float = 0.0005,
+    ):
+        self.poly_exponents = poly_exponents
+        self.log_exponents = log_exponents
+        self.strong_scaling = strong_scaling
+        self.allow_negative_exponents = allow_negative_exponents
+        self.measure = measure
+        self.crossvalidation = crossvalidation
+        self.min_term_contribution = min_term_contribution
+
+    # -- hypothesis space -----------------------------------------------------------------
+    def _exponent_set(self, values, name: str, where: str) -> list[float]:
+        arr = _vector(values, name, where)
+        require_valid(~np.isfinite(arr), arr, name, "finite", where)
+        if not self.allow_negative_exponents:
+            require_valid(arr < 0, arr, name, ">= 0 (set allow_negative_exponents=True for negative ones)", where)
+        return [float(v) for v in arr]
+
+    def _space(self, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """The hypotheses ``(I, J)`` to search, in order."""
+        if self.poly_exponents is None and self.log_exponents is None:
+            pairs = list(EXTRAP_DEFAULT_HYPOTHESES)
+            if self.allow_negative_exponents:
+                pairs += EXTRAP_NEGATIVE_HYPOTHESES
+        else:
+            P = EXTRAP_POLY_EXPONENTS if self.poly_exponents is None else self._exponent_set(
+                self.poly_exponents, "poly_exponents", where)
+            L = EXTRAP_LOG_EXPONENTS if self.log_exponents is None else self._exponent_set(
+                self.log_exponents, "log_exponents", where)
+            # [ExtraP4] basic.py generate_building_blocks: (i, 0), (0, j), then (i, j).
+            seq = [(i, 0.0) for i in P] + [(0.0, j) for j in L] + [(i, j) for i in P for j in L]
+            pairs = list(dict.fromkeys(p for p in seq if p != (0.0, 0.0)))
+            if not pairs:
+                raise ValidationError(f"{where}: the exponent sets give no hypothesis besides the constant")
+        arr = np.array(pairs, dtype=float).reshape(-1, 2)
+        return arr[:, 0].copy(), arr[:, 1].copy()
+
+    # -- fit ---------------------------------------------------------------------------------
+    def fit(self, n, t) -> PMNF:
+        """Choose the hypothesis and its coefficients from runs ``(n, t)``.
+
+        Parameters
+        ----------
+        n : array-like of shape (k,) or (k, 1)
+            Processor counts, finite and >= 1; repeats allowed.
+        t : array-like of shape (k,)
+            Runtimes, finite and > 0, any unit.
+
+        Returns
+        -------
+        self
+        """
+        where = f"{type(self).__name__}.fit"
+        if self.measure not in _MEASURES:
+            raise ValidationError(f"{where}: measure must be one of {_MEASURES}, got {self.measure!r}")
+        mtc = float(self.min_term_contribution)
+        if not (np.isfinite(mtc) and mtc >= 0):
+            raise ValidationError(f"{where}: min_term_contribution must be finite and >= 0, got {mtc!r}")
+        n = _vector(n, "n", where)
+        t = _vector(t, "t", where)
+        if n.size != t.size:
+            raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
+        require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (a processor count)", where)
+        require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (a runtime)", where)
+        I, J = self._space(where)
+
+        ns, t_agg, runs = _aggregate(n, t, self.measure)
+        m = ns.size
+        if m < 2:
+            got = f" (all runs at n = {ns[0]:g})" if m else ""
+            raise ValidationError(f"{where}: needs runs at >= 2 distinct n, got {m}{got}")
+        if self.allow_negative_exponents and ns[0] <= 1 and np.any(J != 0):
+            # [ExtraP4] basic.py get_matching_hypotheses / are_measurements_log_capable.
+            keep = J == 0
+            I, J = I[keep], J[keep]
+            warnings.warn(f"{where}: a training n is <= 1, so (as Extra-P does with negative "
+                          "exponents) no hypothesis with a log factor is used", WorkbenchWarning, stacklevel=2)
+        y = t_agg * ns if self.strong_scaling else t_agg
+        cv = bool(self.crossvalidation) and m >= 3
+        if m == 2:
+            warnings.warn(f"{where}: only 2 distinct n: every hypothesis interpolates both points, so the "
+                          "choice follows Extra-P's hypothesis order, not the data", WorkbenchWarning, stacklevel=2)
+        res = _search(ns, y, I, J, cv, mtc)
+
+        k = res["chosen"]
+        self.hypothesis_ = PMNFHypothesis(0.0, 0.0) if k == 0 else PMNFHypothesis(float(I[k - 1]), float(J[k - 1]))
+        self.coefficients_ = (float(res["c0"][k]), float(res["c1"][k]))
+        self.smape_ = float(res["smape"][k])
+        self.cross_validated_ = cv
+        self.n_train_ = ns
+        self.t_train_ = t_agg
+        self.runs_ = runs
+        self.n_min_ = float(ns[0])
+        self.n_max_ = float(ns[-1])
+        self.floor_ = float(_FLOOR_REL * t_agg.min())
+        self.may_clip_ = self._may_clip()
+        self._candidates = (I, J, res)
+        self._table = None
+        return self
+
+    def _may_clip(self) -> bool:
+        """Whether ``c0 + c1 g(n) <= 0`` for some ``n >= 1`` (``g`` = the chosen term)."""
+        c0, c1 = self.coefficients_
+        h = self.hypothesis_
+        if h.is_constant or c1 == 0:
+            return c0 <= 0
+        if (h.i >= 0 and h.j >= 0) or (h.i <= 0 and h.j <= 0):
+            # g is monotone on (1, inf): the extremes of the model are its limits at the ends.
+            g1 = 1.0 if h.j == 0 else (0.0 if h.j > 0 else np.inf)
+            ginf = np.inf if (h.i > 0 or h.j > 0) else 0.0
+            ends = [c0 + c1 * g for g in (g1, ginf)]
+            return bool(min(ends) <= 0)
+        grid = np.geomspace(1.0 + 1e-9, 1e12, 4000)  # mixed signs: not monotone, look on a grid
+        return bool(np.any(c0 + c1 * h.evaluate(grid) <= 0))
+
+    # -- fitted state ------------------------------------------------------------------------------
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "hypothesis_")
+
+    def _check_fitted(self, where: str) -> None:
+        if not hasattr(self, "hypothesis_"):
+            raise NotFittedError(f"{where}: this {type(self).__name__} is not fitted yet; call fit(n, t) first")
+
+    @property
+    def hypotheses_(self) -> pd.DataFrame:
+        """All candidates with their fits and scores (see the class docstring); built lazily,
+        because a DataFrame costs more than the whole fit."""
+        self._check_fitted(f"{type(self).__name__}.hypotheses_")
+        if self._table is None:
+            I, J, res = self._candidates
+            chosen = np.zeros(I.size + 1, dtype=bool)
+            chosen[res["chosen"]] = True
+            ii = np.concatenate(([0.0], I))
+            jj = np.concatenate(([0.0], J))
+            self._table = pd.DataFrame({
+                "i": ii,
+                "j": jj,
+                "formula": [PMNFHypothesis(a, b).formula for a, b in zip(ii, jj)],
+                "c0": res["c0"],
+                "c1": res["c1"],
+                "rss": res["rss"],
+                "smape": res["smape"],
+                "contribution": res["contribution"],
+                "valid": res["valid"],
+                "eligible": res["eligible"],
+                "chosen": chosen,
+            })
+        return self._table
+
+    @property
+    def equation_(self) -> str:
+        """The fitted runtime model with its numbers (see the class docstring)."""
+        self._check_fitted(f"{type(self).__name__}.equation_")
+        c0, c1 = self.coefficients_
+        h = self.hypothesis_
+        body = f"{c0:.6g}" if h.is_constant else f"{c0:.6g} {'-' if c1 < 0 else '+'} {abs(c1):.6g} * {h.term}"
+        return f"t(n) = ({body}) / n" if self.strong_scaling else f"t(n) = {body}"
+
+    # -- predict ---------------------------------------------------------------------------------------
+    def cost(self, n) -> np.ndarray:
+        """The fitted model of Eq. (1) at ``n`` without clipping: the cost ``t * n`` if
+        ``strong_scaling``, else the runtime.  Same shape as ``n``."""
+        where = f"{type(self).__name__}.cost"
+        self._check_fitted(where)
+        return self._cost(self._check_n(n, where))
+
+    def _cost(self, n: np.ndarray) -> np.ndarray:
+        c0, c1 = self.coefficients_
+        if self.hypothesis_.is_constant:
+            return np.full(n.shape, c0)
+        return c0 + c1 * self.hypothesis_.evaluate(n)
+
+    def _check_n(self, n, where: str) -> np.ndarray:
+        try:
+            arr = np.asarray(n, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
+        flat = arr.reshape(-1)
+        require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (a processor count)", where)
+        if self.hypothesis_.j < 0:
+            require_valid(flat <= 1, flat, "n", "> 1 (the model has a negative power of log2(n))", where)
+        return arr
+
+    def predict(self, n) -> np.ndarray:
+        """Runtime at ``n`` processors in the unit of the fitted ``t``; same shape as ``n``.
+
+        Where the fitted model is not positive the result is ``floor_`` and a
+        :class:`~workbench.errors.WorkbenchWarning` names the first such position.
+        """
+        where = f"{type(self).__name__}.predict"
+        self._check_fitted(where)
+        n = self._check_n(n, where)
+        cost = self._cost(n)
+        t = cost / n if self.strong_scaling else cost
+        bad = ~(t > 0)
+        if np.any(bad):
+            k = int(np.flatnonzero(bad.reshape(-1))[0])
+            warnings.warn(
+                f"{where}: the fitted model {self.equation_} is <= 0 at n[{k}] = {n.reshape(-1)[k]:g} "
+                f"({int(bad.sum())} position(s)); returning floor_ = {self.floor_:.3g} there",
+                WorkbenchWarning, stacklevel=2)
+            t = np.where(bad, self.floor_, t)
+        return t

@@ -1,0 +1,296 @@
+"""The contract every n -> t strong-scaling model follows, and the five models under it.
+
+References (short keys used in this package):
+
+* [Amdahl67] G. Amdahl, "Validity of the single processor approach...", AFIPS 1967.
+* [USL] N. Gunther, *Guerrilla Capacity Planning*, 2007 (Universal Scalability Law).
+* [Downey97] A. Downey, "A model for speedup of parallel programs", 1997 (thesis Table 1).
+* [ADEPT] S. Deshmeh, PhD thesis, 2013, chapter 3 (envelope, biased fits, warnings).
+* [ExtraP] A. Calotoiu et al., SC13, and Extra-P 4.x: the performance model normal form.
+
+A *scaling model* is a scikit-learn estimator (parameters only in ``__init__``,
+``sklearn.base.clone`` works) with
+
+* ``fit(n, t)``: ``n`` allocations (processes, nodes, GPUs; >= 1, repeats allowed), ``t``
+  runtimes (> 0, any unit); returns ``self``;
+* ``predict(n)``: runtimes in the unit of ``t``;
+* ``predict_interval(n, level=0.8) -> (lower, upper)``: a central interval that holds
+  the actual runtime with probability ``level``, calibrated on real curves the model did not
+  see (:mod:`workbench.models.scaling.calibration`);
+* ``warnings_``: a list of :class:`ModelWarning` (``.kind``, ``.message``);
+* fitted attributes ending in ``_``; any use before ``fit`` raises
+  :class:`~workbench.errors.NotFittedError`.
+
+:data:`MODELS` maps a model's name to its class.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from workbench.errors import NotFittedError, ValidationError, WorkbenchError, WorkbenchWarning
+from workbench.models.adept import Adept
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _check_n, _observations
+from workbench.models.pmnf import PMNF
+
+__all__ = [
+    "MODELS",
+    "ModelWarning",
+    "ScalingModel",
+    "AmdahlScaling",
+    "USLScaling",
+    "DowneyLMScaling",
+    "AdeptScaling",
+    "PMNFScaling",
+    "allocation_medians",
+    "check_runs",
+    "check_targets",
+]
+
+
+@dataclass(frozen=True)
+class ModelWarning:
+    """Why a fit or a prediction deserves caution, as data.
+
+    ``kind`` is a short identifier (e.g. ``"retrograde-data"``), ``message`` says it in
+    words, ``targets`` the allocations it concerns (empty: all), ``suggested_n`` where a
+    measurement would help (or None)."""
+
+    kind: str
+    message: str
+    targets: tuple = ()
+    suggested_n: float | None = None
+
+
+def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct allocations (ascending) and the median runtime at each (repeats pooled)."""
+    alloc, inverse = np.unique(n, return_inverse=True)
+    order = np.lexsort((t, inverse))
+    counts = np.bincount(inverse)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    sorted_t = t[order]
+    lo = sorted_t[starts + (counts - 1) // 2]
+    hi = sorted_t[starts + counts // 2]
+    return alloc, (lo + hi) / 2.0
+
+
+def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Runs as float vectors: ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of
+    equal length, at >= ``min_points`` distinct allocations; else a ValidationError that
+    names the value and its position (or the allocations found)."""
+    n, t, _ = _observations(n, t, None, 1, where)
+    distinct = np.unique(n)
+    if distinct.size < min_points:
+        raise ValidationError(
+            f"{where}: needs runs at >= {min_points} distinct allocations (processes, nodes or GPUs), got "
+            f"{distinct.size} ({', '.join(f'{v:g}' for v in distinct)})")
+    return n, t
+
+
+def check_targets(n, where: str) -> np.ndarray:
+    """Target allocations as a float vector: finite and >= 1, else a ValidationError that
+    names the value and its position."""
+    arr = _check_n(n, where)
+    return np.atleast_1d(arr).astype(float).reshape(-1)
+
+
+class ScalingModel(BaseEstimator):
+    """Base class of the n -> t models: validation, fitted-state checks, the in-sample fit
+    error and calibrated intervals.  Subclasses implement ``_fit(n, t)`` and
+    ``_predict(n)`` (a float vector, NaN where the model refuses to predict), and may add
+    ``_fit_warnings()``."""
+
+    #: key in :data:`MODELS` and in the calibration table
+    name: ClassVar[str] = ""
+    #: fewest distinct allocations the model can be fitted on
+    min_points: ClassVar[int] = 3
+
+    def fit(self, n, t) -> ScalingModel:
+        """Fit on runs: ``n`` allocations (>= 1, repeats allowed), ``t`` runtimes (> 0)."""
+        n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
+        self.allocations_, self.medians_ = allocation_medians(n, t)
+        self.n_max_ = float(self.allocations_[-1])
+        start = time.perf_counter()
+        self._fit(n, t)
+        self.fit_time_s_ = time.perf_counter() - start
+        # in-sample misfit: RMS of log(prediction / median) over the allocations, a feature
+        # of the interval calibration (a model that cannot follow its own data extrapolates worse)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            resid = np.log(self._predict(self.allocations_) / self.medians_)
+        resid = resid[np.isfinite(resid)]
+        self.fit_error_ = float(np.sqrt(np.mean(resid**2))) if resid.size else float("nan")
+        self.warnings_ = list(self._fit_warnings())
+        return self
+
+    def _fit_warnings(self) -> list[ModelWarning]:
+        return []
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "fit_error_"):
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(n, t) first")
+
+    def predict(self, n) -> np.ndarray:
+        """Predicted runtimes at ``n`` (unit of the fitted ``t``); NaN where the model
+        refuses (ADEPT past an ambiguous last point)."""
+        self._check_fitted()
+        return np.asarray(self._predict(check_targets(n, f"{type(self).__name__}.predict")), float)
+
+    def interval_features(self, n) -> dict[str, np.ndarray]:
+        """What the interval calibration conditions on, per target: ``distance`` (log2 of
+        target / largest observed allocation), ``n_points`` (distinct allocations fitted)
+        and ``fit_error`` (in-sample RMS log residual)."""
+        self._check_fitted()
+        n = check_targets(n, f"{type(self).__name__}.interval_features")
+        return {
+            "distance": np.log2(n / self.n_max_),
+            "n_points": np.full(n.shape, float(self.allocations_.size)),
+            "fit_error": np.full(n.shape, self.fit_error_),
+        }
+
+    def predict_interval(self, n, level: float = 0.8, calibration=None) -> tuple[np.ndarray, np.ndarray]:
+        """Central ``level`` interval (lower, upper) of the runtime at ``n``: the prediction
+        times the calibrated quantiles of this model's error on unseen real curves
+        (:class:`~workbench.models.scaling.calibration.Calibration`; default: the table
+        shipped with the package)."""
+        from workbench.models.scaling.calibration import default_calibration
+
+        self._check_fitted()
+        pred = self.predict(n)
+        cal = calibration if calibration is not None else default_calibration()
+        return cal.interval(self.name, pred, self.interval_features(n), level)
+
+
+class AmdahlScaling(ScalingModel):
+    """[Amdahl67] ``T(n) = T1 (f + (1 - f) / n)``, fitted by exact non-negative least squares
+    on relative errors (:class:`~workbench.models.baselines.AmdahlModel`).  Two parameters:
+    it never predicts a slowdown, and cannot bend more than ``1/n`` allows."""
+
+    name = "amdahl"
+    min_points = 2
+
+    def _fit(self, n, t):
+        self.model_ = AmdahlModel().fit(n, t)
+        self.serial_fraction_ = self.model_.serial_fraction_
+
+    def _predict(self, n):
+        return self.model_._predict(n)
+
+
+class USLScaling(ScalingModel):
+    """[USL] ``T(n) = T1 (1 + alpha (n - 1) + beta n (n - 1)) / n``, exact NNLS fit
+    (:class:`~workbench.models.baselines.USLModel`): predicts a slowdown past its peak."""
+
+    name = "usl"
+
+    def _fit(self, n, t):
+        self.model_ = USLModel().fit(n, t)
+        self.alpha_, self.beta_, self.n_peak_ = self.model_.alpha_, self.model_.beta_, self.model_.n_peak_
+
+    def _predict(self, n):
+        return self.model_._predict(n)
+
+
+class DowneyLMScaling(ScalingModel):
+    """[Downey97] speedup model fitted by Levenberg-Marquardt with the time scale profiled
+    out (:class:`~workbench.models.baselines.DowneyLM`, ``units="fit"``)."""
+
+    name = "downey-lm"
+
+    def __init__(self, x0=(10.0, 2.0), max_nfev: int = 2000):
+        self.x0 = x0
+        self.max_nfev = max_nfev
+
+    def _fit(self, n, t):
+        self.model_ = DowneyLM(x0=self.x0, max_nfev=self.max_nfev).fit(n, t)
+        self.A_, self.sigma_ = self.model_.A_, self.model_.sigma_
+
+    def _predict(self, n):
+        return self.model_._predict(n)
+
+    def _fit_warnings(self):
+        return [ModelWarning("fit-note", note) for note in self.model_.result_.warnings]
+
+
+class AdeptScaling(ScalingModel):
+    """[ADEPT]: Downey's model with an envelope, one biased fit per target, anomaly handling
+    and the thesis' reliability warnings (:class:`~workbench.models.adept.Adept`).
+
+    ``warnings_`` holds ADEPT's own warnings (kinds of
+    :class:`~workbench.models.adept.AdeptWarning`) for the fitted allocations and the
+    targets predicted so far; :meth:`warnings_for` gives those of given targets."""
+
+    name = "adept"
+
+    def __init__(self, q: float = 2.0, delta: float = 0.05, saturation: str = "evidence"):
+        self.q = q
+        self.delta = delta
+        self.saturation = saturation
+
+    def _fit(self, n, t):
+        self.model_ = Adept(q=self.q, delta=self.delta, saturation=self.saturation, targets=np.unique(n)).fit(n, t)
+
+    def _predict(self, n):
+        return np.asarray(self.model_.predict(n), float)
+
+    def warnings_for(self, n) -> list[ModelWarning]:
+        """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole)."""
+        self._check_fitted()
+        n = check_targets(n, "AdeptScaling.warnings_for")
+        return [ModelWarning(w.kind, w.message, tuple(w.targets), w.suggested_n)
+                for w in self.model_.warnings_for(n) if not w.targets or set(w.targets) & set(n.tolist())]
+
+    def _fit_warnings(self):
+        return self.warnings_for(self.allocations_)
+
+
+class PMNFScaling(ScalingModel):
+    """[ExtraP] performance model normal form ``c0 + c1 n^i log2(n)^j`` on the cost
+    ``t n`` of a strong-scaling curve, hypothesis chosen by leave-one-out SMAPE
+    (:class:`~workbench.models.pmnf.PMNF`)."""
+
+    name = "pmnf"
+    min_points = 2
+
+    def _fit(self, n, t):
+        with warnings.catch_warnings():  # the 2-allocation note is the min_points case, by design
+            warnings.simplefilter("ignore", WorkbenchWarning)
+            self.model_ = PMNF().fit(n, t)
+        self.hypothesis_ = self.model_.hypothesis_
+
+    def _predict(self, n):
+        # where the fitted cost reaches zero (a negative c1) PMNF has no runtime to give:
+        # refuse (NaN) instead of PMNF's tiny floor value, which would read as a prediction
+        cost = self.model_.cost(n)
+        return np.where(cost > 0, cost / n, np.nan)
+
+    def _fit_warnings(self):
+        if self.model_.may_clip_:
+            return [ModelWarning("cost-reaches-zero",
+                                 f"the fitted cost {self.model_.equation_} decreases with n and reaches zero at "
+                                 "some larger allocation: no prediction is made there")]
+        return []
+
+
+#: Every n -> t model by name (``MODELS[name]()`` gives an unfitted estimator).
+MODELS: dict[str, type[ScalingModel]] = {
+    cls.name: cls for cls in (AmdahlScaling, USLScaling, DowneyLMScaling, AdeptScaling, PMNFScaling)
+}
+
+
+def fit_or_message(model: ScalingModel, n, t) -> str:
+    """Fit ``model`` in place; return "" on success or the reason it could not be fitted
+    (a model that cannot describe a curve is not an error of the caller)."""
+    try:
+        model.fit(n, t)
+    except WorkbenchError as exc:
+        return str(exc)
+    except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns
+        return f"{model.name} could not be fitted: {exc}"
+    return ""
+

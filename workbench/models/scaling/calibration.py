@@ -1,0 +1,255 @@
+"""Calibrated prediction intervals: how far off a scaling model is on curves it did not see.
+
+The error of a prediction is ``e = log(actual / predicted)``.  For every model, an
+:class:`ErrorModel` describes its distribution as a *location-scale* model learnt from real
+held-back runtimes (the scaling corpus, leave-one-source-out):
+
+    e = mu(x) + s(x) z,    mu(x) = a . [1, extrapolation],    log s(x) = b . [1, features(x)]
+
+where the features say how hard the prediction is (how far past the largest measured
+allocation, in doublings; whether the target lies inside the measured range; the model's
+in-sample misfit; how few allocations it saw; for the predictor also how much the models
+disagree and how well they predicted the curve's own largest allocations).  ``a`` is a
+weighted median regression (a robust bias correction), ``b`` the maximum-likelihood scale of
+a Laplace model (convex), and the distribution of the standardised errors ``z`` is kept as
+its empirical quantiles, so the tails are the data's, not a Gaussian's.  This is
+normalised split-conformal prediction: the quantiles of ``z`` are read on curves the scale
+model was not fitted to when :func:`fit_error_model` is given a separate calibration set.
+
+A :class:`Calibration` bundles one error model per model name, the corpus-wide
+cross-validation error per model (the predictor's prior), the predictor's combination
+temperature and its warning threshold; it is stored as JSON next to this module
+(``calibration.json``, numbers only, no data) and made by ``tools/scaling_benchmark.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy import optimize
+
+from workbench.errors import ValidationError
+
+__all__ = [
+    "CALIBRATION_PATH",
+    "FEATURES",
+    "PREDICTOR_FEATURES",
+    "PROBABILITIES",
+    "Calibration",
+    "ErrorModel",
+    "default_calibration",
+    "design_matrix",
+    "fit_error_model",
+    "miss_probability",
+]
+
+CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
+#: Features of a single model's error scale (see :func:`design_matrix`).
+FEATURES = ("extrapolation", "inside", "log_fit_error", "inv_points")
+#: The predictor's features: the single-model ones and two that only an ensemble has.
+PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error")
+#: Probabilities at which the standardised-error quantiles are stored.
+PROBABILITIES = tuple(np.round(np.concatenate([[0.005, 0.01, 0.025], np.arange(0.05, 0.951, 0.025),
+                                               [0.975, 0.99, 0.995]]), 4).tolist())
+# Floor added before taking logs of error-like features: a 1 % misfit is "no misfit".
+_FLOOR = 0.01
+
+
+def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
+    """Columns ``[1, names...]`` from raw features (``distance``, ``n_points``, ``fit_error``,
+    ``disagreement``, ``cv_error``; arrays of one length).  Missing or NaN error-like inputs
+    count as the floor (no evidence of a problem)."""
+    d = np.asarray(features["distance"], float)
+
+    def err(key):
+        v = np.asarray(features.get(key, np.zeros_like(d)), float) * np.ones_like(d)
+        return np.log(np.where(np.isfinite(v), v, 0.0) + _FLOOR)
+
+    columns = {
+        "extrapolation": np.maximum(d, 0.0),
+        "inside": (d <= 1e-9).astype(float),
+        "log_fit_error": err("fit_error"),
+        "inv_points": 1.0 / np.asarray(features["n_points"], float) * np.ones_like(d),
+        "log_disagreement": err("disagreement"),
+        "log_cv_error": err("cv_error"),
+    }
+    return np.column_stack([np.ones_like(d)] + [columns[k] for k in names])
+
+
+@dataclass(frozen=True)
+class ErrorModel:
+    """Location-scale model of ``e = log(actual / predicted)`` for one model (module
+    docstring).  ``location`` are the coefficients on ``[1, extrapolation]``, ``scale`` on
+    ``[1, features...]``; ``quantiles`` of the standardised error ``z`` at ``PROBABILITIES``;
+    ``n_records`` the held-back predictions it was learnt from."""
+
+    features: tuple[str, ...]
+    location: tuple[float, ...]
+    scale: tuple[float, ...]
+    quantiles: tuple[float, ...]
+    n_records: int
+
+    def _mu_s(self, features: dict) -> tuple[np.ndarray, np.ndarray]:
+        X = design_matrix(features, self.features)
+        mu = X[:, :2] @ np.asarray(self.location)
+        s = np.exp(np.clip(X @ np.asarray(self.scale), -12, 5))
+        return mu, s
+
+    def error_quantile(self, features: dict, p: float) -> np.ndarray:
+        """The ``p`` quantile of the log error at each target."""
+        mu, s = self._mu_s(features)
+        return mu + s * np.interp(p, PROBABILITIES, self.quantiles)
+
+    def error_cdf(self, features: dict, e) -> np.ndarray:
+        """P(log error <= e) at each target (clipped to the stored probability range)."""
+        mu, s = self._mu_s(features)
+        z = (np.asarray(e, float) - mu) / s
+        return np.interp(z, self.quantiles, PROBABILITIES)
+
+
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, probs) -> np.ndarray:
+    order = np.argsort(values)
+    v, w = values[order], weights[order]
+    cum = (np.cumsum(w) - 0.5 * w) / w.sum()
+    return np.interp(probs, cum, v)
+
+
+def fit_error_model(errors, features: dict, names: tuple[str, ...] = FEATURES, weights=None,
+                    ridge: float = 1e-3) -> ErrorModel:
+    """Learn an :class:`ErrorModel` from held-back log errors and their raw features.
+
+    ``weights`` (default 1) let every fitted curve count once whatever its number of targets.
+    ``ridge`` is a small L2 penalty on the scale coefficients (but the intercept) that keeps
+    them finite when a feature is constant in the data.
+    """
+    e = np.asarray(errors, float)
+    w = np.ones_like(e) if weights is None else np.asarray(weights, float)
+    ok = np.isfinite(e)
+    if ok.sum() < 20:
+        raise ValidationError(f"an error model needs at least 20 held-back predictions, got {int(ok.sum())}")
+    X = design_matrix(features, names)[ok]
+    e, w = e[ok], w[ok] / w[ok].mean()
+    # location: weighted least absolute deviations (a linear programme), robust to the tails
+    X_loc = X[:, :2]
+    k = X_loc.shape[1]
+    m = len(e)
+    # min sum w (u + v)  s.t.  X a + u - v = e,  u, v >= 0
+    res = optimize.linprog(
+        np.concatenate([np.zeros(k), w, w]),
+        A_eq=np.hstack([X_loc, np.eye(m), -np.eye(m)]), b_eq=e,
+        bounds=[(None, None)] * k + [(0, None)] * (2 * m), method="highs")
+    a = res.x[:k] if res.success else np.array([np.median(e), 0.0])
+    r = np.abs(e - X_loc @ a) + 1e-6
+
+    # scale: Laplace negative log-likelihood sum w (|r| exp(-Xb) + Xb), convex in b
+    def nll(b):
+        eta = np.clip(X @ b, -30, 30)
+        q = r * np.exp(-eta)
+        pen = ridge * np.sum(b[1:] ** 2)
+        grad = X.T @ (w * (1.0 - q)) + np.concatenate([[0.0], 2 * ridge * b[1:]])
+        return float(np.sum(w * (q + eta)) + pen), grad
+
+    b0 = np.zeros(X.shape[1])
+    b0[0] = np.log(np.average(r, weights=w))
+    b = optimize.minimize(nll, b0, jac=True, method="L-BFGS-B").x
+    z = (e - X_loc @ a) / np.exp(X @ b)
+    q = _weighted_quantiles(z, w, PROBABILITIES)
+    return ErrorModel(tuple(names), tuple(map(float, a)), tuple(map(float, b)), tuple(map(float, q)), int(m))
+
+
+def miss_probability(error_model: ErrorModel, features: dict, miss: float = 0.30) -> np.ndarray:
+    """Calibrated probability that a prediction misses by more than ``miss`` (relative error
+    ``|pred - actual| / actual``): ``e < -log(1 + miss)`` or ``e > -log(1 - miss)``."""
+    low = error_model.error_cdf(features, -np.log1p(miss))
+    high = 1.0 - error_model.error_cdf(features, -np.log1p(-miss))
+    return np.clip(low + high, 0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Everything the scaling models and the predictor learnt from real curves.
+
+    ``error_models``: model name -> :class:`ErrorModel` (``"predictor"`` for
+    :class:`~workbench.models.scaling.ScalingPredictor`).  ``cv_prior``: model name -> the
+    corpus median of the model's leave-largest-out log error (used for a model the curve
+    at hand is too short to cross-validate).  ``penalty``: model name -> what the predictor
+    adds to the model's cross-validation error before the softmin (learnt: how much worse
+    than its one-step cross-validation the model extrapolates across the corpus).
+    ``cv_weight``: how much the curve's own cross-validation error counts against the
+    penalty.  ``temperature``: the predictor's softmin temperature.  ``risk_threshold``: the predictor warns when
+    the calibrated probability of a > 30 % miss reaches it.  ``provenance``: how the
+    numbers were made.
+    """
+
+    error_models: dict
+    cv_prior: dict
+    temperature: float
+    risk_threshold: float
+    penalty: dict = field(default_factory=dict)
+    cv_weight: float = 1.0
+    provenance: dict = field(default_factory=dict)
+
+    def error_model(self, model: str) -> ErrorModel:
+        try:
+            return self.error_models[model]
+        except KeyError:
+            raise ValidationError(
+                f"no interval calibration for model {model!r}; calibrated: {', '.join(sorted(self.error_models))}"
+            ) from None
+
+    def interval(self, model: str, prediction, features: dict, level: float = 0.8):
+        """(lower, upper): the central ``level`` interval around ``prediction``."""
+        level = check_level(level)
+        em = self.error_model(model)
+        p = np.asarray(prediction, float)
+        lo = p * np.exp(em.error_quantile(features, (1 - level) / 2))
+        hi = p * np.exp(em.error_quantile(features, (1 + level) / 2))
+        # the location corrects a model's typical bias, which can move a narrow interval past
+        # the model's own prediction; a reader expects the point inside its interval, and
+        # widening to it only adds coverage
+        return np.fmin(lo, p), np.fmax(hi, p)
+
+    # ---------------------------------------------------------------- storage
+    def to_json(self, path: str | Path) -> None:
+        data = {
+            "error_models": {k: asdict(v) for k, v in self.error_models.items()},
+            "cv_prior": self.cv_prior, "temperature": self.temperature,
+            "risk_threshold": self.risk_threshold, "penalty": self.penalty, "cv_weight": self.cv_weight,
+            "provenance": self.provenance,
+            "probabilities": list(PROBABILITIES),
+        }
+        Path(path).write_text(json.dumps(data, indent=1) + "\n")
+
+    @classmethod
+    def from_json(cls, path: str | Path) -> Calibration:
+        data = json.loads(Path(path).read_text())
+        if tuple(data.get("probabilities", ())) != PROBABILITIES:
+            raise ValidationError(f"{path}: calibration made for other probability levels; rebuild it")
+        models = {k: ErrorModel(**{**v, "features": tuple(v["features"]), "location": tuple(v["location"]),
+                                   "scale": tuple(v["scale"]), "quantiles": tuple(v["quantiles"])})
+                  for k, v in data["error_models"].items()}
+        return cls(models, data["cv_prior"], data["temperature"], data["risk_threshold"], data.get("penalty", {}),
+                   data.get("cv_weight", 1.0), data.get("provenance", {}))
+
+
+def check_level(level) -> float:
+    """An interval level in (0, 0.99], else a ValidationError."""
+    try:
+        value = float(level)
+    except (TypeError, ValueError):
+        raise ValidationError(f"interval level must be a number in (0, 0.99], got {level!r}") from None
+    if not 0 < value <= 0.99:
+        raise ValidationError(f"interval level must be in (0, 0.99] (e.g. 0.8 for 80 %), got {level!r}")
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def default_calibration() -> Calibration:
+    """The calibration shipped with the package (``calibration.json``)."""
+    if not CALIBRATION_PATH.exists():
+        raise ValidationError(f"the interval calibration {CALIBRATION_PATH} is missing; run tools/scaling_benchmark.py")
+    return Calibration.from_json(CALIBRATION_PATH)

@@ -1,0 +1,374 @@
+"""ScalingPredictor: every scaling model, weighted by how well it extrapolates this curve,
+with calibrated intervals and warnings that were measured as a classifier.
+
+How it predicts (all parameters learnt on real curves, :mod:`.calibration`):
+
+1. fit every model of :data:`~workbench.models.scaling.MODELS` on all runs;
+2. *extrapolation-oriented cross-validation*: refit each model without the largest
+   allocation (and, from 4 allocations on, without the two largest) and score its
+   predictions of the left-out allocations, as a user extrapolates: the mean absolute log
+   error is the model's ``cv_error``.  A model the curve is too short to cross-validate
+   gets its corpus-wide median (``Calibration.cv_prior``);
+3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` says how
+   much worse a model extrapolates across the corpus and ``g`` how much the curve's own
+   cross-validation counts (all learnt on the corpus, every source counting equally, and
+   evaluated leave-one-source-out; ``Calibration``); the prediction is the weighted geometric
+   mean of the models' predictions (models that refuse a target drop out of it);
+4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, which also
+   knows how much the models disagree and how well they predicted this curve's largest
+   allocations;
+5. warnings: one kind per reason to doubt, and ``warned`` when the calibrated probability of
+   missing by more than 30 % reaches ``Calibration.risk_threshold`` (chosen on the corpus so
+   that 90 % of such misses are flagged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+
+from workbench.errors import NotFittedError, ValidationError
+from workbench.models.scaling.base import (
+    MODELS,
+    ModelWarning,
+    allocation_medians,
+    check_runs,
+    check_targets,
+    fit_or_message,
+)
+from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
+
+__all__ = ["ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "softmin_weights", "weighted_cv_error"]
+
+PREDICT_FRAME_COLUMNS = ["n", "prediction", "lower", "upper", "model", "warned", "warnings"]
+
+#: Per-target warning kinds of the predictor and what triggers them.
+WARNING_KINDS = {
+    "high-risk": "calibrated probability of missing by more than 30 % at or above the threshold",
+    "far-extrapolation": "target more than 4x the largest measured allocation",
+    "models-disagree": "the models' predictions spread by more than 25 % (log standard deviation)",
+    "cv-miss": "left out, the largest allocation(s) of this curve were mispredicted by more than 15 %",
+    "poor-fit": "the chosen model misses its own data by more than 10 % (RMS)",
+    "retrograde-data": "the measured runtime grows by more than 5 % from one allocation to a larger one",
+    "few-allocations": "only 3 distinct allocations measured",
+    "no-model-fits": "no model could be fitted to these data",
+}
+_FAR, _DISAGREE, _CV_MISS, _POOR_FIT, _RETRO = 2.0, 0.25, 0.15, 0.10, 0.05
+# a penalty this large (log-error units) leaves a model out of the combination
+_EXCLUDED = 20.0
+
+
+def softmin_weights(cv_error: np.ndarray, prior: np.ndarray, temperature: float, penalty=None,
+                    cv_weight: float = 1.0) -> np.ndarray:
+    """Weights ``exp(-(cv_weight cv + penalty) / temperature)`` over models (axis 0), normalised.
+
+    ``cv_error``: the models' cross-validation errors on this curve (models, or models x
+    curves); NaN (not cross-validated) is replaced by ``prior``, the model's corpus median
+    (a NaN prior too: the worst error of the others).  ``penalty`` (per model, default 0): how
+    much worse than its cross-validation error a model extrapolates on the corpus.  An
+    infinite temperature gives equal weights."""
+    cv = np.asarray(cv_error, float)
+    shape = (-1,) + (1,) * (cv.ndim - 1)
+    prior = np.asarray(prior, float).reshape(shape)
+    cv = np.where(np.isfinite(cv), cv, prior)
+    if cv.size == 0:
+        return cv
+    worst = np.nanmax(np.where(np.isfinite(cv), cv, -np.inf), axis=0)
+    cv = np.where(np.isfinite(cv), cv, np.where(np.isfinite(worst), worst, 0.0))
+    cv = cv_weight * cv
+    if penalty is not None:
+        cv = cv + np.asarray(penalty, float).reshape(shape)
+    w = np.exp(-(cv - cv.min(axis=0)) / max(float(temperature), 1e-9))
+    return w / w.sum(axis=0)
+
+
+def combine(P: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weighted geometric mean of the models' predictions ``P`` (models x targets) with
+    ``weights`` (per model, or models x targets); models with no (or a non-positive)
+    prediction at a target drop out of it.  Returns the prediction, the weighted standard
+    deviation of the log predictions (disagreement) and the index of the largest-weight
+    model per target (-1 where no model predicts)."""
+    usable = np.isfinite(P) & (P > 0)
+    weights = np.asarray(weights, float)
+    w = (weights if weights.ndim == 2 else weights[:, None]) * usable
+    total = w.sum(axis=0)
+    ok = total > 0
+    w = w / np.where(ok, total, 1.0)
+    logP = np.log(np.where(usable, P, 1.0))
+    mean = (w * logP).sum(axis=0)
+    spread = np.sqrt((w * (logP - mean) ** 2).sum(axis=0))
+    best = np.where(ok, np.argmax(w, axis=0), -1)
+    return np.where(ok, np.exp(mean), np.nan), spread, best
+
+
+def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray | float:
+    """The weighted mean (over axis 0, the models) of the cross-validation errors of the
+    models that have one; NaN where none was cross-validated."""
+    have = np.isfinite(cv_error)
+    w = np.where(have, weights, 0.0)
+    total = w.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(total > 0, (w * np.where(have, cv_error, 0.0)).sum(axis=0) / total, np.nan)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+class ScalingPredictor(BaseEstimator):
+    """Predict runtimes at new allocations from a strong-scaling curve, with calibrated
+    intervals and measured warnings (module docstring).
+
+    Parameters
+    ----------
+    models : names in :data:`~workbench.models.scaling.MODELS` to combine.
+    calibration : a :class:`~.calibration.Calibration`; None uses the table shipped with
+        the package (made from the scaling corpus by ``tools/scaling_benchmark.py``).
+
+    Fitted attributes
+    -----------------
+    members_ : dict name -> fitted model (the models that could be fitted).
+    failures_ : dict name -> why a model could not be fitted.
+    cv_ : DataFrame of the cross-validation: model, train_max_n, n, actual, prediction,
+        log_error (``log(actual / prediction)``).
+    cv_error_ : dict name -> mean absolute log error in ``cv_`` (NaN: not cross-validated,
+        because the curve is too short or the calibration leaves the model out of the
+        combination).
+    weights_ : dict name -> combination weight (sums to 1).
+    combined_cv_error_ : the weighted mean of the models' ``cv_error_`` (a feature of the
+        interval: a curve whose largest allocations were mispredicted is less predictable).
+    allocations_, medians_ : distinct allocations and the median runtime at each.
+    warnings_ : list of :class:`~workbench.models.scaling.ModelWarning` about the data.
+    """
+
+    def __init__(self, models=tuple(MODELS), calibration=None):
+        self.models = models
+        self.calibration = calibration
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, n, t) -> ScalingPredictor:
+        """Fit on runs (``n`` allocations >= 1 with repeats allowed, ``t`` runtimes > 0)."""
+        names = tuple(self.models)
+        unknown = [m for m in names if m not in MODELS]
+        if unknown or not names:
+            raise ValidationError(f"ScalingPredictor: unknown model(s) {unknown}; choose from {', '.join(MODELS)}")
+        n, t = check_runs(n, t, 3, "ScalingPredictor.fit")
+        self.allocations_, self.medians_ = allocation_medians(n, t)
+        self.n_max_ = float(self.allocations_[-1])
+        self.members_, self.failures_ = {}, {}
+        for name in names:
+            model = MODELS[name]()
+            message = fit_or_message(model, n, t)
+            if message:
+                self.failures_[name] = message
+            else:
+                self.members_[name] = model
+        # a model the calibration leaves out of the combination gets no weight whatever its
+        # cross-validation says: skip the refits (ADEPT's are most of the predictor's time)
+        excluded = self._calibration().penalty
+        self.cv_ = self._cross_validate(n, t, [m for m in names if excluded.get(m, 0.0) < _EXCLUDED])
+        self.cv_error_ = {name: float(g["log_error"].abs().mean()) if len(g) else float("nan")
+                          for name, g in self.cv_.groupby("model")}
+        for name in names:
+            self.cv_error_.setdefault(name, float("nan"))
+        self.weights_ = self._weights()
+        names = list(self.weights_)
+        self.combined_cv_error_ = weighted_cv_error(np.array([self.weights_[m] for m in names]),
+                                                    np.array([self.cv_error_[m] for m in names]))
+        self.warnings_ = self._data_warnings()
+        return self
+
+    def _cross_validate(self, n, t, names) -> pd.DataFrame:
+        alloc, med = self.allocations_, self.medians_
+        rows = []
+        for held in range(1, min(2, alloc.size - 2) + 1):
+            cut = alloc[-held - 1]
+            train = n <= cut
+            test_n, test_t = alloc[-held:], med[-held:]
+            for name in names:
+                model = MODELS[name]()
+                if np.unique(n[train]).size < model.min_points or fit_or_message(model, n[train], t[train]):
+                    continue
+                pred = model.predict(test_n)
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    err = np.log(test_t / pred)
+                rows += [{"model": name, "train_max_n": cut, "n": a, "actual": b, "prediction": p, "log_error": e}
+                         for a, b, p, e in zip(test_n, test_t, pred, err) if np.isfinite(e)]
+        return pd.DataFrame(rows, columns=["model", "train_max_n", "n", "actual", "prediction", "log_error"])
+
+    def _calibration(self):
+        return self.calibration if self.calibration is not None else default_calibration()
+
+    def _weights(self) -> dict[str, float]:
+        cal = self._calibration()
+        names = list(self.members_)
+        cv = np.array([self.cv_error_[m] for m in names])
+        prior = np.array([cal.cv_prior.get(m, np.nan) for m in names])
+        penalty = np.array([cal.penalty.get(m, 0.0) for m in names])
+        w = softmin_weights(cv, prior, cal.temperature, penalty, cal.cv_weight)
+        w = np.where(w < 1e-12, 0.0, w)  # an excluded model weighs nothing, not 1e-200
+        return dict(zip(names, (w / w.sum()).tolist()))
+
+    def _check_fitted(self):
+        if not hasattr(self, "weights_"):
+            raise NotFittedError("ScalingPredictor is not fitted yet; call fit(n, t) first")
+
+    # ------------------------------------------------------------- predicting
+    def member_predictions(self, n) -> pd.DataFrame:
+        """Every fitted model's prediction at ``n``: rows = models, columns = targets."""
+        self._check_fitted()
+        n = check_targets(n, "ScalingPredictor.member_predictions")
+        data = {name: model.predict(n) for name, model in self.members_.items()}
+        return pd.DataFrame(data, index=n).T
+
+    def _combine(self, n):
+        """Combined prediction, log spread of the models and the chosen model per target."""
+        names = list(self.members_)
+        if not names:
+            return np.full(n.size, np.nan), np.zeros(n.size), np.full(n.size, "", dtype=object)
+        P = self.member_predictions(n).to_numpy(float)
+        pred, spread, best = combine(P, np.array([self.weights_[m] for m in names]))
+        chosen = np.where(best >= 0, np.array(names, dtype=object)[np.maximum(best, 0)], "")
+        return pred, spread, chosen
+
+    def interval_features(self, n) -> dict[str, np.ndarray]:
+        """Features of the predictor's error model per target (see :mod:`.calibration`)."""
+        self._check_fitted()
+        n = check_targets(n, "ScalingPredictor.interval_features")
+        return self._features(n, *self._combine(n)[1:])
+
+    def _features(self, n, spread, chosen) -> dict[str, np.ndarray]:
+        return {
+            "distance": np.log2(n / self.n_max_),
+            "n_points": np.full(n.shape, float(self.allocations_.size)),
+            "fit_error": np.array([self.members_[c].fit_error_ if c else np.nan for c in chosen]),
+            "disagreement": spread,
+            "cv_error": np.full(n.shape, self.combined_cv_error_),
+        }
+
+    def predict(self, n) -> np.ndarray:
+        """Combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits."""
+        self._check_fitted()
+        return self._combine(check_targets(n, "ScalingPredictor.predict"))[0]
+
+    def predict_interval(self, n, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
+        """Calibrated central ``level`` interval (lower, upper) at ``n``."""
+        frame = self.predict_frame(n, level)
+        return frame["lower"].to_numpy(), frame["upper"].to_numpy()
+
+    def predict_frame(self, targets, level: float = 0.8) -> pd.DataFrame:
+        """One row per target: ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated
+        ``level`` interval; runtimes in the unit of the fitted ``t``), ``model`` (the model
+        with the largest weight, "" when none fits), ``warned`` (bool) and ``warnings``
+        (tuple of kinds, :data:`WARNING_KINDS`).  ``frame.attrs["messages"]`` maps each kind
+        that occurs to a sentence with the numbers; ``attrs["weights"]`` the model weights.
+        Never raises for data no model can fit: those rows have NaN predictions and the
+        kind ``"no-model-fits"``."""
+        self._check_fitted()
+        level = check_level(level)
+        n = check_targets(targets, "ScalingPredictor.predict_frame")
+        cal = self._calibration()
+        pred, spread, chosen = self._combine(n)
+        features = self._features(n, spread, chosen)
+        em = cal.error_model("predictor")
+        lower, upper = cal.interval("predictor", pred, features, level)
+        risk = miss_probability(em, features)
+        kinds, messages = self._target_warnings(n, pred, spread, chosen, features, risk, cal.risk_threshold)
+        frame = pd.DataFrame({
+            "n": n, "prediction": pred, "lower": lower, "upper": upper, "model": chosen,
+            "warned": [("high-risk" in k) or ("no-model-fits" in k) for k in kinds], "warnings": kinds,
+        }, columns=PREDICT_FRAME_COLUMNS)
+        frame.attrs["messages"] = messages
+        frame.attrs["weights"] = dict(self.weights_)
+        frame.attrs["miss_probability"] = risk
+        return frame
+
+    def _target_warnings(self, n, pred, spread, chosen, features, risk, threshold):
+        messages: dict[str, str] = {}
+        data_kinds = [w.kind for w in self.warnings_]
+        for w in self.warnings_:
+            messages[w.kind] = w.message
+        kinds = []
+        for i, target in enumerate(n):
+            k = list(data_kinds)
+            if not np.isfinite(pred[i]):
+                k = ["no-model-fits"] + k
+                messages["no-model-fits"] = "no model could be fitted to these data: " + "; ".join(
+                    f"{m}: {why}" for m, why in self.failures_.items()) if self.failures_ else (
+                    "every model refused to predict here (e.g. past a declining last point)")
+                kinds.append(tuple(k))
+                continue
+            if risk[i] >= threshold:
+                k.insert(0, "high-risk")
+                messages["high-risk"] = (
+                    f"a miss of more than 30 % is likely enough to warn (calibrated probability {risk.max():.0%} at "
+                    f"worst, threshold {threshold:.0%}): treat the interval, not the point, as the answer")
+            if features["distance"][i] > _FAR:
+                k.append("far-extrapolation")
+                messages["far-extrapolation"] = (
+                    f"predicting up to {n.max() / self.n_max_:.3g}x the largest measured allocation "
+                    f"({self.n_max_:g}); measure closer to the target to narrow the interval")
+            if spread[i] > _DISAGREE:
+                k.append("models-disagree")
+                messages["models-disagree"] = (
+                    f"the models disagree (spread of their predictions up to {np.expm1(spread.max()):.0%}): "
+                    "the data do not decide between their shapes")
+            if features["cv_error"][i] > _CV_MISS:
+                k.append("cv-miss")
+                messages["cv-miss"] = (
+                    f"predicting this curve's own largest allocation(s) from the smaller ones missed by "
+                    f"{np.expm1(features['cv_error'][i]):.0%} on average")
+            if np.isfinite(features["fit_error"][i]) and features["fit_error"][i] > _POOR_FIT:
+                k.append("poor-fit")
+                messages["poor-fit"] = (
+                    f"the chosen model ({chosen[i]}) misses its own data by {features['fit_error'][i]:.0%} (RMS): "
+                    "the curve has a shape the model cannot follow")
+            kinds.append(tuple(k))
+        return kinds, messages
+
+    def _data_warnings(self) -> list[ModelWarning]:
+        out = []
+        alloc, med = self.allocations_, self.medians_
+        rise = med[1:] / med[:-1] - 1
+        bad = np.flatnonzero(rise > _RETRO)
+        if bad.size:
+            pairs = ", ".join(f"{alloc[i]:g} -> {alloc[i + 1]:g} (+{rise[i]:.0%})" for i in bad)
+            out.append(ModelWarning(
+                "retrograde-data",
+                f"the runtime grows with the allocation between {pairs}: the code slows down at scale; "
+                "models that cannot represent a slowdown (Amdahl, ADEPT) will be optimistic beyond it"))
+        if alloc.size == 3:
+            out.append(ModelWarning(
+                "few-allocations",
+                "only 3 allocations measured: just one model shape can be cross-validated; a 4th allocation "
+                "would let the predictor check the others", suggested_n=float(2 * alloc[-1])))
+        return out
+
+    # ------------------------------------------------------- where to measure
+    def measurement_value(self, target: float, candidates=None, level: float = 0.8) -> pd.DataFrame:
+        """Where to measure next: for each candidate allocation, the interval at ``target``
+        expected after measuring there (the predictor refitted with the candidate's current
+        prediction added as a run).  Columns ``n``, ``width_ratio`` (upper / lower at the
+        target, after), ``narrowing`` (fraction of today's log width removed); sorted best
+        first.  Default candidates: powers of two between the largest measured allocation and the
+        target (or the target itself when none lies between).  Measuring at the target
+        always narrows its interval most; the question is how close one must get."""
+        self._check_fitted()
+        target = float(check_targets([target], "ScalingPredictor.measurement_value")[0])
+        now = self.predict_frame([target], level).iloc[0]
+        if candidates is None:
+            top = self.n_max_
+            powers = 2.0 ** np.arange(np.ceil(np.log2(top + 1)), np.floor(np.log2(target)) + 1)
+            between = powers[(powers > top) & (powers < target)]
+            candidates = between if between.size else np.array([target])
+        cand = check_targets(candidates, "ScalingPredictor.measurement_value")
+        base_n, base_t = self.allocations_, self.medians_
+        rows = []
+        for m in cand:
+            guess = self.predict([m])[0]
+            if not np.isfinite(guess):
+                continue
+            after = clone(self).fit(np.append(base_n, m), np.append(base_t, guess)).predict_frame([target], level)
+            width = float(after["upper"].iloc[0] / after["lower"].iloc[0])
+            rows.append({"n": float(m), "width_ratio": width,
+                         "narrowing": 1 - np.log(width) / np.log(now["upper"] / now["lower"])})
+        frame = pd.DataFrame(rows, columns=["n", "width_ratio", "narrowing"])
+        return frame.sort_values("width_ratio", kind="stable").reset_index(drop=True)

@@ -1,0 +1,415 @@
+"""Figures and tables of the scaling predictor (:mod:`workbench.models.scaling`).
+
+Every function takes a *fitted* :class:`~workbench.models.scaling.ScalingPredictor` (or
+tables of the scaling benchmark) plus plain arrays and returns data (a ``DataFrame``), a
+:class:`plotly.graph_objects.Figure` or an HTML string; nothing here touches a widget.
+
+:func:`prediction_figure` keeps the same traces in the same order whatever the data (a
+model that is not drawn or could not be fitted is an invisible, empty trace), so a
+dashboard can update a live ``FigureWidget`` in place
+(:func:`workbench.ui.common.update_figure_widget`).  Runtimes are in seconds, the
+allocation ``n`` in ``unit`` (processes, nodes or GPUs).
+
+Reading the benchmark tables: ``bench/results/scaling_curves.csv`` (written by
+``tools/scaling_benchmark.py``) holds :func:`~workbench.evaluation.scaling_benchmark.leaderboard`
+per (curve, fold, model), and ``scaling_leaderboard.csv`` the same per model over all curves.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from workbench.errors import ValidationError
+from workbench.models.scaling import MODELS, WARNING_KINDS
+from workbench.models.scaling.calibration import default_calibration
+
+__all__ = [
+    "GRID_POINTS",
+    "MODEL_LABELS",
+    "PREDICTOR",
+    "allocation_grid",
+    "format_leaderboard",
+    "format_seconds",
+    "holdout_frame",
+    "measure_next_html",
+    "prediction_curves",
+    "prediction_figure",
+    "prediction_title",
+    "protocol_figure",
+    "warnings_html",
+    "weights_frame",
+    "weights_html",
+]
+
+#: Allocations on the drawn curves (log-spaced; ADEPT costs ~2 ms per new allocation).
+GRID_POINTS = 48
+PREDICTOR = "predictor"
+#: Display name of each model with the short reference key of :mod:`workbench.models.scaling.base`.
+MODEL_LABELS = {
+    "amdahl": "Amdahl [Amdahl67]",
+    "usl": "USL [USL]",
+    "downey-lm": "Downey LM [Downey97]",
+    "adept": "ADEPT [ADEPT]",
+    "pmnf": "PMNF [ExtraP]",
+    PREDICTOR: "predictor (weighted)",
+}
+_COLORS = {
+    "amdahl": "#ff7f0e", "usl": "#2ca02c", "downey-lm": "#9467bd", "adept": "#8c564b", "pmnf": "#e377c2",
+    PREDICTOR: "#1f77b4", "observed": "#111111", "held": "#d62728",
+}
+
+
+def _rgba(color: str, alpha: float) -> str:
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def format_seconds(t: float) -> str:
+    """A runtime in seconds with 3 significant digits, and in minutes or hours when long."""
+    if not np.isfinite(t):
+        return "–"
+    text = f"{t:.3g} s"
+    if t >= 3600:
+        text += f" (≈ {t / 3600:.3g} h)"
+    elif t >= 120:
+        text += f" (≈ {t / 60:.3g} min)"
+    return text
+
+
+def _pair(values, name: str) -> tuple[np.ndarray, np.ndarray]:
+    if values is None:
+        return np.zeros(0), np.zeros(0)
+    try:
+        n, t = values
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name} must be a pair (n, t) of arrays") from None
+    n, t = np.asarray(n, float).ravel(), np.asarray(t, float).ravel()
+    if n.shape != t.shape:
+        raise ValidationError(f"{name}: n has {n.size} values but t has {t.size}")
+    return n, t
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def allocation_grid(n_min: float, n_max: float, points: int = GRID_POINTS) -> np.ndarray:
+    """``points`` log-spaced allocations from ``n_min`` to ``n_max``, rounded to 4
+    significant digits (nearby grids share allocations, which ADEPT caches)."""
+    grid = np.geomspace(max(float(n_min), 1.0), max(float(n_max), float(n_min), 1.0), points)
+    step = 10.0 ** (np.floor(np.log10(grid)) - 3)
+    return np.unique(np.round(grid / step) * step)
+
+
+def prediction_curves(predictor, grid, level: float = 0.8) -> pd.DataFrame:
+    """Every fitted model's and the predictor's prediction and calibrated ``level``
+    interval on ``grid``: columns ``model`` (a name of ``MODELS`` or ``"predictor"``),
+    ``n``, ``prediction``, ``lower``, ``upper`` (NaN where a model refuses)."""
+    grid = np.asarray(grid, float)
+    frame = predictor.predict_frame(grid, level)
+    parts = [pd.DataFrame({"model": PREDICTOR, "n": grid, "prediction": frame["prediction"].to_numpy(float),
+                           "lower": frame["lower"].to_numpy(float), "upper": frame["upper"].to_numpy(float)})]
+    cal = predictor.calibration if predictor.calibration is not None else default_calibration()
+    for name, model in predictor.members_.items():
+        lower, upper = model.predict_interval(grid, level, calibration=cal)
+        parts.append(pd.DataFrame({"model": name, "n": grid, "prediction": model.predict(grid),
+                                   "lower": lower, "upper": upper}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def weights_frame(predictor) -> pd.DataFrame:
+    """One row per model of the predictor: ``model`` (name), ``label`` (with its reference
+    key), ``weight`` (combination weight, 0 when not fitted), ``cv_error`` (mean absolute
+    log error predicting this curve's own largest allocation(s), NaN: too short),
+    ``status`` ("fitted", "fitted, drawn only" when its weight is negligible, or why it could
+    not be fitted)."""
+    rows = []
+    for name in predictor.models:
+        weight = float(predictor.weights_.get(name, 0.0))
+        status = ("fitted" if weight >= 1e-3 else "fitted, drawn only (weight < 0.1 %)") if name in predictor.members_ \
+            else predictor.failures_.get(name, "not fitted")
+        rows.append({"model": name, "label": MODEL_LABELS.get(name, name), "weight": weight,
+                     "cv_error": float(predictor.cv_error_.get(name, np.nan)), "status": status})
+    return pd.DataFrame(rows, columns=["model", "label", "weight", "cv_error", "status"])
+
+
+def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
+    """The predictor against runs it did not see: one row per held-back allocation with
+    ``n``, ``actual`` (median runtime there), ``prediction``, ``lower``, ``upper``,
+    ``error_pct`` (|prediction - actual| / actual, %), ``inside`` (actual in the interval)
+    and ``warned``."""
+    n, t = _pair(held_back, "held_back")
+    columns = ["n", "actual", "prediction", "lower", "upper", "error_pct", "inside", "warned"]
+    if n.size == 0:
+        return pd.DataFrame(columns=columns)
+    actual = pd.Series(t).groupby(n).median()
+    frame = predictor.predict_frame(actual.index.to_numpy(float), level)
+    a = actual.to_numpy(float)
+    return pd.DataFrame({
+        "n": frame["n"], "actual": a, "prediction": frame["prediction"], "lower": frame["lower"],
+        "upper": frame["upper"], "error_pct": 100 * np.abs(frame["prediction"] - a) / a,
+        "inside": (frame["lower"] <= a) & (a <= frame["upper"]), "warned": frame["warned"],
+    })[columns]
+
+
+def prediction_title(row, unit: str = "processes", level: float = 0.8) -> str:
+    """``"at n = X <unit>: T s (80 % interval L – U s)"`` for a row of ``predict_frame``."""
+    n = float(row["n"])
+    if not np.isfinite(row["prediction"]):
+        return f"at n = {n:g} {unit}: no model predicts here"
+    return (f"at n = {n:g} {unit}: {format_seconds(row['prediction'])} "
+            f"({100 * level:.0f} % interval {row['lower']:.3g} – {row['upper']:.3g} s)")
+
+
+def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
+    """The warning kinds of the first row of a ``predict_frame`` result, each in words
+    (``frame.attrs["messages"]``), as an HTML list (a green note when there are none); with
+    ``predictor``, the single models' own notes (``warnings_``) in a collapsed list below."""
+    row = frame.iloc[0]
+    kinds = list(row["warnings"])
+    messages = frame.attrs.get("messages", {})
+    if not kinds:
+        text = "<div style='color:#1b5e20'>No warning for this target.</div>"
+    else:
+        head = ("<b style='color:#b71c1c'>Warned</b>: do not trust the point, use the interval"
+                if row["warned"] else "<b>Notes</b> (not a warning of a likely miss)")
+        text = head + "<ul style='margin:2px 0'>" + "".join(
+            f"<li><code>{html.escape(k)}</code>: {html.escape(messages.get(k, WARNING_KINDS.get(k, '')))}</li>"
+            for k in kinds) + "</ul>"
+    notes = [(name, w) for name, m in (predictor.members_.items() if predictor is not None else ())
+             for w in m.warnings_]
+    if notes:
+        text += (f"<details><summary>the single models' own notes ({len(notes)})</summary><ul style='margin:2px 0'>"
+                 + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
+                           f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
+    return f"<div style='font-size:13px'>{text}</div>"
+
+
+def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes", rows: int = 5) -> str:
+    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`:
+    the best allocation in words and the ``rows`` best candidates as a small table (with the
+    run's cost in ``unit``-hours when ``frame`` has a ``cost`` column: n x predicted seconds)."""
+    head = "<b>Where to measure next</b>"
+    if frame.empty:
+        return f"<div style='font-size:13px'>{head}: no candidate allocation</div>"
+    best = frame.iloc[0]
+    top = frame.head(rows)
+    table = pd.DataFrame({"measure at n": top["n"], "interval width after (×)": top["width_ratio"],
+                          "narrowing %": (100 * top["narrowing"]).round(0)})
+    if "cost" in top.columns:
+        single = {"processes": "process", "nodes": "node", "gpus": "GPU"}.get(unit, unit)
+        table[f"cost of the run ({single}-hours)"] = top["cost"].to_numpy(float) / 3600
+    body = table.to_html(index=False, border=0, float_format=lambda v: f"{v:.3g}", classes="wb-table")
+    return (f"<div style='font-size:13px'>{head}: a run at n = {best['n']:g} {html.escape(unit)} would narrow the "
+            f"interval at n = {target:g} by about {100 * best['narrowing']:.0f} % (to ×{best['width_ratio']:.2f}, "
+            f"upper / lower).<div style='font-size:12px'>{body}</div></div>")
+
+
+# -------------------------------------------------------------------------- figures
+
+
+def _band(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Closed polygon of an interval band, dropping allocations without a finite interval."""
+    ok = np.isfinite(lower) & np.isfinite(upper) & (lower > 0)
+    x, lower, upper = x[ok], lower[ok], upper[ok]
+    return np.concatenate([x, x[::-1]]), np.concatenate([upper, lower[::-1]])
+
+
+def _y_range(runs: Sequence[np.ndarray], bands: Sequence[np.ndarray], clip: float = 20.0) -> list[float]:
+    """log10 y range holding the runs and the bands, the bands cut at ``clip`` times beyond
+    the runs (an interval spanning decades must not squash the data into a line)."""
+    def finite(values):
+        v = np.concatenate([np.asarray(a, float).ravel() for a in values] or [np.zeros(0)])
+        return v[np.isfinite(v) & (v > 0)]
+
+    t, b = finite(runs), finite(bands)
+    if t.size == 0 and b.size == 0:
+        return [0.0, 1.0]
+    lo = t.min() if t.size else b.min()
+    hi = t.max() if t.size else b.max()
+    if b.size:
+        lo, hi = max(min(lo, b.min()), lo / clip), min(max(hi, b.max()), hi * clip)
+    return [float(np.log10(lo / 1.5)), float(np.log10(hi * 1.5))]
+
+
+def prediction_figure(
+    predictor,
+    target: float,
+    *,
+    level: float = 0.8,
+    observed=None,
+    held_back=None,
+    models: Sequence[str] | None = None,
+    unit: str = "processes",
+    curves: pd.DataFrame | None = None,
+    grid=None,
+    target_frame: pd.DataFrame | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Runtime vs allocation (log-log) with every model's prediction and the predictor's.
+
+    Traces, always in this order (``2 len(MODELS) + 7``):
+
+    * per model of :data:`~workbench.models.scaling.MODELS`: its ``level`` interval band
+      (light, ``"<label> band"``) and its prediction (``"<label> (w = 12 %)"``); invisible and
+      empty when the model is not in ``models`` (default: all) or could not be fitted;
+    * the predictor's band (highlighted) and prediction;
+    * ``observed``: the runs used to fit, ``held_back``: runs not used ("actual"), both
+      pairs (n, t) with repeats as separate points;
+    * the target allocation: a vertical line, the predictor's interval there (a segment with
+      caps: an error bar that need not contain the point, since the calibrated interval
+      corrects the models' typical bias) and its prediction (a star).
+
+    ``curves`` (:func:`prediction_curves`) and ``target_frame`` (``predict_frame([target])``)
+    may be passed when already computed; ``grid`` defaults to :func:`allocation_grid` from
+    the smallest run to 16x the largest (or the target).  The y range follows the runs and
+    predictor's band (cut at 20x beyond the runs), so a huge interval does not squash the runs.
+    """
+    n_obs, t_obs = _pair(observed, "observed")
+    n_held, t_held = _pair(held_back, "held_back")
+    target = float(target)
+    if curves is None:
+        if grid is None:
+            n_all = np.concatenate([n_obs, n_held, predictor.allocations_])
+            grid = allocation_grid(n_all.min(), max(16 * n_all.max(), target))
+        curves = prediction_curves(predictor, grid, level)
+    row = (target_frame if target_frame is not None else predictor.predict_frame([target], level)).iloc[0]
+    shown = set(MODELS if models is None else models)
+    weights = predictor.weights_
+    data = []
+    for name in [*MODELS, PREDICTOR]:
+        c = curves[curves["model"] == name]
+        x, lo, up, pred = (c[k].to_numpy(float) for k in ("n", "lower", "upper", "prediction"))
+        is_pred = name == PREDICTOR
+        visible = is_pred or (name in shown and len(c) > 0)
+        bx, by = _band(x, lo, up) if visible else (np.zeros(0), np.zeros(0))
+        color = _COLORS.get(name, "#7f7f7f")
+        label = MODEL_LABELS.get(name, name)
+        data.append(go.Scatter(
+            x=bx, y=by, name=f"{label} band", fill="toself", mode="lines", line=dict(width=0),
+            fillcolor=_rgba(color, 0.22 if is_pred else 0.07), hoverinfo="skip", showlegend=False,
+            legendgroup=name, visible=visible))
+        wtext = "" if is_pred else f" (w = {100 * weights.get(name, 0.0):.0f} %)"
+        data.append(go.Scatter(
+            x=x if visible else [], y=pred if visible else [], name=label + wtext, mode="lines", legendgroup=name,
+            line=dict(color=color, width=3.5 if is_pred else 1.5, dash=None if is_pred else "dot"),
+            hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>t = %{{y:.4g}} s<extra></extra>", visible=visible))
+    data.append(go.Scatter(
+        x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
+        marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
+        hovertemplate="observed<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
+    data.append(go.Scatter(
+        x=n_held, y=t_held, name="held back (actual)", mode="markers",
+        marker=dict(color="white", size=9, symbol="diamond", line=dict(color=_COLORS["held"], width=2)),
+        hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
+    pred_band = curves[curves["model"] == PREDICTOR]
+    yr = _y_range([t_obs, t_held], [pred_band["lower"], pred_band["upper"], [row["lower"], row["upper"]]])
+    data.append(go.Scatter(
+        x=[target, target], y=[10 ** yr[0], 10 ** yr[1]], name="target", mode="lines", showlegend=False,
+        line=dict(color=_COLORS[PREDICTOR], width=1, dash="dash"), hoverinfo="skip"))
+    p, lo, up = (float(row[k]) for k in ("prediction", "lower", "upper"))
+    ok = np.isfinite(p)
+    # the interval as an error bar: a segment with caps (not error_y, which needs the point
+    # inside the interval; the calibrated interval corrects a bias and may lie beside it)
+    data.append(go.Scatter(
+        x=[target, target] if ok else [], y=[lo, up] if ok else [], name=f"{100 * level:.0f} % interval at the target",
+        mode="lines+markers", line=dict(color=_COLORS[PREDICTOR], width=3),
+        marker=dict(symbol="line-ew-open", size=16, color=_COLORS[PREDICTOR], line=dict(width=3)),
+        hovertemplate=f"target n = {target:g}<br>{100 * level:.0f} % interval {lo:.4g} – {up:.4g} s<extra></extra>"))
+    data.append(go.Scatter(
+        x=[target] if ok else [], y=[p] if ok else [], name="prediction at the target", mode="markers",
+        marker=dict(color=_COLORS[PREDICTOR], size=14, symbol="star", line=dict(color="white", width=1)),
+        hovertemplate="target n = %{x:g}<br>prediction %{y:.4g} s<extra></extra>"))
+    fig = go.Figure(data=data)
+    x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
+    head = title if title is not None else prediction_title(row, unit, level)
+    if bool(row["warned"]):
+        head += " ⚠ warned"
+    fig.update_layout(
+        title=dict(text=head, font=dict(size=16)), height=480, margin=dict(l=60, r=20, t=60, b=50),
+        xaxis=dict(type="log", title=f"allocation n ({unit})",
+                   range=[float(np.log10(x_all.min() / 1.3)), float(np.log10(x_all.max() * 1.3))]),
+        yaxis=dict(type="log", title="runtime [s]", range=yr),
+        legend=dict(font=dict(size=11), itemsizing="constant"), hovermode="closest", template="plotly_white",
+    )
+    return fig
+
+
+def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go.Figure:
+    """One curve of a curve table (:mod:`workbench.io.curves`) as the scaling benchmark sees
+    it under ``protocol`` (``k3``, ``k4``, ``spread``,
+    :func:`~workbench.evaluation.scaling_benchmark.protocol_split`): the predictor fitted on
+    the measured allocations, the others held back, the target its largest predicted
+    allocation; drawn by :func:`prediction_figure` (a placeholder when the curve is too short)."""
+    from workbench.evaluation.scaling_benchmark import protocol_split
+    from workbench.models.scaling import ScalingPredictor
+
+    if runs.empty:
+        raise ValidationError("protocol_figure: the curve has no runs")
+    curve_id = str(runs["curve_id"].iloc[0])
+    n, t = runs["n"].to_numpy(float), runs["time_s"].to_numpy(float)
+    split = protocol_split(np.unique(n), protocol)
+    if split is None:
+        fig = go.Figure()
+        fig.update_layout(title_text=f"{curve_id} is too short for protocol {protocol}", height=300,
+                          xaxis=dict(visible=False), yaxis=dict(visible=False))
+        return fig
+    keep = np.isin(n, split[0])
+    predictor = ScalingPredictor().fit(n[keep], t[keep])
+    unit = str(runs["unit"].iloc[0]) if "unit" in runs.columns else "processes"
+    fig = prediction_figure(predictor, float(split[1].max()), level=level, observed=(n[keep], t[keep]),
+                            held_back=(n[~keep], t[~keep]), unit=unit, grid=allocation_grid(n.min(), 2 * n.max()))
+    fig.update_layout(title_text=f"{curve_id}, protocol {protocol}: {fig.layout.title.text}", height=420)
+    return fig
+
+
+# ------------------------------------------------------------------------ benchmark
+
+#: Columns of the per-curve benchmark file (``leaderboard(..., by=("curve_id", "fold", "model"))``).
+def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
+    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at
+    the target) highlighted."""
+    rows = []
+    for r in frame.itertuples(index=False):
+        style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
+        cv = "–" if not np.isfinite(r.cv_error) else f"{100 * np.expm1(r.cv_error):.0f} %"
+        mark = " ◀ chosen" if r.model == chosen else ""
+        rows.append(f"<tr style='{style}'><td>{html.escape(r.label)}{mark}</td><td>{100 * r.weight:.0f} %</td>"
+                    f"<td>{cv}</td><td>{html.escape(r.status[:90])}</td></tr>")
+    head = "<tr><th>model</th><th>weight</th><th>own-curve CV miss</th><th>status</th></tr>"
+    return ("<div style='font-size:12px'><b>Model weights</b><table class='wb-table' style='border-collapse:collapse'>"
+            "<style>.wb-table td,.wb-table th{padding:1px 8px;text-align:left}</style>"
+            f"{head}{''.join(rows)}</table></div>")
+
+
+_SHARES = ("within_10", "within_20", "coverage", "warned_share", "miss_recall", "good_silent")
+_BOARD_NAMES = {
+    "model": "model", "curves": "curves", "predictions": "predictions", "refused": "refused",
+    "median_pa": "median PA", "within_10": "within 10 %", "within_20": "within 20 %", "coverage": "interval coverage",
+    "median_width": "median width (upper/lower)", "warned_share": "warned", "miss_recall": "misses > 30 % warned",
+    "good_silent": "silent when ≤ 30 %", "fit_ms": "fit [ms]",
+}
+
+
+def format_leaderboard(frame: pd.DataFrame, approximate: Sequence[str] = ()) -> pd.DataFrame:
+    """Leaderboard rows for display: shares in %, PA in %, widths as ``1.23x``; columns
+    named in words, those in ``approximate`` marked with ``≈``."""
+    out = pd.DataFrame(index=frame.index)
+    for col, name in _BOARD_NAMES.items():
+        if col not in frame.columns:
+            continue
+        v = frame[col]
+        if col in _SHARES:
+            v = v.map(lambda x: "–" if pd.isna(x) else f"{100 * x:.0f} %")
+        elif col == "median_pa":
+            v = v.map(lambda x: "–" if pd.isna(x) else f"{x:.1f} %")
+        elif col == "median_width":
+            v = v.map(lambda x: "–" if pd.isna(x) else f"{x:.2f}x")
+        elif col == "fit_ms":
+            v = v.map(lambda x: "–" if pd.isna(x) else f"{x:.1f}")
+        out[name + (" ≈" if col in approximate else "")] = v
+    return out
