@@ -42,7 +42,14 @@ from workbench.models.scaling.calibration import (
     fit_error_model,
     miss_probability,
 )
-from workbench.models.scaling.predictor import WARNING_KINDS, combine, softmin_weights, weighted_cv_error
+from workbench.models.scaling.predictor import (
+    WARNING_KINDS,
+    combine,
+    is_warned,
+    softmin_weights,
+    warning_kinds,
+    weighted_cv_error,
+)
 
 __all__ = [
     "PROTOCOLS",
@@ -277,29 +284,12 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
     f = _features(comb)
     comb["lower"], comb["upper"] = calibration.interval("predictor", comb["prediction"].to_numpy(float), f, level)
     comb["miss_probability"] = miss_probability(em, f, MISS)
-    comb["warnings"] = _predictor_kinds(comb, calibration.risk_threshold)
-    comb["warned"] = [("high-risk" in k) or ("no-model-fits" in k) for k in comb["warnings"]]
+    comb["warnings"] = warning_kinds(comb["prediction"], comb["miss_probability"], calibration.risk_threshold,
+                                     list(comb["data_warnings"]), comb["distance"], comb["disagreement"],
+                                     comb["cv_error"], comb["fit_error"])
+    comb["warned"] = [is_warned(k) for k in comb["warnings"]]
     parts.append(comb)
     return pd.concat(parts, ignore_index=True)
-
-
-def _predictor_kinds(comb: pd.DataFrame, threshold: float) -> list[tuple]:
-    """The predictor's warning kinds per row, by the rules of
-    :meth:`~workbench.models.scaling.ScalingPredictor.predict_frame` (thresholds shared)."""
-    from workbench.models.scaling import predictor as rules
-
-    out = []
-    for row in comb.itertuples(index=False):
-        if not np.isfinite(row.prediction):
-            out.append(("no-model-fits",))
-            continue
-        k = (["high-risk"] if row.miss_probability >= threshold else []) + list(row.data_warnings)
-        k += ["far-extrapolation"] * bool(row.distance > rules._FAR)
-        k += ["models-disagree"] * bool(row.disagreement > rules._DISAGREE)
-        k += ["cv-miss"] * bool(np.isfinite(row.cv_error) and row.cv_error > rules._CV_MISS)
-        k += ["poor-fit"] * bool(np.isfinite(row.fit_error) and row.fit_error > rules._POOR_FIT)
-        out.append(tuple(k))
-    return out
 
 
 def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bool = True) -> pd.DataFrame:

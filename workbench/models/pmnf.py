@@ -128,7 +128,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import NotFittedError, ValidationError, WorkbenchWarning
-from workbench.validation import require_valid
+from workbench.validation import as_vector, require_valid
 
 __all__ = [
     "PMNF",
@@ -246,15 +246,11 @@ def _loo_index(m: int) -> np.ndarray:
 
 
 def _vector(x, name: str, where: str) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{where}: {name} must be numeric, got {x!r} ({exc})") from None
-    if arr.ndim == 2 and arr.shape[1] == 1:  # a scikit-learn style column X
-        arr = arr[:, 0]
-    if arr.ndim > 1:
-        raise ValidationError(f"{where}: {name} must be one-dimensional, got shape {arr.shape}")
-    return arr.reshape(-1)
+    """:func:`~workbench.validation.as_vector`, also taking a scikit-learn style column X."""
+    arr = np.asarray(x, dtype=object)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        x = arr[:, 0]
+    return as_vector(x, name, where)
 
 
 def _aggregate(n: np.ndarray, t: np.ndarray, measure: str):

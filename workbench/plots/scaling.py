@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from workbench.errors import ValidationError
 from workbench.models.scaling import MODELS, WARNING_KINDS
 from workbench.models.scaling.calibration import default_calibration
+from workbench.plots.adept import _pair
 
 __all__ = [
     "GRID_POINTS",
@@ -79,22 +80,6 @@ def format_seconds(t: float) -> str:
     elif t >= 120:
         text += f" (≈ {t / 60:.3g} min)"
     return text
-
-
-def _pair(values, name: str) -> tuple[np.ndarray, np.ndarray]:
-    if values is None:
-        return np.zeros(0), np.zeros(0)
-    try:
-        n, t = values
-    except (TypeError, ValueError):
-        raise ValidationError(f"{name} must be a pair (n, t) of arrays") from None
-    n, t = np.asarray(n, float).ravel(), np.asarray(t, float).ravel()
-    if n.shape != t.shape:
-        raise ValidationError(f"{name}: n has {n.size} values but t has {t.size}")
-    return n, t
-
-
-# ----------------------------------------------------------------------------- data
 
 
 def allocation_grid(n_min: float, n_max: float, points: int = GRID_POINTS) -> np.ndarray:

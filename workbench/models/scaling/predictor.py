@@ -39,7 +39,10 @@ from workbench.models.scaling.base import (
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
 
-__all__ = ["ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "softmin_weights", "weighted_cv_error"]
+__all__ = [
+    "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "is_warned", "softmin_weights",
+    "warning_kinds", "weighted_cv_error",
+]
 
 PREDICT_FRAME_COLUMNS = ["n", "prediction", "lower", "upper", "model", "warned", "warnings"]
 
@@ -111,6 +114,38 @@ def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray |
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(total > 0, (w * np.where(have, cv_error, 0.0)).sum(axis=0) / total, np.nan)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, distance, disagreement,
+                  cv_error, fit_error) -> list[tuple[str, ...]]:
+    """The predictor's warning kinds per target (:data:`WARNING_KINDS`), in display order.
+
+    ``data_kinds`` holds the data warnings per target (one sequence for all targets, or
+    one per target); the other arguments are arrays over the targets.  A target without
+    a prediction gets ``"no-model-fits"`` and the data kinds only.  Shared by
+    :meth:`ScalingPredictor.predict_frame` and the benchmark, so that what is measured is
+    what users get."""
+    pred = np.asarray(prediction, float)
+    per_target = len(data_kinds) == pred.size and all(isinstance(k, (tuple, list)) for k in data_kinds)
+    rules = (("far-extrapolation", np.asarray(distance, float) > _FAR),
+             ("models-disagree", np.asarray(disagreement, float) > _DISAGREE),
+             ("cv-miss", np.asarray(cv_error, float) > _CV_MISS),  # NaN compares False
+             ("poor-fit", np.asarray(fit_error, float) > _POOR_FIT))
+    risky = np.asarray(miss_probability, float) >= threshold
+    out = []
+    for i in range(pred.size):
+        data = list(data_kinds[i] if per_target else data_kinds)
+        if not np.isfinite(pred[i]):
+            out.append(tuple(["no-model-fits"] + data))
+            continue
+        out.append(tuple(["high-risk"] * bool(risky[i]) + data + [kind for kind, fired in rules if fired[i]]))
+    return out
+
+
+def is_warned(kinds: tuple[str, ...]) -> bool:
+    """The combined flag: the calibrated miss probability reached the threshold, or there is
+    no prediction at all."""
+    return "high-risk" in kinds or "no-model-fits" in kinds
 
 
 class ScalingPredictor(BaseEstimator):
@@ -271,58 +306,50 @@ class ScalingPredictor(BaseEstimator):
         em = cal.error_model("predictor")
         lower, upper = cal.interval("predictor", pred, features, level)
         risk = miss_probability(em, features)
-        kinds, messages = self._target_warnings(n, pred, spread, chosen, features, risk, cal.risk_threshold)
+        kinds = warning_kinds(pred, risk, cal.risk_threshold, [w.kind for w in self.warnings_], features["distance"],
+                              spread, features["cv_error"], features["fit_error"])
+        messages = self._messages(kinds, n, spread, chosen, features, risk, cal.risk_threshold)
         frame = pd.DataFrame({
             "n": n, "prediction": pred, "lower": lower, "upper": upper, "model": chosen,
-            "warned": [("high-risk" in k) or ("no-model-fits" in k) for k in kinds], "warnings": kinds,
+            "warned": [is_warned(k) for k in kinds], "warnings": kinds,
         }, columns=PREDICT_FRAME_COLUMNS)
         frame.attrs["messages"] = messages
         frame.attrs["weights"] = dict(self.weights_)
         frame.attrs["miss_probability"] = risk
         return frame
 
-    def _target_warnings(self, n, pred, spread, chosen, features, risk, threshold):
-        messages: dict[str, str] = {}
-        data_kinds = [w.kind for w in self.warnings_]
-        for w in self.warnings_:
-            messages[w.kind] = w.message
-        kinds = []
-        for i, target in enumerate(n):
-            k = list(data_kinds)
-            if not np.isfinite(pred[i]):
-                k = ["no-model-fits"] + k
-                messages["no-model-fits"] = "no model could be fitted to these data: " + "; ".join(
-                    f"{m}: {why}" for m, why in self.failures_.items()) if self.failures_ else (
-                    "every model refused to predict here (e.g. past a declining last point)")
-                kinds.append(tuple(k))
-                continue
-            if risk[i] >= threshold:
-                k.insert(0, "high-risk")
-                messages["high-risk"] = (
-                    f"a miss of more than 30 % is likely enough to warn (calibrated probability {risk.max():.0%} at "
-                    f"worst, threshold {threshold:.0%}): treat the interval, not the point, as the answer")
-            if features["distance"][i] > _FAR:
-                k.append("far-extrapolation")
-                messages["far-extrapolation"] = (
-                    f"predicting up to {n.max() / self.n_max_:.3g}x the largest measured allocation "
-                    f"({self.n_max_:g}); measure closer to the target to narrow the interval")
-            if spread[i] > _DISAGREE:
-                k.append("models-disagree")
-                messages["models-disagree"] = (
-                    f"the models disagree (spread of their predictions up to {np.expm1(spread.max()):.0%}): "
-                    "the data do not decide between their shapes")
-            if features["cv_error"][i] > _CV_MISS:
-                k.append("cv-miss")
-                messages["cv-miss"] = (
-                    f"predicting this curve's own largest allocation(s) from the smaller ones missed by "
-                    f"{np.expm1(features['cv_error'][i]):.0%} on average")
-            if np.isfinite(features["fit_error"][i]) and features["fit_error"][i] > _POOR_FIT:
-                k.append("poor-fit")
-                messages["poor-fit"] = (
-                    f"the chosen model ({chosen[i]}) misses its own data by {features['fit_error'][i]:.0%} (RMS): "
-                    "the curve has a shape the model cannot follow")
-            kinds.append(tuple(k))
-        return kinds, messages
+    def _messages(self, kinds, n, spread, chosen, features, risk, threshold) -> dict[str, str]:
+        """Each warning kind that occurs, in words with the numbers of the worst target."""
+        messages = {w.kind: w.message for w in self.warnings_}
+        occurring = {k for ks in kinds for k in ks}
+        where = {kind: [i for i, ks in enumerate(kinds) if kind in ks] for kind in occurring}
+        if "no-model-fits" in occurring:
+            messages["no-model-fits"] = ("no model could be fitted to these data: " + "; ".join(
+                f"{m}: {why}" for m, why in self.failures_.items()) if self.failures_ else
+                "every model refused to predict here (e.g. past a declining last point)")
+        if "high-risk" in occurring:
+            messages["high-risk"] = (
+                f"a miss of more than 30 % is likely enough to warn (calibrated probability {risk.max():.0%} at "
+                f"worst, threshold {threshold:.0%}): treat the interval, not the point, as the answer")
+        if "far-extrapolation" in occurring:
+            messages["far-extrapolation"] = (
+                f"predicting up to {n.max() / self.n_max_:.3g}x the largest measured allocation "
+                f"({self.n_max_:g}); measure closer to the target to narrow the interval")
+        if "models-disagree" in occurring:
+            messages["models-disagree"] = (
+                f"the models disagree (spread of their predictions up to {np.expm1(spread.max()):.0%}): "
+                "the data do not decide between their shapes")
+        if "cv-miss" in occurring:
+            i = where["cv-miss"][0]
+            messages["cv-miss"] = (
+                f"predicting this curve's own largest allocation(s) from the smaller ones missed by "
+                f"{np.expm1(features['cv_error'][i]):.0%} on average")
+        if "poor-fit" in occurring:
+            i = where["poor-fit"][0]
+            messages["poor-fit"] = (
+                f"the chosen model ({chosen[i]}) misses its own data by {features['fit_error'][i]:.0%} (RMS): "
+                "the curve has a shape the model cannot follow")
+        return messages
 
     def _data_warnings(self) -> list[ModelWarning]:
         out = []
