@@ -417,7 +417,6 @@ def dashboard(monkeypatch, tmp_path):
 
     monkeypatch.setenv(MIRROR_ENV, str(tmp_path / "missing"))  # runs without the mirror
     d = comm_regression_dashboard()
-    d.show_static()
     return d
 
 

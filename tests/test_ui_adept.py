@@ -124,7 +124,7 @@ def test_adept_dashboard_reacts_to_its_controls(no_mirror):
 
     before = _ys(d.figure)
     d.view.value = "runtime"
-    assert _changed(before, d.figure) and d.figure.layout.yaxis.type == "log"
+    assert _changed(before, d.figure) and d.figure.figure.layout.yaxis.type == "log"
     before = _ys(d.figure)
     d.units.value = "paper"
     assert d.model.units == "paper" and _changed(before, d.figure)
@@ -221,8 +221,22 @@ def test_base_candidates_same_benchmark_only(no_mirror):
     assert base_candidates(curves, ("other", "large", "default placement")) == []
 
 
-def test_cross_size_dashboard_says_when_no_base_exists(monkeypatch, data_mirror):
+def test_cross_size_works_on_the_real_pi_cluster_logs(monkeypatch, data_mirror):
     monkeypatch.setenv(MIRROR_ENV, str(data_mirror))
     d = CrossSizeDashboard()
-    d.picker.source.value = "npb-pi-cluster"  # one multi-point class per benchmark
-    assert "no base size" in _error(d.messages)
+    assert "two problem sizes" in d.needs.value  # said before the user tries
+    d.picker.source.value = "npb-pi-cluster-merged"
+    assert not _error(d.messages)
+    # NPB ep class F (8, 16 observed; 64 held back) from class D on 4..64 processes
+    assert d.picker.curve_key[:2] == ("ep", "F") and d.base.value[:2] == ("ep", "D")
+    assert list(d.picker.held_back[0]) == [64.0]
+    assert np.isfinite(d.model.predict([64.0])).all() and "ratio R" in d.figure.figure.layout.title.text
+
+
+def test_cross_size_says_what_it_needs_for_data_without_two_sizes(no_mirror):
+    d = CrossSizeDashboard()
+    before = d.picker.source.value
+    one_class = b"benchmark,problem_class,processes,time_s\nx,A,1,10\nx,A,2,5.2\nx,A,4,2.9\nx,A,8,1.7\n"
+    assert not d.picker.load_files([("one_class.csv", one_class)])
+    assert "no curve this dashboard can use" in _error(d.messages) and "two problem sizes" in _error(d.messages)
+    assert d.picker.source.value == before  # the previous data stay, with their figure

@@ -49,7 +49,6 @@ def no_mirror(monkeypatch, tmp_path):
 @pytest.fixture
 def dash(no_mirror):
     d = CommMLDashboard(per_rank=per_rank_sweep())
-    d.show_static()
     return d
 
 

@@ -15,6 +15,7 @@ from workbench.ui.common import (
     ERROR_CLASS,
     MAIN_FIGURE_CLASS,
     PRIMARY_SLIDER_CLASS,
+    STALE_CLASS,
     figure_widget,
     message_panel,
     rounded,
@@ -133,7 +134,7 @@ def test_update_figure_widget_updates_in_place_or_replaces():
     fw = figure_widget(go.Figure(go.Scatter(x=[1, 2], y=[1, 2], name="a")), primary=True)
     assert MAIN_FIGURE_CLASS in fw._dom_classes
     update_figure_widget(fw, go.Figure(go.Scatter(x=[1, 2, 3], y=[3, 2, 1], name="b"), layout=dict(title="t")))
-    assert list(fw.data[0].y) == [3, 2, 1] and fw.data[0].name == "b" and fw.layout.title.text == "t"
+    assert list(fw.data[0].y) == [3, 2, 1] and fw.data[0].name == "b" and fw.figure.layout.title.text == "t"
     update_figure_widget(fw, go.Figure([go.Bar(x=[1], y=[2]), go.Scatter(x=[1], y=[1])]))
     assert [t.type for t in fw.data] == ["bar", "scatter"]
 
@@ -144,11 +145,22 @@ def test_update_figure_widget_sends_nothing_for_an_identical_figure_with_gaps():
 
     fw = figure_widget(gappy(3.0))
     sent = []
-    fw.observe(lambda change: change["new"] is not None and sent.append(change["name"]), names=["_py2js_update"])
+    fw.observe(lambda change: sent.append(change["name"]), names=["outputs"])
     update_figure_widget(fw, gappy(3.0))
-    assert sent == []  # NaN == NaN here, unlike plotly's own comparison
+    assert sent == [] and fw.revision == 1  # NaN == NaN here, unlike plotly's own comparison
     update_figure_widget(fw, gappy(4.0))
-    assert sent == ["_py2js_update"] and fw.data[0].y[-1] == 4.0
+    assert sent == ["outputs"] and fw.data[0].y[-1] == 4.0 and fw.revision == 2
+    shown = fw.outputs[0]["data"]["application/vnd.plotly.v1+json"]
+    assert shown["layout"]["meta"] == {"wb_revision": 2}
+
+
+def test_a_stale_figure_says_so_until_the_next_update():
+    fw = figure_widget(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))
+    fw.mark_stale("the upload failed; fix the file and upload it again")
+    assert STALE_CLASS in fw._dom_classes and fw.data == ()
+    assert fw.figure.layout.title.text == "Out of date: the upload failed; fix the file and upload it again"
+    update_figure_widget(fw, go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))
+    assert STALE_CLASS not in fw._dom_classes and len(fw.data) == 1 and fw.revision == 3
 
 
 # ----------------------------------------------------------------------------- explorer
@@ -163,16 +175,16 @@ def test_explorer_wiring():
     A, sigma, n_max = d.parameters()
     assert A == 112.2 and n_max == default_n_max(112.2, 2)
     assert d.n_max.value == n_max and d.n_max.disabled
-    assert "A = 112.2" in d.figure.layout.title.text
+    assert "A = 112.2" in d.figure.figure.layout.title.text
     assert f"{downey.max_useful_allocation(112.2, 2):.4g}" in d.readout.value
     d.sigma.value = 0.5
-    assert "low variance" in d.readout.value and "low variance" in d.figure.layout.title.text
+    assert "low variance" in d.readout.value and "low variance" in d.figure.figure.layout.title.text
     d.auto_range.value = False
     d.n_max.value = 50
     assert d.parameters()[2] == 50 and not d.n_max.disabled
     assert max(d.figure.data[2].x) == 50
     d.log_x.value = False
-    assert d.figure.layout.xaxis.type == "linear"
+    assert d.figure.figure.layout.xaxis.type == "linear"
     assert d.messages.value == ""
 
 

@@ -11,7 +11,7 @@ import pytest
 from workbench.errors import MeasurementError, ValidationError
 from workbench.evaluation.fim import KMEANS_FEATURES
 from workbench.ui import fim_dashboard as fd
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.ui.common import ERROR_CLASS, FIGURE_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
 from workbench.ui.fim_dashboard import MAX_ITER, FiMDashboard, read_runs_upload, synthetic_kmeans_runs
 
 
@@ -51,7 +51,7 @@ def test_dashboard_follows_the_convention(dash):
     assert not _error(dash.messages), dash.messages.value
     assert not _error(dash.notes), dash.notes.value
     assert PRIMARY_SLIDER_CLASS in dash.tau._dom_classes and MAIN_FIGURE_CLASS in dash.figure._dom_classes
-    assert dash.figure.layout.title.text.startswith("Algorithm 1")
+    assert dash.figure.figure.layout.title.text.startswith("Algorithm 1")
     assert all(not c.continuous_update for c in (dash.alpha, dash.tau, dash.epsilon, dash.max_iter))
     fim = dash.experiment.models[dash.fim_name]
     assert dash.alpha.value == pytest.approx(fim.alpha_)  # alpha used starts at the calibrated alpha
@@ -62,18 +62,15 @@ def test_dashboard_follows_the_convention(dash):
 
 
 
-def test_static_panels_wait_until_the_browser_has_drawn_the_live_figures(dash):
-    outputs = (dash.parity_out, dash.table4_out, dash.surface_out, dash.heatmap_out, dash.occupancy_out)
-    assert not dash.static_shown and all(out.outputs == () for out in outputs)
-    # what the browser sends after drawing a FigureWidget: its trace defaults
-    dash.figure._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}
-    assert not dash.static_shown  # the prediction figure is not drawn yet
-    dash.prediction._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}
-    assert dash.static_shown
-    assert all("application/vnd.plotly.v1+json" in out.outputs[0]["data"] for out in outputs)
-    dash.variable.value = "stall_cycles"  # from now on every change is sent at once
+def test_every_panel_is_a_live_figure_that_follows_its_controls(dash):
+    panels = (dash.parity_out, dash.table4_out, dash.surface_out, dash.heatmap_out, dash.occupancy_out)
+    assert all(FIGURE_CLASS in p._dom_classes and "application/vnd.plotly.v1+json" in p.outputs[0]["data"]
+               for p in panels)
+    revision = dash.surface_out.revision
+    dash.variable.value = "stall_cycles"
     shown = dash.surface_out.outputs[0]["data"]["application/vnd.plotly.v1+json"]
     assert shown["layout"]["title"]["text"].startswith("SC =")
+    assert dash.surface_out.revision == revision + 1 == shown["layout"]["meta"]["wb_revision"]
 
 
 def test_alpha_used_for_prediction_scales_the_fim_curve_only(dash):
@@ -136,7 +133,7 @@ def test_markov_view_follows_t_and_the_configuration(dash):
     before = dash.markov_readout.value
     dash.config.value = dash.config.options[0][1]
     assert dash.markov_readout.value != before
-    assert dash.prediction.layout.title.text.startswith(dash.config.options[0][0])
+    assert dash.prediction.figure.layout.title.text.startswith(dash.config.options[0][0])
 
 
 def test_regression_view_controls(dash):

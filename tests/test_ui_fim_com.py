@@ -66,7 +66,7 @@ def test_without_the_mirror_it_runs_with_the_default_rates(dash):
     assert not _error(dash.messages), dash.messages.value
     assert {k: dash.parameters()[k] for k in RATE_NAMES} == DEFAULT_RATES
     assert dash.mapping.disabled and "No station fits" in dash.fit_table.value
-    assert dash.figure.layout.title.text.startswith("broadcast of 3277 points, 63 receivers")
+    assert dash.figure.figure.layout.title.text.startswith("broadcast of 3277 points, 63 receivers")
     assert "unavailable (no data mirror)" in dash.readout.value
     dash.psi.value = 0.002
     dash.reset.click()  # back to the defaults
@@ -122,7 +122,7 @@ def test_size_and_processes_set_the_model_size(dash):
     dash.size.value = 1024
     dash.processes.value = 7
     assert (dash.simulation.n_jobs, dash.simulation.processes) == (52, 7)
-    assert dash.figure.layout.title.text.startswith("broadcast of 52 points, 7 receivers")
+    assert dash.figure.figure.layout.title.text.startswith("broadcast of 52 points, 7 receivers")
 
 
 def test_bad_constructor_arguments_are_validation_errors(no_mirror):
@@ -132,14 +132,8 @@ def test_bad_constructor_arguments_are_validation_errors(no_mirror):
         FiMComDashboard(size_bytes=1000)
 
 
-def test_sweeps_wait_for_the_browser_then_run_in_the_background(no_mirror):
+def test_sweeps_run_in_the_background(no_mirror):
     d = FiMComDashboard(pattern="scatter", replications=2)
-    assert not d.static_shown and d.vs_n_out.outputs == () and d.figures == {}
-    # what the browser sends after drawing each FigureWidget: its trace defaults
-    d.figure._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}
-    assert not d.static_shown
-    d.cdf._js2py_traceDeltas = {"trace_deltas": [], "trace_edit_id": -1}
-    assert d.static_shown
     d.wait_for_sweeps()
     assert set(d.figures) == {"vs_n", "vs_p"} and not _error(d.sweep_messages)
     assert "application/vnd.plotly.v1+json" in d.vs_n_out.outputs[0]["data"]
@@ -164,7 +158,7 @@ def test_initial_rates_are_the_node_fits_and_the_measured_side_is_shown(osu):
     # node placement was measured on 2, 6, ..., 62, 66 cores: 64 cores -> the nearest, 62
     assert "node, 62 cores, nearest measured to 64" in d.readout.value
     assert d.figure.data[2].x[0] == pytest.approx(float(d.measured_row["latency_us"]))
-    assert "χ² p = " in d.cdf.layout.annotations[3].text and "station" in d.fit_table.value
+    assert "χ² p = " in d.cdf.figure.layout.annotations[3].text and "station" in d.fit_table.value
 
 
 def test_placement_loads_its_fits_and_reset_puts_them_back(osu):

@@ -55,8 +55,8 @@ def test_builds_on_bundled_data_and_says_so(dash):
     # target: the largest held-back allocation, beyond the observed ones; slider up to 16x
     assert dash.parameters()["target"] == max(dash.picker.processes) == 256
     assert 10 ** dash.target.max == pytest.approx(16 * 256) and 10 ** dash.target.min == pytest.approx(1)
-    assert dash.figure.layout.title.text.startswith("at n = 256 processes:")
-    assert "80 % interval" in dash.figure.layout.title.text
+    assert dash.figure.figure.layout.title.text.startswith("at n = 256 processes:")
+    assert "80 % interval" in dash.figure.figure.layout.title.text
     for panel, text in ((dash.readout, "runtime at n = 256"), (dash.target_table, "predict_frame"),
                         (dash.weights, "◀ chosen"), (dash.next, "Where to measure next"),
                         (dash.holdout, "Held-back runs")):
@@ -67,12 +67,12 @@ def test_builds_on_bundled_data_and_says_so(dash):
 
 
 def test_moving_the_target_redraws_figure_and_readout(dash):
-    before, readout, title = _ys(dash.figure), dash.readout.value, dash.figure.layout.title.text
+    before, readout, title = _ys(dash.figure), dash.readout.value, dash.figure.figure.layout.title.text
     fit = dash.predictor
     dash.target.value = 10 ** (np.log10(dash.target.value) + 5 * dash.target.step)  # 5 key presses
     target = dash.parameters()["target"]
     assert not _error(dash.messages), dash.messages.value
-    assert _changed(before, dash.figure) and dash.figure.layout.title.text != title
+    assert _changed(before, dash.figure) and dash.figure.figure.layout.title.text != title
     assert dash.readout.value != readout and f"runtime at n = {target:g}" in dash.readout.value
     assert dash.predictor is fit  # same data: the fit is reused
     assert list(dash.frame["n"]) == [target]
@@ -84,7 +84,7 @@ def test_moving_the_target_redraws_figure_and_readout(dash):
 def test_level_and_model_boxes(dash):
     before = _ys(dash.figure)
     dash.level.value = 0.5
-    assert _changed(before, dash.figure) and "50 % interval" in dash.figure.layout.title.text
+    assert _changed(before, dash.figure) and "50 % interval" in dash.figure.figure.layout.title.text
     dash.model_boxes["pmnf"].value = False
     hidden = [tr.name for tr in dash.figure.data if tr.visible is False]
     assert len(hidden) == 2 and all(name.startswith("PMNF") for name in hidden)
@@ -105,11 +105,11 @@ def test_toggling_observed_runs_refits(dash):
 def test_too_few_observed_runs_replace_the_figure_by_a_placeholder(dash):
     dash.picker.observed_n = [1, 2]
     assert ">= 3 distinct" in _error(dash.messages)
-    assert len(dash.figure.data) == 0 and "No prediction" in dash.figure.layout.title.text
+    assert len(dash.figure.data) == 0 and "No prediction" in dash.figure.figure.layout.title.text
     assert dash.readout.value == "" and dash.weights.value == "" and dash.predictor is None
     dash.picker.observed_n = [1, 2, 4]
     assert dash.messages.value == "" and len(dash.figure.data) > 0
-    assert dash.figure.layout.title.text.startswith("at n = 256")
+    assert dash.figure.figure.layout.title.text.startswith("at n = 256")
 
 
 @pytest.mark.parametrize("name, content, expected", [
@@ -122,17 +122,17 @@ def test_bad_uploads_show_a_message_and_mark_the_figure(dash, name, content, exp
     _upload(dash.picker, name, content)  # must not raise
     assert expected in _error(dash.messages), dash.messages.value
     assert dash.picker.source.value == "synthetic-downey"  # the previous data stay selected
-    assert dash.figure.layout.title.text.startswith("⚠ Not updated")  # ... and the figure says so
+    assert dash.figure.figure.layout.title.text.startswith("⚠ Not updated")  # ... and the figure says so
     assert not _changed(before, dash.figure)
     dash.target.value = 64.0  # the next good update clears both
-    assert dash.messages.value == "" and dash.figure.layout.title.text.startswith("at n = 64")
+    assert dash.messages.value == "" and dash.figure.figure.layout.title.text.startswith("at n = 64")
 
 
 def test_good_upload_becomes_the_data(dash):
     _upload(dash.picker, "mine.csv", b"processes,time_s\n1,100\n2,52\n4,27\n8,15\n16,9\n")
     assert not _error(dash.messages), dash.messages.value
     assert dash.picker.source.value == "upload" and list(dash.predictor.allocations_) == [1, 2, 4]
-    assert dash.parameters()["target"] == 16 and "processes" in dash.figure.layout.xaxis.title.text
+    assert dash.parameters()["target"] == 16 and "processes" in dash.figure.figure.layout.xaxis.title.text
     held = [tr for tr in dash.figure.data if tr.name == "held back (actual)"][0]
     assert sorted(held.x) == [8, 16]
 
@@ -161,7 +161,6 @@ def _per_curve(path):
 
 def test_leaderboard_view_from_a_per_curve_csv(no_mirror, tmp_path):
     dash = PredictDashboard(benchmark_csv=_per_curve(tmp_path / "curves.csv"))
-    dash.show_static()
     dash.view.value = "board"
     assert not _error(dash.board_messages), dash.board_messages.value
     table = dash.board_table.value
@@ -180,9 +179,8 @@ def test_corpus_in_nodes_and_drill_down_with_the_mirror(monkeypatch, data_mirror
     dash = PredictDashboard(benchmark_csv=_per_curve(tmp_path / "curves.csv"))
     assert dash.picker.source.value == "scaling-corpus" and dash.picker.notice.value == ""
     assert dash.picker.curve_key[1] == "archer2-gromacs-benchpep-ofi-1thr"
-    assert "nodes" in dash.figure.layout.xaxis.title.text and "n counts" in dash.readout.value
+    assert "nodes" in dash.figure.figure.layout.xaxis.title.text and "n counts" in dash.readout.value
     assert dash.target.description == "target n (nodes)"
-    dash.show_static()
     dash.view.value = "board"
     assert not _error(dash.board_messages) and dash.board_note.value == ""
     fig = dash.figures["board"]

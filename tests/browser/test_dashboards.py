@@ -11,6 +11,7 @@ and overrides a field only when it needs to (e.g. more key presses for a fine sl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,28 +25,73 @@ NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
 
 
 @dataclass(frozen=True)
-class Dashboard:
-    """How the browser test drives one dashboard."""
+class Move:
+    """One thing a person does on a dashboard and the figures that must redraw after it.
 
-    slider: str = f".{PRIMARY_SLIDER_CLASS}"  # CSS selector of the slider to move
-    figure: str = f".{MAIN_FIGURE_CLASS}"  # CSS selector of the figure that must change
-    key: str = "ArrowRight"  # pressed on the focused slider handle ...
-    presses: int = 5  # ... this many times (one slider step each)
-    load_timeout_s: float = 90  # notebook execution in Voila, first render included
-    change_timeout_s: float = 20  # slider release -> redrawn figure
+    ``kind`` is ``slider`` (focus the handle, press ``key`` ``presses`` times), ``toggle``
+    (click the button ``option`` of a ToggleButtons), ``dropdown`` (choose ``option``, by
+    its text), ``checkbox`` (click it) or ``button`` (click the button whose text is
+    ``label``).  ``label`` is the control's description (None: the primary slider, or a
+    toggle without one).  ``figures`` are figure names (``wb-figure-<name>``; ``main`` is
+    the main figure): each must show a newer revision, drawn, within ``timeout_s``."""
+
+    kind: str
+    label: str | None = None
+    figures: tuple[str, ...] = ("main",)
+    option: str | None = None
+    key: str = "ArrowRight"
+    presses: int = 5
+    timeout_s: float = 20
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    """How the browser test drives one dashboard: ``moves`` in order on one page load; every
+    figure on the page must be redrawn by some move or be listed in ``constant`` (figures
+    that depend on no control, e.g. a paper's table)."""
+
+    moves: tuple[Move, ...] = (Move("slider"),)
+    constant: tuple[str, ...] = ()
+    load_timeout_s: float = 90  # notebook execution in Voila, first drawing included
 
 
 DASHBOARDS: dict[str, Dashboard] = {
-    "00_predict_my_runs.ipynb": Dashboard(),
+    "00_predict_my_runs.ipynb": Dashboard(moves=(
+        Move("slider"),
+        Move("toggle", option="Benchmark leaderboard", figures=("board",)),
+        Move("toggle", "protocol", option="k4", figures=("board",)),
+    )),
     "01_downey_explorer.ipynb": Dashboard(),
     "02_adept_prediction.ipynb": Dashboard(),
-    "03_anomalies.ipynb": Dashboard(),
+    "03_anomalies.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main", "fit")),
+        Move("toggle", "view", option="runtime", figures=("main",)),
+        Move("slider", figures=("main", "fit")),
+    )),
     "04_cross_size.ipynb": Dashboard(),
-    "05_fim_calculation.ipynb": Dashboard(),
-    "06_fim_communication.ipynb": Dashboard(),
-    "07_comm_regression.ipynb": Dashboard(),
-    "08_comm_statistics_ml.ipynb": Dashboard(),
-    "09_fractal_extrapolation.ipynb": Dashboard(),
+    "05_fim_calculation.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main", "prediction", "parity", "surface", "heatmap", "occupancy")),
+        Move("toggle", "variable", option="SC", figures=("surface",)),
+        Move("dropdown", "Data", option=None, figures=("main", "prediction", "parity", "table4")),
+    )),
+    "06_fim_communication.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main", "cdf", "vs_n", "vs_p")),
+        Move("checkbox", "time per data point (Fig. 6)", figures=("vs_n", "vs_p")),
+    )),
+    "07_comm_regression.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main",)),
+        Move("dropdown", "scatter metric", figures=("scatter",)),
+        Move("toggle", "robust loss", option=None, figures=("main", "residuals")),
+        Move("dropdown", "data", figures=("main", "heatmap", "matrix", "scatter", "residuals")),
+    )),
+    "08_comm_statistics_ml.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main",)),
+        Move("dropdown", "group by", figures=("box", "density", "band")),
+        Move("button", "train", figures=("prediction", "importance"), timeout_s=60),
+    )),
+    "09_fractal_extrapolation.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main", "bars", "shares")),
+    ), constant=("table1",)),
 }
 
 #: Console errors that are not the dashboard's fault: offline, the lab template's Font
@@ -61,23 +107,21 @@ ERROR_TEXTS = (
 #: Outputs of failed cells: JupyterLab renders errors and stderr with these MIME types.
 ERROR_OUTPUTS = '.jp-OutputArea-output[data-mime-type*="error"], .jp-OutputArea-output[data-mime-type*="stderr"]'
 
-# Trace geometry of a plotly figure, to tell whether it was redrawn.
-FIGURE_SIGNATURE_JS = """([figure, traces]) => {
-    const fig = document.querySelector(figure);
-    if (!fig) return null;
-    return Array.from(fig.querySelectorAll(traces))
-        .map(e => e.getAttribute('d') || e.getAttribute('href') || '').join('|');
-}"""
+# Every figure on the page: name -> revision drawn by plotly (-1: not drawn yet).  A
+# LiveFigure writes its revision into layout.meta.wb_revision; the drawing is finished when
+# plotly has laid the figure out (_fullLayout) and drawn its SVG.
+DRAWN_REVISIONS_JS = """() => Object.fromEntries(Array.from(document.querySelectorAll('.wb-figure')).map(f => {
+    const name = Array.from(f.classList).find(c => c.startsWith('wb-figure-'));
+    const gd = f.querySelector('.js-plotly-plot');
+    const drawn = gd && gd._fullLayout && gd.layout && gd.layout.meta && gd.querySelector('.main-svg');
+    return [name ? name.slice('wb-figure-'.length) : '?', drawn ? gd.layout.meta.wb_revision : -1];
+}))"""
 
-
-# What plotly.js holds for a figure: its title and trace count (diagnostics only).
-PLOTLY_STATE_JS = """(figure) => {
-    const el = document.querySelector(figure);
-    const gd = el && (el.classList.contains('js-plotly-plot') ? el : el.querySelector('.js-plotly-plot'));
-    if (!gd || !gd.layout) return 'no plotly graph div';
-    const title = gd.layout.title && (gd.layout.title.text ?? gd.layout.title);
-    return {title: String(title), traces: (gd.data || []).length};
-}"""
+VISIBLE_FIGURES_DRAWN_JS = """() => Array.from(document.querySelectorAll('.wb-figure')).every(f => {
+    if (f.offsetParent === null) return true;
+    const gd = f.querySelector('.js-plotly-plot');
+    return Boolean(gd && gd._fullLayout && gd.querySelector('.main-svg'));
+})"""
 
 
 def test_every_notebook_is_registered():
@@ -103,58 +147,91 @@ def _page_problems(page) -> list[str]:
     return problems
 
 
+def _labelled(page, css: str, label: str | None):
+    controls = page.locator(css)
+    if label is None:
+        return controls
+    exact = re.compile(f"^\\s*{re.escape(label)}\\s*$")
+    return controls.filter(has=page.locator(".widget-label, .widget-label-basic", has_text=exact))
+
+
+def _do(page, move: Move) -> str:
+    """Perform ``move``; returns what was done (for failure messages)."""
+    if move.kind == "slider":
+        box = page.locator(f".{PRIMARY_SLIDER_CLASS}") if move.label is None else _labelled(page, ".widget-slider", move.label)
+        readout = box.locator(".widget-readout")
+        before = readout.inner_text()
+        box.locator(".noUi-handle").focus()
+        for _ in range(move.presses):
+            page.keyboard.press(move.key)
+        after = readout.inner_text()
+        assert after != before, f"{move.presses} x {move.key} did not move the slider {move.label or 'primary'}"
+        return f"slider {move.label or 'primary'} {before} -> {after}"
+    if move.kind == "toggle":
+        box = _labelled(page, ".widget-toggle-buttons", move.label)
+        buttons = box.locator("button.widget-toggle-button")
+        if move.option is None:  # the first button that is not selected
+            button = box.locator("button.widget-toggle-button:not(.mod-active)").first
+        else:
+            button = buttons.filter(has_text=re.compile(f"^\\s*{re.escape(move.option)}\\s*$"))
+        text = button.inner_text()
+        button.click()
+        return f"toggle {move.label} -> {text}"
+    if move.kind == "dropdown":
+        select = _labelled(page, ".widget-dropdown", move.label).locator("select")
+        options = select.locator("option").all_inner_texts()
+        current = select.evaluate("s => s.selectedIndex")
+        choice = move.option if move.option is not None else options[(current + 1) % len(options)]
+        select.select_option(label=choice)
+        return f"dropdown {move.label} -> {choice}"
+    if move.kind == "checkbox":
+        _labelled(page, ".widget-checkbox", move.label).locator("input").click()
+        return f"checkbox {move.label}"
+    if move.kind == "button":
+        page.locator("button.widget-button", has_text=move.label).click()
+        return f"button {move.label}"
+    raise ValueError(f"unknown move kind {move.kind!r}")
+
+
 @pytest.mark.browser
 @pytest.mark.parametrize("notebook", NOTEBOOKS)
-def test_dashboard_reacts_to_primary_slider(notebook, voila_server, browser_page):
+def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila_server, browser_page):
     dashboard = DASHBOARDS.get(notebook)
     if dashboard is None:
         pytest.fail(f"{notebook} has no entry in DASHBOARDS (see test_every_notebook_is_registered)")
     page = browser_page
     page.set_default_timeout(dashboard.load_timeout_s * 1000)
     page.goto(voila_server.render_url(notebook), wait_until="domcontentloaded")
-
-    handle = page.locator(f"{dashboard.slider} .noUi-handle")
     try:
-        page.wait_for_selector(f"{dashboard.figure} :is({PLOTLY_TRACES})", state="attached")
-        handle.wait_for()
-        # Traces appear before plotly has finished the figure's first drawing; a person moves
-        # the slider once the figure is there, and so does this test.
-        page.wait_for_function("(figure) => window.__wbRendered.some(el => el.isConnected && el.closest(figure))",
-                               arg=dashboard.figure)
+        page.wait_for_selector(f".{MAIN_FIGURE_CLASS} :is({PLOTLY_TRACES})", state="attached")
+        page.locator(f".{PRIMARY_SLIDER_CLASS} .noUi-handle").wait_for()
+        # every visible figure drawn once, as a person would wait (hidden views draw when shown)
+        page.wait_for_function(VISIBLE_FIGURES_DRAWN_JS)
     except Exception as exc:  # playwright's TimeoutError; add what the page and server show
-        pytest.fail(f"{notebook} did not render its figure and slider: {exc}\n{_page_problems(page)}\n{voila_server.log_tail()}")
-    assert handle.count() == 1, f"{notebook}: {handle.count()} elements match {dashboard.slider}; expected one"
+        pytest.fail(f"{notebook} did not render its figures and slider: {exc}\n{_page_problems(page)}\n"
+                    f"{voila_server.log_tail()}")
     problems = _page_problems(page)
     assert not problems, f"{notebook} after loading: {problems}\n{voila_server.log_tail()}"
 
-    readout = page.locator(f"{dashboard.slider} .widget-readout")
-    value_before = readout.inner_text()
-    before = page.evaluate(FIGURE_SIGNATURE_JS, [dashboard.figure, PLOTLY_TRACES])
-    text_before = page.inner_text("body").splitlines()
-    assert before, f"{notebook}: the figure {dashboard.figure} has no traces"
+    on_page = set(page.evaluate(DRAWN_REVISIONS_JS))
+    covered = {name for move in dashboard.moves for name in move.figures} | set(dashboard.constant)
+    assert on_page <= covered, (f"{notebook}: figures {sorted(on_page - covered)} are not redrawn by any move in "
+                                f"DASHBOARDS (add a Move that changes them, or list them in constant=)")
+    assert covered <= on_page, f"{notebook}: DASHBOARDS names figures that are not on the page: {sorted(covered - on_page)}"
 
-    handle.focus()
-    for _ in range(dashboard.presses):
-        page.keyboard.press(dashboard.key)
-    value_after = readout.inner_text()
-    assert value_after != value_before, f"{notebook}: {dashboard.presses} x {dashboard.key} did not move the slider"
-    try:
-        page.wait_for_function(
-            f"([figure, traces, before]) => ({FIGURE_SIGNATURE_JS})([figure, traces]) !== before",
-            arg=[dashboard.figure, PLOTLY_TRACES, before],
-            timeout=dashboard.change_timeout_s * 1000,
-        )
-    except Exception:
-        # Did the kernel answer at all (other widgets changed) or only the figure stay put?
-        changed = [line for line in page.inner_text("body").splitlines() if line not in text_before]
-        console = "\n".join(line for line in page.console_log if "version" not in line)
-        pytest.fail(
-            f"{notebook}: moving the slider {value_before} -> {value_after} did not redraw {dashboard.figure} "
-            f"within {dashboard.change_timeout_s} s\nproblems: {_page_problems(page)}\n"
-            f"page lines that changed: {changed[:10]}\nconsole:\n{console}\n"
-            f"unhandled rejections: {page.evaluate('window.__wbRejections')}\n"
-            f"plotly's state of the figure (did the update arrive but not draw?): "
-            f"{page.evaluate(PLOTLY_STATE_JS, dashboard.figure)}"
-        )
-    problems = _page_problems(page)
-    assert not problems, f"{notebook} after moving the slider: {problems}\n{voila_server.log_tail()}"
+    for move in dashboard.moves:
+        before = page.evaluate(DRAWN_REVISIONS_JS)
+        done = _do(page, move)
+        try:
+            page.wait_for_function(
+                f"([names, before]) => {{ const now = ({DRAWN_REVISIONS_JS})();"
+                " return names.every(n => now[n] > before[n]); }",
+                arg=[list(move.figures), before], timeout=move.timeout_s * 1000)
+        except Exception:
+            after = page.evaluate(DRAWN_REVISIONS_JS)
+            stuck = [n for n in move.figures if after.get(n, -1) <= before.get(n, -1)]
+            pytest.fail(f"{notebook}: after '{done}' the figures {stuck} were not redrawn within {move.timeout_s} s "
+                        f"(drawn revisions before {before}, after {after})\nproblems: {_page_problems(page)}\n"
+                        f"unhandled rejections: {page.evaluate('window.__wbRejections')}")
+        problems = _page_problems(page)
+        assert not problems, f"{notebook} after '{done}': {problems}\n{voila_server.log_tail()}"

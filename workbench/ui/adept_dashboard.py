@@ -63,7 +63,7 @@ class AdeptDashboard(widgets.VBox):
     the prediction-vs-actual and per-target fit tables, and ADEPT's warnings.
 
     Attributes: ``picker`` (:class:`~workbench.ui.data_picker.DataPicker`), ``q`` (the
-    primary slider), ``delta``, ``units``, ``view`` (controls), ``figure`` (FigureWidget),
+    primary slider), ``delta``, ``units``, ``view`` (controls), ``figure`` (LiveFigure),
     ``summary``, ``tables``, ``warnings`` (HTML), ``messages`` (error panel), ``model`` (the
     current fitted :class:`~workbench.models.adept.Adept`), ``last_update_s`` (seconds of
     the last fit + redraw).

@@ -102,7 +102,7 @@ class AnomalyDashboard(widgets.VBox):
     second figure with the prediction with/without anomaly handling and the weights.
 
     Attributes: ``picker``, ``epsilon``, ``theta``, ``view`` (controls), ``figure`` (R
-    metric, main FigureWidget), ``fit_figure`` (FigureWidget), ``verdict``, ``summary``,
+    metric, main LiveFigure), ``fit_figure`` (LiveFigure), ``verdict``, ``summary``,
     ``warnings``, ``tables`` (HTML), ``messages`` (error panel), ``model`` and
     ``baseline`` (fitted with and without anomaly handling), ``last_update_s``.
     """
@@ -130,7 +130,7 @@ class AnomalyDashboard(widgets.VBox):
         r_fig, fit_fig = figs if figs is not None else (placeholder_figure("No R metric yet"),
                                                        placeholder_figure("No fit yet"))
         self.figure = figure_widget(r_fig, primary=True)
-        self.fit_figure = figure_widget(fit_fig)
+        self.fit_figure = figure_widget(fit_fig, name="fit")
 
         self.picker.on_change(self._on_change)
         for control in (self.epsilon, self.theta, self.view):

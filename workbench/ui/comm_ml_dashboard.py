@@ -75,7 +75,7 @@ from workbench.plots.comm_ml import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
-    StaticPanels,
+    NamedFigures,
     figure_widget,
     frame_html,
     message_panel,
@@ -125,11 +125,11 @@ class TrainRequest:
     log_target: bool
 
 
-class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """The three sections of the module docstring.
 
     Attributes: ``size_factor`` (primary slider), ``base_us``, ``reset`` (semi-empirical
-    controls); ``figure`` (main FigureWidget, Figs. 6.4/6.5), ``table_6_3`` (HTML),
+    controls); ``figure`` (main LiveFigure, Figs. 6.4/6.5), ``table_6_3`` (HTML),
     ``semi_readout``; ``rank_by``, ``reference``, ``rank_value`` (per-rank controls) and
     the per-rank Outputs; ``source``, ``scenario``, ``fraction``, ``n_iter``, ``cv``,
     ``learning_rate``, ``max_depth``, ``n_estimators``, ``test_share``, ``log_target``,
@@ -142,7 +142,7 @@ class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
     def __init__(self, per_rank: pd.DataFrame | None = None, osu: pd.DataFrame | None = None,
                  source: str | None = None, scenario: str = "train_small_test_big"):
         self.messages, self.rank_messages, self.ml_messages, self.notice = (message_panel() for _ in range(4))
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.result: ScenarioResult | None = None
         self.last_main_s = self.last_update_s = float("nan")
         self._executor: ThreadPoolExecutor | None = None
@@ -172,7 +172,6 @@ class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
             main = self._semi_refresh(initial=True)
         self.figure = figure_widget(main if main is not None else placeholder_figure("No semi-empirical model"),
                                     primary=True)
-        self._wait_for_drawing({"figure": self.figure})
         self.size_factor.observe(self._on_semi, names="value")
         self.base_us.observe(self._on_semi, names="value")
         self.reset.on_click(self._on_reset)
@@ -188,7 +187,7 @@ class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.rank_value = widgets.ToggleButtons(options=list(TIMERS), value="comm_s", description="timer",
                                                 disabled=not varying, style={**wide, "button_width": "80px"})
         self.rank_table = widgets.HTML()
-        self._rank_out = {name: widgets.Output(layout=widgets.Layout(width=width))
+        self._rank_out = {name: figure_widget(placeholder_figure(""), name=name, width=width)
                           for name, width in (("box", "50%"), ("density", "50%"), ("band", "100%"))}
         for control in (self.rank_by, self.reference, self.rank_value):
             control.observe(self._on_rank, names="value")
@@ -230,7 +229,7 @@ class CommMLDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.color_by = widgets.Dropdown(options=["subset"], value="subset", description="colour by", style=wide)
         self.metrics = widgets.HTML()
         self.warnings_panel = message_panel()
-        self._ml_out = {name: widgets.Output(layout=widgets.Layout(width=width))
+        self._ml_out = {name: figure_widget(placeholder_figure(""), name=name, width=width)
                         for name, width in (("prediction", "55%"), ("importance", "45%"))}
         self.train_button.on_click(self._on_train)
         self.color_by.observe(self._on_color, names="value")

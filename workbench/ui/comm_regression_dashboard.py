@@ -74,7 +74,7 @@ from workbench.plots.comm_regression import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
-    StaticPanels,
+    NamedFigures,
     figure_widget,
     frame_html,
     message_panel,
@@ -130,14 +130,14 @@ def read_upload(name: str, content: bytes) -> pd.DataFrame:
     return data
 
 
-class CommRegressionDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """Controls, the main live figure (area split + predicted vs observed), readouts and
     static correlation / scatter / residual panels.
 
     Attributes: ``dataset``, ``osu_mapping``, ``osu_algorithm``, ``upload``,
     ``nt_threshold`` (primary slider, bytes), ``s_threshold`` (bytes), ``log_scale``,
-    ``robust``, ``evaluation``, ``metric`` (controls); ``figure`` (main FigureWidget);
-    ``heatmap_out``, ``matrix_out``, ``scatter_out``, ``residuals_out`` (Outputs) and the
+    ``robust``, ``evaluation``, ``metric`` (controls); ``figure`` (main LiveFigure);
+    ``heatmap_out``, ``matrix_out``, ``scatter_out``, ``residuals_out`` (LiveFigures) and the
     figures they show in ``figures``; ``readout``, ``scores``, ``coefficients`` (HTML);
     ``messages`` (errors), ``notes`` (the model's warnings), ``notice`` (about the data);
     ``data`` (the current descriptor frame), ``data_label``, ``result``
@@ -153,7 +153,7 @@ class CommRegressionDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self._fits = FitCache(64)
         self._frames: dict[tuple, pd.DataFrame] = {}
         self._upload: tuple[str, pd.DataFrame] | None = None
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.result: CommRegressionResult | None = None
         self.last_update_s = float("nan")
         self.osu = osu if osu is not None else self._load_osu()
@@ -199,9 +199,9 @@ class CommRegressionDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.readout = widgets.HTML()
         self.scores = widgets.HTML()
         self.coefficients = widgets.HTML()
-        out = dict(layout=widgets.Layout(width="50%"))
-        self.heatmap_out, self.matrix_out, self.scatter_out, self.residuals_out = (widgets.Output(**out)
-                                                                                   for _ in range(4))
+        self.heatmap_out, self.matrix_out, self.scatter_out, self.residuals_out = (
+            figure_widget(placeholder_figure(""), name=name, width="50%")
+            for name in ("heatmap", "matrix", "scatter", "residuals"))
         self._osu_controls = widgets.HBox([self.osu_mapping, self.osu_algorithm])
         self.dataset.options = [(v, k) for k, v in DATASETS.items() if k != "osu" or self.osu is not None]
 
@@ -214,7 +214,6 @@ class CommRegressionDashboard(QuietChanges, StaticPanels, widgets.VBox):
             self._refresh_panels()
             self._refresh_exploration()
         self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
-        self._wait_for_drawing({"figure": self.figure})
         self._sync_visibility()
 
         self.dataset.observe(self._on_data, names="value")

@@ -8,7 +8,7 @@ Every dashboard (one notebook in ``notebooks/``, one module here) follows the pa
 * its primary slider, the one a user moves first, carries the DOM class
   :data:`PRIMARY_SLIDER_CLASS` (``wb-primary-slider``): build it with
   ``slider(..., primary=True)``;
-* its main live figure is a ``FigureWidget`` made by :func:`figure_widget` with
+* its main figure is a :class:`LiveFigure` made by :func:`figure_widget` with
   ``primary=True``, which gives it the DOM class :data:`MAIN_FIGURE_CLASS`
   (``wb-main-figure``); moving the primary slider must redraw that figure;
 * errors from callbacks go to a :func:`message_panel` through :func:`show_errors`, which
@@ -24,23 +24,24 @@ box or console error on the page.  ``tests/test_notebooks.py`` executes every no
 automatically and ``tools/screenshots.py`` photographs the output holding
 ``.wb-main-figure``.
 
-Other rules the helpers encode (see the Jupyter/Voila notes): a ``FigureWidget`` is built
-complete in its constructor and only changed afterwards inside ``batch_update``, because
-changes made before it is displayed are lost in Voila; expensive sliders use
-``continuous_update=False``; slider values are rounded in callbacks (keyboard steps give
-values such as 3.4999999999999996); a refresh that changes nothing must send nothing
-(:func:`update_figure_widget` sees to it), because an update arriving while the browser
-is still drawing a figure for the first time can freeze that figure.
+Other rules the helpers encode (see the Jupyter/Voila notes): figures are
+:class:`LiveFigure` s (never plotly ``FigureWidget`` s: see the class for why); expensive
+sliders use ``continuous_update=False``; slider values are rounded in callbacks (keyboard
+steps give values such as 3.4999999999999996); a refresh that changes nothing sends
+nothing (:meth:`LiveFigure.update`); a panel whose input changed but could not be
+recomputed is marked out of date (:meth:`LiveFigure.mark_stale`), never left showing the
+previous input's result.
 """
 
 from __future__ import annotations
 
 import contextlib
 import html
+import json
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 import ipywidgets as widgets
 import numpy as np
@@ -51,16 +52,18 @@ import plotly.io as pio
 from workbench.errors import WorkbenchError
 
 __all__ = [
-    "static_figure_outputs",
     "ERROR_CLASS",
+    "FIGURE_CLASS",
     "MAIN_FIGURE_CLASS",
     "MESSAGE_PANEL_CLASS",
     "PRIMARY_SLIDER_CLASS",
     "FitCache",
     "QuietChanges",
-    "StaticPanels",
+    "STALE_CLASS",
+    "LiveFigure",
     "figure_widget",
     "frame_html",
+    "mark_stale",
     "message_panel",
     "placeholder_figure",
     "readout_html",
@@ -76,6 +79,8 @@ log = logging.getLogger(__name__)
 PRIMARY_SLIDER_CLASS = "wb-primary-slider"
 MAIN_FIGURE_CLASS = "wb-main-figure"
 MESSAGE_PANEL_CLASS = "wb-messages"
+FIGURE_CLASS = "wb-figure"
+STALE_CLASS = "wb-stale"
 ERROR_CLASS = "wb-error"
 
 _BOX_STYLE = {
@@ -113,7 +118,10 @@ class show_errors(contextlib.ContextDecorator):
     A :class:`~workbench.errors.WorkbenchError` (bad input, unreadable file, ...) shows its
     message; any other exception is a bug, shown as ``Unexpected error (TypeName): ...`` and
     logged with its traceback.  Either way it is suppressed, so a callback never dumps a
-    traceback into the page; a block that completes clears the panel.  Usage::
+    traceback into the page; a block that completes clears the panel.  ``stale``: the
+    panels (figures, HTML readouts) that the block was to refresh; after an error they are
+    marked out of date (:func:`mark_stale`), so that nothing on screen pretends to show the
+    new input.  Usage::
 
         panel = message_panel()
 
@@ -124,8 +132,9 @@ class show_errors(contextlib.ContextDecorator):
             result = load(path)
     """
 
-    def __init__(self, panel: widgets.HTML):
+    def __init__(self, panel: widgets.HTML, stale: Iterable[widgets.Widget] = ()):
         self.panel = panel
+        self.stale = tuple(stale)
 
     def __enter__(self):
         return self
@@ -136,12 +145,27 @@ class show_errors(contextlib.ContextDecorator):
             return False
         if not issubclass(exc_type, Exception):  # KeyboardInterrupt, SystemExit
             return False
+        for widget in self.stale:
+            mark_stale(widget, "the last change could not be applied (see the message above)")
         if issubclass(exc_type, WorkbenchError):
             show_message(self.panel, str(exc))
         else:
             log.error("unexpected error in a dashboard callback", exc_info=(exc_type, exc, tb))
             show_message(self.panel, f"Unexpected error ({exc_type.__name__}): {exc}")
         return True
+
+
+def mark_stale(widget: widgets.Widget, reason: str) -> None:
+    """Mark a panel out of date, saying ``reason``: a :class:`LiveFigure` shows a notice
+    instead of its figure, an HTML readout is replaced by the notice (the next refresh
+    overwrites both)."""
+    if isinstance(widget, LiveFigure):
+        widget.mark_stale(reason)
+    elif isinstance(widget, widgets.HTML):
+        widget.value = (f'<div class="{STALE_CLASS}" style="color:#777;font-style:italic;font-size:13px">'
+                        f"Out of date: {html.escape(reason)}</div>")
+    else:
+        raise TypeError(f"cannot mark a {type(widget).__name__} out of date")
 
 
 def readout_html(rows: Mapping[str, str]) -> str:
@@ -217,58 +241,89 @@ def slider(
 # --------------------------------------------------------------------------- figures
 
 
-def figure_widget(fig: go.Figure, *, primary: bool = False) -> go.FigureWidget:
-    """A live ``FigureWidget`` built complete from ``fig`` in its constructor.
+class LiveFigure(widgets.Output):
+    """A figure panel that follows its inputs: one plotly figure shown as an output of a
+    core ``ipywidgets.Output`` widget, drawn in the browser by plotly's mime renderer.
 
-    Change it afterwards only with :func:`update_figure_widget` (or inside
-    ``with widget.batch_update():``): edits made before the widget is displayed are lost in
-    Voila.  ``primary=True`` adds :data:`MAIN_FIGURE_CLASS`.  One or two per dashboard: each
-    ships ~5 MB of JavaScript; secondary figures should be static ``go.Figure``.
+    Why not plotly's ``FigureWidget``: it is an anywidget whose model carries plotly.js
+    (~5 MB) in its ``_esm`` trait, evaluated once per figure per page load, and anywidget
+    gives a model 2 s to initialise; a model that misses the budget (two cores busy, a
+    second figure on the page) rejects its ``ready`` promise and silently drops every later
+    update, so the figure froze while the readouts beside it changed.  An ``Output`` is a
+    core widget with no such budget, its content is *state* (the whole figure), not a
+    stream of deltas, so a late message cannot leave it half-updated, and the page loads
+    plotly.js once, from the renderer's cacheable static file.
+
+    :meth:`update` replaces the figure in one message and sends nothing when it is
+    unchanged; each change increments :attr:`revision`, also written into the figure as
+    ``layout.meta.wb_revision`` so that a test (or a load test) can tell which revision the
+    browser drew.  ``figure`` is the figure shown (a ``go.Figure``; ``layout`` is the
+    widget's own), ``data`` its traces.  The DOM class :data:`FIGURE_CLASS` marks every
+    figure, :data:`MAIN_FIGURE_CLASS` the main one, :data:`STALE_CLASS` one that shows an
+    out-of-date notice (:meth:`mark_stale`), and ``wb-figure-<name>`` (``name``, "main"
+    for the main figure) tells the figures of a dashboard apart.
     """
-    widget = go.FigureWidget(fig)
-    if primary:
-        widget.add_class(MAIN_FIGURE_CLASS)
-    return widget
 
+    def __init__(self, fig: go.Figure, *, name: str | None = None, primary: bool = False, **layout):
+        super().__init__(layout=widgets.Layout(**layout))
+        self.add_class(FIGURE_CLASS)
+        if primary:
+            self.add_class(MAIN_FIGURE_CLASS)
+        if name or primary:
+            self.add_class(f"{FIGURE_CLASS}-{name or 'main'}")
+        self.revision = 0
+        self.figure: go.Figure = go.Figure()
+        self._sent: str | None = None
+        self.update(fig)
 
-def _same(a, b) -> bool:
-    """Equal plotly property values, NaN equal to NaN (plotly's own check is not, so a
-    figure with gaps would be resent unchanged)."""
-    try:
-        return bool(np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True))
-    except (TypeError, ValueError):  # strings, dicts: plain comparison
-        try:
-            return bool(a == b)
-        except ValueError:  # dicts holding arrays: treat as changed
+    @property
+    def data(self):
+        return self.figure.data
+
+    @property
+    def stale(self) -> bool:
+        return STALE_CLASS in self._dom_classes
+
+    def update(self, fig: go.Figure) -> bool:
+        """Show ``fig``; returns False (and sends nothing) when it is what is shown already."""
+        spec = pio.to_json(fig, validate=False, remove_uids=True)
+        if spec == self._sent and not self.stale:
             return False
+        self.revision += 1
+        shown = json.loads(spec)
+        layout = shown.setdefault("layout", {})
+        meta = layout.get("meta")
+        layout["meta"] = {**(meta if isinstance(meta, dict) else {}), "wb_revision": self.revision}
+        title = (fig.layout.title.text or "figure") if fig.layout.title else "figure"
+        self.outputs = ({
+            "output_type": "display_data",
+            "data": {"application/vnd.plotly.v1+json": {**shown, "config": {"responsive": True}},
+                     "text/plain": f"<plotly figure: {title}>"},
+            "metadata": {},
+        },)
+        self.figure = go.Figure(fig)
+        self._sent = spec
+        self.remove_class(STALE_CLASS)
+        return True
+
+    def mark_stale(self, reason: str) -> None:
+        """Replace the figure by a notice that it no longer matches the inputs, saying
+        ``reason`` (what happened and what to do); the next :meth:`update` shows a figure
+        again.  After an error nothing on screen may look like the result of the new input."""
+        self.update(placeholder_figure(f"Out of date: {reason}"))
+        self.add_class(STALE_CLASS)
 
 
-def update_figure_widget(widget: go.FigureWidget, fig: go.Figure) -> None:
-    """Make a displayed ``widget`` show ``fig`` in one message, sending only what changed.
+def figure_widget(fig: go.Figure, *, name: str | None = None, primary: bool = False, **layout) -> LiveFigure:
+    """A :class:`LiveFigure` showing ``fig``; ``primary=True`` marks the dashboard's main
+    figure (:data:`MAIN_FIGURE_CLASS`), ``name`` any other (DOM class ``wb-figure-<name>``);
+    ``layout`` goes to the widget's ``Layout`` (width)."""
+    return LiveFigure(fig, name=name, primary=primary, **layout)
 
-    Traces are updated in place when ``fig`` has the same number and types of traces
-    (what figure functions with a fixed trace list give), otherwise replaced; the layout is
-    replaced key by key, except the template, which never changes and is large.  An update
-    to an identical figure sends nothing: besides saving work, this matters because an
-    update that reaches the browser while the figure's first drawing is still in progress
-    can leave the figure frozen for the rest of the session (seen in Voila when a widget
-    fired a refresh as the page connected).
-    """
-    # to_plotly_json keeps numpy arrays (to_dict would encode them as base64 dicts)
-    traces = [t.to_plotly_json() for t in fig.data]
-    layout = {k: v for k, v in fig.layout.to_plotly_json().items() if k != "template"}
-    same_traces = [t.type for t in widget.data] == [t["type"] for t in traces]
-    if not same_traces:
-        widget.data = ()
-        widget.add_traces(traces)
-    with widget.batch_update():
-        if same_traces:
-            for trace, new in zip(widget.data, traces):
-                current = trace.to_plotly_json()
-                changed = {k: v for k, v in new.items() if k != "type" and not _same(current.get(k), v)}
-                if changed:
-                    trace.update(changed, overwrite=True)
-        widget.update_layout(layout, overwrite=True)
+
+def update_figure_widget(widget: LiveFigure, fig: go.Figure) -> None:
+    """Make ``widget`` show ``fig`` (nothing is sent when it shows ``fig`` already)."""
+    widget.update(fig)
 
 
 class FitCache:
@@ -335,65 +390,13 @@ class QuietChanges:
                 self.upload.value = ()
 
 
-class StaticPanels:
-    """Mixin for a dashboard that shows static figures (plain plotly figures in ``Output``
-    widgets, :func:`static_figure_outputs`) beside its live ``FigureWidget`` s.
+class NamedFigures:
+    """Mixin for a dashboard with secondary figure panels (:class:`LiveFigure` s): every
+    figure shown through :meth:`_show` is also kept by name in ``figures`` (tests,
+    screenshots).  Create ``self.figures = {}`` in the constructor."""
 
-    The static panels are sent only once the browser has drawn every live figure, or on
-    :meth:`show_static` (tests, scripts, no browser).  Why: rendering them (another plotly.js
-    figure each) while the FigureWidgets initialise kept the 2-core machine busy past
-    anywidget's 2 s model initialisation budget, and the live figures then never updated
-    (seen in Voila, 1 to 2 loads in 3).  The browser reports trace defaults
-    (``_js2py_traceDeltas``) after drawing a FigureWidget: its first report means that
-    figure is initialised.
+    figures: dict[str, go.Figure]
 
-    Use: :meth:`_init_static_panels` first in the constructor; every static figure goes
-    through :meth:`_show` (kept in ``figures`` by name); :meth:`_wait_for_drawing` once the
-    live figures exist.  Override :meth:`_send_static` to send more than the shown figures.
-    """
-
-    def _init_static_panels(self) -> None:
-        self.figures: dict[str, go.Figure] = {}
-        self._static_outs: dict[str, widgets.Output] = {}
-        self._undrawn: set[str] | None = None  # live figures not drawn yet; None: not registered
-
-    def _wait_for_drawing(self, live: Mapping[str, go.FigureWidget]) -> None:
-        if self._undrawn is None:  # show_static() may have come first
-            self._undrawn = set(live)
-        for name, figure in live.items():
-            figure.observe(lambda change, name=name: self._on_drawn(name, change), names="_js2py_traceDeltas")
-
-    @property
-    def static_shown(self) -> bool:
-        """True once the static panels are sent: the browser drew every live figure, or
-        :meth:`show_static` was called."""
-        return self._undrawn is not None and not self._undrawn
-
-    def _show(self, name: str, out: widgets.Output, fig: go.Figure) -> None:
+    def _show(self, name: str, panel: LiveFigure, fig: go.Figure) -> None:
         self.figures[name] = fig
-        self._static_outs[name] = out
-        if self.static_shown:
-            out.outputs = static_figure_outputs(fig)
-
-    def show_static(self) -> None:
-        """Send the static panels to the browser now (without waiting for it)."""
-        self._undrawn = set()
-        self._send_static()
-
-    def _send_static(self) -> None:
-        for name, out in self._static_outs.items():
-            out.outputs = static_figure_outputs(self.figures[name])
-
-    def _on_drawn(self, name: str, change) -> None:
-        if change["new"] is None or not self._undrawn:
-            return
-        self._undrawn.discard(name)
-        if not self._undrawn:
-            self._send_static()
-
-
-def static_figure_outputs(fig: go.Figure) -> tuple:
-    """Outputs of an ``Output`` widget showing ``fig`` as a static plotly figure (set
-    ``out.outputs = ...``: replaces the contents in one message, no FigureWidget)."""
-    data = pio.renderers["plotly_mimetype"].to_mimebundle(fig.to_dict())
-    return ({"output_type": "display_data", "data": data, "metadata": {}},)
+        panel.update(fig)

@@ -23,7 +23,8 @@ from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figur
 from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
 from workbench.ui.data_picker import DataPicker
 
-__all__ = ["CrossSizeDashboard", "cross_size_dashboard", "base_candidates", "MIN_BASE_POINTS"]
+__all__ = ["CrossSizeDashboard", "cross_size_dashboard", "base_candidates", "targets_with_a_base", "MIN_BASE_POINTS",
+           "NEEDS"]
 
 #: Thesis 3.12: at least 4 observations on the base size.
 MIN_BASE_POINTS = 4
@@ -40,21 +41,36 @@ def base_candidates(curves, target: tuple) -> list[tuple]:
     return [k[:3] for k in keys]
 
 
+#: What the dashboard needs, said before the user tries (and when a source has none).
+NEEDS = (f"Cross-size prediction needs two problem sizes of one benchmark: a base size measured on at least "
+         f"{MIN_BASE_POINTS} processor counts and a target size with at least 2 (e.g. NPB ft class C on 4-64 "
+         "processes and ft class D on 16 and 32). A CSV needs the columns benchmark, problem_class, processes, "
+         "time_s (seconds), e.g. the header: benchmark,problem_class,processes,time_s")
+
+
+def targets_with_a_base(usable, curves):
+    """The curves of ``usable`` that have a base size among ``curves`` (DataPicker ``offer``)."""
+    keep = [bool(base_candidates(curves, (r.benchmark, r.problem_class, r.placement))) for r in usable.itertuples()]
+    return usable[keep]
+
+
 class CrossSizeDashboard(widgets.VBox):
     """Target-size picker (curve + observed runs), base-size menu, q (primary), γ and δ
     sliders, view toggle, one live figure, summary, held-back table and warnings.
 
     Attributes: ``picker`` (target size), ``base`` (Dropdown of base curves), ``q``,
-    ``gamma``, ``delta``, ``view`` (controls), ``figure`` (FigureWidget), ``summary``,
+    ``gamma``, ``delta``, ``view`` (controls), ``figure`` (LiveFigure), ``summary``,
     ``tables``, ``warnings`` (HTML), ``messages`` (error panel), ``model``,
     ``last_update_s``.
     """
 
     def __init__(self, source: str | None = None, q: float = 2.0, gamma: float = 5.0, delta: float = 0.05,
-                 view: str = "runtime", sources=("synthetic-cross-size", "npb-pi-cluster"),
+                 view: str = "runtime", sources=("synthetic-cross-size", "npb-pi-cluster-merged"),
                  target=("downey-synthetic", "large")):
         self.messages = message_panel()
-        self.picker = DataPicker(sources, source=source, curve=target, n_observed=2, messages=self.messages)
+        self.picker = DataPicker(sources, source=source, curve=target, n_observed=2, min_points=2,
+                                 messages=self.messages, offer=targets_with_a_base, needs=NEEDS)
+        self.needs = widgets.HTML(f"<span style='font-size:13px;color:#555'>{NEEDS}.</span>")
         self.base = widgets.Dropdown(description="Base size", style={"description_width": "70px"},
                                      layout=widgets.Layout(width="640px"))
         self.q = slider("q (weight sensitivity to distance)", q, 1.05, 6.0, 0.05, primary=True)
@@ -81,6 +97,7 @@ class CrossSizeDashboard(widgets.VBox):
             control.observe(self._on_change, names="value")
         controls = widgets.VBox([self.q, self.gamma, self.delta, self.view])
         super().__init__([
+            self.needs,
             self.picker,
             self.base,
             widgets.HBox([controls, self.summary]),
@@ -96,7 +113,7 @@ class CrossSizeDashboard(widgets.VBox):
 
     def _set_base_options(self) -> None:
         """Offer the base curves for the picker's target curve (keeps the choice if it still fits)."""
-        keys = base_candidates(self.picker.curves, self.picker.curve_key)
+        keys = base_candidates(self.picker.all_curves, self.picker.curve_key)
         previous = self.base.value
         self._quiet = True
         try:
@@ -158,7 +175,8 @@ class CrossSizeDashboard(widgets.VBox):
 def cross_size_dashboard(source: str | None = None, **kwargs) -> CrossSizeDashboard:
     """Build the cross-size dashboard; display it as a cell's last expression.
 
-    ``source``: ``"synthetic-cross-size"`` (default, bundled) or ``"npb-pi-cluster"``; keyword
+    ``source``: ``"synthetic-cross-size"`` (default, bundled) or ``"npb-pi-cluster-merged"``
+    (the Pi-cluster logs, placements merged: NPB ep class D as the base of class F); keyword
     arguments ``q``, ``gamma``, ``delta``, ``view``, ``target`` ((benchmark, class) of the
     target size).
     """

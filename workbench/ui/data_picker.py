@@ -61,6 +61,16 @@ def _pi_cluster() -> pd.DataFrame:
         return fetch_npb_pi_cluster().frame
 
 
+def _pi_cluster_merged() -> pd.DataFrame:
+    """The Pi-cluster logs with every placement of a class in one curve (nodes unknown):
+    the larger classes were run on a few processor counts, each with another placement."""
+    frame = _pi_cluster().copy()
+    frame["nodes"] = pd.array([pd.NA] * len(frame), dtype="Int64")
+    # runs at one processor count on different placements become repeats
+    frame["run"] = frame.groupby(["benchmark", "problem_class", "processes", "threads"], dropna=False).cumcount()
+    return frame
+
+
 #: Built-in sources by key.
 SOURCES: dict[str, Source] = {
     s.key: s
@@ -70,12 +80,14 @@ SOURCES: dict[str, Source] = {
         Source("synthetic-cross-size", "SYNTHETIC cross-size example: classes 'small' and 'large' (bundled)",
                lambda: fetch_dataset("synthetic-cross-size").frame),
         Source("npb-pi-cluster", "NPB 3.4.3 on a Raspberry Pi 4 cluster (catalogue: npb-pi-cluster)", _pi_cluster),
+        Source("npb-pi-cluster-merged", "NPB 3.4.3 on a Raspberry Pi 4 cluster, placements merged per class "
+               "(catalogue: npb-pi-cluster)", _pi_cluster_merged),
         Source("scaling-corpus", "152 real curves: GROMACS, CP2K, OpenSBLI, Castro, Gunrock... (catalogue: "
                "scaling-corpus; n in nodes or GPUs)", lambda: _scaling_corpus()),
     )
 }
 #: Sources that need the real-data mirror (WORKBENCH_DATA_MIRROR).
-MIRRORED = frozenset({"npb-pi-cluster", "scaling-corpus"})
+MIRRORED = frozenset({"npb-pi-cluster", "npb-pi-cluster-merged", "scaling-corpus"})
 
 
 def _scaling_corpus() -> pd.DataFrame:
@@ -134,12 +146,17 @@ class DataPicker(QuietChanges, widgets.VBox):
     n_observed : ``int`` (that many smallest counts) or a function of the sorted counts
         returning the observed ones; default :func:`default_observed`.
     min_points : curves with fewer distinct processor counts are not offered.
+    offer : optional ``offer(usable, curves) -> usable subset``: which of the curves with
+        ``min_points`` a dashboard can use, given every curve of the data (e.g. cross-size:
+        only target curves that have a base size); ``needs`` says in words what the
+        dashboard needs, shown when a source or upload has no such curve.
     messages : panel for errors (shared with a dashboard); default: the picker's own.
 
     Attributes: ``source``, ``upload``, ``curve`` (controls), ``points`` (box of one
     ``ToggleButton`` per processor count), ``summary`` (HTML), ``notice`` (panel about the
     real-data mirror), ``messages`` (error panel), ``frame`` (the source's scaling frame),
-    ``curves`` (its :func:`~workbench.io.list_curves` table, filtered by ``min_points``).
+    ``curves`` (its :func:`~workbench.io.list_curves` table, filtered by ``min_points`` and
+    ``offer``), ``all_curves`` (unfiltered).
     """
 
     def __init__(
@@ -150,11 +167,14 @@ class DataPicker(QuietChanges, widgets.VBox):
         n_observed: int | Callable[[list[float]], Iterable[float]] = default_observed,
         min_points: int = 3,
         messages: widgets.HTML | None = None,
+        offer: Callable[[pd.DataFrame, pd.DataFrame], pd.DataFrame] | None = None,
+        needs: str = "",
     ):
         self._sources = {s.key: s for s in (SOURCES[s] if isinstance(s, str) else s for s in sources)}
         self._n_observed = n_observed
         self._preferred_curve = curve
         self.min_points = min_points
+        self._offer, self.needs = offer, needs
         self._callbacks: list[Callable[[DataPicker], None]] = []
         self._frames: dict[str, pd.DataFrame] = {}
         self._toggles: dict[float, widgets.ToggleButton] = {}
@@ -284,17 +304,21 @@ class DataPicker(QuietChanges, widgets.VBox):
     def _check_curves(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
         curves = list_curves(frame)
         usable = curves[curves["n_points"] >= self.min_points].reset_index(drop=True)
+        found = "; ".join(curves["label"].head(6)) or "none"
         if usable.empty:
-            found = "; ".join(curves["label"].head(6)) or "none"
             raise ValidationError(
                 f"{where}: no strong-scaling curve has runs on at least {self.min_points} different processor "
                 f"counts (found: {found})")
+        if self._offer is not None:
+            usable = self._offer(usable, curves).reset_index(drop=True)
+            if usable.empty:
+                raise ValidationError(f"{where}: no curve this dashboard can use. {self.needs} (found: {found})")
         return usable
 
     def _use_source(self, key: str) -> None:
         frame = self._load(key)
         curves = self._check_curves(frame, self.source.label or key)
-        self.frame, self.curves = frame, curves
+        self.frame, self.curves, self.all_curves = frame, curves, list_curves(frame)
         options = [(row.label, (row.benchmark, row.problem_class, row.placement)) for row in curves.itertuples()]
         values = [v for _, v in options]
         pick = max(values, key=lambda v: curves.loc[values.index(v), "n_points"])

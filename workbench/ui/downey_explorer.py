@@ -34,7 +34,7 @@ class DowneyExplorer(widgets.VBox):
     three-panel figure (speedup with bounds, runtime in model units, efficiency).
 
     Attributes: ``A`` (the primary slider), ``sigma``, ``auto_range``, ``n_max``, ``log_x``
-    (controls), ``readout`` (HTML), ``messages`` (error panel), ``figure`` (FigureWidget).
+    (controls), ``readout`` (HTML), ``messages`` (error panel), ``figure`` (LiveFigure).
     """
 
     def __init__(self, A: float = 100.0, sigma: float = 2.0, n_max: float | None = None, log_x: bool = True):

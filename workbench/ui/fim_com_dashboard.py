@@ -63,7 +63,7 @@ from workbench.plots.fim_com import makespan_figure, station_cdf_figure, station
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
-    StaticPanels,
+    NamedFigures,
     figure_widget,
     frame_html,
     message_panel,
@@ -160,14 +160,14 @@ class _SweepRequest:
     per_point: bool
 
 
-class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """Controls, readouts, two live figures -- makespan distribution (main) and station
     CDFs -- and the time-vs-N / time-vs-p panels.
 
     Attributes: ``pattern``, ``mapping``, ``size`` (bytes), ``processes``, ``replications``,
     ``seed``, ``zeta_min``, ``zeta_max``, ``metadata_coef``, ``eta``, ``psi`` (primary
     slider), ``phi``, ``phi_default``, ``per_point``, ``reset`` (controls); ``figure``
-    (main FigureWidget), ``cdf`` (FigureWidget); ``vs_n_out``, ``vs_p_out`` (Outputs) and
+    (main LiveFigure), ``cdf`` (LiveFigure); ``vs_n_out``, ``vs_p_out`` (LiveFigures) and
     the figures they show in ``figures``; ``readout``, ``fit_table``, ``sweep_status``
     (HTML); ``messages`` (errors of the controls), ``sweep_messages``, ``notice`` (about
     the data); ``simulation`` (the last :class:`CollectiveSimulation`), ``osu`` (the
@@ -186,7 +186,7 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self._executor: ThreadPoolExecutor | None = None
         self._sweep_request: _SweepRequest | None = None
         self._sweep_future: Future | None = None
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.simulation: CollectiveSimulation | None = None
         self.measured_row: pd.Series | None = None
         self.last_main_s = self.last_update_s = float("nan")
@@ -229,7 +229,8 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.readout = widgets.HTML()
         self.fit_table = widgets.HTML()
         self.sweep_status = widgets.HTML()
-        self.vs_n_out, self.vs_p_out = (widgets.Output(layout=widgets.Layout(width="50%")) for _ in range(2))
+        self.vs_n_out, self.vs_p_out = (figure_widget(placeholder_figure(""), name=name, width="50%")
+                                        for name in ("vs_n", "vs_p"))
 
         main = cdf = None
         with show_errors(self.messages):
@@ -242,8 +243,7 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
             self.readout.value = self._readout(self.simulation, self.measured_row)
         self.figure = figure_widget(main if main is not None else placeholder_figure("No simulation yet"),
                                     primary=True)
-        self.cdf = figure_widget(cdf if cdf is not None else placeholder_figure("No station CDFs yet"))
-        self._wait_for_drawing({"figure": self.figure, "cdf": self.cdf})
+        self.cdf = figure_widget(cdf if cdf is not None else placeholder_figure("No station CDFs yet"), name="cdf")
 
         for control in (self.pattern, self.size, self.processes, self.replications, self.seed, self.phi_default,
                         self.phi, *(getattr(self, n) for n in _RATE_SLIDERS)):
@@ -267,6 +267,7 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
             widgets.HBox([self.per_point, self.sweep_status]), self.sweep_messages,
             widgets.HBox([self.vs_n_out, self.vs_p_out]),
         ])
+        self._request_sweeps()
 
     # ------------------------------------------------------------------ data
     def _load_osu(self) -> pd.DataFrame | None:
@@ -437,9 +438,7 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
 
     def _request_sweeps(self) -> None:
         """Ask the sweep thread for the time-vs-N and time-vs-p panels of the current
-        controls (nothing before the browser has drawn the live figures)."""
-        if not self.static_shown:
-            return
+        controls."""
         request = self._sweep_key()
         if request == self._sweep_request:
             return
@@ -482,12 +481,6 @@ class FiMComDashboard(QuietChanges, StaticPanels, widgets.VBox):
         """Block until the last requested sweeps are shown (tests, scripts)."""
         if self._sweep_future is not None:
             self._sweep_future.result(timeout)
-
-    def _send_static(self) -> None:
-        """The sweep panels are computed in the background, and only once the browser has
-        drawn the live figures (or on :meth:`show_static`)."""
-        super()._send_static()
-        self._request_sweeps()
 
 
 def fim_com_dashboard(**kwargs) -> FiMComDashboard:

@@ -88,7 +88,7 @@ from workbench.plots.fim import (
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
-    StaticPanels,
+    NamedFigures,
     frame_html,
     placeholder_figure,
     figure_widget,
@@ -236,7 +236,7 @@ def _check_runs(frame: pd.DataFrame, label: str) -> pd.DataFrame:
 # ------------------------------------------------------------------------ dashboard
 
 
-class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """Data source, FiM-Cal controls, two live figures -- the calibration trace (main) and
     prediction vs actual -- and static panels: parity, Table 4, regression surfaces,
     Markov chain.
@@ -246,11 +246,10 @@ class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
     ``max_iter``, ``alpha`` (alpha used for prediction), ``config``, ``processes``
     (t of the Markov view), ``variable``, ``axes``, ``fixed``, ``surface_view`` (regression
     view: ``"2d"`` slices, default, or the ``"3d"`` surface);
-    ``figure`` (main FigureWidget: calibration trace), ``prediction`` (FigureWidget:
+    ``figure`` (main LiveFigure: calibration trace), ``prediction`` (LiveFigure:
     prediction vs actual); ``parity_out``,
-    ``table4_out``, ``surface_out``, ``heatmap_out``, ``occupancy_out`` (Output widgets)
-    and the figures they show in ``figures`` (name -> go.Figure; sent to the browser once it
-    has drawn both live figures, ``static_shown``, or on :meth:`show_static`); ``summary``,
+    ``table4_out``, ``surface_out``, ``heatmap_out``, ``occupancy_out`` (LiveFigures)
+    and the figures they show in ``figures`` (name -> go.Figure); ``summary``,
     ``markov_readout``, ``table4`` (HTML); ``messages`` (errors), ``notes`` (warnings of
     the fit), ``notice`` (about the data); ``runs`` (the runs frame), ``experiment``
     (:class:`~workbench.evaluation.fim.FiMExperiment`), ``comparison`` (scores at the alpha
@@ -268,7 +267,7 @@ class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self._fit_key = None
         self.experiment: FiMExperiment | None = None
         self.comparison = None
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.last_update_s = float("nan")
 
         # data
@@ -320,7 +319,8 @@ class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.markov_readout = widgets.HTML()
         self.table4 = widgets.HTML()
         self.parity_out, self.table4_out, self.surface_out, self.heatmap_out, self.occupancy_out = (
-            widgets.Output(layout=widgets.Layout(width=w)) for w in ("100%", "100%", "100%", "50%", "50%"))
+            figure_widget(placeholder_figure(""), name=name, width=w) for name, w in (
+                ("parity", "100%"), ("table4", "100%"), ("surface", "100%"), ("heatmap", "50%"), ("occupancy", "50%")))
 
         calib = prediction = None
         with show_errors(self.messages):
@@ -329,8 +329,7 @@ class FiMDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.figure = figure_widget(calib if calib is not None else placeholder_figure("No calibration yet"),
                                     primary=True)
         self.prediction = figure_widget(prediction if prediction is not None
-                                        else placeholder_figure("No prediction yet"))
-        self._wait_for_drawing({"figure": self.figure, "prediction": self.prediction})
+                                        else placeholder_figure("No prediction yet"), name="prediction")
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
         self.measure.on_click(self._on_measure)

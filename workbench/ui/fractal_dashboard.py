@@ -50,7 +50,7 @@ from workbench.plots.fractal import loglog_figure, prediction_figure, shares_fig
 from workbench.ui.common import (
     FitCache,
     QuietChanges,
-    StaticPanels,
+    NamedFigures,
     figure_widget,
     frame_html,
     message_panel,
@@ -104,15 +104,14 @@ def read_profile_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
     return validate_profile(pd.concat(frames, ignore_index=True), ", ".join(n for n, _ in files))
 
 
-class FractalDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """Data picker, controls, readout, two live figures -- log-log fits (main) and
     predicted vs measured -- the shares-vs-size panel and Table 1.
 
     Attributes: ``source``, ``upload`` (data); ``threshold``, ``tolerance``, ``C``,
     ``delta_auto``, ``delta``, ``k`` (primary slider), ``confidence``, ``target``
-    (controls); ``figure`` (main FigureWidget), ``bars`` (FigureWidget); ``shares_out``,
-    ``table1_out`` (Outputs) and the figures they show in ``figures`` (sent once the
-    browser has drawn both live figures, ``static_shown``, or on :meth:`show_static`); ``readout``,
+    (controls); ``figure`` (main LiveFigure), ``bars`` (LiveFigure); ``shares_out``,
+    ``table1_out`` (LiveFigures) and the figures they show in ``figures``; ``readout``,
     ``table1_html``, ``notes`` (HTML); ``messages`` (errors of the controls and uploads),
     ``notice`` (about the data); ``profile`` (the current profile frame),
     ``experiment`` (the last :class:`~workbench.evaluation.fractal.FractalExperiment`),
@@ -128,7 +127,7 @@ class FractalDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.readout = widgets.HTML()
         self._cache = FitCache(64)
         self._data_key = source
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.experiment: FractalExperiment | None = None
         self.last_main_s = self.last_update_s = float("nan")
         if profile is not None:
@@ -158,7 +157,7 @@ class FractalDashboard(QuietChanges, StaticPanels, widgets.VBox):
         self.target = widgets.Dropdown(description="target size N_Lrg", style=wide,
                                        layout=widgets.Layout(width="300px"))
         self.table1_html = widgets.HTML()
-        self.shares_out, self.table1_out = widgets.Output(), widgets.Output()
+        self.shares_out, self.table1_out = (figure_widget(placeholder_figure(""), name=name) for name in ("shares", "table1"))
         self._set_size_options()
 
         main = bars = None
@@ -166,8 +165,7 @@ class FractalDashboard(QuietChanges, StaticPanels, widgets.VBox):
             main, bars = self._refresh_figures()
             self._refresh_panels()
         self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
-        self.bars = figure_widget(bars if bars is not None else placeholder_figure("No prediction yet"))
-        self._wait_for_drawing({"figure": self.figure, "bars": self.bars})
+        self.bars = figure_widget(bars if bars is not None else placeholder_figure("No prediction yet"), name="bars")
         with show_errors(self.messages):
             check = table1_check()
             self.table1_html.value = frame_html(

@@ -13,7 +13,7 @@ scaling corpus, uploads), figures and tables :mod:`workbench.plots.scaling`.
 * **Benchmark leaderboard** view (built when first opened): the overall leaderboard
   aggregated from the per-curve file of ``tools/scaling_benchmark.py`` and a per-curve
   drill-down: the curve's metrics and, with the real-data mirror, the curve refitted under
-  protocol k3/k4/spread, drawn with the same figure function (a static figure).
+  protocol k3/k4/spread, drawn with the same figure function .
 
 Fits are cached per (data, observed runs); curves per level; "where to measure next"
 (~0.5-1 s, refits) per target, computed after the figure is sent.  An error shows a red
@@ -43,7 +43,7 @@ from workbench.plots.scaling import (
     weights_html,
 )
 from workbench.ui.common import (
-    ERROR_CLASS, FitCache, QuietChanges, StaticPanels, figure_widget, frame_html, message_panel,
+    ERROR_CLASS, FitCache, QuietChanges, NamedFigures, figure_widget, frame_html, message_panel,
     placeholder_figure, readout_html, rounded, show_errors, show_message, slider, update_figure_widget,
 )
 from workbench.ui.data_picker import DataPicker
@@ -75,17 +75,17 @@ def benchmark_curves() -> pd.DataFrame:
     return pd.concat([corpus, npb], ignore_index=True)
 
 
-class PredictDashboard(QuietChanges, StaticPanels, widgets.VBox):
+class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """Attributes: ``picker``, ``target`` (primary slider), ``level``, ``model_boxes`` (name ->
-    Checkbox), ``view``; ``figure`` (main FigureWidget); ``readout``, ``target_table``,
+    Checkbox), ``view``; ``figure`` (main LiveFigure); ``readout``, ``target_table``,
     ``warnings``, ``weights``, ``next``, ``holdout`` (HTML); ``messages``; ``predictor`` and
     ``frame`` (the fit and ``predict_frame`` row of the target; None after a failed fit),
     ``next_frame`` (measurement_value); leaderboard view: ``board_table``, ``board_curve``,
-    ``board_protocol``, ``board_metrics``, ``board_out`` (static figure), ``board_messages``."""
+    ``board_protocol``, ``board_metrics``, ``board_out`` (LiveFigure), ``board_messages``."""
 
     def __init__(self, source: str | None = None, sources=("scaling-corpus", "synthetic-downey", "npb-pi-cluster"),
                  curve: tuple | None = DEFAULT_CURVE, level: float = 0.8, benchmark_csv: str | Path = BENCHMARK_CSV):
-        self._init_static_panels()
+        self.figures: dict[str, go.Figure] = {}
         self.messages, self.board_messages = message_panel(), message_panel()
         self.picker = DataPicker(sources, source=source, curve=curve, messages=self.messages)
         self.benchmark_csv = Path(benchmark_csv)
@@ -106,7 +106,6 @@ class PredictDashboard(QuietChanges, StaticPanels, widgets.VBox):
         with show_errors(self.messages):
             fig = self._update()
         self.figure = figure_widget(fig if fig is not None else placeholder_figure("No prediction yet"), primary=True)
-        self._wait_for_drawing({"figure": self.figure})
         with show_errors(self.messages):
             self._update_next()
 
@@ -252,7 +251,7 @@ class PredictDashboard(QuietChanges, StaticPanels, widgets.VBox):
                                             layout=widgets.Layout(width="640px"))
         self.board_protocol = widgets.ToggleButtons(options=list(PROTOCOLS), value="k3", description="protocol",
                                                     style={"description_width": "60px", "button_width": "70px"})
-        self.board_out = widgets.Output()
+        self.board_out = figure_widget(placeholder_figure(""), name="board")
         self.board_curve.observe(self._on_board_curve, names="value")
         self.board_protocol.observe(self._on_board_curve, names="value")
         self._board_filled, self._bench_curves = False, None
@@ -308,7 +307,7 @@ class PredictDashboard(QuietChanges, StaticPanels, widgets.VBox):
             except DatasetNotFoundError as exc:
                 show_message(self.board_note, f"The curve's runs are not available, so it is not redrawn: {exc}",
                              kind="warning")
-                self.board_out.outputs = ()
+                self.board_out.mark_stale("the curve's runs are not available")
                 return
             fig = self._cache.get(("board", curve_id, protocol), lambda: protocol_figure(
                 self._bench_curves[self._bench_curves["curve_id"] == curve_id], protocol))
