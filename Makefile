@@ -1,6 +1,7 @@
 # Parallel Performance Modeling Workbench: one command to open the dashboards, one to test.
 #
 #   make dashboards   set up .venv and serve every notebook in notebooks/ with Voila
+#                     (this machine only; HOST=0.0.0.0 serves a class: see docs/serving.md)
 #   make test         set up .venv (and chromium) and run the whole test suite
 #   make lab          set up .venv and open JupyterLab in notebooks/
 #   make bench        run the benchmarks in bench/ (pytest-benchmark)
@@ -15,6 +16,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.workbench-installed
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8866
+# 127.0.0.1: this machine only.  Any other address (0.0.0.0: every interface) needs a token
+# (WORKBENCH_TOKEN=... in the environment, or SERVE_ARGS=--generate-token) or a password
+# (SERVE_ARGS=--password); the server refuses to start without one.
+HOST ?= 127.0.0.1
+# More options of python -m workbench.ui.serve (--help), e.g. --pool 02_adept_prediction.ipynb=3
+SERVE_ARGS ?=
 PYTEST_ARGS ?=
 # Open a browser tab only where there is a display (a console browser would take over the terminal).
 VOILA_BROWSER := $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser)
@@ -29,7 +36,7 @@ endif
 .PHONY: help setup dashboards lab test chromium bench screenshots clean
 
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# *//'
+	@sed -n '3,9p' Makefile | sed 's/^# *//'
 
 setup: $(STAMP)
 
@@ -44,13 +51,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
 	@touch $@
 
-# voila.json (read from here) adds preheated kernels, idle-kernel culling, a cell timeout.
+# One definition of the server (workbench/ui/serve.py + voila.json: preheated kernels, culling
+# of closed pages' kernels, cell timeout, Host check, upload limit), also used by the browser
+# tests and the tools.
 dashboards: $(STAMP)
-	@echo "Dashboards: http://127.0.0.1:$(PORT)/  (Ctrl-C to stop)"
-	$(BIN)/voila notebooks/ --Voila.ip=127.0.0.1 --Voila.port=$(PORT) --Voila.port_retries=0 $(VOILA_BROWSER)
+	$(BIN)/python -m workbench.ui.serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
 
+# Jupyter refuses to run as root without --allow-root (containers, CI): add it only then.
+LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(VOILA_BROWSER)
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(VOILA_BROWSER) $(LAB_ROOT)
 
 # Debian's chromium for the browser tests (never `playwright install`).
 chromium:

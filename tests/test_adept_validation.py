@@ -78,9 +78,29 @@ def test_validation_error_is_a_workbench_error():
 
 # Found by the property test below: runtimes spanning many orders of magnitude leave the
 # envelope empty for every delta (this used to end in an AttributeError on envelope_).
+# (The original example, 1, 1e3, 1e6 s, grows with n and is now refused before the envelope.)
 def test_unexplainable_data_give_a_validation_error():
     with pytest.raises(ValidationError, match=r"no Downey instance explains these observations"):
-        Adept().fit([1, 2, 3], [1.0, 1e3, 1e6])
+        Adept().fit([1, 2, 3], [1.0, 1e6, 1e3])
+
+
+@pytest.mark.parametrize("t", [[1.0, 1e3, 1e6], [1.0, 2, 3, 4], [10.0, 10, 11], [10.0, 10.3, 10.6]])
+def test_runtimes_growing_with_n_give_a_validation_error(t):
+    # Downey's runtime never rises with n: such data used to give NaN predictions past n[-2]
+    with pytest.raises(ValidationError, match=r"the runtimes grow with n .*no speedup for ADEPT to model"):
+        Adept().fit([1, 2, 4, 8][:len(t)], t)
+
+
+def test_a_rise_within_delta_is_the_ambiguous_last_point():
+    # flat within noise (a 0.7 % rise, a real GPU curve of the corpus): the thesis' rule, warned
+    model = Adept().fit([1, 2, 3], [0.093113, 0.093187, 0.093766])
+    assert np.isnan(model.predict([4])[0]) and np.isfinite(model.predict([2])[0])
+    assert "declining-or-anomalous-last-point" in {w.kind for w in model.warnings_}
+
+
+def test_a_flat_curve_is_still_fitted():
+    # constant runtimes are a speedup curve with A = 1 (no speedup), not a slowdown
+    np.testing.assert_allclose(Adept().fit([1, 2, 4], [10.0, 10, 10]).predict([8]), [10.0], rtol=1e-6)
 
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import math
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -41,6 +42,16 @@ from workbench.measure.comm.pingpong import allocation_descriptors, load_host_ma
 from workbench.measure.comm.sweep import main as sweep_main
 from workbench.measure.comm.sweep import parse_bytes
 from workbench.measure.comm.worker import library_name
+
+
+@pytest.fixture(autouse=True)
+def private_measure_dirs(tmp_path_factory, monkeypatch):
+    """This test's own measurement lock and default output directory, so that other test
+    sessions and real sweeps on the machine do not interfere."""
+    base = tmp_path_factory.mktemp("measure-env")
+    monkeypatch.setenv("WORKBENCH_RUNTIME_DIR", str(base / "run"))
+    monkeypatch.setenv("WORKBENCH_MEASURE_DIR", str(base / "measured"))
+    return base
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +238,34 @@ def _shipped(name: str):
     return DATA_DIR / "measured" / name
 
 
+def test_writer_is_atomic_checked_and_refuses_to_overwrite(tmp_path, private_measure_dirs):
+    frame = _pingpong_frame()
+    path = write_comm_sweep(frame, tmp_path / "pp.csv")
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert meta["csv"]["rows"] == 1 and meta["csv"]["bytes"] == path.stat().st_size
+    with pytest.raises(MeasurementError, match="already exist.*force=True"):
+        write_comm_sweep(frame, path)
+    two = pd.concat([frame, frame.assign(repeat=1)], ignore_index=True)
+    two.attrs["benchmark"] = "pingpong"
+    write_comm_sweep(two, path, force=True)
+    assert len(read_comm_pingpong(path)) == 2
+    path.write_bytes(path.read_bytes()[:-10])
+    with pytest.raises(DataFormatError, match=r"pp\.csv does not match its metadata file .*pp\.json"):
+        read_comm_pingpong(path)
+    assert write_comm_sweep(frame) == private_measure_dirs / "measured" / "comm_pingpong.csv"
+    with pytest.raises(MeasurementError, match="inside the repository's tracked data"):
+        write_comm_sweep(frame, _shipped("comm_pingpong.csv"))
+
+
+def test_cli_refuses_an_existing_output_before_running(tmp_path, capsys):
+    out = tmp_path / "pp.csv"
+    write_comm_sweep(_pingpong_frame(), out)
+    code = sweep_main(["pingpong", "--processes", "2", "--sizes", "1KiB", "--messages", "1", "--quiet", "--out", str(out)])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "already exist" in err and "--force" in err
+
+
 def test_write_read_round_trip_and_missing_sidecar_warns(tmp_path):
     frame = _pingpong_frame()
     frame.attrs["machine"] = {"cpus": 2}
@@ -321,6 +360,31 @@ def test_cli_runs_a_tiny_sweep(mpi_ready, tmp_path):
     frame = read_comm_pingpong(out)
     assert frame["repeat"].tolist() == [0, 1]
     assert frame.attrs["command"].startswith("python -m workbench.measure.comm pingpong")
+
+
+@pytest.mark.timeout(60)
+def test_sweep_is_refused_while_another_measurement_runs(mpi_ready, monkeypatch):
+    from workbench.measure import exclusive_measurement
+
+    ready, release = threading.Event(), threading.Event()
+
+    def hold():
+        with exclusive_measurement("a K-means sweep elsewhere"):
+            ready.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert ready.wait(10)
+        with pytest.raises(MeasurementError, match=r"another measurement is running \(a K-means sweep elsewhere"):
+            run_sweep("pingpong", pingpong_grid([128], [1], 1), [2], progress=False)
+    finally:
+        release.set()
+        holder.join(10)
+    monkeypatch.setenv("WORKBENCH_MAX_PROCESSES", "2")
+    with pytest.raises(MeasurementError, match="3 processes exceed the limit of 2"):
+        run_sweep("pingpong", pingpong_grid([128], [1], 1), [2, 3], progress=False)
 
 
 @pytest.mark.timeout(60)

@@ -448,7 +448,62 @@ def test_dashboard_upload_good_and_bad_csv(dashboard):
     assert d.dataset.value == "pingpong"  # the data stay
     frame = synthetic_sweep()[["S", "M", "PPN", "N", "I", "SW", "R", "comm_time_us"]]
     assert not d.load_csv("zero.csv", frame.assign(comm_time_us=0.0).to_csv(index=False).encode())
-    assert "must be &gt; 0, got 0 in row 0" in d.messages.value
+    assert "zero.csv: communication times (column &#x27;comm_time_us&#x27;) must be &gt; 0, got 0 on line 2" in d.messages.value
+    assert "CommRegression" not in d.messages.value  # no Python name in a dashboard message
     assert d.load_csv("mine.csv", frame.to_csv(index=False).encode())
     assert d.dataset.value == "upload" and ERROR_CLASS not in d.messages.value
     assert len(d.result.predictions) == len(frame) and "mine.csv" in d.readout.value
+
+
+def test_dashboard_opens_on_osu_data_where_the_nt_threshold_refits(osu):
+    """With the mirror the primary slider does what it says: one step moves points between
+    Area I and II and changes the fit (on the one-node ping-pong sweep it only moves a line)."""
+    from workbench.ui.comm_regression_dashboard import DEFAULT_OSU, comm_regression_dashboard
+
+    d = comm_regression_dashboard(osu=osu)
+    assert d.dataset.value == "osu" and (d.osu_mapping.value, d.osu_algorithm.value) == DEFAULT_OSU == ("core", 5)
+    assert d._osu_controls.layout.display == "" and "NT = 0 for every point" not in d.readout.value
+    overall = d.result.overall()
+    assert 20 < overall["mape"] < 35 and overall["share_within_30"] > 0.6  # beside the paper's 29 % / 60 %
+    for _ in range(2):  # one keyboard step each (a quarter octave)
+        areas = d.split().labels(d.data)
+        predicted = d.result.predictions["predicted"].to_numpy()
+        d.nt_threshold.value = d.nt_threshold.value * 2**0.25
+        assert (d.split().labels(d.data) != areas).sum() >= 3  # points changed area ...
+        assert not np.allclose(d.result.predictions["predicted"].to_numpy(), predicted)  # ... and the fit changed
+    assert d.last_update_s < 1.0
+    # the next entry of the data menu (what the browser test chooses) is the ping-pong sweep
+    options = [k for _, k in d.dataset.options]
+    assert options[(options.index(d.dataset.value) + 1) % len(options)] == "pingpong"
+    revisions = {name: fig.revision for name, fig in (("main", d.figure), ("heatmap", d.heatmap_out),
+                                                      ("scatter", d.scatter_out))}
+    d.dataset.value = "pingpong"
+    assert d.messages.value == "" and "ping-pong" in d.data_label
+    assert all(fig.revision > revisions[name] for name, fig in (("main", d.figure), ("heatmap", d.heatmap_out),
+                                                                 ("scatter", d.scatter_out)))
+
+
+def test_dashboard_marks_the_panels_out_of_date_after_an_error(dashboard):
+    from workbench.ui.common import ERROR_CLASS, STALE_CLASS, LiveFigure
+
+    d = dashboard
+    frame = synthetic_sweep()[["S", "M", "PPN", "N", "I", "SW", "R", "comm_time_us"]]  # no 'processes' column
+    assert d.load_csv("mine.csv", frame.to_csv(index=False).encode())
+    d.evaluation.value = "scale"
+    assert "needs a &#x27;processes&#x27; column" in d.messages.value and ERROR_CLASS in d.messages.value
+    for panel in d.panels:
+        assert panel.stale if isinstance(panel, LiveFigure) else STALE_CLASS in panel.value
+    assert "MAPE" not in d.readout.value  # no score pretends to belong to the new evaluation
+    d.evaluation.value = "random"
+    assert ERROR_CLASS not in d.messages.value and not d.figure.stale and "random split" in d.readout.value
+
+
+def test_dashboard_data_that_load_but_cannot_be_fitted_are_marked(dashboard, monkeypatch):
+    from workbench.ui import comm_regression_dashboard as crd
+
+    d = dashboard
+    monkeypatch.setattr(crd, "evaluate", lambda *a, **k: (_ for _ in ()).throw(ValidationError("no fit")))
+    frame = synthetic_sweep()[["S", "M", "PPN", "N", "I", "SW", "R", "comm_time_us"]]
+    assert not d.load_csv("mine.csv", frame.to_csv(index=False).encode())
+    assert d.dataset.value == "upload" and d.data_label == "uploaded mine.csv"  # the data did change ...
+    assert d.figure.stale and d.heatmap_out.stale and d.matrix_out.stale  # ... so nothing shows the old ones

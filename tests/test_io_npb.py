@@ -196,7 +196,7 @@ def test_directory_reports_binary_and_aborted_files(tmp_path, good_text):
     assert len(frame) == 1
     reasons = {Path(s["source"]).name: s["reason"] for s in frame.attrs["skipped"]}
     assert reasons == {
-        "core.bin": "not NPB output: binary file",
+        "core.bin": "unknown format: binary content (a zero byte on line 1), not an NPB log",
         "oom.out": "aborted: slurmstepd: error: Detected 1 oom-kill event(s) in StepId=1.0",
         "latin1.log": "not NPB output: no 'NAS Parallel Benchmarks' header and no 'Benchmark Completed' block",
     }

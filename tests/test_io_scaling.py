@@ -101,7 +101,7 @@ def test_time_column_named_in_messages(tmp_path):
     "content, pattern",
     [
         (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary content"),
-        (b"PK\x03\x04\x14\x00\x06\x00", "zip/Excel"),
+        (b"PK\x03\x04\x14\x00\x06\x00", "a zip archive or an Excel workbook, not a CSV scaling table"),
         ("processes,time_s\n1,caf\xe9\n".encode("latin-1"), "not UTF-8"),
         (b'processes,time_s\n1,2\n3,4,5,6\n', "not a readable CSV"),
     ],
@@ -173,7 +173,7 @@ def test_pi_cluster_packed_cg_curve(pi):
     assert curve["time_s"].tolist() == [1450.11, 550.93, 308.78, 112.39, 106.64]
     spread = select_curve(pi, "cg", "C", "spread (1 per node)")
     assert list(zip(spread["processes"], spread["nodes"])) == [(8, 8), (16, 16)]
-    with pytest.raises(ValidationError, match=r"cg class C was measured with 3 placements .*pass placement="):
+    with pytest.raises(ValidationError, match=r"cg class C was measured with 3 placements .*choose one of these placements"):
         select_curve(pi, "cg", "C")
 
 

@@ -29,6 +29,17 @@ from workbench.measure import (
 from workbench.measure import perf as perf_module
 from workbench.workloads.kmeans import SINGLE_THREAD_ENV
 
+@pytest.fixture(autouse=True)
+def private_measure_dirs(tmp_path_factory, monkeypatch):
+    """This test's own measurement lock and default output directory (inherited by the CLIs it
+    starts): other test sessions and real sweeps on the machine neither block it nor are
+    blocked by it."""
+    base = tmp_path_factory.mktemp("measure-env")
+    monkeypatch.setenv("WORKBENCH_RUNTIME_DIR", str(base / "run"))
+    monkeypatch.setenv("WORKBENCH_MEASURE_DIR", str(base / "measured"))
+    return base
+
+
 KMEANS = [sys.executable, "-m", "workbench.workloads.kmeans"]
 TINY = ["--points", "20000", "--clusters", "8", "--iterations", "10", "--processes", "2"]
 ENV = {**os.environ, **SINGLE_THREAD_ENV}
@@ -185,6 +196,42 @@ def test_sweep_cli_without_perf_writes_csv_and_sidecar(tmp_path):
     assert frame.attrs["perf"] is False
     assert "--no-perf" in frame.attrs["command"]
     assert len(frame.attrs["design"]) == 2
+
+
+def test_sweep_cli_defaults_outside_the_repository_and_needs_force_to_overwrite(private_measure_dirs):
+    import socket
+
+    cli = [sys.executable, "-m", "workbench.measure.sweep", "--design", "tiny", "--repeats", "1", "--no-perf"]
+    first = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    out = private_measure_dirs / "measured" / f"kmeans_{socket.gethostname()}.csv"
+    assert len(read_measured_kmeans(out)) == 4
+    before = out.read_bytes()
+    again = subprocess.run(cli, capture_output=True, text=True, timeout=120)  # refused before measuring
+    assert again.returncode == 2
+    assert "already exist" in again.stderr and "--force" in again.stderr and "perf=False" not in again.stderr
+    assert out.read_bytes() == before
+    shipped = subprocess.run([*cli[:3], "--out", "data/measured/kmeans_fim.csv"], capture_output=True, text=True,
+                             timeout=120, cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert shipped.returncode == 2 and "tracked data" in shipped.stderr
+
+
+def test_sweep_writer_refuses_to_overwrite(tmp_path):
+    frame = read_measured_kmeans(_shipped_kmeans()).head(8)
+    path = write_measured_kmeans(frame, tmp_path / "k.csv", command="pytest")
+    with pytest.raises(MeasurementError, match="already exist.*force=True"):
+        write_measured_kmeans(frame.head(4), path)
+    assert len(read_measured_kmeans(path)) == 8
+    assert len(read_measured_kmeans(write_measured_kmeans(frame.head(4), path, force=True))) == 4
+    path.write_bytes(path.read_bytes()[:-30])  # a partial file no longer reads back
+    with pytest.raises(DataFormatError, match=r"k\.csv does not match its metadata file .*k\.json"):
+        read_measured_kmeans(path)
+
+
+def _shipped_kmeans():
+    from workbench.io.catalogue import DATA_DIR
+
+    return DATA_DIR / "measured" / "kmeans_fim.csv"
 
 
 def test_sweep_without_perf_warns(monkeypatch):

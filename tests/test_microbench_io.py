@@ -261,7 +261,7 @@ def test_osu_given_imb_output_points_to_read_imb():
 
 
 def test_osu_missing_path_and_binary(tmp_path):
-    with pytest.raises(DataFormatError, match="nope.txt: no such file or directory"):
+    with pytest.raises(DataFormatError, match="nope.txt: cannot read file: no such file or directory"):
         read_osu(tmp_path / "nope.txt")
     path = tmp_path / "a.out"
     path.write_bytes(b"\x7fELF\x00\x00binary")

@@ -17,6 +17,16 @@ from workbench.models.fractal import FractalExtrapolator, fit_phase, phase_share
 from workbench.workloads.phases_demo import PHASES, measure_phases_demo, read_fractal_demo, run_phases
 
 
+@pytest.fixture(autouse=True)
+def private_measure_dirs(tmp_path_factory, monkeypatch):
+    """This test's own measurement lock and default output directory (inherited by the CLIs it
+    starts), so that other test sessions and real sweeps on the machine do not interfere."""
+    base = tmp_path_factory.mktemp("measure-env")
+    monkeypatch.setenv("WORKBENCH_RUNTIME_DIR", str(base / "run"))
+    monkeypatch.setenv("WORKBENCH_MEASURE_DIR", str(base / "measured"))
+    return base
+
+
 class FakeClock:
     """A clock that advances only when told to: exact timer tests."""
 
@@ -165,6 +175,20 @@ def test_cli_writes_csv_and_sidecar(tmp_path):
         capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2 and "sizes must be integers >= 3" in bad.stderr
+
+
+def test_cli_default_output_and_force(private_measure_dirs):
+    cli = [sys.executable, "-m", "workbench.workloads.phases_demo", "--sizes", "8", "--target", "12", "--repeats", "1"]
+    done = subprocess.run(cli, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = private_measure_dirs / "measured" / "fractal_demo.csv"
+    assert done.stdout.strip() == str(out) and read_fractal_demo(out).attrs["csv"]["rows"] == 8
+    again = subprocess.run(cli, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "already exist" in again.stderr and "--force" in again.stderr
+    assert "round 0" not in again.stderr  # refused before measuring
+    forced = subprocess.run([*cli, "--force"], capture_output=True, text=True, timeout=60)
+    assert forced.returncode == 0, forced.stderr
+    assert read_fractal_demo(out).attrs["command"].endswith("--force")
 
 
 # ----------------------------------------------------------------------------- shipped data

@@ -70,7 +70,7 @@ def test_read_profile_csv_file_errors(tmp_path):
         read_profile_csv(tmp_path / "missing.csv")
     binary = tmp_path / "profile.xlsx"
     binary.write_bytes(b"PK\x03\x04 zip")
-    with pytest.raises(DataFormatError, match="profile.xlsx: unknown format: this is a zip/Excel file"):
+    with pytest.raises(DataFormatError, match="profile.xlsx: unknown format: this is a zip archive or an Excel workbook"):
         read_profile_csv(binary)
     bad = tmp_path / "bad.csv"
     bad.write_text("size,phase,time_ms\n8,a,1\n8,b,-1\n")
@@ -155,7 +155,7 @@ def test_read_pprof_folder_with_sizes_from_file_names(tmp_path):
     # the profile frame feeds the fractal model directly
     shares = phase_shares(frame)
     assert shares.loc[shares["phase"] == "compute", "share"].tolist() == pytest.approx([1.715 / 2.975] * 2)
-    with pytest.raises(ValidationError, match="sizes of a folder from the file names; drop size="):
+    with pytest.raises(ValidationError, match="sizes of a folder's pprof outputs come from their file names"):
         read_pprof(tmp_path, size=64)
     with pytest.raises(DataFormatError, match="no pprof output files named profile_<size>"):
         read_pprof(tmp_path / "empty")
@@ -164,7 +164,7 @@ def test_read_pprof_folder_with_sizes_from_file_names(tmp_path):
 @pytest.mark.parametrize(
     ("source", "kwargs", "error", "message"),
     [
-        (TAUSTUBS, {}, ValidationError, "pprof output does not record the input size: pass read_pprof"),
+        (TAUSTUBS, {}, ValidationError, "pprof output does not record the input size: name the file profile_<size>"),
         (TAUSTUBS, {"size": 0}, ValidationError, "column 'size' must be a finite number > 0, got 0"),
         (TAUSTUBS, {"size": 8, "table": "NODE 3;CONTEXT 0;THREAD 0"}, ValidationError,
          r"no pprof table 'NODE 3;CONTEXT 0;THREAD 0'; the text has \['total', 'mean'\]"),
@@ -184,7 +184,7 @@ def test_read_pprof_needs_a_table_choice_without_summary():
     two = MINIWEATHER.read_text().replace("USER EVENTS", "NODE 1;CONTEXT 0;THREAD 0:\n" + _rows_only() + "\nUSER EVENTS")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ParseWarning)
-        with pytest.raises(ValidationError, match="several pprof tables .* and no FUNCTION SUMMARY \\(mean\\): pass table="):
+        with pytest.raises(ValidationError, match="several pprof tables .* and no 'FUNCTION SUMMARY \\(mean\\):' table to use by default; choose one"):
             read_pprof(two, size=1)
         node1 = read_pprof(two, size=1, table="NODE 1;CONTEXT 0;THREAD 0")
     assert node1["phase"].tolist() == ["solve"]

@@ -15,7 +15,7 @@ from workbench.models.adept import detect_anomalies
 from workbench.ui.adept_dashboard import AdeptDashboard
 from workbench.ui.common import FitCache, frame_html
 from workbench.ui.anomalies import AnomalyDashboard, synthetic_anomaly_frame, verdict_html
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS
 from workbench.ui.cross_size import CrossSizeDashboard, base_candidates
 from workbench.ui.data_picker import DataPicker, default_observed, read_uploads
 
@@ -49,6 +49,33 @@ def _error(panel) -> str:
 
 
 # ------------------------------------------------------------------ data picker
+
+
+def test_picker_keeps_the_previous_curve_when_a_curve_cannot_be_selected(no_mirror, monkeypatch):
+    from workbench.ui import data_picker
+
+    picker = DataPicker(("synthetic-cross-size",))
+    fired = []
+    picker.on_change(fired.append)
+    before, runs = picker.curve.value, picker.runs
+    other = next(v for _, v in picker.curve.options if v != before)
+
+    def refuse(*args, **kwargs):
+        raise ValidationError("cannot select it")
+
+    monkeypatch.setattr(data_picker, "select_curve", refuse)
+    picker.curve.value = other
+    assert "cannot select it" in _error(picker.messages)
+    # the menu shows the curve whose runs and toggles are still in use, and nobody was told of a change
+    assert picker.curve.value == before and picker.runs is runs and not fired
+
+
+def test_picker_summary_escapes_names_from_the_data(no_mirror):
+    picker = DataPicker()
+    evil = "<img src=x onerror=alert(1)>"
+    rows = "".join(f"{evil},A,{n},{100 / n:.3f}\n" for n in (1, 2, 4, 8))
+    assert picker.load_files([("evil.csv", f"benchmark,problem_class,processes,time_s\n{rows}".encode())])
+    assert evil not in picker.summary.value and "&lt;img src=x onerror=alert(1)&gt;" in picker.summary.value
 
 
 def test_default_observed_rule():
@@ -136,12 +163,15 @@ def test_adept_dashboard_errors_go_to_the_panel(no_mirror):
     before = _ys(d.figure)
     d.picker.observed_n = [1, 2]
     assert "at least 3 different processor counts" in _error(d.messages)
-    assert not _changed(before, d.figure)  # the last good prediction stays
+    # nothing on screen pretends to show the new selection: the panels say they are out of date
+    assert d.figure.stale and len(d.figure.data) == 0 and "Out of date" in d.figure.figure.layout.title.text
+    assert all(STALE_CLASS in panel.value for panel in (d.summary, d.tables, d.warnings))
     _upload(d.picker, "x.csv", b"garbage")
     assert "x.csv" in _error(d.messages)
     assert d.picker.source.value == "synthetic-downey"
     d.picker.observed_n = [1, 2, 4, 8]
-    assert d.messages.value == ""
+    assert d.messages.value == "" and not d.figure.stale and _changed(before, d.figure)
+    assert STALE_CLASS not in d.summary.value and "mean PA" in d.summary.value
 
 
 def test_fit_cache_reuses_models():
@@ -182,6 +212,12 @@ def test_anomaly_dashboard_too_few_points(no_mirror):
     d = AnomalyDashboard()
     d.picker.observed_n = [1, 2]
     assert "at least 3" in _error(d.messages)
+    # both figures and every readout say they are out of date, none shows the previous runs
+    assert d.figure.stale and d.fit_figure.stale
+    assert all(STALE_CLASS in p.value for p in (d.summary, d.verdict, d.warnings, d.tables))
+    d.picker.observed_n = [1, 2, 4, 8, 16]
+    assert not _error(d.messages) and not d.figure.stale and not d.fit_figure.stale
+    assert "pattern" in d.verdict.value
 
 
 def test_synthetic_anomaly_frame_is_labelled_and_injected():
@@ -211,6 +247,9 @@ def test_cross_size_dashboard_reacts_to_q(no_mirror):
     assert not _error(d.messages) and _changed(before, d.figure)
     d.picker.observed_n = [1]
     assert "2 processor counts on the target size, got 1" in _error(d.messages)
+    assert d.figure.stale and all(STALE_CLASS in p.value for p in (d.summary, d.tables, d.warnings))
+    d.picker.observed_n = [1, 2]
+    assert not _error(d.messages) and not d.figure.stale and "runtime ratio" in d.summary.value
 
 
 def test_base_candidates_same_benchmark_only(no_mirror):

@@ -16,7 +16,7 @@ from workbench.plots.comm_ml import (
     rank_box_figure,
     rank_density_figure,
 )
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS
 from workbench.ui.comm_ml_dashboard import CommMLDashboard
 
 
@@ -109,6 +109,49 @@ def test_training_runs_in_the_background_and_shows_results(dash):
     first = dash.result
     dash.train(wait=True)
     assert dash.result is first
+
+
+def _ml_stale(d) -> list[bool]:
+    return [p.stale for p in d._ml_out.values()] + [STALE_CLASS in d.metrics.value]
+
+
+def test_results_are_marked_out_of_date_when_the_data_or_settings_change(dash):
+    dash.n_iter.value, dash.cv.value, dash.n_estimators.value = 2, 2, (30, 60)
+    dash.train(wait=True)
+    assert not any(_ml_stale(dash)) and "trained in" in dash.train_status.value
+    dash.fraction.value = (0.2, 0.8)  # other runs: the shown result is not theirs
+    assert all(_ml_stale(dash)) and "the data changed: press train to retrain" in dash.metrics.value
+    assert "press <b>train</b>" in dash.train_status.value
+    dash.fraction.value = (0.1, 0.8)  # back to the trained data: the result is shown again
+    assert not any(_ml_stale(dash)) and "Tables 8.1/8.3/8.5" in dash.metrics.value
+    dash.seed.value = 3
+    assert all(_ml_stale(dash)) and "the settings changed: press train" in dash.metrics.value
+    dash.train(wait=True)
+    assert not any(_ml_stale(dash)) and not _error(dash.ml_messages)
+    dash.fraction.value = (0.95, 1.0)  # a training that fails leaves nothing that looks current
+    dash.train(wait=True)
+    assert "no runs left" in _error(dash.ml_messages) and all(_ml_stale(dash))
+
+
+def test_semi_empirical_and_per_rank_errors_mark_their_panels(dash, monkeypatch):
+    from workbench.errors import ValidationError
+    from workbench.ui import comm_ml_dashboard as cmd
+
+    def refuse(*args, **kwargs):
+        raise ValidationError("refused")
+
+    monkeypatch.setattr(cmd, "reproduce_table_6_1", refuse)
+    dash.size_factor.value = 0.5
+    assert "refused" in _error(dash.messages)
+    assert dash.figure.stale and STALE_CLASS in dash.table_6_3.value and STALE_CLASS in dash.semi_readout.value
+    monkeypatch.setattr(cmd, "rank_statistics", refuse)
+    dash.rank_value.value = "total_s"
+    assert "refused" in _error(dash.rank_messages)
+    assert all(p.stale for p in dash._rank_out.values()) and STALE_CLASS in dash.rank_table.value
+    monkeypatch.undo()
+    dash.size_factor.value = 0.4
+    dash.rank_value.value = "comm_s"
+    assert not dash.figure.stale and not any(p.stale for p in dash._rank_out.values())
 
 
 def test_training_a_filter_that_keeps_nothing_shows_an_error(dash):

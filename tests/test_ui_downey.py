@@ -191,3 +191,34 @@ def test_explorer_wiring():
 def test_explorer_rejects_bad_initial_parameters():
     with pytest.raises(ValidationError, match="A"):
         downey_explorer(A=0.5)
+
+
+def test_explorer_marks_the_figure_and_readout_out_of_date_after_an_error(monkeypatch):
+    import importlib
+
+    module = importlib.import_module("workbench.ui.downey_explorer")  # the package re-exports the function
+    ex = downey_explorer()
+
+    def refuse(*args, **kwargs):
+        raise ValidationError("cannot draw")
+
+    monkeypatch.setattr(module, "downey_figure", refuse)
+    ex.A.value = 200.0
+    assert "cannot draw" in ex.messages.value
+    assert ex.figure.stale and STALE_CLASS in ex.readout.value
+    monkeypatch.undo()
+    ex.A.value = 300.0
+    assert not ex.figure.stale and STALE_CLASS not in ex.readout.value and ex.messages.value == ""
+
+
+def test_uploads_over_the_limit_get_a_message_and_change_nothing(monkeypatch):
+    import workbench.ui.common as common
+    from workbench.ui.data_picker import DataPicker
+
+    monkeypatch.setattr(common, "UPLOAD_LIMIT_BYTES", 100)
+    picker = DataPicker(("synthetic-downey",))
+    before = picker.source.value
+    picker.upload.value = ({"name": "big.csv", "content": memoryview(b"x" * 101), "size": 101, "type": "",
+                            "last_modified": __import__("datetime").datetime(2026, 1, 1)},)
+    assert "big.csv" in picker.messages.value and "accept up to" in picker.messages.value
+    assert picker.source.value == before and picker.upload.value == ()

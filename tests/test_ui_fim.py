@@ -4,6 +4,8 @@ figures and readouts change, and that bad input lands in the visible panel."""
 from __future__ import annotations
 
 import datetime
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -11,8 +13,16 @@ import pytest
 from workbench.errors import MeasurementError, ValidationError
 from workbench.evaluation.fim import KMEANS_FEATURES
 from workbench.ui import fim_dashboard as fd
-from workbench.ui.common import ERROR_CLASS, FIGURE_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.measure import current_measurement, exclusive_measurement
+from workbench.ui.common import ERROR_CLASS, FIGURE_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, LiveFigure
 from workbench.ui.fim_dashboard import MAX_ITER, FiMDashboard, read_runs_upload, synthetic_kmeans_runs
+
+
+@pytest.fixture(autouse=True)
+def runtime_dir(monkeypatch, tmp_path):
+    """A measurement lock of the test's own (the dashboard asks whether one is running)."""
+    monkeypatch.setenv("WORKBENCH_RUNTIME_DIR", str(tmp_path))
+    return tmp_path
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +121,9 @@ def test_barrier_extension_is_capped_and_fast(dash):
     assert "barrier" in dash.fim_name and fim.model == "barrier" and fim.max_iter == MAX_ITER["barrier"]
     assert "(capped)" in dash.summary.value
     assert dash.last_update_s < 1.5
+    assert dash.alpha_init.value == 1.0 and fim.alpha_init == 1.0  # 25 steps cannot walk from the paper's 0
+    dash.model.value = "paper"
+    assert dash.alpha_init.value == 0.0 and dash.experiment.models[dash.fim_name].alpha_init == 0.0
 
 
 def test_features_switch_refits_fim_and_rbasp(dash):
@@ -156,7 +169,7 @@ def test_regression_view_controls(dash):
 def test_bad_upload_shows_a_visible_error_and_keeps_the_data(dash, runs):
     source = dash.source.value
     _upload(dash, "broken.csv", b"processes,calc_time_s\n1,2.0\n")
-    assert "broken.csv" in _error(dash.messages) and "missing column" in dash.messages.value
+    assert "broken.csv" in _error(dash.messages) and "missing the column" in dash.messages.value
     assert dash.source.value == source and dash.upload.value == ()
     _upload(dash, "notes.txt", b"hello")
     assert "notes.txt" in _error(dash.messages)
@@ -199,13 +212,25 @@ def test_measure_button_runs_the_sweep_with_a_progress_bar(dash, monkeypatch):
             fd.KMeansConfig(50_000, 16, 20, processes=(1, 2, 4)), fd.KMeansConfig(50_000, 8, 40, processes=(1, 2, 4)),
             fd.KMeansConfig(100_000, 16, 40, processes=(1, 2, 4)),
             fd.KMeansConfig(320_000, 16, 40, processes=(1, 2, 3, 4), role="test"))
+    shown = []
+
+    def watched(configs, repeats, progress):
+        bars = dash.progress.children
+        shown.append((len(bars), bars[0].children[1].value if bars else None, current_measurement()))
+        return fake_measure(configs, repeats, progress)
+
     monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: None)
-    monkeypatch.setattr(fd, "measure_kmeans", fake_measure)
+    monkeypatch.setattr(fd, "measure_kmeans", watched)
     assert dash.run_sweep(plan), dash.messages.value
     assert len(calls) == 19 and calls[-1][-1] == "test"
     assert dash.source.value == "sweep" and not dash.measure.disabled
-    bar = dash.progress.children[0]
-    assert bar.children[1].value == 19  # the tqdm widget's progress bar reached the total
+    bars, done, holders = zip(*shown, strict=True)
+    assert set(bars) == {1} and done[0] == 0  # the bar was shown during every run
+    # the whole loop ran under one lock, announced with the most processes of the plan
+    assert {h["what"] for h in holders} == {"FiM dashboard: small K-means sweep (19 runs)"}
+    assert holders[0]["processes"] == 4 and holders[0]["pid"] == os.getpid()
+    assert dash.progress.children == () and current_measurement() is None  # no bar left behind, lock released
+    assert not dash.measure_note.value
 
 
 def test_measure_button_without_perf_says_why(dash, monkeypatch):
@@ -213,6 +238,8 @@ def test_measure_button_without_perf_says_why(dash, monkeypatch):
     source = dash.source.value
     assert not dash.run_sweep()
     assert "perf not installed" in _error(dash.messages) and dash.source.value == source
+    assert dash.progress.children == () and not dash.measure.disabled  # no "measuring 0 %" bar left behind
+    assert not any(p.stale for p in dash.panels if isinstance(p, LiveFigure))  # the data did not change
     with pytest.raises(MeasurementError, match="perf not installed"):
         fd.measure_small_sweep()
 
@@ -223,3 +250,75 @@ def test_every_control_recomputes_fast(dash):
         control.value = value
         assert not _error(dash.messages), dash.messages.value
         assert dash.last_update_s < 1.0, (control.description, dash.last_update_s)
+
+
+# ------------------------------------------------------------------ defaults, stale panels, the lock
+
+
+def test_default_calibration_converges_on_the_measured_runs():
+    d = FiMDashboard()
+    fim = d.experiment.models[d.fim_name]
+    c = fim.calibration_
+    assert (fim.alpha_init, fim.tau, fim.epsilon) == (0.0, 0.5, 1e-3)  # the paper's start alpha = 0
+    assert c.converged and c.rms < 0.5 and 0.8 < c.alpha < 1.0 and c.iterations > 100  # a real walk
+    assert "NOT converged" not in d.summary.value and "(converged" in d.summary.value
+    assert "wb-warning" not in d.notes.value and not _error(d.notes)
+    d.tau.value = 0.01  # the paper's tau is out of reach on a 2-core machine: the summary says why
+    assert "NOT converged" in d.summary.value and "lowest RMS on the walk is 0.48" in d.summary.value
+    assert "wb-warning" in d.notes.value
+
+
+def test_a_failed_refit_marks_every_panel_out_of_date(dash, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise ValidationError("run_fim_experiment: no model could be fitted")
+
+    monkeypatch.setattr(fd, "run_fim_experiment", refuse)
+    dash.tau.value = 0.2
+    assert "no model could be fitted" in _error(dash.messages)
+    for panel in dash.panels:
+        assert (panel.stale if isinstance(panel, LiveFigure) else STALE_CLASS in panel.value), panel
+    assert "Out of date" in dash.figure.figure.layout.title.text and "calibrated" not in dash.summary.value
+    monkeypatch.undo()
+    dash.tau.value = 0.3  # fixable: everything is drawn again
+    assert not _error(dash.messages) and not any(p.stale for p in dash.panels if isinstance(p, LiveFigure))
+    assert "calibrated α" in dash.summary.value and list(_trace(dash.figure, "τ").y) == [0.3, 0.3]
+
+
+def test_new_data_that_cannot_be_fitted_are_kept_and_the_panels_marked(dash, runs, monkeypatch):
+    good = runs.to_csv(index=False).encode()
+    monkeypatch.setattr(fd, "run_fim_experiment", lambda *a, **k: (_ for _ in ()).throw(
+        ValidationError("run_fim_experiment: no model could be fitted")))
+    assert not dash.load_csv("mine.csv", good)
+    assert dash.source.value == "upload" and "mine.csv" in dash.data_summary.value  # the runs did change ...
+    assert dash.figure.stale and dash.prediction.stale and "new data could not be fitted" in dash.summary.value
+    monkeypatch.undo()
+    dash.tau.value = 0.2  # ... and the next change draws them
+    assert not dash.figure.stale and not _error(dash.messages)
+
+
+def test_a_running_measurement_refuses_the_sweep_in_red_and_is_announced(dash, monkeypatch):
+    monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: None)
+    monkeypatch.setattr(fd, "measure_kmeans", lambda *a, **k: pytest.fail("measured despite the lock"))
+    holding, release = threading.Event(), threading.Event()
+
+    def other():  # another measurement (another visitor's kernel would be another process)
+        with exclusive_measurement("K-means sweep (105 runs)", processes=8):
+            holding.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        assert holding.wait(30)
+        source = dash.source.value
+        assert not dash.run_sweep()
+        message = _error(dash.messages)
+        assert "another measurement is running (K-means sweep (105 runs), 8 processes" in message
+        assert dash.source.value == source and dash.progress.children == () and not dash.measure.disabled
+        note = dash.measure_note.value
+        assert "a measurement is running (K-means sweep (105 runs), 8 processes, started" in note and "wb-info" in note
+        assert FiMDashboard(runs=synthetic_kmeans_runs(repeats=1)).measure_note.value  # said on a fresh page too
+    finally:
+        release.set()
+        thread.join(30)
+    assert dash.show_measurement_state() is None and dash.measure_note.value == ""

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from workbench.evaluation.fractal import synthetic_profile
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, LiveFigure
 from workbench.ui.fractal_dashboard import AUTO, DEMO, SYNTHETIC, UPLOAD, FractalDashboard
 
 
@@ -83,15 +83,21 @@ def test_chosen_c_and_delta(dash):
     np.testing.assert_array_equal(dash.experiment.sizes, [60, 80, 100, 120, 140])
 
 
-def test_an_impossible_design_shows_an_error_and_keeps_the_figure(dash):
+def _all_stale(d) -> bool:
+    return all(p.stale if isinstance(p, LiveFigure) else STALE_CLASS in p.value for p in d.panels)
+
+
+def test_an_impossible_design_shows_an_error_and_marks_the_panels_out_of_date(dash):
     before = _fitted_x(dash)
     dash.C.value = 160.0  # candidates above C: 180, 200
     dash.delta_auto.value = False
     dash.delta.value = 160.0  # every N_i maps onto 200
     assert "single measured size 200" in _error(dash.messages)
-    np.testing.assert_array_equal(_fitted_x(dash).size, 2)  # last good state (C = 160, auto delta)
-    dash.delta_auto.value = True  # fixable: the message goes away
-    assert not _error(dash.messages) and _fitted_x(dash).size == 2
+    # nothing pretends to show delta = 160: the fits of the last good state are not on screen
+    assert _all_stale(dash) and len(dash.figure.data) == 0 and "Out of date" in dash.readout.value
+    dash.delta_auto.value = True  # fixable: the message goes away, the panels come back
+    assert not _error(dash.messages) and _fitted_x(dash).size == 2 and not dash.figure.stale
+    assert not dash.bars.stale and STALE_CLASS not in dash.readout.value
     dash.C.value = AUTO
     np.testing.assert_array_equal(_fitted_x(dash), before)
 
@@ -117,8 +123,10 @@ def test_a_profile_the_method_cannot_use_yet_is_loaded_with_a_hint(dash):
     assert dash.load_files([("mine.csv", _csv(frame))])
     message = _error(dash.messages)
     assert "never stabilises" in message and "choose C" in message and dash.target.value == 120
+    assert "previous data" not in message  # the panels say it themselves:
+    assert _all_stale(dash) and "the new profile was loaded" in dash.figure.figure.layout.title.text
     dash.C.value = 20.0  # the hint works
-    assert not _error(dash.messages) and dash.experiment.target_size == 120
+    assert not _error(dash.messages) and dash.experiment.target_size == 120 and not dash.figure.stale
 
 
 PPROF = """FUNCTION SUMMARY (mean):

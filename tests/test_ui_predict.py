@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from workbench.io import MIRROR_ENV
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, LiveFigure
 from workbench.ui.predict_dashboard import PredictDashboard
 
 
@@ -102,14 +102,16 @@ def test_toggling_observed_runs_refits(dash):
     assert dash.predictor is fit  # cached per (data, observed selection)
 
 
-def test_too_few_observed_runs_replace_the_figure_by_a_placeholder(dash):
+def test_too_few_observed_runs_mark_every_panel_out_of_date(dash):
     dash.picker.observed_n = [1, 2]
     assert ">= 3 distinct" in _error(dash.messages)
-    assert len(dash.figure.data) == 0 and "No prediction" in dash.figure.figure.layout.title.text
-    assert dash.readout.value == "" and dash.weights.value == "" and dash.predictor is None
+    assert len(dash.figure.data) == 0 and "Out of date" in dash.figure.figure.layout.title.text
+    assert all(STALE_CLASS in p._dom_classes if isinstance(p, LiveFigure) else STALE_CLASS in p.value
+               for p in dash.panels)
+    assert "Out of date" in dash.readout.value and dash.predictor is None
     dash.picker.observed_n = [1, 2, 4]
-    assert dash.messages.value == "" and len(dash.figure.data) > 0
-    assert dash.figure.figure.layout.title.text.startswith("at n = 256")
+    assert dash.messages.value == "" and len(dash.figure.data) > 0 and not dash.figure.stale
+    assert dash.figure.figure.layout.title.text.startswith("at n = 256") and STALE_CLASS not in dash.readout.value
 
 
 @pytest.mark.parametrize("name, content, expected", [

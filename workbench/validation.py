@@ -74,9 +74,42 @@ def numeric_column(frame, name: str, where: str) -> np.ndarray:
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     if name not in frame.columns:
         raise ValidationError(f"{where}: missing column {name!r}; the frame has {list(frame.columns)}")
-    values = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
+    column = frame[name]
+    if isinstance(column, pd.DataFrame):  # a repeated column name (or a MultiIndex level)
+        raise ValidationError(f"{where}: column {name!r} appears {column.shape[1]} times; column names must be "
+                              f"unique, the frame has {list(frame.columns)}")
+    try:
+        values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    except (TypeError, ValueError):  # e.g. a categorical of strings
+        values = pd.to_numeric(column.astype(object), errors="coerce").to_numpy(dtype=float)
     bad = ~np.isfinite(values)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValidationError(f"{where}: column {name!r} must be numeric and finite, got {frame[name].iloc[i]!r} in row {i}")
+        raise ValidationError(f"{where}: column {name!r} must be numeric and finite, got {column.iloc[i]!r} in row {i}")
     return values
+
+
+def numeric_columns(frame, columns, where: str) -> pd.DataFrame:
+    """A copy of the DataFrame ``frame`` with ``columns`` as finite floats (numbers given as
+    text included), after the checks of :func:`require_columns`."""
+    require_columns(frame, columns, where)
+    out = frame.copy()
+    for c in dict.fromkeys(columns):
+        out[c] = numeric_column(frame, c, where)
+    return out
+
+
+#: Largest ratio max / min of one curve's runtimes the scaling fits accept (no strong-scaling
+#: curve spans more; relative errors and their squares cannot be formed across much more).
+MAX_RUNTIME_SPAN = 1e100
+
+
+def require_span(t: np.ndarray, where: str, name: str = "t", limit: float = MAX_RUNTIME_SPAN) -> None:
+    """A ValidationError when the positive values ``t`` span more than ``limit``
+    (max / min), naming the extreme values and their positions."""
+    lo, hi = int(np.argmin(t)), int(np.argmax(t))
+    if np.log10(t[hi]) - np.log10(t[lo]) > np.log10(limit):
+        raise ValidationError(
+            f"{where}: {name} (runtimes) spans more than {limit:.0e} (from {name}[{lo}] = {t[lo]:g} to "
+            f"{name}[{hi}] = {t[hi]:g}); one strong-scaling curve's runtimes differ by a few orders of magnitude: "
+            "check the unit and the column")

@@ -23,6 +23,14 @@
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
+
+Every reader opens files, uploads and text through :mod:`workbench.io._text`: regular files
+only (no folders, named pipes or devices where a file is expected), size caps checked before
+reading (50 MiB by default), UTF-8 with or without a byte-order mark (Latin-1 accepted in
+logs), any line ends, and CSV shape limits checked before pandas (1,000 columns, 1 MiB lines,
+1,000,000 lines, 2,000,000 cells). Whatever the input, a reader raises only the project's
+errors (:class:`~workbench.errors.WorkbenchError`), each naming the file and, where there is
+one, the line (``tests/test_fuzz_readers.py``).
 """
 
 from workbench.io.catalogue import (

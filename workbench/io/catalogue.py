@@ -24,6 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DatasetNotFoundError
+from workbench.io._text import csv_frame, is_folder, path_exists, read_file
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import read_scaling_corpus
 from workbench.io.npb import read_npb_logs
@@ -91,7 +92,7 @@ def data_mirror(mirror: str | os.PathLike | None = None) -> Path:
     if value is None or str(value).strip() == "":
         raise DatasetNotFoundError(f"no data mirror configured: {how}")
     path = Path(value).expanduser()
-    if not path.is_dir():
+    if not (path_exists(path) and is_folder(path)):
         raise DatasetNotFoundError(f"data mirror {str(path)!r} is not an existing directory: {how}")
     return path
 
@@ -118,6 +119,14 @@ def _load_comm_datagen(path: Path) -> pd.DataFrame:
     from workbench.measure.comm.sweep import read_comm_datagen
 
     return read_comm_datagen(path)
+
+
+def _load_seed_table(path: Path) -> pd.DataFrame:
+    """A re-typed seed table (comma-separated, typed by pandas) read with the checks of
+    :mod:`workbench.io._text`, like every other reader."""
+    text = read_file(path, what="a seed table (CSV)")
+    frame = csv_frame(text, str(path), example="name,value", strings=False, lower=False, sep=",")
+    return frame.reset_index(drop=True)
 
 
 def _load_fractal_demo(path: Path) -> pd.DataFrame:
@@ -277,7 +286,7 @@ def _registry() -> list[_Entry]:
             _Entry(
                 f"seed-{stem}", title, "bundled", f"seed-tables/{stem}.csv",
                 f"Table re-typed from {paper}; facts from the publication, see data/seed-tables/README.md.",
-                paper, "facts from the publication (citation required)", pd.read_csv,
+                paper, "facts from the publication (citation required)", _load_seed_table,
             )
         )
     return entries

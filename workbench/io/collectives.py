@@ -64,8 +64,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io.scaling import _csv_frame, _decode
-from workbench.validation import existing_path
+from workbench.io._text import as_path, csv_frame, is_folder, read_file
 
 __all__ = [
     "BCAST_ALGORITHMS",
@@ -158,11 +157,11 @@ EXTRAP_MPI_COLUMNS = [
 MAPPINGS = ("cache", "core", "socket", "node")
 _COLLECTIVE_FILE = re.compile(r"(bcast|reduce)_(cache|core|socket|node)\.csv")
 _OSU_TIMES = ("latency", "min", "max", "p50", "p95", "p99")
-# The exact header of each kind of osu-orfeo file (any order).
-_OSU_SCHEMAS = {
-    "collective": {"algorithm", "cores", "iterations", "size", "latency", "min", "max"},
-    "nbft": {"mapby", "p", "comm", "size", "latency", "min", "max", "iterations", "p50", "p95", "p99"},
-    "p2p": {"mapby", "size", "latency", "iterations", "p50", "p95", "p99", "recv"},
+# The header line of each kind of osu-orfeo file, as in the files (any column order is read).
+_OSU_HEADERS = {
+    "collective": "algorithm,cores,iterations,size,latency,min,max",
+    "nbft": "mapby,p,comm,size,latency,min,max,iterations,p50,p95,p99",
+    "p2p": "mapby,size,latency,iterations,p50,p95,p99,recv",
 }
 _OSU_NAMES = "bcast_{core,socket,node,cache}.csv, reduce_{core,socket,node,cache}.csv, nbft.csv, p2p.csv"
 _OSU_SORT = ["benchmark", "mapping", "algorithm", "processes", "peer", "size_bytes", "source", "line"]
@@ -185,31 +184,32 @@ _EXTRAP_STATS = {
 }
 _EXTRAP_LABELS = ["smallest_left", "largest_left", "smallest_right", "largest_right", "smallest_interval",
                   "largest_interval"]
-_EXTRAP_SCHEMA = {"mpi", "variable", "ranks", "n", *_EXTRAP_STATS, *_EXTRAP_LABELS}
+_EXTRAP_HEADER = ",".join(["mpi", "variable", "Ranks", "N", *_EXTRAP_STATS, *_EXTRAP_LABELS])
+# Whole numbers above this are corrupt (they would not fit the int64 columns exactly).
+_MAX_WHOLE = 2.0**53
 
 
 # ----------------------------------------------------------------------------- helpers
 
-def _read_table(path: Path) -> pd.DataFrame:
-    """The CSV as strings, indexed by line number (reuses the scaling-table reader)."""
+def _read_table(path: Path, header: str, what: str) -> pd.DataFrame:
+    """The CSV as strings, indexed by line number, with its header checked against
+    ``header`` (the expected header line; any column order)."""
     try:
-        text = _decode(path.read_bytes(), str(path))
-        return _csv_frame(text, str(path))
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
-    except ValidationError as exc:  # empty file / no data rows: a format problem here
+        raw = csv_frame(read_file(path, what=what), str(path), example=header)
+    except ValidationError as exc:  # empty file / no data rows / repeated names: a format problem here
         raise DataFormatError(str(exc)) from None
-
-
-def _check_header(raw: pd.DataFrame, expected: set[str], path: Path, what: str) -> None:
+    expected = set(header.lower().split(","))
     missing = sorted(expected - set(raw.columns))
     extra = sorted(set(raw.columns) - expected)
     if missing:
         raise DataFormatError(
-            f"{path}: missing column(s) {missing} for {what}; the file has {list(raw.columns)}"
+            f"{path}: missing column(s) {missing} for {what}; the file has {list(raw.columns)[:30]}; "
+            f"expected the header line {header!r}"
         )
     if extra:
-        raise DataFormatError(f"{path}: unexpected column(s) {extra} for {what} (expected {sorted(expected)})")
+        raise DataFormatError(f"{path}: unexpected column(s) {extra[:30]} for {what}; expected the header line "
+                              f"{header!r}")
+    return raw
 
 
 def _numbers(raw: pd.DataFrame, column: str, path: Path, *, integer: bool = False, minimum: float = 0,
@@ -230,6 +230,7 @@ def _numbers(raw: pd.DataFrame, column: str, path: Path, *, integer: bool = Fals
     reject(~np.isfinite(values), "must be numeric")
     if integer:
         reject(values % 1 != 0, "must be a whole number")
+        reject(np.abs(values) > _MAX_WHOLE, "must be a plausible whole number (below 2^53)")
     reject(values < minimum, f"must be {meaning}")
     return values
 
@@ -248,8 +249,7 @@ def _osu_kind(path: Path) -> tuple[str, str, str | None]:
 
 def _read_osu_file(path: Path) -> pd.DataFrame:
     schema, benchmark, mapping = _osu_kind(path)
-    raw = _read_table(path)
-    _check_header(raw, _OSU_SCHEMAS[schema], path, f"an osu-orfeo {path.stem} file")
+    raw = _read_table(path, _OSU_HEADERS[schema], f"an osu-orfeo {path.stem} file")
     n = len(raw)
 
     def whole(column: str, minimum: int, meaning: str) -> np.ndarray:
@@ -362,8 +362,8 @@ def read_osu_orfeo(path: str | PathLike) -> pd.DataFrame:
         cells, fractional counts, non-positive sizes, negative latencies, unknown
         ``mapby`` values or algorithm ids.
     """
-    path = existing_path(path)
-    if path.is_dir():
+    path = as_path(path)
+    if is_folder(path):  # a DataFormatError naming the path when it does not exist
         files = sorted(path.glob("*.csv"))
         if not files:
             raise DataFormatError(f"{path}: no osu-orfeo CSV files in this folder (expected {_OSU_NAMES})")
@@ -415,13 +415,12 @@ def read_extrap_mpi(path: str | PathLike) -> pd.DataFrame:
         ``mpi_data.csv``, missing or unexpected columns, empty or non-numeric cells,
         fractional or non-positive ranks/N, negative times.
     """
-    path = existing_path(path)
-    if path.is_dir():
-        if not (path / EXTRAP_FILE).is_file():
+    path = as_path(path)
+    if is_folder(path):  # a DataFormatError naming the path when it does not exist
+        if not (path / EXTRAP_FILE).exists():
             raise DataFormatError(f"{path}: no {EXTRAP_FILE} in this folder")
         path = path / EXTRAP_FILE
-    raw = _read_table(path)
-    _check_header(raw, _EXTRAP_SCHEMA, path, "Extra-P MPI summary statistics (mpi_data.csv)")
+    raw = _read_table(path, _EXTRAP_HEADER, "Extra-P MPI summary statistics (mpi_data.csv)")
 
     def text(column: str) -> np.ndarray:
         values = raw[column]

@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
+from workbench.io._text import as_path, csv_frame, is_folder, read_file
+from workbench.io.npb import MAX_COUNT
 from workbench.io.scaling import list_curves, select_curve, validate_scaling_frame
 
 __all__ = [
@@ -46,6 +48,9 @@ __all__ = [
 ]
 
 CURVE_COLUMNS = ["curve_id", "source", "n", "run", "time_s", "unit", "app", "machine", "metric"]
+#: A header line of a curve table, shown in messages about the file's columns.
+EXAMPLE_HEADER = "curve_id,n,run,time_s"
+_WHAT = "a curve table (CSV)"
 _DEFAULTS = {"source": "custom", "run": 0, "unit": "processes", "machine": "n/a", "metric": "runtime"}
 
 #: Licence of the rows of each source of the scaling corpus (its README).
@@ -57,12 +62,14 @@ CORPUS_LICENCES = {
 }
 
 
-def validate_curves(frame: pd.DataFrame, name: str = "curve table") -> pd.DataFrame:
+def validate_curves(frame: pd.DataFrame, name: str = "curve table", *, row_label: str = "row") -> pd.DataFrame:
     """Check a curve table and return a canonical copy (module docstring columns first).
 
     Raises :class:`~workbench.errors.ValidationError` naming the column and the first rows
-    concerned: missing ``curve_id``/``n``/``time_s``, empty or non-numeric cells,
-    allocations below 1, runtimes that are not positive, repeated (curve_id, n, run).
+    concerned (index labels, called ``row_label`` in messages: ``"line"`` for a frame read
+    from a file): missing ``curve_id``/``n``/``time_s``, empty or non-numeric cells,
+    allocations below 1, runtimes that are not positive, repetition indices that are not
+    whole numbers, repeated (curve_id, n, run).
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
@@ -70,7 +77,8 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table") -> pd.DataFr
     if missing:
         raise ValidationError(
             f"{name}: missing column(s) {', '.join(map(repr, missing))}; a curve table needs curve_id, n "
-            f"(allocation) and time_s (seconds); found {', '.join(map(repr, frame.columns[:12]))}")
+            f"(allocation) and time_s (seconds); found {', '.join(map(repr, frame.columns[:12]))}; expected a header "
+            f"line such as {EXAMPLE_HEADER!r}")
     if frame.empty:
         raise ValidationError(f"{name}: the table has no rows")
     out = frame.copy()
@@ -83,14 +91,18 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table") -> pd.DataFr
     for col, low, strict in (("n", 1.0, False), ("time_s", 0.0, True), ("run", 0.0, False)):
         values = pd.to_numeric(out[col], errors="coerce").astype("float64")
         bad = ~np.isfinite(values) | ((values <= low) if strict else (values < low))
+        need = "> 0 (a runtime)" if strict else f">= {low:g}"
+        if col == "run":  # a repetition index: a whole number that fits the int64 column
+            bad |= (values != np.round(values)) | (values > MAX_COUNT)
+            need = f"a whole number >= 0 (and <= {MAX_COUNT})"
         if bad.any():
             rows = out.index[bad][:5].tolist()
             shown = out.loc[bad, col].head(5).tolist()
-            need = "> 0 (a runtime)" if strict else f">= {low:g}"
-            problems.append(f"column {col!r} must be a finite number {need}; found {shown} in rows {rows}")
+            problems.append(f"column {col!r} must be a finite number {need}; found {shown} in {row_label}s {rows}")
         out[col] = values
     if out["curve_id"].isna().any():
-        problems.append(f"column 'curve_id' has empty cells in rows {out.index[out['curve_id'].isna()][:5].tolist()}")
+        problems.append(f"column 'curve_id' has empty cells in {row_label}s "
+                        f"{out.index[out['curve_id'].isna()][:5].tolist()}")
     if problems:
         raise ValidationError(f"{name}: invalid curve data:\n- " + "\n- ".join(problems))
     out["run"] = out["run"].astype("int64")
@@ -101,7 +113,7 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table") -> pd.DataFr
         first = out.loc[dup].iloc[0]
         raise ValidationError(
             f"{name}: curve {first['curve_id']!r} has several rows with n = {first['n']:g} and run = {first['run']} "
-            f"(rows {out.index[dup][:5].tolist()}); number repeated runs 0, 1, 2, ... in a 'run' column")
+            f"({row_label}s {out.index[dup][:5].tolist()}); number repeated runs 0, 1, 2, ... in a 'run' column")
     extras = [c for c in out.columns if c not in CURVE_COLUMNS]
     result = out[CURVE_COLUMNS + extras].reset_index(drop=True)
     result.attrs = dict(frame.attrs)
@@ -109,21 +121,16 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table") -> pd.DataFr
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(path)
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: no such file") from None
-    except (UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as exc:
-        kind = "not UTF-8 text" if isinstance(exc, UnicodeDecodeError) else "not a readable CSV table"
-        raise DataFormatError(f"{path}: unknown format: {kind}") from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return frame
+    """The comma-separated table at ``path``, typed by pandas, indexed by line number."""
+    return csv_frame(read_file(path, what=_WHAT), str(path), example=EXAMPLE_HEADER, strings=False, lower=False,
+                     sep=",")
 
 
 def read_curves_csv(path: str | PathLike) -> pd.DataFrame:
     """Read a curve table from a CSV file (columns of the module docstring; ``curve_id``,
-    ``n`` and ``time_s`` required)."""
-    return validate_curves(_read_csv(Path(path)), str(path))
+    ``n`` and ``time_s`` required; comma-separated, ``#`` comment lines ignored; the checks
+    and limits of :mod:`workbench.io._text`). Messages name the file and its lines."""
+    return validate_curves(_read_csv(as_path(path)), str(path), row_label="line")
 
 
 def read_scaling_corpus(path: str | PathLike) -> pd.DataFrame:
@@ -133,15 +140,15 @@ def read_scaling_corpus(path: str | PathLike) -> pd.DataFrame:
     row's licence (:data:`CORPUS_LICENCES`): the ``hpc-uk/archer-benchmarks`` rows are
     GPL-3.0.  ``problem``, ``commit``, ``path`` and ``notes`` are kept.
     """
-    path = Path(path)
-    if path.is_dir():
+    path = as_path(path)
+    if is_folder(path):  # a DataFormatError naming the path when it does not exist
         path = path / "curves.csv"
     raw = _read_csv(path)
     if "source_repo" not in raw.columns:
         raise DataFormatError(f"{path}: not the scaling corpus: no 'source_repo' column")
     raw = raw.rename(columns={"source_repo": "source"})
     raw["licence"] = raw["source"].map(CORPUS_LICENCES).fillna("see the corpus README")
-    return validate_curves(raw, str(path))
+    return validate_curves(raw, str(path), row_label="line")
 
 
 def curves_from_scaling_frame(frame: pd.DataFrame, source: str = "custom", min_points: int = 1) -> pd.DataFrame:

@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
-from workbench.validation import existing_path, read_file_bytes
+from workbench.io._text import as_path, is_folder, read_file
 
 __all__ = [
     "OSU_COLUMNS",
@@ -82,8 +82,17 @@ __all__ = [
     "imb_exchange_table",
 ]
 
-# Output of these suites is a few kB; anything far larger is not such a file.
-MAX_FILE_BYTES = 50_000_000
+# Output of these suites is a few kB (a terminal log of many runs, a few MB); anything far
+# larger is not such a file.
+MAX_FILE_BYTES = 16 * 2**20
+# Title, banner and metadata lines are under 200 characters.  Longer lines are not matched
+# against their patterns, some of which take time quadratic in the length of a line built
+# to defeat them (e.g. "# OSU" followed by a megabyte of spaces).
+_MAX_META_CHARS = 1000
+# Runs and tables per file (a real log has a few hundred), and warnings given one by one
+# per file: each run costs ~1 kB, and warnings are kept by the warnings registry.
+_MAX_TABLES = 100_000
+_MAX_WARNINGS = 5
 
 #: Leading columns of :func:`read_osu` (metric columns follow, then ``source``, ``line``).
 OSU_COLUMNS = ["benchmark", "title", "version", "run", "datatype", "processes", "size_bytes"]
@@ -190,7 +199,7 @@ _OSU_TITLE = re.compile(
     re.IGNORECASE,
 )
 _OSU_DATATYPE = re.compile(r"^#\s*Datatype:\s*(\S+?)\.?\s*$")
-_OSU_PAIRS = re.compile(r"\[\s*pairs:\s*(\d+)\s*\]")
+_OSU_PAIRS = re.compile(r"\[\s*pairs:\s*(\d{1,9})\s*\]")  # (counts of 10 digits and more are corrupt)
 # Benchmarks that run on exactly two processes (OMB refuses any other count).
 _OSU_TWO_PROCESSES = {
     "osu_latency", "osu_bw", "osu_bibw", "osu_latency_mt", "osu_latency_mp", "osu_latency_persistent",
@@ -228,9 +237,9 @@ _OSU_COLLECTIVES = {
 
 _IMB_BANNER = re.compile(r"Intel\s*\(R\)\s*MPI\s+Benchmarks\s+(?P<version>.+?),\s*(?P<part>\S+)\s+part", re.I)
 _IMB_BLOCK = re.compile(r"^#\s*Benchmarking\s+(?P<multi>Multi-)?(?P<name>\S+)\s*$")
-_IMB_PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d+)")
-_IMB_GROUPS = re.compile(r"\(\s*(\d+)\s+groups?\s+of\s+(\d+)\s+process")
-_IMB_WAITING = re.compile(r"\(\s*(\d+)\s+additional\s+process(?:es)?\s+waiting")
+_IMB_PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(\d{1,9})(?!\d)")
+_IMB_GROUPS = re.compile(r"\(\s*(\d{1,9})\s+groups?\s+of\s+(\d{1,9})\s+process")
+_IMB_WAITING = re.compile(r"\(\s*(\d{1,9})\s+additional\s+process(?:es)?\s+waiting")
 _IMB_MODE = re.compile(r"^#\s*MODE:\s*(\S+)")
 _IMB_FINALIZE = re.compile(r"All processes entering MPI_Finalize")
 _IMB_META = {
@@ -267,14 +276,8 @@ class _Table:
 # ----------------------------------------------------------------------------- shared helpers
 
 def _read_text(path: Path) -> str:
-    data = read_file_bytes(path, MAX_FILE_BYTES, "{path}: unknown format: {size} bytes is far larger than benchmark output",
-                           _UnknownFormat)
-    if b"\x00" in data:
-        raise _UnknownFormat(f"{path}: unknown format: binary content, not benchmark text output")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:  # logs of old machines: any 8-bit text is fine, the tables are ASCII
-        text = data.decode("latin-1")
+    # legacy: logs of old machines may hold any 8-bit text; the tables are ASCII
+    text = read_file(path, what="benchmark text output", max_bytes=MAX_FILE_BYTES, legacy=True, unknown=_UnknownFormat)
     if not text.strip():
         raise _UnknownFormat(f"{path}: empty file")
     return text
@@ -292,24 +295,39 @@ def _slug(name: str) -> str:
 
 
 def _check_row(table: _Table, fields: list[str], number: int, text: str, lines: list[str],
-               path: Path, what: str) -> bool:
+               path: Path, what: str, notes: list[str]) -> bool:
     """True if the row fits the header.  A row with too few fields is a run cut short
-    (warn, drop) when no further data row follows it; anything else is an error."""
+    (a note for :func:`_warn_notes`, the row dropped) when no further data row follows it;
+    anything else is an error."""
     n = len(table.columns)
     if len(fields) == n:
         return True
     if len(fields) < n and not _data_row_follows(lines, number):
-        warnings.warn(
-            f"{path}, line {number}: incomplete last row of the {what} table ({len(fields)} of {n} fields): "
-            "dropped; the run was probably cut short",
-            ParseWarning,
-            stacklevel=4,
-        )
+        notes.append(f"{path}, line {number}: incomplete last row of the {what} table ({len(fields)} of {n} fields): "
+                     "dropped; the run was probably cut short")
         return False
+    shown = text if len(text) <= 80 else text[:77] + "..."
     raise DataFormatError(
-        f"{path}, line {number}: expected {n} fields ({', '.join(table.columns)}) as in the header on line "
-        f"{table.header_line}, got {len(fields)}: {text!r}"
+        f"{path}, line {number}: expected {n} fields ({', '.join(table.columns[:20])}) as in the header on line "
+        f"{table.header_line}, got {len(fields)}: {shown!r}"
     )
+
+
+def _warn_notes(notes: list[str], path: Path) -> None:
+    """Warn the first few notes one by one and the rest in one line: a file made of a
+    million empty tables must not give a million warnings."""
+    for note in notes[:_MAX_WARNINGS]:
+        warnings.warn(note, ParseWarning, stacklevel=4)
+    if len(notes) > _MAX_WARNINGS:
+        warnings.warn(f"{path}: {len(notes) - _MAX_WARNINGS:,} more warning(s) like the ones above", ParseWarning,
+                      stacklevel=4)
+
+
+def _check_count(count: int, path: Path, number: int) -> None:
+    """A DataFormatError when a file has more runs, blocks or tables than :data:`_MAX_TABLES`."""
+    if count >= _MAX_TABLES:
+        raise DataFormatError(f"{path}, line {number}: more than {_MAX_TABLES:,} runs or tables in one file; "
+                              "split it into smaller files")
 
 
 def _data_row_follows(lines: list[str], number: int) -> bool:
@@ -368,11 +386,11 @@ def _collect(path: str | PathLike, parse: Callable[[Path], tuple[list[pd.DataFra
              columns: list[str], metrics: list[str], *, text: tuple[str, ...], whole: tuple[str, ...]
              ) -> tuple[pd.DataFrame, list[dict]]:
     """Parse a file, or every non-hidden file of a folder, into one frame (+ the parsers' headers)."""
-    path = existing_path(path)
+    path = as_path(path)
     frames: list[pd.DataFrame] = []
     headers: list[dict] = []
     skipped: list[str] = []
-    if path.is_dir():
+    if is_folder(path):  # a DataFormatError naming the path when it does not exist
         files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
         for file in files:
             try:
@@ -447,7 +465,7 @@ def _osu_header(text: str) -> list[str] | None:
 
 def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
     text = _read_text(path)
-    lines = text.splitlines()
+    lines = text.split("\n")
     tables: list[_Table] = []
     runs: list[dict] = []
     run: dict | None = None
@@ -456,12 +474,13 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
     # text after a table's last row (prompts, the next command) is not.
     ignored: list[tuple[int, str]] = []
     pending: list[tuple[int, str]] = []
+    notes: list[str] = []  # warnings, given at the end by _warn_notes
 
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
         if not stripped:
             continue
-        title = _OSU_TITLE.match(stripped)
+        title = _OSU_TITLE.match(stripped) if len(stripped) <= _MAX_META_CHARS else None
         if title:
             description = title["desc"]
             benchmark = _osu_benchmark(description)
@@ -475,6 +494,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
                 "line": number,
                 "rows": 0,
             }
+            _check_count(len(runs), path, number)
             runs.append(run)
             table = None
             pending.clear()
@@ -496,6 +516,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
             columns = _osu_header(body)
             if columns:
                 table = _osu_table(run, columns, number)
+                _check_count(len(tables), path, number)
                 tables.append(table)
                 pending.clear()
             continue
@@ -504,6 +525,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
             columns = _osu_header(stripped)  # osu_ibarrier prints its header without '#'
             if columns:
                 table = _osu_table(run, columns, number)
+                _check_count(len(tables), path, number)
                 tables.append(table)
                 pending.clear()
             elif table is not None:
@@ -514,7 +536,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
                 f"{path}, line {number}: a data row before any column header ('# Size ...') "
                 f"of {run['title']!r} (line {run['line']})"
             )
-        if _check_row(table, fields, number, stripped, lines, path, repr(run["title"])):
+        if _check_row(table, fields, number, stripped, lines, path, repr(run["title"]), notes):
             table.lines.append(number)
             table.cells.append(fields)
             run["rows"] += 1
@@ -523,16 +545,12 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
 
     if not runs:
         hint = " (this looks like Intel MPI Benchmarks output: use read_imb)" if re.search(
-            r"^\s*#\s*Benchmarking\s", text, re.M) else ""
+            r"^[ \t]*#[ \t]*Benchmarking\s", text, re.M) else ""
         raise _UnknownFormat(f"{path}: not OSU Micro-Benchmarks output: no '# OSU MPI ... Test' title line{hint}")
     _warn_ignored(ignored, path)
-    for run in runs:
-        if not run["rows"]:
-            warnings.warn(
-                f"{path}, line {run['line']}: run {run['run']} ({run['title']!r}) has no data rows",
-                ParseWarning,
-                stacklevel=3,
-            )
+    notes += [f"{path}, line {run['line']}: run {run['run']} ({run['title']!r}) has no data rows"
+              for run in runs if not run["rows"]]
+    _warn_notes(notes, path)
     given = processes
     if callable(processes):
         try:
@@ -623,7 +641,7 @@ def _imb_header(stripped: str) -> list[str]:
 
 def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
     text = _read_text(path)
-    lines = text.splitlines()
+    lines = text.split("\n")
     tables: list[_Table] = []
     headers: list[dict] = []
     run: dict | None = None  # the banner's metadata
@@ -631,6 +649,7 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
     table: _Table | None = None
     ignored: list[tuple[int, str]] = []  # as in _parse_osu
     pending: list[tuple[int, str]] = []
+    notes: list[str] = []  # warnings, given at the end by _warn_notes
     expect_calling = expect_list = False
     blocks = 0
 
@@ -638,8 +657,9 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
         stripped = line.strip()
         if not stripped:
             continue
-        banner = _IMB_BANNER.search(stripped)
+        banner = _IMB_BANNER.search(stripped) if len(stripped) <= _MAX_META_CHARS else None
         if banner and stripped.startswith("#"):
+            _check_count(len(headers), path, number)
             run = {"source": path.name, "run": len(headers) + 1, "line": number,
                    "version": banner["version"].strip(), "part": banner["part"], "finalized": False}
             headers.append(run)
@@ -652,6 +672,7 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
             continue
         match = _IMB_BLOCK.match(stripped)
         if match:
+            _check_count(blocks, path, number)
             blocks += 1
             block = {
                 "benchmark": match["name"],
@@ -673,6 +694,7 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
                 raise DataFormatError(f"{path}, line {number}: a table header before any '# Benchmarking' line")
             table = _Table(meta={k: block[k] for k in IMB_COLUMNS if k in block},
                            columns=_imb_header(stripped), header_line=number)
+            _check_count(len(tables), path, number)
             tables.append(table)
             pending.clear()
             continue
@@ -715,7 +737,7 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
                 f"{path}, line {number}: a data row before the column header ('#bytes #repetitions ...') "
                 f"of the '{block['benchmark']}' block (line {block['line']})"
             )
-        if _check_row(table, fields, number, stripped, lines, path, f"'{block['benchmark']}'"):
+        if _check_row(table, fields, number, stripped, lines, path, f"'{block['benchmark']}'", notes):
             table.lines.append(number)
             table.cells.append(fields)
             ignored += pending
@@ -723,27 +745,18 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
 
     if not blocks:
         hint = " (this looks like OSU Micro-Benchmarks output: use read_osu)" if re.search(
-            r"^#\s*OSU\b", text, re.M) else ""
+            r"^[ \t]*#[ \t]*OSU\b", text, re.M) else ""
         raise _UnknownFormat(
             f"{path}: not Intel MPI Benchmarks output: no '# Benchmarking <name>' line{hint}"
         )
     _warn_ignored(ignored, path)
-    for header in headers:
-        if not header.pop("finalized"):
-            warnings.warn(
-                f"{path}: run {header['run']} (banner on line {header['line']}) has no 'All processes entering "
-                "MPI_Finalize' line: the run was cut short, later results are missing",
-                ParseWarning,
-                stacklevel=3,
-            )
-    frames = []
-    for t in tables:
-        if t.cells:
-            frames.append(_table_frame(t, path))
-        else:
-            warnings.warn(f"{path}, line {t.header_line}: the '{t.meta['benchmark']}' table has no data rows",
-                          ParseWarning, stacklevel=3)
-    return frames, headers
+    notes += [f"{path}: run {header['run']} (banner on line {header['line']}) has no 'All processes entering "
+              "MPI_Finalize' line: the run was cut short, later results are missing"
+              for header in headers if not header.pop("finalized")]
+    notes += [f"{path}, line {t.header_line}: the '{t.meta['benchmark']}' table has no data rows"
+              for t in tables if not t.cells]
+    _warn_notes(notes, path)
+    return [_table_frame(t, path) for t in tables if t.cells], headers
 
 
 def _imb_metadata(run: dict, body: str, expect_calling: bool, expect_list: bool) -> None:
@@ -759,7 +772,7 @@ def _imb_metadata(run: dict, body: str, expect_calling: bool, expect_list: bool)
         key = " ".join(key.lower().split())
         if key in _IMB_META:
             value = value.strip()
-            run[_IMB_META[key]] = int(value) if value.isdigit() else value
+            run[_IMB_META[key]] = int(value) if value.isdecimal() and len(value) < 19 else value
 
 
 def read_imb(path: str | PathLike) -> pd.DataFrame:

@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning
-from workbench.validation import read_file_bytes
+from workbench.io._text import as_path, checked_text, decode, is_folder, read_file
 
 __all__ = ["NPB_COLUMNS", "parse_npb_text", "read_npb_logs", "parse_npb_filename", "records_to_frame"]
 
@@ -62,22 +62,34 @@ NPB_COLUMNS = [
     "source",
 ]
 
-# Logs are a few kB; anything far larger is not an NPB log and is not read into memory.
-MAX_LOG_BYTES = 20_000_000
+# Logs are a few kB (the largest of the 85 Pi-cluster logs has 8.5 kB); anything far larger
+# is not an NPB log and is not read into memory.
+MAX_LOG_BYTES = 8 * 2**20
+#: What an NPB file should hold, for messages.
+NPB_WHAT = "an NPB log"
 # Larger process/thread counts are corrupt output (and would overflow int64 columns).
 MAX_COUNT = 2**31 - 1
 
 _COMPLETED_RE = re.compile(r"^[ \t]*([A-Za-z][A-Za-z0-9-]*)[ \t]+Benchmark Completed\.?[ \t]*$", re.MULTILINE)
-_KEY_VALUE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z /]*?)\s*=\s*(.*?)\s*$")
+_KEY_RE = re.compile(r"[A-Za-z][A-Za-z /]*")
 # Lines that explain why a run stopped early.  Only consulted when there is no
 # completed block, so the harmless "Error is 0.28E-13" (CG residual) and
-# "Comparison of RMS-norms of solution error" (BT/SP/LU) lines never count.
-_ABORT_RE = re.compile(
-    r"^(?!\s*error is\b).*(?:\*\*\*.*\berror\b|^\s*error\b|\berror:|out of memory|oom[- ]kill"
-    r"|segmentation fault|bus error|core dumped|\bkilled\b|bad termination|mpi_abort"
-    r"|\bcancelled\b|due to time limit).*$",
-    re.IGNORECASE | re.MULTILINE,
+# "Comparison of RMS-norms of solution error" (BT/SP/LU) lines never count.  A line
+# aborts when it does not start with "error is" and has "error" after "***", starts
+# with "error", or has one of the other phrases.  Candidates are found by _ABORT_HINT_RE
+# over the whole text and each one's line is judged by _aborts: a single pattern with
+# ".*" on both sides took time quadratic in the length of long lines.
+_ABORT_HINT_RE = re.compile(
+    r"error|out of memory|oom[- ]kill|segmentation fault|core dumped|killed|bad termination|mpi_abort"
+    r"|cancelled|due to time limit",
+    re.IGNORECASE,
 )
+_ABORT_LINE_RE = re.compile(
+    r"^\s*error\b|\berror:|out of memory|oom[- ]kill|segmentation fault|bus error|core dumped|\bkilled\b"
+    r"|bad termination|mpi_abort|\bcancelled\b|due to time limit"
+)
+_ERROR_WORD_RE = re.compile(r"\berror\b")
+_ERROR_IS_RE = re.compile(r"\s*error is\b")
 _HEADER_RE = re.compile(r"NAS Parallel Benchmarks", re.IGNORECASE)
 _FILENAME_RE = re.compile(
     r"^(?P<benchmark>[a-z]+(?:-mz)?)-(?P<problem_class>[SWABCDEFU])-(?P<processes>\d+)"
@@ -126,19 +138,35 @@ def _completed_block(text: str) -> tuple[str, dict[str, str]] | None:
         if line.strip().lower().startswith(("compile options", "please send")):
             break
         started = True
-        m = _KEY_VALUE_RE.match(line)
-        if m:  # other lines (e.g. the OpenMP "Warning: Threads used differ ...") carry no field
-            fields.setdefault(" ".join(m[1].lower().split()), m[2])
+        key, equals, value = line.partition("=")
+        key = key.strip()
+        # other lines (e.g. the OpenMP "Warning: Threads used differ ...") carry no field
+        if equals and _KEY_RE.fullmatch(key):
+            fields.setdefault(" ".join(key.lower().split()), value.strip())
     return last[1], fields
+
+
+def _aborts(line: str) -> bool:
+    """Whether a log line says the run stopped early (see _ABORT_HINT_RE)."""
+    low = line.lower()
+    if _ERROR_IS_RE.match(low):
+        return False
+    stars = low.find("***")
+    return (stars >= 0 and _ERROR_WORD_RE.search(low, stars) is not None) or _ABORT_LINE_RE.search(low) is not None
 
 
 def _failure_reason(text: str) -> str:
     """Why a log without a completed block is not a result."""
     if not text.strip():
         return "empty file"
-    abort = _ABORT_RE.search(text)
-    if abort:
-        return f"aborted: {abort[0].strip()[:160]}"
+    position = 0
+    while (hint := _ABORT_HINT_RE.search(text, position)) is not None:
+        start = text.rfind("\n", 0, hint.start()) + 1
+        end = text.find("\n", hint.end())
+        end = len(text) if end < 0 else end
+        if _aborts(text[start:end]):
+            return f"aborted: {text[start:end].strip()[:160]}"
+        position = end
     if _HEADER_RE.search(text):
         return "truncated: no 'Benchmark Completed' block"
     return "not NPB output: no 'NAS Parallel Benchmarks' header and no 'Benchmark Completed' block"
@@ -168,8 +196,20 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
 
     Raises :class:`~workbench.errors.DataFormatError` naming ``source`` and the reason
     ("empty file", "truncated: ...", "aborted: <the log's error line>", "not NPB
-    output: ...", or a field that is missing or unreadable).
+    output: ...", or a field that is missing or unreadable).  Any line ends (``\n``,
+    ``\r\n``, ``\r``) are accepted; text over the limits of :mod:`workbench.io._text`
+    is refused.
     """
+    return _parse(checked_text(text, str(source), what=NPB_WHAT, max_bytes=MAX_LOG_BYTES), source)
+
+
+def _decode_log(data: bytes, name: str) -> str:
+    """The checked text of an NPB log's bytes (an upload): see :mod:`workbench.io._text`."""
+    return decode(data, name, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True)
+
+
+def _parse(text: str, source) -> dict:
+    """:func:`parse_npb_text` of checked text (``\n`` line ends)."""
     block = _completed_block(text)
     if block is None:
         raise DataFormatError(f"{source}: {_failure_reason(text)}")
@@ -241,14 +281,6 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
     }
 
 
-def _read_text(path: Path) -> str:
-    """File content as text; raises DataFormatError for unreadable, huge or binary files."""
-    data = read_file_bytes(path, MAX_LOG_BYTES, "{path}: not NPB output: {size} bytes is far larger than any NPB log")
-    if b"\x00" in data:
-        raise DataFormatError(f"{path}: not NPB output: binary file")
-    return data.decode("utf-8", errors="replace")
-
-
 def _as_paths(path) -> tuple[list[Path], bool]:
     """Expand ``path`` into files; the flag says whether it was one explicit file."""
     if isinstance(path, (str, PathLike)):
@@ -260,22 +292,18 @@ def _as_paths(path) -> tuple[list[Path], bool]:
             raise DataFormatError(f"expected a path or a list of paths, got {type(path).__name__}") from None
     files: list[Path] = []
     for item in items:
-        try:
-            p = Path(item)
-        except TypeError:
-            raise DataFormatError(f"expected a path, got {item!r}") from None
-        if p.is_dir():
+        p = as_path(item)
+        if is_folder(p):  # a DataFormatError when p does not exist
             found = sorted(
                 f for f in p.rglob("*")
-                # hidden files and folders (.ipynb_checkpoints, .DS_Store, ...) are not logs
+                # hidden files and folders (.ipynb_checkpoints, .DS_Store, ...) are not logs;
+                # neither are named pipes, devices and sockets (is_file is False for them)
                 if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )
             files.extend(found)
             single = False
-        elif p.is_file():
+        else:  # anything else that exists: read_file refuses what is not a regular file
             files.append(p)
-        else:
-            raise DataFormatError(f"{p}: no such file or directory")
     return files, single
 
 
@@ -332,7 +360,8 @@ def read_npb_logs(path) -> pd.DataFrame:
     records, skipped = [], []
     for file in files:
         try:
-            records.append(parse_npb_text(_read_text(file), source=str(file)))
+            text = read_file(file, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True)
+            records.append(_parse(text, source=str(file)))
         except DataFormatError as exc:
             if single:
                 raise

@@ -34,14 +34,14 @@ holds several counter blocks (runs appended to one file), the last one is read.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from os import PathLike
-from pathlib import Path
 
 from workbench.errors import DataFormatError, MeasurementError
-from workbench.validation import read_file_bytes
+from workbench.io._text import as_path, checked_text, decode, path_exists, read_file
 
 __all__ = ["PERF_STAT_KEYS", "PerfStat", "read_perf_stat"]
 
@@ -68,26 +68,34 @@ _EVENTS = {
 }
 _CLOCK_UNITS_MS = {"msec": 1.0, "ms": 1.0, "usec": 1e-3, "us": 1e-3, "nsec": 1e-6, "ns": 1e-6, "sec": 1e3, "s": 1e3}
 _MISSING = ("<not supported>", "<not counted>")
-# Files of perf output are small; anything far larger is not one.
-MAX_PERF_BYTES = 50_000_000
+# Files of perf output are small (a few kB; an hour of `perf stat -I 1000` is ~4 MB);
+# anything far larger is not one, and each pattern scans the whole text.
+MAX_PERF_BYTES = 8 * 2**20
+_WHAT = "perf stat output"
+_TEXT_NAME = "<perf stat text>"
 
-_HEADER_RE = re.compile(r"^\s*Performance counter stats for\b.*$", re.MULTILINE)
+# The patterns match within one line: "[ \t]", not "\s", which also matches newlines and
+# made "^\s*" take time quadratic in the number of blank lines.
+_HEADER_RE = re.compile(r"^[ \t]*Performance counter stats for\b.*$", re.MULTILINE)
 _NUM = r"\d[\d.,'\u202f\u00a0]*"
 _HUMAN_RE = re.compile(
-    rf"^\s*(?P<value><not supported>|<not counted>|{_NUM})\s+"
-    rf"(?:(?P<unit>{'|'.join(_CLOCK_UNITS_MS)})\s+)?(?P<event>[A-Za-z][\w./:=-]*)(?P<rest>.*)$",
+    rf"^[ \t]*(?P<value><not supported>|<not counted>|{_NUM})[ \t]+"
+    rf"(?:(?P<unit>{'|'.join(_CLOCK_UNITS_MS)})[ \t]+)?(?P<event>[A-Za-z][\w./:=-]*)(?P<rest>.*)$",
     re.MULTILINE,
 )
 _CSV_RE = re.compile(
-    r"^(?P<value><not supported>|<not counted>|\d[\d.]*),(?P<unit>[^,]*),(?P<event>[^,\s]+)(?P<rest>(?:,.*)?)$",
+    r"^(?P<value><not supported>|<not counted>|\d[\d.]*),(?P<unit>[^,\n]*),(?P<event>[^,\s]+)(?P<rest>(?:,.*)?)$",
     re.MULTILINE,
 )
-_CPUS_HUMAN_RE = re.compile(rf"#\s*(?P<value>{_NUM})\s+CPUs utilized")
-_ELAPSED_RE = re.compile(rf"^\s*(?P<value>{_NUM})\s+(?:\+-\s+{_NUM}\s+)?seconds time elapsed", re.MULTILINE)
+_CPUS_HUMAN_RE = re.compile(rf"#[ \t]*(?P<value>{_NUM})[ \t]+CPUs utilized")
+_ELAPSED_RE = re.compile(rf"^[ \t]*(?P<value>{_NUM})[ \t]+(?:\+-[ \t]+{_NUM}[ \t]+)?seconds time elapsed",
+                         re.MULTILINE)
 _PMU_RE = re.compile(r"^[\w-]+/(?P<inner>[^/]+)/[a-zA-Z]*$")
 _MODIFIER_RE = re.compile(r":[ukhHGpPIDSWe]+$")
 # Decimal-comma locales print task-clock with two decimals after a comma and no point.
-_DECIMAL_COMMA_RE = re.compile(r"^\s*[\d.]*\d,\d\d\s+(?:msec|ms)\s", re.MULTILINE)
+_DECIMAL_COMMA_RE = re.compile(r"^[ \t]*[\d.]*\d,\d\d[ \t]+(?:msec|ms)\s", re.MULTILINE)
+_SPACES_RE = re.compile("['\u202f\u00a0]")
+_GROUPED_RE = {mark: re.compile(rf"\d{{1,3}}(?:{re.escape(mark)}\d{{3}})*") for mark in ".,"}
 
 _NO_COUNTERS_HINT = (
     "hardware counters are unavailable: typical in virtual machines without PMU passthrough "
@@ -134,14 +142,56 @@ class PerfStat(Mapping):
 
 # ----------------------------------------------------------------------------- numbers
 
-def _human_number(text: str, decimal_comma: bool) -> float:
-    """A number as the human form prints it, with the locale's separators."""
-    s = re.sub(r"['\u202f\u00a0]", "", text)
-    if decimal_comma:
-        s = s.replace(".", "").replace(",", ".")
+def _human_number(text: str, decimal_comma: bool) -> float | None:
+    """A number as perf prints it, with the locale's separators; None when the digits and
+    marks do not make one (``1.48.2``) or it is not finite.
+
+    ``'``, narrow and normal no-break spaces group digits. With both ``.`` and ``,`` the
+    last one is the decimal mark; a mark used more than once groups thousands
+    (``1.482.491.957`` = 1482491957 in any locale); a single mark is the decimal mark of the
+    output's locale (``decimal_comma``: ``0,73``), or groups thousands where it can
+    (``1,234`` = 1234 in an English locale), else it is the decimal mark after all (``0.73``
+    among decimal-comma numbers, ``1,5`` among English ones).
+    """
+    s = _SPACES_RE.sub("", text)
+    marks = [mark for mark in ".," if mark in s]
+    if len(marks) == 2:
+        decimal = "." if s.rfind(".") > s.rfind(",") else ","
+    elif len(marks) == 1 and s.count(marks[0]) == 1:
+        local = "," if decimal_comma else "."
+        decimal = marks[0] if marks[0] == local or not _GROUPED_RE[marks[0]].fullmatch(s) else None
     else:
-        s = s.replace(",", "")
-    return float(s)
+        decimal = None
+    if decimal is None:
+        integer, fraction = s, ""
+    elif s.count(decimal) > 1:
+        return None
+    else:
+        integer, _, fraction = s.partition(decimal)
+    group = next((mark for mark in ".," if mark != decimal and mark in integer), None)
+    if group is not None and not _GROUPED_RE[group].fullmatch(integer):
+        return None
+    digits = integer.replace(group, "") if group else integer
+    if not digits.isdecimal() or (fraction and not fraction.isdecimal()):
+        return None
+    value = float(f"{digits}.{fraction or 0}")
+    return value if math.isfinite(value) else None
+
+
+def _line(text: str, m: re.Match) -> int:
+    return text.count("\n", 0, m.start()) + 1
+
+
+def _number_of(text: str, m: re.Match, raw: str, decimal_comma: bool, source: str, what: str) -> float:
+    """The number ``raw`` read on the line of ``m``, or a DataFormatError naming that line."""
+    value = _human_number(raw, decimal_comma)
+    if value is None:
+        raise DataFormatError(
+            f"{source}, line {_line(text, m)}: cannot read {raw[:40]!r} ({what}) as a number: expected digits with at "
+            "most one decimal mark, thousands grouped in threes (e.g. 1482491957, 1,482,491,957, 1.482.491.957 or "
+            "0.73)"
+        )
+    return value
 
 
 def _event_key(raw: str) -> str | None:
@@ -167,7 +217,7 @@ def _last_block(matches: list[re.Match]) -> list[re.Match]:
     return block
 
 
-def _collect(block: list[re.Match], number, source: str) -> tuple[dict, dict]:
+def _collect(block: list[re.Match], text: str, decimal_comma: bool, source: str) -> tuple[dict, dict]:
     """``key -> value`` (None for <not supported>/<not counted>) and ``key -> raw text``."""
     values: dict[str, float | None] = {}
     raw: dict[str, str] = {}
@@ -175,90 +225,95 @@ def _collect(block: list[re.Match], number, source: str) -> tuple[dict, dict]:
         key = _event_key(m["event"])
         if key is None:
             continue
-        text = m["value"].strip()
-        if text in _MISSING:
+        shown = m["value"].strip()
+        if shown in _MISSING:
             values.setdefault(key, None)
-            raw.setdefault(key, text)
+            raw.setdefault(key, shown)
             continue
-        value = number(text)
+        value = _number_of(text, m, shown, decimal_comma, source, m["event"])
         if key in ("task-clock", "cpu-clock"):
             unit = (m["unit"] or "msec").strip() or "msec"
             if unit not in _CLOCK_UNITS_MS:
-                raise DataFormatError(f"{source}: {m['event']} has unknown unit {unit!r}")
+                raise DataFormatError(f"{source}, line {_line(text, m)}: {m['event']} has unknown unit {unit[:40]!r}; "
+                                      f"expected one of {', '.join(_CLOCK_UNITS_MS)}")
             value *= _CLOCK_UNITS_MS[unit]
         previous = values.get(key)
         # Hybrid CPUs report one line per core type: the thread's count is their sum.
         values[key] = value if previous is None else previous + value
-        raw[key] = text
+        if not math.isfinite(values[key]):
+            raise DataFormatError(f"{source}, line {_line(text, m)}: {m['event']} = {shown[:40]!r} is too large")
+        raw[key] = shown
     return values, raw
 
 
 def _parse_human(text: str, source: str) -> tuple[dict, dict, float | None, float | None]:
     headers = list(_HEADER_RE.finditer(text))
-    body = text[headers[-1].end():] if headers else text
-    decimal_comma = bool(_DECIMAL_COMMA_RE.search(body))
-
-    def number(s: str) -> float:
-        return _human_number(s, decimal_comma)
-
-    lines = [m for m in _HUMAN_RE.finditer(body) if _event_key(m["event"]) is not None]
+    start = headers[-1].end() if headers else 0
+    decimal_comma = _DECIMAL_COMMA_RE.search(text, start) is not None
+    lines = [m for m in _HUMAN_RE.finditer(text, start) if _event_key(m["event"]) is not None]
     block = _last_block(lines)
-    values, raw = _collect(block, number, source)
+    values, raw = _collect(block, text, decimal_comma, source)
     cpus = None
     for m in block:
         if _event_key(m["event"]) in ("task-clock", "cpu-clock"):
             hit = _CPUS_HUMAN_RE.search(m["rest"])
             if hit:
-                cpus = number(hit["value"])
-    elapsed = _ELAPSED_RE.search(body)
-    return values, raw, cpus, (number(elapsed["value"]) if elapsed else None)
+                cpus = _number_of(text, m, hit["value"], decimal_comma, source, "CPUs utilized")
+    elapsed = _ELAPSED_RE.search(text, start)
+    if elapsed is None:
+        return values, raw, cpus, None
+    return values, raw, cpus, _number_of(text, elapsed, elapsed["value"], decimal_comma, source, "seconds time elapsed")
 
 
 def _parse_csv(text: str, source: str) -> tuple[dict, dict, float | None, None]:
     lines = [m for m in _CSV_RE.finditer(text) if _event_key(m["event"]) is not None]
     block = _last_block(lines)
-    values, raw = _collect(block, float, source)
+    values, raw = _collect(block, text, False, source)
     cpus = None
     for m in block:
         if _event_key(m["event"]) in ("task-clock", "cpu-clock"):
             rest = m["rest"].split(",")
             for i, item in enumerate(rest[1:], start=1):
                 if item.strip() == "CPUs utilized" and rest[i - 1].strip():
-                    cpus = float(rest[i - 1])
+                    cpus = _number_of(text, m, rest[i - 1].strip(), False, source, "CPUs utilized")
     return values, raw, cpus, None
 
 
 # ----------------------------------------------------------------------------- public
 
-def _read_source(text_or_path) -> tuple[str, str]:
+def _read_source(text_or_path, name: str | None) -> tuple[str, str]:
     """(text, name for messages) from perf output text, bytes or a file path."""
-    if isinstance(text_or_path, bytes):
-        return text_or_path.decode("utf-8", errors="replace"), "<perf stat text>"
-    if isinstance(text_or_path, str) and ("\n" in text_or_path or not text_or_path.strip()):
-        return text_or_path, "<perf stat text>"
-    if isinstance(text_or_path, str) and not Path(text_or_path).expanduser().is_file():
-        # One line that is no existing file: parse it as text (a one-line CSV record).
-        return text_or_path, "<perf stat text>"
+    if isinstance(text_or_path, (bytes, bytearray)):
+        name = name or _TEXT_NAME
+        return decode(bytes(text_or_path), name, what=_WHAT, max_bytes=MAX_PERF_BYTES, legacy=True), name
+    if isinstance(text_or_path, str) and ("\n" in text_or_path or "\r" in text_or_path or not text_or_path.strip()
+                                          or not path_exists(text_or_path)):
+        # Text, or one line that names nothing on disk: parse it as text (a one-line CSV record).
+        name = name or _TEXT_NAME
+        return checked_text(text_or_path, name, what=_WHAT, max_bytes=MAX_PERF_BYTES), name
     if not isinstance(text_or_path, (str, PathLike)):
         raise DataFormatError(
             f"read_perf_stat: expected perf stat output (str/bytes) or a file path, "
             f"got {type(text_or_path).__name__}"
         )
-    path = Path(text_or_path).expanduser()
-    data = read_file_bytes(path, MAX_PERF_BYTES, "{path}: not perf stat output: far larger than any perf stat file")
-    return data.decode("utf-8", errors="replace"), str(path)
+    path = as_path(text_or_path)
+    name = name or str(path)
+    return read_file(path, what=_WHAT, max_bytes=MAX_PERF_BYTES, legacy=True, name=name), name
 
 
-def read_perf_stat(text_or_path) -> PerfStat:
+def read_perf_stat(text_or_path, *, name: str | None = None) -> PerfStat:
     """Counters of a ``perf stat`` run from its output (human or ``-x,`` CSV form, detected).
 
     ``text_or_path``: the output as ``str``/``bytes``, or the path (``str``/``Path``) of a
-    file it was saved to. Raises :class:`~workbench.errors.DataFormatError` when no counter
-    block is found or ``cycles`` / ``task-clock`` (``cpu-clock``) is missing, and
-    :class:`~workbench.errors.MeasurementError` when ``cycles`` is ``<not supported>`` or
-    ``<not counted>`` (hardware counters unavailable; the message names the fix).
+    file it was saved to (a regular file of at most 50 MB; any line ends). ``name``: what
+    messages call the output (default: the path, or ``"<perf stat text>"``). Raises
+    :class:`~workbench.errors.DataFormatError` when no counter block is found, a counter's
+    number cannot be read (the message names the line) or ``cycles`` / ``task-clock``
+    (``cpu-clock``) is missing, and :class:`~workbench.errors.MeasurementError` when
+    ``cycles`` is ``<not supported>`` or ``<not counted>`` (hardware counters unavailable;
+    the message names the fix).
     """
-    text, source = _read_source(text_or_path)
+    text, source = _read_source(text_or_path, name)
     if _HEADER_RE.search(text):
         form, (values, raw, cpus, elapsed) = "human", _parse_human(text, source)
     elif any(_event_key(m["event"]) for m in _CSV_RE.finditer(text)):

@@ -34,6 +34,7 @@ input size: pass ``size=``, or give a folder of saved outputs named
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 from os import PathLike
@@ -43,24 +44,18 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
-from workbench.io.scaling import TIME_UNITS, _csv_frame, _decode
+from workbench.io._text import as_path, checked_text, csv_frame, decode, is_folder, read_buffer, read_file
+from workbench.io.scaling import TIME_UNITS
 from workbench.models.fractal import validate_profile
-from workbench.validation import read_file_bytes
 
 __all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv"]
 
 #: File names of saved pprof outputs in a folder: ``profile_<size>[_<run>][.<ext>]``.
 PPROF_FILE_PATTERN = re.compile(r"^profile_(?P<size>\d+(?:\.\d+)?)(?:_(?P<run>\d+))?(?:\.[A-Za-z0-9]+)?$")
-# the largest pprof file worth reading (a real one is kilobytes to a few megabytes)
-_MAX_BYTES = 200 * 2**20
-
-
-# ----------------------------------------------------------------------------- sources
-
-
-def _read_bytes(path: Path) -> str:
-    data = read_file_bytes(path, _MAX_BYTES, "{path}: far larger than a profile text file ({size} bytes)")
-    return _decode(data, str(path))
+#: A header line of a profile CSV, shown in messages about the file's columns.
+EXAMPLE_HEADER = "size,phase,time_ms,run,total_ms"
+_CSV_WHAT = "a profile CSV"
+_PPROF_WHAT = "TAU pprof output"
 
 
 # ----------------------------------------------------------------------------- CSV
@@ -80,7 +75,8 @@ def _unit_column(frame: pd.DataFrame, stem: str, name: str, *, required: bool) -
         if required:
             raise ValidationError(
                 f"{name}: missing column {stem}_s (or {stem}_ms / {stem}_us); a profile CSV needs size, phase, "
-                f"{stem}_s[, run, total_s]; found columns {list(frame.columns)}"
+                f"{stem}_s[, run, total_s]; found columns {list(frame.columns)[:30]}; expected a header line such as "
+                f"{EXAMPLE_HEADER!r}"
             )
         return None, 1.0
     return known[0], TIME_UNITS[known[0].removeprefix(stem + "_")]
@@ -97,19 +93,19 @@ def read_profile_csv(path_or_buffer) -> pd.DataFrame:
     """
     if isinstance(path_or_buffer, (str, PathLike)):
         name = str(path_or_buffer)
-        text = _read_bytes(Path(path_or_buffer).expanduser())
+        text = read_file(path_or_buffer, what=_CSV_WHAT)
     elif hasattr(path_or_buffer, "read"):
         name = str(getattr(path_or_buffer, "name", "<buffer>"))
-        data = path_or_buffer.read()
-        text = data if isinstance(data, str) else _decode(data, name)
+        text = read_buffer(path_or_buffer, name, what=_CSV_WHAT)
     else:
         raise DataFormatError(f"read_profile_csv: expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
-    frame = _csv_frame(text, name)
+    frame = csv_frame(text, name, example=EXAMPLE_HEADER)
     missing = [c for c in ("size", "phase") if c not in frame.columns]
     if missing:
         raise ValidationError(
             f"{name}: missing column(s) {missing}; a profile CSV needs size, phase, time_s (or time_ms / time_us)"
-            f"[, run, total_s]; found columns {list(frame.columns)}"
+            f"[, run, total_s]; found columns {list(frame.columns)[:30]}; expected a header line such as "
+            f"{EXAMPLE_HEADER!r}"
         )
     out = frame[[c for c in ("size", "phase", "run") if c in frame.columns]].copy()
     for stem, required in (("time", True), ("total", False)):
@@ -135,33 +131,42 @@ _TABLE_RE = re.compile(r"^\s*(?:(NODE \d+;\s*CONTEXT \d+;\s*THREAD \d+)|FUNCTION
 _USER_EVENTS_RE = re.compile(r"^\s*USER EVENTS")
 _NUMBER = r"[-+]?\d[\d.,eE+-]*"
 _TIME = r"\d[\d.,:]*"
+# (the name takes the rest of the line and is stripped afterwards: a lazy name followed by
+# "\s*$" took time quadratic in the length of a line of spaces)
 _ROW_RE = re.compile(
     rf"^\s*(?P<pct>{_NUMBER})\s+(?P<excl>{_TIME})\s+(?P<incl>{_TIME})\s+(?P<calls>{_NUMBER})\s+"
-    rf"(?P<subrs>{_NUMBER})\s+(?P<percall>{_NUMBER})\s+(?P<name>\S.*?)\s*$"
+    rf"(?P<subrs>{_NUMBER})\s+(?P<percall>{_NUMBER})\s+(?P<name>\S.*)$"
 )
+_MSEC_PART_RE = re.compile(r"\d+")
+_MSEC_LAST_RE = re.compile(r"\d+(?:\.\d*)?")
 _DECOR_RE = re.compile(r"^\s*(-{5,}|%Time|msec)")
 _APPLICATION = ".TAU application"
 
 
 def pprof_msec(token: str) -> float:
     """A pprof time in milliseconds: ``0.593``, ``28,489``, ``1:10.733`` (m:ss.sss) or
-    ``1:27:15.217`` (h:mm:ss.sss)."""
-    parts = token.replace(",", "").split(":")
-    if len(parts) > 3 or not all(parts):
-        raise ValueError(f"not a pprof time: {token!r}")
+    ``1:27:15.217`` (h:mm:ss.sss). Anything else is a
+    :class:`~workbench.errors.DataFormatError` (also a ``ValueError``)."""
+    parts = str(token).replace(",", "").split(":")
+    if (len(parts) > 3 or not all(_MSEC_PART_RE.fullmatch(p) for p in parts[:-1])
+            or not _MSEC_LAST_RE.fullmatch(parts[-1])):
+        raise DataFormatError(f"not a pprof time: {str(token)[:80]!r} (expected milliseconds such as 0.593, 28,489, "
+                              "1:10.733 or 1:27:15.217)")
     seconds = 0.0
     for part in parts[:-1]:
         seconds = seconds * 60 + int(part)
-    if len(parts) == 1:
-        return float(parts[0])
-    return (seconds * 60 + float(parts[-1])) * 1000.0
+    value = float(parts[-1]) if len(parts) == 1 else (seconds * 60 + float(parts[-1])) * 1000.0
+    if not math.isfinite(value):
+        raise DataFormatError(f"not a pprof time: {str(token)[:80]!r} (too large)")
+    return value
 
 
 def _tables(text: str, source: str) -> dict[str, list[tuple[int, str, float, float]]]:
     """``{label: [(line, name, exclusive ms, inclusive ms), ...]}`` of every table."""
     tables: dict[str, list] = {}
     current: list | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    skipped: list[tuple[int, str]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
         header = _TABLE_RE.match(line)
         if header:
             label = header.group(1) or header.group(2)
@@ -176,12 +181,17 @@ def _tables(text: str, source: str) -> dict[str, list[tuple[int, str, float, flo
         row = _ROW_RE.match(line)
         try:
             if row is None:
-                raise ValueError("not a table row")
+                raise DataFormatError("not a table row")
             excl, incl = pprof_msec(row["excl"]), pprof_msec(row["incl"])
-        except ValueError:
-            warnings.warn(f"{source}: line {number} skipped, not a pprof table row: {line.strip()[:80]!r}", ParseWarning, stacklevel=3)
+        except DataFormatError:
+            skipped.append((number, line))
             continue
-        current.append((number, row["name"], excl, incl))
+        current.append((number, row["name"].rstrip(), excl, incl))
+    if skipped:  # one warning, not one per line: a file may have a million such lines
+        number, line = skipped[0]
+        more = f" (and {len(skipped) - 1} more such line(s))" if len(skipped) > 1 else ""
+        warnings.warn(f"{source}: line {number} skipped, not a pprof table row: {line.strip()[:80]!r}{more}",
+                      ParseWarning, stacklevel=3)
     return {label: rows for label, rows in tables.items() if rows}
 
 
@@ -198,7 +208,8 @@ def _select(tables: dict, table, source: str) -> str:
             return "mean"
         if len(labels) == 1:
             return labels[0]
-        raise ValidationError(f"{source}: several pprof tables {labels} and no FUNCTION SUMMARY (mean): pass table=")
+        raise ValidationError(f"{source}: several pprof tables {labels[:20]} and no 'FUNCTION SUMMARY (mean):' table "
+                              "to use by default; choose one of these tables")
     wanted = str(table).strip()
     short = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", wanted)
     if short:  # "0.0.0" as in TAU's profile.0.0.0 file names
@@ -214,7 +225,8 @@ def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
     label = _select(tables, table, source)
     rows = pd.DataFrame(tables[label], columns=["line", "name", "excl_ms", "incl_ms"])
     rows = rows[~rows["name"].str.contains(" => ", regex=False)]
-    rows["name"] = rows["name"].str.replace(r"\s*\[THROTTLED\]$", "", regex=True)
+    # (no "\s*" before the tag: on a name with a long run of spaces it took quadratic time)
+    rows["name"] = rows["name"].str.replace(r"\[THROTTLED\]$", "", regex=True).str.rstrip()
     app = rows["name"] == _APPLICATION
     phases = rows[~app].groupby("name", sort=False)["excl_ms"].sum()
     if phases.empty:
@@ -227,7 +239,7 @@ def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
     return out
 
 
-def read_pprof(source, size=None, *, run: int = 0, table: str | None = None) -> pd.DataFrame:
+def read_pprof(source, size=None, *, run: int = 0, table: str | None = None, name: str | None = None) -> pd.DataFrame:
     """Per-function exclusive times of TAU ``pprof`` output as a profile frame (see the
     module docstring).
 
@@ -236,30 +248,36 @@ def read_pprof(source, size=None, *, run: int = 0, table: str | None = None) -> 
     the names; other files are ignored). ``size``: the input size of a single output (required
     then; not allowed with a folder). ``run``: its repeat index. ``table``: ``"mean"`` (the
     default when present), ``"total"``, ``"NODE 0;CONTEXT 0;THREAD 0"`` or ``"0.0.0"``; without
-    a mean table a text holding one table uses it.
+    a mean table a text holding one table uses it. ``name``: what messages call a text or
+    bytes source (e.g. an uploaded file's name; default ``"<pprof text>"``). Files and bytes
+    must be UTF-8 text within the limits of :mod:`workbench.io._text`.
 
     Raises :class:`~workbench.errors.DataFormatError` when no pprof table is found or a file
     cannot be read, :class:`~workbench.errors.ValidationError` for a missing ``size``, an
     unknown ``table`` and bad values; lines inside a table that are not rows are skipped with
     a :class:`~workbench.errors.ParseWarning` naming the line.
     """
-    if isinstance(source, bytes):
-        text, name = source.decode("utf-8", errors="replace"), "<pprof text>"
+    if isinstance(source, (bytes, bytearray)):
+        name = name or "<pprof text>"
+        text = decode(bytes(source), name, what=_PPROF_WHAT)
     elif isinstance(source, str) and "\n" in source:
-        text, name = source, "<pprof text>"
+        name = name or "<pprof text>"
+        text = checked_text(source, name, what=_PPROF_WHAT)
     elif isinstance(source, (str, PathLike)):
-        path = Path(source).expanduser()
-        if path.is_dir():
+        path = as_path(source)
+        if is_folder(path):  # a DataFormatError naming the path when it does not exist
             if size is not None:
-                raise ValidationError(f"{path}: read_pprof takes the sizes of a folder from the file names; drop size=")
+                raise ValidationError(f"{path}: the sizes of a folder's pprof outputs come from their file names "
+                                      "(profile_<size>[_<run>].txt), so no size can be given as well")
             return _read_folder(path, table)
-        text, name = _read_bytes(path), str(path)
+        name = str(path) if name is None else name
+        text = read_file(path, what=_PPROF_WHAT, name=name)
     else:
         raise DataFormatError(f"read_pprof: expected pprof text, a file or a folder path, got {type(source).__name__}")
     if size is None:
         raise ValidationError(
-            f"{name}: pprof output does not record the input size: pass read_pprof(..., size=N) "
-            "or read a folder of files named profile_<size>[_<run>].txt"
+            f"{name}: pprof output does not record the input size: name the file profile_<size>[_<run>].txt "
+            "(e.g. profile_64.txt for size 64) and read its folder, or give the size with the text"
         )
     return _pprof_frame(text, name, size, run, table)
 
@@ -270,7 +288,8 @@ def _read_folder(folder: Path, table) -> pd.DataFrame:
         match = PPROF_FILE_PATTERN.match(path.name)
         if not path.is_file() or match is None:
             continue
-        frames.append(_pprof_frame(_read_bytes(path), str(path), float(match["size"]), int(match["run"] or 0), table))
+        text = read_file(path, what=_PPROF_WHAT)
+        frames.append(_pprof_frame(text, str(path), float(match["size"]), int(match["run"] or 0), table))
     if not frames:
         raise DataFormatError(f"{folder}: no pprof output files named profile_<size>[_<run>][.<ext>] (e.g. profile_64.txt)")
     if len({"total_s" in f.columns for f in frames}) > 1:

@@ -23,8 +23,6 @@ processes were laid out over nodes, see :func:`placement_labels`).
 
 from __future__ import annotations
 
-import csv
-import io
 from os import PathLike
 from pathlib import Path
 
@@ -32,7 +30,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io.npb import MAX_COUNT, parse_npb_text, read_npb_logs, records_to_frame
+from workbench.io._text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
+from workbench.io.npb import MAX_COUNT, _decode_log, read_npb_logs, records_to_frame
+from workbench.io.npb import _parse as _parse_npb
 
 __all__ = [
     "SCALING_COLUMNS",
@@ -54,53 +54,12 @@ _CONFIG = ["benchmark", "problem_class", "processes", "threads", "nodes", "run"]
 _DEFAULTS = {"benchmark": "custom", "problem_class": "n/a", "threads": 1, "run": 0}
 _INTEGER_MINIMUM = {"processes": 1, "threads": 1, "nodes": 1, "run": 0}
 DEFAULT_PLACEMENT = "default placement"
+#: A header line of a scaling CSV, shown in messages about the file's columns.
+EXAMPLE_HEADER = "benchmark,problem_class,processes,time_s"
+_WHAT = "a CSV scaling table"
 
 
 # ----------------------------------------------------------------------------- reading
-
-def _decode(data: bytes, name: str) -> str:
-    if data.startswith(b"PK\x03\x04"):
-        raise DataFormatError(f"{name}: unknown format: this is a zip/Excel file, not CSV; export it as CSV")
-    if b"\x00" in data:
-        raise DataFormatError(f"{name}: unknown format: binary content, not a CSV text file")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(
-            f"{name}: unknown format: not UTF-8 text (byte {exc.start}); save the CSV as UTF-8"
-        ) from None
-
-
-def _csv_frame(text: str, name: str) -> pd.DataFrame:
-    """Parse CSV text; the index holds each row's line number in the file."""
-    lines = text.splitlines()
-    # Full-line '#' comments and blank lines are dropped; remember where the rest came from.
-    kept = [(i + 1, line) for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith("#")]
-    if not kept:
-        raise ValidationError(f"{name}: empty file: expected a header line such as 'processes,time_s'")
-    body = "\n".join(line for _, line in kept)
-    try:
-        dialect = csv.Sniffer().sniff(body[:4096], delimiters=",;\t")
-        sep = dialect.delimiter
-    except csv.Error:
-        sep = ","
-    try:
-        frame = pd.read_csv(io.StringIO(body), sep=sep, skipinitialspace=True, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataFormatError(f"{name}: unknown format: not a readable CSV table ({exc})") from None
-    if frame.empty:
-        raise ValidationError(f"{name}: no data rows below the header {kept[0][1].strip()!r}")
-    line_numbers = [n for n, _ in kept[1:]]
-    # quoted fields spanning lines break the line mapping; fall back to row positions then
-    frame.index = line_numbers if len(line_numbers) == len(frame) else np.arange(1, len(frame) + 1)
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
-    repeated = sorted({c for c in frame.columns if list(frame.columns).count(c) > 1})
-    if repeated:
-        raise ValidationError(f"{name}: column name(s) {', '.join(map(repr, repeated))} appear more than once "
-                              "(names are case-insensitive)")
-    # empty cells -> NaN; everything else stays a string until validation converts it
-    return frame.apply(lambda col: col.str.strip()).replace("", np.nan)
-
 
 def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
     """Read and validate a tidy scaling table from CSV (``,``, ``;`` or tab separated).
@@ -115,42 +74,45 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
         Unit of ``time_column``; values are converted to seconds.
 
     Column names are matched case-insensitively; full-line ``#`` comments are ignored.
-    When the file has no ``benchmark`` column, its file name stem is used.
+    When the file has no ``benchmark`` column, its file name stem is used. The file is
+    read with the checks and limits of :mod:`workbench.io._text` (a regular file of at
+    most 50 MiB, UTF-8 with or without BOM, any line ends, at most 1,000 columns).
 
     Returns the canonical scaling frame (see the module docstring).
 
     Raises
     ------
     DataFormatError
-        the content is not CSV text (binary, zip/Excel, not UTF-8, ragged rows) or the
-        path does not exist.
+        the content is not CSV text (binary, zip/Excel, not UTF-8, ragged rows, over a
+        limit) or the path does not name a readable regular file.
     ValidationError
-        empty file, no data rows, or any problem listed by :func:`validate_scaling_frame`;
-        messages give the file's line numbers.
+        empty file, no data rows, repeated column names, or any problem listed by
+        :func:`validate_scaling_frame`; messages give the file's line numbers.
     """
     if time_unit not in TIME_UNITS:
         raise ValidationError(f"unknown time_unit {time_unit!r}; use one of {', '.join(TIME_UNITS)}")
     if isinstance(path_or_buffer, (str, PathLike)):
         name = str(path_or_buffer)
-        try:
-            data = Path(path_or_buffer).read_bytes()
-        except OSError as exc:
-            raise DataFormatError(f"{name}: cannot read file: {exc.strerror or exc}") from None
+        text = read_file(path_or_buffer, what=_WHAT)
     elif hasattr(path_or_buffer, "read"):
         name = str(getattr(path_or_buffer, "name", "<buffer>"))
-        data = path_or_buffer.read()
+        text = read_buffer(path_or_buffer, name, what=_WHAT)
     else:
         raise DataFormatError(f"expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
-    text = data if isinstance(data, str) else _decode(data, name)
-    frame = _csv_frame(text, name)
+    return _scaling_table(text, name, time_column, time_unit)
 
+
+def _scaling_table(text: str, name: str, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
+    """The validated scaling frame of checked CSV text (the work of :func:`read_scaling_csv`)."""
+    frame = csv_frame(text, name, example=EXAMPLE_HEADER)
     time_column = time_column.strip().lower()
     labels = {}
     if time_column != "time_s":
         if time_column not in frame.columns:
             raise ValidationError(_missing(name, [time_column], frame.columns))
         if "time_s" in frame.columns:
-            raise ValidationError(f"{name}: both 'time_s' and time_column={time_column!r} are present; drop one")
+            raise ValidationError(f"{name}: both 'time_s' and {time_column!r} hold a runtime; keep one of the two "
+                                  "columns")
         frame = frame.rename(columns={time_column: "time_s"})
         labels["time_s"] = time_column
     if "benchmark" not in frame.columns and name != "<buffer>":
@@ -165,17 +127,30 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
 def _missing(name: str, wanted: list[str], columns) -> str:
     found = ", ".join(repr(c) for c in list(columns)[:12]) or "none"
     found += f" (and {len(columns) - 12} more)" if len(columns) > 12 else ""
-    hint = " (pass time_column=... and time_unit=... if the runtime column has another name or unit)"
-    time_missing = any(w != "processes" for w in wanted)
-    return (f"{name}: missing required column(s) {', '.join(map(repr, wanted))}; found columns: {found}"
-            + (hint if time_missing else ""))
+    message = f"{name}: missing required column(s) {', '.join(map(repr, wanted))}; found columns: {found}"
+    if "time_s" not in wanted:  # the caller named another runtime column
+        return message
+    # a runtime under another name or unit is the usual cause: say what the file must hold
+    timed = [str(c) for c in columns if "time" in str(c) or str(c) in ("seconds", "secs", "sec", "s")]
+    rename = f" (if {timed[0]!r} is the runtime, rename it 'time_s' and give it in seconds)" if timed else ""
+    return (f"{message}; name the runtime column 'time_s', in seconds{rename}: expected a header line such as "
+            f"{EXAMPLE_HEADER!r}")
 
 
 def _rows(index, word: str, limit: int = 8) -> str:
-    items = [str(i) for i in index]
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
-    plural = "s" if len(items) > 1 else ""
-    return f"{word}{plural} {', '.join(items[:limit])}{more}"
+    count = len(index)
+    more = f" and {count - limit} more" if count > limit else ""
+    plural = "s" if count > 1 else ""
+    return f"{word}{plural} {', '.join(str(i) for i in index[:limit])}{more}"
+
+
+def _stripped(column: pd.Series) -> pd.Series:
+    """The text of ``column`` without surrounding blanks, missing cells kept missing (None);
+    each distinct value is stripped once: a million-row column holds a few names, and
+    stripping every cell took seconds."""
+    codes, uniques = pd.factorize(column)
+    text = np.array([str(u).strip() for u in uniques] + [None], dtype=object)  # code -1 (missing) -> None
+    return pd.Series(text[codes], index=column.index, dtype=object)
 
 
 def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.DataFrame:
@@ -200,8 +175,13 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
     def numeric(col: str, allow_missing: bool) -> pd.Series:
         raw = frame[col]
         values = pd.to_numeric(raw, errors="coerce").astype("float64")
-        empty = raw.isna() | raw.astype(str).str.strip().eq("")
-        bad = ~empty & ~np.isfinite(values)
+        unreadable = ~np.isfinite(values.to_numpy())
+        # which unreadable cells are blank (only those are looked at: the column may be long)
+        empty = np.zeros(len(raw), dtype=bool)
+        if unreadable.any():
+            looked = raw[unreadable]
+            empty[unreadable] = (looked.isna() | looked.astype(str).str.strip().eq("")).to_numpy()
+        bad = unreadable & ~empty
         if empty.any() and not allow_missing:
             problems.append(f"column {label(col)} has empty/NaN cells in {_rows(frame.index[empty], rows)}")
         if bad.any():
@@ -236,8 +216,9 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
             problems.append(f"column {label(col)} must be >= {minimum} (and <= {MAX_COUNT}); found "
                             f"{values[out_of_range].tolist()[:5]} in {_rows(frame.index[out_of_range], rows)}")
         integers[col] = values
-    for col in ("benchmark", "problem_class"):
-        empty = frame[col].isna() | frame[col].astype(str).str.strip().eq("")
+    texts = {col: _stripped(frame[col]) for col in ("benchmark", "problem_class")}
+    for col, text in texts.items():
+        empty = text.isna() | text.eq("")
         if empty.any():
             problems.append(f"column {label(col)} has empty cells in {_rows(frame.index[empty], rows)}")
     if problems:
@@ -246,8 +227,8 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
     frame["time_s"] = time_s
     for col, values in integers.items():
         frame[col] = values.round().astype("Int64" if col == "nodes" else "int64")
-    for col in ("benchmark", "problem_class"):
-        frame[col] = frame[col].astype(str).str.strip()
+    for col, text in texts.items():
+        frame[col] = text.astype(str)
     frame["source"] = frame["source"].astype("str").where(frame["source"].notna(), None)
 
     dup = frame.duplicated(_CONFIG, keep=False)
@@ -382,7 +363,7 @@ def select_curve(
         if len(placements) > 1:
             raise ValidationError(
                 f"{benchmark} class {problem_class} was measured with {len(placements)} placements "
-                f"({'; '.join(placements)}); pass placement=... to choose one curve"
+                f"({'; '.join(placements)}); choose one of these placements"
             )
         placement = placements[0]
     elif placement not in placements:
@@ -407,13 +388,13 @@ def read_scaling_data(path) -> pd.DataFrame:
     Always returns a validated scaling frame (NPB-specific columns kept after the
     canonical ones; skipped logs stay in ``attrs["skipped"]``).
     """
-    p = Path(path)
-    if p.is_dir() or p.suffix.lower() in NPB_SUFFIXES:
+    p = as_path(path)
+    if p.suffix.lower() in NPB_SUFFIXES or (path_exists(p) and is_folder(p)):
         return validate_scaling_frame(read_npb_logs(p))
     if p.suffix.lower() == ".csv":
         return read_scaling_csv(p)
-    if not p.exists():
-        raise DataFormatError(f"{p}: no such file or directory")
+    if not path_exists(p):
+        raise DataFormatError(f"{p}: cannot read file: no such file or directory")
     raise DataFormatError(
         f"{p}: unknown file format {p.suffix or '(no extension)'!r}; expected a .csv scaling table, "
         f"NPB logs (.out, .log, .txt) or a directory of logs"
@@ -421,24 +402,16 @@ def read_scaling_data(path) -> pd.DataFrame:
 
 
 def read_scaling_bytes(name: str, content: bytes) -> pd.DataFrame:
-    """Like :func:`read_scaling_data` for an uploaded file's ``name`` and raw ``content``."""
+    """Like :func:`read_scaling_data` for an uploaded file's ``name`` and raw ``content``
+    (the same checks and limits as a file on disk; messages name the file ``name``)."""
     suffix = Path(name).suffix.lower()
     if suffix == ".csv":
-        return read_scaling_csv(_NamedBytes(content, name))
+        return _scaling_table(decode(bytes(content), name, what=_WHAT), name)
     if suffix in NPB_SUFFIXES:
-        if b"\x00" in content:
-            raise DataFormatError(f"{name}: not NPB output: binary file")
-        record = parse_npb_text(content.decode("utf-8", errors="replace"), source=name)
+        record = _parse_npb(_decode_log(bytes(content), name), name)
         return validate_scaling_frame(records_to_frame([record]))
     raise DataFormatError(
         f"{name}: unknown file format {suffix or '(no extension)'!r}; expected a .csv scaling table "
         f"or an NPB log (.out, .log, .txt)"
     )
 
-
-class _NamedBytes(io.BytesIO):
-    """In-memory upload that keeps its file name for messages and the default benchmark."""
-
-    def __init__(self, content: bytes, name: str):
-        super().__init__(content)
-        self.name = name

@@ -12,8 +12,17 @@
   timing of Python programs (exclusive times, the profile frame of the fractal model).
 * :mod:`workbench.measure.comm` - the MPI communication benchmarks of seeds 002 and 004
   (``python -m workbench.measure.comm pingpong|datagen``), run under ``mpiexec``.
+* :func:`exclusive_measurement`, :func:`current_measurement`, :func:`max_processes` - one
+  measurement at a time per machine, non-blocking, and a cap on its processes
+  (:mod:`workbench.measure.lock`); every sweep above runs inside it.
+* :func:`default_measure_dir`, :func:`check_output_path` - where measurements are written
+  (outside the repository by default; existing files and the repository's ``data/`` only with
+  ``force=True``), atomically with the CSV's checksum in the sidecar
+  (:mod:`workbench.io.sidecar`).
 """
 
+from workbench.io.sidecar import check_output_path, default_measure_dir
+from workbench.measure.lock import current_measurement, exclusive_measurement, max_processes
 from workbench.measure.perf import PerfRun, perf_available, perf_region, perf_unavailable_reason, run_perf_stat
 
 _SWEEP_NAMES = (
@@ -23,9 +32,22 @@ _SWEEP_NAMES = (
     "measure_kmeans",
     "read_measured_kmeans",
     "write_measured_kmeans",
+    "default_kmeans_path",
 )
 
-__all__ = ["PerfRun", "perf_available", "perf_region", "perf_unavailable_reason", "run_perf_stat", *_SWEEP_NAMES]
+__all__ = [
+    "PerfRun",
+    "check_output_path",
+    "current_measurement",
+    "default_measure_dir",
+    "exclusive_measurement",
+    "max_processes",
+    "perf_available",
+    "perf_region",
+    "perf_unavailable_reason",
+    "run_perf_stat",
+    *_SWEEP_NAMES,
+]
 
 
 def __getattr__(name: str):

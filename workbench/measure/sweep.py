@@ -41,9 +41,15 @@ overlap on some CPUs, making it an upper bound; FiM's validity check SC < TC cat
 overshoot); where the CPU exposes only the front-end event, that is all of SC that can be
 measured and SC is a lower bound.
 
-CLI: ``python -m workbench.measure.sweep --out data/measured/kmeans_<host>.csv`` runs the
-default plan and writes the CSV plus ``<same>.json`` with the machine facts and method
-(:func:`write_measured_kmeans`); :func:`read_measured_kmeans` reads both back.
+CLI: ``python -m workbench.measure.sweep [--out runs.csv] [--force]`` runs the default plan
+and writes the CSV plus ``<same>.json`` with the machine facts, method and the CSV's checksum
+(:func:`write_measured_kmeans`); :func:`read_measured_kmeans` reads both back and checks them.
+Without ``--out`` the files go to ``kmeans_<host>.csv`` in
+:func:`~workbench.io.sidecar.default_measure_dir` (``$WORKBENCH_MEASURE_DIR``, else
+``~/.local/share/workbench/measured``), never into the repository's ``data/``; an existing
+file, or a path in the repository's data, is refused unless ``--force`` is given (checked
+before measuring). One sweep runs at a time per machine
+(:func:`~workbench.measure.lock.exclusive_measurement`): a second is refused at once.
 """
 
 from __future__ import annotations
@@ -67,7 +73,8 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.errors import MeasurementError, ValidationError, WorkbenchWarning
-from workbench.io.sidecar import read_measured_csv, sidecar_path, write_sidecar
+from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, sidecar_path, write_measured_csv
+from workbench.measure.lock import exclusive_measurement
 from workbench.measure.perf import DEFAULT_EVENTS, perf_unavailable_reason, run_perf_stat
 from workbench.workloads.kmeans import SINGLE_THREAD_ENV, positive_int
 
@@ -75,6 +82,7 @@ __all__ = [
     "MEASURED_COLUMNS",
     "METHOD",
     "KMeansConfig",
+    "default_kmeans_path",
     "kmeans_design",
     "machine_facts",
     "measure_kmeans",
@@ -275,6 +283,10 @@ def measure_kmeans(
     measures times only: the counter columns are NaN and a
     :class:`~workbench.errors.WorkbenchWarning` says so. ``seed`` fixes the data (the same
     for every repeat: repeats measure timing noise). ``timeout``: seconds per run.
+
+    Runs inside :func:`~workbench.measure.lock.exclusive_measurement`: a
+    :class:`~workbench.errors.MeasurementError` at once when another measurement is running on
+    this machine, or when a process count exceeds :func:`~workbench.measure.lock.max_processes`.
     """
     plan = [_as_config(item, i) for i, item in enumerate(configs)]
     if not plan:
@@ -301,18 +313,23 @@ def measure_kmeans(
         warnings.warn("measure_kmeans: perf=False: measuring times only, counter columns are NaN",
                       WorkbenchWarning, stacklevel=2)
     rows = []
-    bar = tqdm(runs, desc="K-means sweep", unit="run", disable=not progress)
-    for repeat, config, t in bar:
-        bar.set_postfix_str(f"{config.role} N={config.points} K={config.clusters} I={config.iterations} t={t}")
+    most = max(t for _, _, t in runs)
+    with exclusive_measurement(f"K-means sweep ({len(runs)} run{'s' if len(runs) != 1 else ''})", processes=most):
+        bar = tqdm(runs, desc="K-means sweep", unit="run", disable=not progress)
         try:
-            measured = _run_once(config, t, seed, use_perf, timeout)
-        except MeasurementError as exc:
-            raise MeasurementError(f"measure_kmeans: run {config} with {t} processes (repeat {repeat}) failed: {exc}") from None
-        rows.append({
-            "role": config.role, "iterations": config.iterations, "clusters": config.clusters,
-            "points": config.points, "dims": config.dims, "processes": t, "repeat": repeat, **measured,
-        })
-    bar.close()
+            for repeat, config, t in bar:
+                bar.set_postfix_str(f"{config.role} N={config.points} K={config.clusters} I={config.iterations} t={t}")
+                try:
+                    measured = _run_once(config, t, seed, use_perf, timeout)
+                except MeasurementError as exc:
+                    raise MeasurementError(
+                        f"measure_kmeans: run {config} with {t} processes (repeat {repeat}) failed: {exc}") from None
+                rows.append({
+                    "role": config.role, "iterations": config.iterations, "clusters": config.clusters,
+                    "points": config.points, "dims": config.dims, "processes": t, "repeat": repeat, **measured,
+                })
+        finally:
+            bar.close()
     frame = pd.DataFrame(rows)
     frame[_INT_COLUMNS] = frame[_INT_COLUMNS].astype("int64")
     measured = list(rows[0])[len(_INT_COLUMNS) + 1:]
@@ -363,13 +380,22 @@ def machine_facts() -> dict:
     }
 
 
-def write_measured_kmeans(frame: pd.DataFrame, path, *, command: str | None = None, extra: Mapping | None = None) -> Path:
-    """Write the measured frame to ``path`` (CSV) and ``<path>.json`` with
-    :func:`machine_facts`, the date, ``command``, :data:`METHOD` and the column units."""
-    path = Path(path)
+def default_kmeans_path() -> Path:
+    """Where the sweep goes without an explicit path: ``kmeans_<host>.csv`` in
+    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    return default_measure_dir() / f"kmeans_{socket.gethostname()}.csv"
+
+
+def write_measured_kmeans(frame: pd.DataFrame, path=None, *, command: str | None = None, extra: Mapping | None = None,
+                          force: bool = False) -> Path:
+    """Write the measured frame to ``path`` (CSV; default :func:`default_kmeans_path`) and
+    ``<path>.json`` with :func:`machine_facts`, the date, ``command``, :data:`METHOD`, the
+    column units and the CSV's row count and checksum, atomically
+    (:func:`~workbench.io.sidecar.write_measured_csv`). An existing measurement, or a path in the
+    repository's tracked ``data/``, is a :class:`~workbench.errors.MeasurementError` unless
+    ``force=True``."""
+    path = check_output_path(default_kmeans_path() if path is None else path, force=force)
     frame = _validate(frame, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
     meta = {
         "machine": machine_facts(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -383,8 +409,7 @@ def write_measured_kmeans(frame: pd.DataFrame, path, *, command: str | None = No
         "columns": _COLUMN_UNITS,
         **dict(extra or {}),
     }
-    write_sidecar(path, meta)
-    return path
+    return write_measured_csv(frame, path, meta, force=force)
 
 
 _COLUMN_UNITS = {
@@ -455,8 +480,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m workbench.measure.sweep",
         description="Measure the K-means workload under perf stat and write CSV + JSON metadata.",
     )
-    parser.add_argument("--out", default=f"data/measured/kmeans_{socket.gethostname()}.csv",
-                        help="CSV to write (metadata beside it as .json); default data/measured/kmeans_<host>.csv")
+    parser.add_argument("--out", default=None,
+                        help="CSV to write (metadata beside it as .json); default kmeans_<host>.csv in "
+                             "$WORKBENCH_MEASURE_DIR or ~/.local/share/workbench/measured")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing measurement, or write into the repository's data/")
     parser.add_argument("--repeats", type=int, default=3, help="runs per (configuration, process count); default 3")
     parser.add_argument("--design", choices=("default", "tiny"), default="default",
                         help="default: kmeans_design() (~6-7 min); tiny: two small configurations")
@@ -465,11 +493,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     plan = kmeans_design() if args.design == "default" else list(TINY_DESIGN)
     try:
-        frame = measure_kmeans(plan, repeats=args.repeats, perf=not args.no_perf, seed=args.seed)
-        path = write_measured_kmeans(
-            frame, args.out, command=shlex.join([sys.executable, "-m", "workbench.measure.sweep", *argv]),
-            extra={"design": [asdict(c) for c in plan]},
-        )
+        out = check_output_path(default_kmeans_path() if args.out is None else args.out, force=args.force)
+        with exclusive_measurement("K-means sweep (python -m workbench.measure.sweep)"):
+            frame = measure_kmeans(plan, repeats=args.repeats, perf=not args.no_perf, seed=args.seed)
+            path = write_measured_kmeans(
+                frame, out, command=shlex.join([sys.executable, "-m", "workbench.measure.sweep", *argv]),
+                extra={"design": [asdict(c) for c in plan]}, force=args.force,
+            )
     except (MeasurementError, ValidationError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

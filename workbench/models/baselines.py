@@ -13,6 +13,13 @@ multiplying ``t`` by ``c`` multiplies the fitted time scale by ``c`` and leaves 
 other parameter unchanged (except in :class:`DowneyLM`'s ``units="paper"`` mode, which
 reproduces the thesis literally).
 
+Any positive finite runtimes work, from 1e-308 to 1e308 in any unit: the fits run on
+``t / s`` for a power of two ``s`` near the median runtime (exact in floating point, so
+the results are those of the unscaled fit wherever that did not overflow) and scale the
+time-valued parameters back.  One curve's runtimes may span at most
+:data:`MAX_RUNTIME_SPAN` (1e100); a wider spread is refused with a ValidationError (no
+strong-scaling curve spans it, and squared relative errors cannot be formed across it).
+
 * :class:`AmdahlModel` -- Amdahl's law ``T(n) = T1 (f + (1 - f) / n)``.
 * :class:`USLModel` -- Gunther's Universal Scalability Law.
 * :class:`DowneyLM` -- Levenberg-Marquardt fit of the Downey model, the baseline of
@@ -31,9 +38,10 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ValidationError
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
-from workbench.validation import as_vector, require_valid
+from workbench.validation import MAX_RUNTIME_SPAN, as_vector, require_span, require_valid
 
 __all__ = [
+    "MAX_RUNTIME_SPAN",
     "FitResult",
     "AmdahlModel",
     "USLModel",
@@ -80,6 +88,25 @@ def _check_n(n, where: str) -> np.ndarray:
     return arr
 
 
+def _time_scale(t: np.ndarray, w: np.ndarray, where: str) -> float:
+    """A power of two near the median runtime (of the weighted runs), so that ``t / s`` is
+    exact and of order 1; a ValidationError when the runtimes span more than
+    :data:`MAX_RUNTIME_SPAN`, naming the extreme values and their positions."""
+    used = np.flatnonzero(w > 0)
+    require_span(np.where(w > 0, t, np.median(t[used])), where)
+    return float(np.ldexp(1.0, int(np.round(np.median(np.log2(t[used]))))))
+
+
+def _check_t1(t1: float, n: np.ndarray, t: np.ndarray, where: str) -> None:
+    """A ValidationError when the fitted T(1) is beyond the float range (runs at huge n that
+    extrapolate to n = 1 past 1.8e308 in the unit of t)."""
+    if not np.isfinite(t1):
+        i = int(np.argmin(n))
+        raise ValidationError(
+            f"{where}: the fitted runtime on 1 processor is beyond the float range (the smallest allocation is "
+            f"n[{i}] = {n[i]:g} with t[{i}] = {t[i]:g}); give t in a larger unit or measure smaller allocations")
+
+
 def _observations(n, t, sample_weight, min_points: int, where: str):
     """Validate training data; return float vectors ``n``, ``t`` and weights ``w``."""
     n = as_vector(n, "n", where)
@@ -118,9 +145,18 @@ class _Baseline(BaseEstimator):
         return FitResult(params=params, residuals=resid, cost=float(np.sum(w * resid**2)), **kw)
 
     def predict(self, n) -> np.ndarray:
-        """Runtime at ``n`` processors, in the unit of the fitted ``t``; same shape as ``n``."""
+        """Runtime at ``n`` processors, in the unit of the fitted ``t``; same shape as ``n``.
+        A runtime beyond the float range (an extrapolation of runtimes near 1e308) is a
+        ValidationError naming the position."""
         self._check_fitted()
-        return self._predict(_check_n(n, f"{type(self).__name__}.predict"))
+        where = f"{type(self).__name__}.predict"
+        n = _check_n(n, where)
+        with np.errstate(over="ignore", invalid="ignore"):
+            pred = self._predict(n)
+        flat = np.asarray(pred, float).reshape(-1)
+        require_valid(~np.isfinite(flat), np.asarray(n, float).reshape(-1), "n",
+                      "an allocation whose predicted runtime is finite (it is beyond the float range there)", where)
+        return pred
 
     def predict_speedup(self, n) -> np.ndarray:
         """Speedup ``T(1) / T(n)`` of the fitted model (dimensionless)."""
@@ -157,9 +193,13 @@ class AmdahlModel(_Baseline):
 
     def fit(self, n, t, sample_weight=None) -> AmdahlModel:
         n, t, w = _observations(n, t, sample_weight, 2, "AmdahlModel.fit")
-        serial, parallel = _nnls_relative(np.column_stack([1.0 / t, 1.0 / (n * t)]), w)
-        self.t1_ = float(serial + parallel)
-        self.serial_fraction_ = float(serial / self.t1_)
+        scale = _time_scale(t, w, "AmdahlModel.fit")
+        ts = t / scale
+        with np.errstate(over="ignore"):  # n t beyond the float range: its basis value is 0
+            serial, parallel = _nnls_relative(np.column_stack([1.0 / ts, 1.0 / (n * ts)]), w)
+        self.t1_ = float(serial + parallel) * scale
+        _check_t1(self.t1_, n, t, "AmdahlModel.fit")
+        self.serial_fraction_ = float(serial / (serial + parallel))
         notes = []
         if self.serial_fraction_ == 0.0:
             notes.append("serial fraction at its bound 0: the data scale linearly or better")
@@ -197,15 +237,27 @@ class USLModel(_Baseline):
 
     def fit(self, n, t, sample_weight=None) -> USLModel:
         n, t, w = _observations(n, t, sample_weight, 3, "USLModel.fit")
-        basis = np.column_stack([np.ones_like(n), n - 1.0, n * (n - 1.0)]) / (n * t)[:, None]
+        scale = _time_scale(t, w, "USLModel.fit")
+        ts = t / scale
+        with np.errstate(over="ignore", invalid="ignore"):
+            basis = np.column_stack([np.ones_like(n), n - 1.0, n * (n - 1.0)]) / (n * ts)[:, None]
+            if not np.all(np.isfinite(basis)):  # n (n - 1) or n t beyond the float range
+                basis = np.column_stack([1.0 / n / ts, (1.0 - 1.0 / n) / ts, (n - 1.0) / ts])
+        if not np.all(np.isfinite(basis)):
+            i = int(np.flatnonzero(~np.isfinite(basis).all(axis=1))[0])
+            raise ValidationError(f"USLModel.fit: n[{i}] = {n[i]:g} with t[{i}] = {t[i]:g} is beyond what the USL "
+                                  "terms n (n - 1) / (n t) can represent")
         c0, c1, c2 = _nnls_relative(basis, w)
         # n T(n) is at least c0; a c0 negligible against every observed n t means T(1) -> 0
-        if not c0 > 1e-9 * np.min(n * t):
+        with np.errstate(over="ignore"):
+            floor = 1e-9 * np.min(n * ts)
+        if not c0 > floor:
             raise ValidationError(
                 "USLModel.fit: the best fit has T(1) = 0 (runtimes grow roughly in proportion to n - 1); "
                 "USL cannot describe these data"
             )
-        self.t1_, self.alpha_, self.beta_ = float(c0), float(c1 / c0), float(c2 / c0)
+        self.t1_, self.alpha_, self.beta_ = float(c0) * scale, float(c1 / c0), float(c2 / c0)
+        _check_t1(self.t1_, n, t, "USLModel.fit")
         if self.alpha_ >= 1:
             self.n_peak_ = 1.0
         elif self.beta_ > 0:
@@ -287,9 +339,13 @@ class DowneyLM(_Baseline):
 
     def fit(self, n, t, sample_weight=None) -> DowneyLM:
         A0, sigma0 = self._check_params()
-        n, t, w = _observations(n, t, sample_weight, 3, "DowneyLM.fit")
+        n, t_in, w = _observations(n, t, sample_weight, 3, "DowneyLM.fit")
         sw = np.sqrt(w)
         paper = self.units == "paper"
+        # the fit runs on t / time_scale (exact: a power of two) and scales the time scale back;
+        # paper mode fixes the scale at 1 input unit, so its runtimes are used as given
+        time_scale = 1.0 if paper else _time_scale(t_in, w, "DowneyLM.fit")
+        t = t_in / time_scale
 
         def unpack(x):
             return 1.0 + x[0] ** 2, x[1] ** 2
@@ -302,11 +358,24 @@ class DowneyLM(_Baseline):
             return sw * (scale_for(u) * u - 1.0)
 
         start = np.maximum(np.sqrt([A0 - 1.0, sigma0]), 1e-3)
-        sol = optimize.least_squares(residuals, start, method="lm", max_nfev=self.max_nfev)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            r0 = residuals(start)
+        if not np.all(np.isfinite(r0)):
+            i = int(np.flatnonzero(~np.isfinite(r0))[0])
+            raise ValidationError(
+                f"DowneyLM.fit: the relative residual of t[{i}] = {t_in[i]:g} is not finite at the start "
+                + ("(units='paper' takes runtimes as model units, T(inf) = 1: use units='fit' for runtimes in "
+                   "another range)" if paper else "(runtimes too far apart)"))
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            try:
+                sol = optimize.least_squares(residuals, start, method="lm", max_nfev=self.max_nfev)
+            except ValueError as exc:  # a residual overflowed on the way (extreme paper-mode runtimes)
+                raise ValidationError(f"DowneyLM.fit: Levenberg-Marquardt failed on these runtimes: {exc}") from None
         A, sigma = unpack(sol.x)
         self.A_, self.sigma_ = float(A), float(sigma)
-        self.scale_ = scale_for(downey.runtime(n, A, sigma) / t)
+        self.scale_ = scale_for(downey.runtime(n, A, sigma) / t) * time_scale
         self.t1_ = float(self.scale_ * downey.serial_runtime(A, sigma))
+        _check_t1(self.t1_, n, t_in, "DowneyLM.fit")
         self.nfev_ = int(sol.nfev)
         self.converged_ = bool(sol.status > 0)
         notes = []
@@ -321,7 +390,7 @@ class DowneyLM(_Baseline):
                 "are unreliable"
             )
         self.result_ = self._result(
-            n, t, w,
+            n, t_in, w,
             {"A": self.A_, "sigma": self.sigma_, "scale": self.scale_},
             converged=self.converged_, nfev=self.nfev_, message=str(sol.message), warnings=notes,
         )

@@ -72,13 +72,26 @@ def speedup(n, A, sigma) -> np.ndarray:
     n = _check_n(n)
     A, sigma = check_parameters(A, sigma)
     n, A, sigma = np.broadcast_arrays(n, A, sigma)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         low1 = A * n / (A + sigma * (n - 1) / 2)
         low2 = A * n / (sigma * (A - 0.5) + n * (1 - sigma / 2))
         high1 = n * A * (sigma + 1) / (sigma * (n + A - 1) + A)
-    low = np.where(n <= A, low1, np.where(n < 2 * A - 1, low2, A))
-    high = np.where(n < A + (A - 1) * sigma, high1, A)
-    s = np.where(sigma <= 1, low, high)
+        low = np.where(n <= A, low1, np.where(n < 2 * A - 1, low2, A))
+        high = np.where(n < A + (A - 1) * sigma, high1, A)
+        s = np.where(sigma <= 1, low, high)
+        over = ~np.isfinite(s)
+        if over.any():
+            # products such as n A (sigma + 1) beyond the float range (A, sigma or n ~ 1e150 and
+            # up): the same formulas divided through by n (and sigma), which cannot overflow
+            # (S <= min(n, A)); used only there, so ordinary values keep their exact rounding
+            nn, AA, ss = n[over], A[over], sigma[over]
+            safe_low1 = AA / (AA / nn + ss / 2 * (1 - 1 / nn))
+            safe_low2 = AA / (ss * (AA - 0.5) / nn + (1 - ss / 2))
+            safe_high1 = AA / (((1 + (AA - 1) / nn) + AA / nn / ss) / (1 + 1 / ss))
+            safe_low = np.where(nn <= AA, safe_low1, np.where(nn < 2 * AA - 1, safe_low2, AA))
+            safe_high = np.where(nn < AA + (AA - 1) * ss, safe_high1, AA)
+            s = s.copy()
+            s[over] = np.where(ss <= 1, safe_low, safe_high)
     return np.where(n == 1, 1.0, s)
 
 

@@ -183,8 +183,14 @@ def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFi
         raise ValidationError(f"{where}: times must be > 0 (their logarithm is fitted), got times[{i}] = {t[i]}")
     target = _check_target(target_size, where)
     conf = _check_confidence(confidence, where)
-    x = np.log(n / target)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        ratio = n / target
+        # a target ~1e-308 or ~1e308 away from the sizes: the ratio leaves the float range
+        x = np.where(np.isfinite(ratio) & (ratio > 0), np.log(ratio), np.log(n) - np.log(target))
     m, b, r2, ss_res, sxx = _line(x, np.log(t))
+    if not (np.isfinite(m) and np.isfinite(b) and np.exp(b) < np.inf):
+        raise ValidationError(f"{where}: the phase time extrapolated to target_size {target:g} is beyond the float "
+                              f"range (fitted sizes {n[0]:g} .. {n[-1]:g}): choose a target nearer the profiled sizes")
     k = n.size
     notes: list[str] = []
     if k == 2:
@@ -224,6 +230,9 @@ def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -
             f"{where}: missing column(s) {missing} of a profile frame (size, phase, time_s[, run, total_s]); "
             f"it has {list(frame.columns)}"
         )
+    repeated = [c for c in PROFILE_COLUMNS if (frame.columns == c).sum() > 1]
+    if repeated:
+        raise ValidationError(f"{where}: column(s) {repeated} appear more than once; column names must be unique")
     if len(frame) == 0:
         raise ValidationError(f"{where}: the profile is empty (no phase timings)")
     cols = [c for c in PROFILE_COLUMNS if c in frame.columns]

@@ -128,7 +128,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import NotFittedError, ValidationError, WorkbenchWarning
-from workbench.validation import as_vector, require_valid
+from workbench.validation import as_vector, require_span, require_valid
 
 __all__ = [
     "PMNF",
@@ -237,6 +237,10 @@ class PMNFHypothesis:
             return n**self.i * np.log2(n) ** self.j
 
 
+#: values per block of the leave-one-out search (hypotheses x folds x training points)
+_LOO_BLOCK = 2_000_000
+
+
 @lru_cache(maxsize=64)
 def _loo_index(m: int) -> np.ndarray:
     """``(m, m - 1)`` table: row ``k`` lists the training positions of fold ``k`` (all but ``k``)."""
@@ -258,6 +262,15 @@ def _aggregate(n: np.ndarray, t: np.ndarray, measure: str):
     ns, inv, counts = np.unique(n, return_inverse=True, return_counts=True)
     if ns.size == n.size:  # no repetitions: nothing to reduce
         return ns, t[np.argsort(n, kind="stable")], counts
+    # reduce t / 2^k with 2^k near the largest runtime (exact), so that sums near the largest
+    # float do not overflow, and scale back
+    big = np.max(t) > np.finfo(float).max / t.size
+    scale = float(np.ldexp(1.0, int(np.frexp(np.max(t))[1]) - 1)) if big else 1.0
+    ns, agg, counts = _aggregate_scaled(ns, inv, counts, t / scale, measure)
+    return ns, agg * scale, counts
+
+
+def _aggregate_scaled(ns, inv, counts, t, measure):
     if measure == "mean":
         return ns, np.bincount(inv, weights=t, minlength=ns.size) / counts, counts
     order = np.lexsort((t, inv))  # by group, then by value within the group
@@ -294,26 +307,35 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
         c1 = (dx @ (y - ybar)) / np.einsum("hm,hm->h", dx, dx)
         c0 = ybar - c1 * xbar
         if crossvalidate:
-            idx = _loo_index(m)
-            Xt = X[:, idx]  # (H, m, m-1): fold k's training term values
+            idx = _loo_index(m) if m <= 256 else _loo_index.__wrapped__(m)  # keep the cache small
             yt = y[idx]  # (m, m-1)
-            xm = Xt.mean(axis=2)
             ym = yt.mean(axis=1)
-            dxt = Xt - xm[:, :, None]
-            c1k = np.einsum("hkl,kl->hk", dxt, yt - ym[:, None]) / np.einsum("hkl,hkl->hk", dxt, dxt)
-            c0k = ym - c1k * xm
-            # Extra-P zeroes a constant that is tiny relative to the smallest training value
-            # (numerical noise of an intercept-free law), before predicting the left-out point.
-            c0k = np.where(np.abs(c0k / yt.min(axis=1)) < _EPS_CLEAN_LOO, 0.0, c0k)
-            pred = c0k + c1k * X
-            d = pred - y
-            cost_rss = np.einsum("hk,hk->h", d, d)
+            ymin = yt.min(axis=1)
+            cost_rss, smape = np.empty(X.shape[0]), np.empty(X.shape[0])
+            # hypotheses in blocks: a block's folds hold (block, m, m-1) values, so memory
+            # stays bounded (PMNF.MAX_CV_ALLOCATIONS bounds the time); each hypothesis' row
+            # is computed exactly as in one pass over all of them
+            step = max(1, _LOO_BLOCK // (m * (m - 1)))
+            for h0 in range(0, X.shape[0], step):
+                Xb = X[h0:h0 + step]
+                Xt = Xb[:, idx]  # (h, m, m-1): fold k's training term values
+                xm = Xt.mean(axis=2)
+                dxt = Xt - xm[:, :, None]
+                c1k = np.einsum("hkl,kl->hk", dxt, yt - ym[:, None]) / np.einsum("hkl,hkl->hk", dxt, dxt)
+                c0k = ym - c1k * xm
+                # Extra-P zeroes a constant that is tiny relative to the smallest training value
+                # (numerical noise of an intercept-free law), before predicting the left-out point.
+                c0k = np.where(np.abs(c0k / ymin) < _EPS_CLEAN_LOO, 0.0, c0k)
+                pred = c0k + c1k * Xb
+                d = pred - y
+                cost_rss[h0:h0 + step] = np.einsum("hk,hk->h", d, d)
+                smape[h0:h0 + step] = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
         else:
             c0 = np.where(np.abs(c0 / y.min()) < _EPS_CLEAN_TRAIN, 0.0, c0)
             pred = c0[:, None] + c1[:, None] * X
             d = pred - y
             cost_rss = np.einsum("hk,hk->h", d, d)
-        smape = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
+            smape = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
         if crossvalidate:
             res = c0[:, None] + c1[:, None] * X - y
             rss = np.einsum("hk,hk->h", res, res)
@@ -324,8 +346,11 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
     eligible = valid & (c1 != 0) & ~(contribution < min_contribution)
 
     score = np.concatenate(([smape0], np.where(eligible, smape, np.inf)))
+    score = np.where(np.isnan(score), np.inf, score)  # runtimes too far apart to score: not eligible
     if rss0 == 0.0:  # [ExtraP4] create_model: a perfect constant ends the search
         chosen = 0
+    elif not np.isfinite(score.min()):
+        chosen = -1  # nothing could be scored (PMNF.fit says so)
     else:
         chosen = int(np.flatnonzero(score <= score.min() + _SMAPE_TIE)[0])
     return {
@@ -405,6 +430,10 @@ class PMNF(BaseEstimator):
     'c0 + c1 * n^(3/2) * log2(n)'
     """
 
+    #: Most distinct n a cross-validated fit accepts: leave-one-out costs O(m^2) time and
+    #: memory (0.9 s and 150 MB at the limit); ``crossvalidation=False`` has no limit.
+    MAX_CV_ALLOCATIONS = 2000
+
     def __init__(
         self,
         poly_exponents=None,
@@ -477,6 +506,8 @@ class PMNF(BaseEstimator):
             raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
         require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (a processor count)", where)
         require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (a runtime)", where)
+        if t.size:
+            require_span(t, where)
         I, J = self._space(where)
 
         ns, t_agg, runs = _aggregate(n, t, self.measure)
@@ -484,20 +515,49 @@ class PMNF(BaseEstimator):
         if m < 2:
             got = f" (all runs at n = {ns[0]:g})" if m else ""
             raise ValidationError(f"{where}: needs runs at >= 2 distinct n, got {m}{got}")
+        if self.crossvalidation and m > self.MAX_CV_ALLOCATIONS:
+            raise ValidationError(
+                f"{where}: leave-one-out cross-validation is limited to {self.MAX_CV_ALLOCATIONS} distinct n, got "
+                f"{m} (its cost grows with the square of that number); repeated runs at one n count once: "
+                "aggregate or select allocations, or pass crossvalidation=False (training SMAPE, no limit)")
         if self.allow_negative_exponents and ns[0] <= 1 and np.any(J != 0):
             # [ExtraP4] basic.py get_matching_hypotheses / are_measurements_log_capable.
             keep = J == 0
             I, J = I[keep], J[keep]
             warnings.warn(f"{where}: a training n is <= 1, so (as Extra-P does with negative "
                           "exponents) no hypothesis with a log factor is used", WorkbenchWarning, stacklevel=2)
-        y = t_agg * ns if self.strong_scaling else t_agg
+        if self.strong_scaling:
+            with np.errstate(over="ignore"):
+                over = ~np.isfinite(t_agg * ns)
+            if over.any():
+                i = int(np.flatnonzero(over)[0])
+                raise ValidationError(
+                    f"{where}: the cost t * n at n = {ns[i]:g} (runtime {t_agg[i]:g}) exceeds the largest float "
+                    f"({np.finfo(float).max:.3g}); PMNF models the cost of a strong-scaling curve: give t in a "
+                    "larger unit")
+        # the search runs on y / 2^k with 2^k near the median of y (exact in floating point, and
+        # every choice it makes is scale-free), so that runtimes near 1e-308 or 1e308 do not
+        # underflow or overflow its sums of squares; coefficients are scaled back below
+        log_y = np.log2(t_agg) + (np.log2(ns) if self.strong_scaling else 0.0)
+        y_scale = float(np.ldexp(1.0, int(np.round(np.median(log_y)))))
+        y = t_agg / y_scale * ns if self.strong_scaling else t_agg / y_scale
         cv = bool(self.crossvalidation) and m >= 3
         if m == 2:
             warnings.warn(f"{where}: only 2 distinct n: every hypothesis interpolates both points, so the "
                           "choice follows Extra-P's hypothesis order, not the data", WorkbenchWarning, stacklevel=2)
         res = _search(ns, y, I, J, cv, mtc)
-
         k = res["chosen"]
+        if k < 0:
+            raise ValidationError(f"{where}: no hypothesis could be scored on these runs (t from {t.min():g} to "
+                                  f"{t.max():g}): the runtimes are too far apart for sums of squares")
+        self._scaled = (y_scale, float(res["c0"][k]), float(res["c1"][k]))
+        with np.errstate(over="ignore"):  # an RSS beyond the float range is reported as inf
+            for key in ("c0", "c1"):
+                res[key] = res[key] * y_scale
+            res["rss"] = res["rss"] * y_scale * y_scale
+        if not (np.isfinite(res["c0"][k]) and np.isfinite(res["c1"][k])):
+            raise ValidationError(f"{where}: the fitted coefficients exceed the float range (runtimes up to "
+                                  f"{t.max():g}): give t in a larger unit")
         self.hypothesis_ = PMNFHypothesis(0.0, 0.0) if k == 0 else PMNFHypothesis(float(I[k - 1]), float(J[k - 1]))
         self.coefficients_ = (float(res["c0"][k]), float(res["c1"][k]))
         self.smape_ = float(res["smape"][k])
@@ -583,7 +643,11 @@ class PMNF(BaseEstimator):
         c0, c1 = self.coefficients_
         if self.hypothesis_.is_constant:
             return np.full(n.shape, c0)
-        return c0 + c1 * self.hypothesis_.evaluate(n)
+        # evaluated on the fit's scale (a power of two, so exactly c0 + c1 g(n) wherever that
+        # is finite), so that large coefficients of opposite sign do not overflow on the way
+        scale, s0, s1 = self._scaled
+        with np.errstate(over="ignore"):
+            return scale * (s0 + s1 * self.hypothesis_.evaluate(n))
 
     def _check_n(self, n, where: str) -> np.ndarray:
         try:
@@ -605,8 +669,11 @@ class PMNF(BaseEstimator):
         where = f"{type(self).__name__}.predict"
         self._check_fitted(where)
         n = self._check_n(n, where)
-        cost = self._cost(n)
-        t = cost / n if self.strong_scaling else cost
+        with np.errstate(over="ignore", invalid="ignore"):
+            cost = self._cost(n)
+            t = cost / n if self.strong_scaling else cost
+        require_valid(np.isinf(t).reshape(-1), n.reshape(-1), "n", "an allocation whose predicted runtime is finite "
+                      "(the fitted model is beyond the float range there)", where)
         bad = ~(t > 0)
         if np.any(bad):
             k = int(np.flatnonzero(bad.reshape(-1))[0])

@@ -135,7 +135,7 @@ class AdeptDashboard(widgets.VBox):
         return fig
 
     def _on_change(self, _change=None) -> None:
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=(self.figure, self.summary, self.tables, self.warnings)):
             start = time.perf_counter()
             fig = self._update()
             update_figure_widget(self.figure, fig)

@@ -186,7 +186,8 @@ class AnomalyDashboard(widgets.VBox):
         return r_fig, fit_fig
 
     def _on_change(self, _change=None) -> None:
-        with show_errors(self.messages):
+        panels = (self.figure, self.fit_figure, self.summary, self.verdict, self.warnings, self.tables)
+        with show_errors(self.messages, stale=panels):
             start = time.perf_counter()
             r_fig, fit_fig = self._update()
             update_figure_widget(self.figure, r_fig)

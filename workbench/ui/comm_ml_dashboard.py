@@ -80,6 +80,7 @@ from workbench.ui.common import (
     frame_html,
     message_panel,
     placeholder_figure,
+    mark_stale,
     readout_html,
     rounded,
     show_errors,
@@ -144,6 +145,8 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.messages, self.rank_messages, self.ml_messages, self.notice = (message_panel() for _ in range(4))
         self.figures: dict[str, go.Figure] = {}
         self.result: ScenarioResult | None = None
+        self._shown_request: TrainRequest | None = None  # the request whose result is on screen
+        self._shown_seconds = float("nan")
         self.last_main_s = self.last_update_s = float("nan")
         self._executor: ThreadPoolExecutor | None = None
         self._future: Future | None = None
@@ -234,6 +237,8 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.train_button.on_click(self._on_train)
         self.color_by.observe(self._on_color, names="value")
         self.source.observe(self._on_source, names="value")
+        for control in self._ml_controls:
+            control.observe(self._on_ml_settings, names="value")
         self._on_source(None)
         with show_errors(self.rank_messages):
             self._rank_refresh()
@@ -324,17 +329,21 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
         })
         return fig
 
+    @property
+    def semi_panels(self) -> tuple:
+        return (self.figure, self.table_6_3, self.semi_readout)
+
     def _on_semi(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.semi_panels):
             self._semi_refresh()
 
     def _on_reset(self, _button=None) -> None:
         with self._quietly():
             self.size_factor.value = SIZE_FACTOR
             self.base_us.value = TABLE_6_2_BASE_US
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.semi_panels):
             self._semi_refresh()
 
     # ------------------------------------------------------------------ per-rank
@@ -366,7 +375,7 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _on_rank(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.rank_messages):
+        with show_errors(self.rank_messages, stale=(*self._rank_out.values(), self.rank_table)):
             self._rank_refresh()
 
     # ------------------------------------------------------------------ gradient boosting
@@ -386,7 +395,7 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """Start training the current request in the background (``wait``: block until
         it is shown; tests and scripts)."""
         ready = None
-        with show_errors(self.ml_messages):
+        with show_errors(self.ml_messages, stale=self.ml_panels if self.result is not None else ()):
             request = self.request()
             self._request = request
             frame = self._frame(request.source, request.low, request.high)
@@ -422,11 +431,11 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
             bar.update(done - bar.n)
 
         try:
-            with show_errors(self.ml_messages):
+            with show_errors(self.ml_messages, stale=self.ml_panels):
                 result = self._results.get(request, lambda: self._fit(request, frame, progress))
                 if request != self._request:
                     return
-                self._show_result(result, time.perf_counter() - start)
+                self._show_result(result, time.perf_counter() - start, request)
         except _Stale:
             pass
         finally:
@@ -442,8 +451,9 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
                             log_target=request.log_target, random_state=request.seed)
         return run_scenario(frame, scenario, features=features, target=target, estimator=estimator, progress=progress)
 
-    def _show_result(self, result: ScenarioResult, seconds: float) -> None:
+    def _show_result(self, result: ScenarioResult, seconds: float, request: TrainRequest | None = None) -> None:
         self.result = result
+        self._shown_request, self._shown_seconds = request, seconds
         options = ["subset", *result.features, "error_pct"]
         # the thesis colours train small / test big by nodes (Fig. 8.3), the others by message size
         sizes = next((c for c in ("message_bytes", "size_bytes") if c in options), "subset")
@@ -480,7 +490,7 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _on_color(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.ml_messages):
+        with show_errors(self.ml_messages, stale=(self._ml_out["prediction"],)):
             self._draw_prediction()
 
     def _on_train(self, _button) -> None:
@@ -488,6 +498,38 @@ class CommMLDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     def _on_source(self, change) -> None:
         self.fraction.disabled = self.source.value != "datagen"
+
+    @property
+    def _ml_controls(self) -> tuple:
+        """The controls a training depends on (the fields of :class:`TrainRequest`)."""
+        return (self.source, self.scenario, self.fraction, self.n_iter, self.cv, self.learning_rate, self.max_depth,
+                self.n_estimators, self.test_share, self.log_target, self.seed)
+
+    @property
+    def ml_panels(self) -> tuple:
+        """The panels that show a training's result."""
+        return (*self._ml_out.values(), self.metrics, self.warnings_panel)
+
+    def _on_ml_settings(self, change) -> None:
+        """A setting of the models changed: the result on screen was trained on other data or
+        settings, so it is marked out of date until **train** is pressed (shown again when the
+        settings return to those it was trained with)."""
+        if self._quiet or self.result is None:
+            return
+        try:
+            wanted = self.request()
+        except ValidationError:
+            wanted = None
+        if wanted is not None and wanted == self._shown_request:
+            if any(panel.stale for panel in self._ml_out.values()):
+                with show_errors(self.ml_messages, stale=self.ml_panels):
+                    self._show_result(self.result, self._shown_seconds, self._shown_request)
+            return
+        what = "the data changed" if change["owner"] in (self.source, self.fraction) else "the settings changed"
+        for panel in self.ml_panels:
+            mark_stale(panel, f"{what}: press train to retrain")
+        self.train_status.value = (f"<span style='font-size:12px;color:#8a6d00'>{what} since the last training: "
+                                   "press <b>train</b></span>")
 
 
 def comm_ml_dashboard(**kwargs) -> CommMLDashboard:

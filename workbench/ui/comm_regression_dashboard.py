@@ -6,15 +6,22 @@ Wiring only: descriptors, correlations and the regression are :mod:`workbench.mo
 the datasets and splits :mod:`workbench.evaluation.comm_regression`, the figures
 :mod:`workbench.plots.comm_regression`.  Times in µs.
 
-* **Data**: our ping-pong sweep measured on this machine (``comm-pingpong-local``;
-  without it a clearly labelled synthetic sweep), OSU broadcasts on ORFEO by placement and
-  algorithm (needs the data mirror), or an uploaded CSV with ``S, M, PPN, N, I, SW, R`` and
-  ``comm_time_us`` (a bad file gives a red message and keeps the current data).
+* **Data**: OSU broadcasts on ORFEO by placement and algorithm (needs the data mirror; the
+  default when it is there: ``--map-by core``, algorithm 5, binary tree, see below), our
+  ping-pong sweep measured on this machine (``comm-pingpong-local``; without it a clearly
+  labelled synthetic sweep; the default without the mirror), or an uploaded CSV with
+  ``S, M, PPN, N, I, SW, R`` and ``comm_time_us`` (a bad file gives a red message and keeps
+  the current data).
 * **Area split**: NT threshold (**the primary slider**) and S threshold (log sliders,
   bytes); the main figure's left panel shows time against NT with the threshold line,
   so moving it always moves the line, and on data with inter-node traffic it also moves
-  points between areas and refits.  On our single-machine sweep every message is
-  intra-node (``NT = 0``): only the S threshold changes the fit there.
+  points between areas and refits.  The default OSU set (1344 points, half of them
+  inter-node, 673 distinct NT values) is chosen for that: every quarter-octave step of the
+  NT slider around the paper's 128 KiB moves 5-12 points between Area I and II and changes
+  the fit (in-sample MAPE 27.7 %, 81 % within +-30 % at 128 KiB, beside the paper's 29 % and
+  60 %).  The linear broadcast (algorithm 1) has 5355 points, too many to redraw within a
+  second in a browser.  On our single-machine ping-pong sweep every message is intra-node
+  (``NT = 0``): only the S threshold changes the fit there, and the readout says so.
 * **Fit**: robust loss (bisquare = the paper's Matlab default, Huber, least squares) and
   the evaluation (in-sample, train-small / test-big by processes, random 60/40).
 * **Readout**: metrics per area and overall beside the paper's 29 % / 60 %, the
@@ -34,7 +41,7 @@ SVG markers dominates).
 from __future__ import annotations
 
 import html
-import io
+import re
 import time
 import warnings
 
@@ -54,6 +61,7 @@ from workbench.evaluation.comm_regression import (
     train_test_split_by,
 )
 from workbench.io import fetch_dataset
+from workbench.io._text import csv_frame, decode
 from workbench.models.comm.correlation import TARGET, correlation_matrix, pearson_table
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
 from workbench.models.comm.regression import (
@@ -85,11 +93,13 @@ from workbench.ui.common import (
     slider,
     update_figure_widget,
 )
+from workbench.ui.uploads import UploadFormat
 
-__all__ = ["DATASETS", "EVALUATIONS", "CommRegressionDashboard", "comm_regression_dashboard", "read_upload"]
+__all__ = ["DATASETS", "EVALUATIONS", "DEFAULT_OSU", "UPLOAD_FORMAT", "CommRegressionDashboard",
+           "comm_regression_dashboard", "read_upload"]
 
-#: Dataset choices of the picker.
-DATASETS = {"pingpong": "ping-pong sweep (this machine)", "osu": "OSU broadcast (ORFEO)", "upload": "uploaded CSV"}
+#: Dataset choices of the picker, in menu order (the first available is the default).
+DATASETS = {"osu": "OSU broadcast (ORFEO)", "pingpong": "ping-pong sweep (this machine)", "upload": "uploaded CSV"}
 #: Evaluation choices: label -> key.
 EVALUATIONS = {
     "in-sample (fit and score all points)": "all",
@@ -97,6 +107,17 @@ EVALUATIONS = {
     "random 60 / 40 split (seed 0)": "random",
 }
 _UPLOAD_NEEDS = [*DESCRIPTOR_COLUMNS, TARGET]
+#: The OSU set shown first when the data mirror is there: (--map-by, algorithm); see the
+#: module docstring.
+DEFAULT_OSU = ("core", 5)
+#: What the upload button reads (said after every upload error).
+UPLOAD_FORMAT = UploadFormat(
+    "The dashboard reads a UTF-8 CSV table with one row per measured communication phase: the metrics S "
+    "(message size, bytes), M (messages per process), PPN (processes per node), N (nodes), I (share of "
+    "inter-node messages, 0 to 1), SW (switches) and R (racks, > 0), and the time comm_time_us (microseconds, "
+    "> 0); column names are case-sensitive, other columns (e.g. processes, for 'train small / test big') are "
+    "kept.",
+    ",".join(_UPLOAD_NEEDS))
 
 
 def _snap(value: float) -> float:
@@ -111,23 +132,37 @@ def _threshold_slider(description: str, value: float, lo: int, hi: int, primary:
                   readout_format=".4s")
 
 
+def _in_file_words(message: str, lines: pd.Index) -> str:
+    """A model's message about an uploaded table in the file's terms: without the Python
+    name it starts with (``descriptors:``, ``CommRegression.fit:``) and with the file's line
+    instead of the row position."""
+    message = re.sub(r"^(?:[A-Za-z_][\w.]*: )+", "", message)
+    return re.sub(r"\bin row (\d+)", lambda m: f"on line {lines[int(m[1])]}" if int(m[1]) < len(lines)
+                  else m[0], message)
+
+
 def read_upload(name: str, content: bytes) -> pd.DataFrame:
     """An uploaded CSV as a descriptor frame: needs ``S, M, PPN, N, I, SW, R`` and
-    ``comm_time_us`` (> 0); errors name the file and the problem."""
-    try:
-        frame = pd.read_csv(io.BytesIO(content))
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"{name}: not a readable CSV file ({exc})") from None
-    missing = [c for c in _UPLOAD_NEEDS if c not in frame.columns]
+    ``comm_time_us`` (> 0); errors name the file, the line and the problem (see
+    :data:`UPLOAD_FORMAT` for what is expected)."""
+    table = csv_frame(decode(bytes(content), name, what="a CSV table of communication times"), name,
+                      example=UPLOAD_FORMAT.example, lower=False)
+    missing = [c for c in _UPLOAD_NEEDS if c not in table.columns]
     if missing:
-        raise ValidationError(f"{name}: missing column(s) {missing}; an upload needs {_UPLOAD_NEEDS}, "
-                              f"the file has {list(frame.columns)}")
+        found = ", ".join(map(str, table.columns[:12])) + (" ..." if len(table.columns) > 12 else "")
+        lower = {str(c).lower() for c in table.columns}
+        case = ("; column names are case-sensitive" if any(c.lower() in lower for c in missing) else "")
+        raise ValidationError(f"{name}: missing the column(s) {', '.join(missing)} (the file has {found}{case})")
     try:
-        data = descriptors(frame)
+        data = descriptors(table)
         CommRegression._target(data, TARGET)
     except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
-    return data
+        raise ValidationError(f"{name}: {_in_file_words(str(exc), table.index)}") from None
+    for column in data.columns:  # cells were read as text: numbers become numbers
+        numbers = pd.to_numeric(data[column], errors="coerce")
+        if numbers.notna().sum() == data[column].notna().sum():
+            data[column] = numbers
+    return data.reset_index(drop=True)
 
 
 class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
@@ -144,7 +179,7 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     (:class:`~workbench.models.comm.CommRegressionResult`), ``last_update_s``.
     """
 
-    def __init__(self, dataset: str = "pingpong", nt_threshold_bytes: float = 128 * 1024,
+    def __init__(self, dataset: str | None = None, nt_threshold_bytes: float = 128 * 1024,
                  s_threshold_bytes: float = 4 * 1024, robust: str = "bisquare", evaluation: str = "all",
                  osu: pd.DataFrame | None = None):
         self.messages = message_panel()
@@ -165,6 +200,8 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
         if self.pingpong_facts.get("synthetic"):
             show_message(self.notice, "The measured ping-pong sweep (catalogue comm-pingpong-local) is not "
                                       "available: the ping-pong choice shows a SYNTHETIC sweep.", kind="warning")
+        if dataset is None:  # data that show the split working, when the mirror has them
+            dataset = "osu" if self.osu is not None else "pingpong"
         if dataset not in DATASETS or dataset == "upload":
             raise ValidationError(f"dataset must be 'pingpong' or 'osu' (upload a file in the dashboard), got "
                                   f"{dataset!r}")
@@ -178,10 +215,11 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
         wide = {"description_width": "initial"}
         self.dataset = widgets.Dropdown(options=[(v, k) for k, v in DATASETS.items()], value=dataset,
                                         description="data", style=wide, layout=widgets.Layout(width="330px"))
-        self.osu_mapping = widgets.ToggleButtons(options=list(OSU_MAPPINGS), value="core", description="--map-by",
+        self.osu_mapping = widgets.ToggleButtons(options=list(OSU_MAPPINGS), value=DEFAULT_OSU[0],
+                                                 description="--map-by",
                                                  style={**wide, "button_width": "70px"})
         self.osu_algorithm = widgets.Dropdown(options=[(f"{k}: {v}", k) for k, v in BCAST_PATTERNS.items()],
-                                              value=1, description="algorithm", style=wide,
+                                              value=DEFAULT_OSU[1], description="algorithm", style=wide,
                                               layout=widgets.Layout(width="260px"))
         self.upload = widgets.FileUpload(accept=".csv", multiple=False, description="upload CSV")
         self.nt_threshold = _threshold_slider("NT threshold [B] (Area I ≤ · < Area II)", nt_threshold_bytes, 6, 34,
@@ -380,53 +418,69 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
             self._refresh_exploration()
 
     # ------------------------------------------------------------------ callbacks
+    @property
+    def panels(self) -> tuple:
+        """The panels that show the fit of the current data and controls."""
+        return (self.figure, self.readout, self.scores, self.coefficients, self.notes, self.residuals_out,
+                self.scatter_out)
+
     def _on_fit_change(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):
             self.refresh()
 
     def _on_view_change(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        log = change["owner"] is self.log_scale
+        with show_errors(self.messages, stale=(self.scatter_out, self.matrix_out) if log else (self.scatter_out,)):
             split = self.split()
             self._show("scatter", self.scatter_out, metric_scatter(self.data, self.metric.value, split=split,
                                                                    log=self.log_scale.value))
-            if change["owner"] is self.log_scale:
+            if log:
                 self._refresh_exploration()
+
+    def _switch_data(self) -> bool | None:
+        """Load the data the controls name and redraw everything; True on success, None when
+        the data could not be loaded (nothing changed), False when they were loaded but could
+        not be fitted (then every panel is marked out of date)."""
+        previous = (self.data, self.data_label, self._key)
+        loaded = False
+        with show_errors(self.messages):
+            self._load_data()
+            loaded = True
+        if not loaded:
+            self.data, self.data_label, self._key = previous
+            return None
+        with show_errors(self.messages, stale=(*self.panels, self.heatmap_out, self.matrix_out)):
+            self.refresh(exploration=True)
+            return True
+        return False
 
     def _on_data(self, change) -> None:
         if self._quiet:
             return
         self._sync_visibility()
-        previous = (self.data, self.data_label, self._key)
-        ok = False
-        with show_errors(self.messages):
-            self._load_data()
-            self.refresh(exploration=True)
-            ok = True
-        if not ok:  # keep showing the previous data, and say so in the picker
-            self.data, self.data_label, self._key = previous
-            if change["owner"] is self.dataset and change["old"] is not None:
-                with self._quietly():
-                    self.dataset.value = change["old"]
-                self._sync_visibility()
+        if self._switch_data() is None and change["owner"] is self.dataset and change["old"] is not None:
+            with self._quietly():  # keep showing the previous data, and say so in the picker
+                self.dataset.value = change["old"]
+            self._sync_visibility()
 
     def load_csv(self, name: str, content: bytes) -> bool:
         """Use an uploaded CSV (see :func:`read_upload`); True on success, else a red message
-        and the current data stay."""
-        ok = False
-        with show_errors(self.messages):
+        (what is wrong, what the dashboard expects, an example header) and the current data
+        stay."""
+        data = None
+        with show_errors(self.messages), UPLOAD_FORMAT.explaining([name]):
             data = read_upload(name, content)
-            self._upload = (name, data)
-            with self._quietly():
-                self.dataset.value = "upload"
-            self._sync_visibility()
-            self._load_data()
-            self.refresh(exploration=True)
-            ok = True
-        return ok
+        if data is None:
+            return False
+        self._upload = (name, data)
+        with self._quietly():
+            self.dataset.value = "upload"
+        self._sync_visibility()
+        return bool(self._switch_data())
 
     def _on_upload(self, change) -> None:
         self._take_upload(change, lambda files: self.load_csv(*files[0]))

@@ -44,12 +44,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Mapping
 
 import ipywidgets as widgets
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
 from workbench.errors import WorkbenchError
+from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 
 __all__ = [
     "ERROR_CLASS",
@@ -60,6 +60,7 @@ __all__ = [
     "FitCache",
     "QuietChanges",
     "STALE_CLASS",
+    "UPLOAD_LIMIT_BYTES",
     "LiveFigure",
     "figure_widget",
     "frame_html",
@@ -379,11 +380,21 @@ class QuietChanges:
     def _take_upload(self, change, load) -> None:
         """Body of a ``FileUpload`` handler (the widget is ``self.upload``): hand the uploaded
         files to ``load`` as a list of ``(name, content bytes)``, then clear the widget quietly,
-        so that the same file can be uploaded again after a fix."""
+        so that the same file can be uploaded again after a fix.  Files over
+        ``workbench.ui.limits.UPLOAD_LIMIT_BYTES`` in total are refused with a message in
+        ``self.messages`` (a larger one would reach the server's websocket limit)."""
         files = change["new"]
         if self._quiet or not files:
             return
         try:
+            size = sum(len(f["content"]) for f in files)
+            if size > UPLOAD_LIMIT_BYTES:
+                names = ", ".join(f["name"] for f in files)
+                show_message(self.messages, (
+                    f"The upload ({names}) is {size / 2**20:.1f} MiB; the dashboards accept up to "
+                    f"{UPLOAD_LIMIT_BYTES / 2**20:.0f} MiB at once. Upload fewer or smaller files (e.g. only the runs "
+                    "of one benchmark); nothing was changed."))
+                return
             load([(f["name"], bytes(f["content"])) for f in files])
         finally:
             with self._quietly():

@@ -155,9 +155,14 @@ class CrossSizeDashboard(widgets.VBox):
         self.warnings.value = warnings_html(model.warnings_for(np.union1d(holdout["n"], model.fits_["target"])))
         return fig
 
+    @property
+    def panels(self) -> tuple:
+        """The panels that show the fit: marked out of date when a change cannot be applied."""
+        return (self.figure, self.summary, self.tables, self.warnings)
+
     def _on_picker(self, _picker) -> None:
         ok = False
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):
             self._set_base_options()
             ok = True
         if ok:
@@ -166,7 +171,7 @@ class CrossSizeDashboard(widgets.VBox):
     def _on_change(self, _change=None) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):
             start = time.perf_counter()
             update_figure_widget(self.figure, self._update())
             self.last_update_s = time.perf_counter() - start

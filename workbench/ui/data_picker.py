@@ -18,6 +18,7 @@ messages in the panels, never a traceback: the previous data stay selected.
 
 from __future__ import annotations
 
+import html
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,11 +38,18 @@ from workbench.io import (
     validate_scaling_frame,
 )
 from workbench.ui.common import QuietChanges, message_panel, show_errors, show_message
+from workbench.ui.uploads import UploadFormat
 
-__all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "default_observed", "read_uploads"]
+__all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "UPLOAD_FORMAT", "default_observed", "read_uploads"]
 
 #: Source key of uploaded files.
 UPLOAD = "upload"
+#: What the picker reads from an upload (said after every upload error).
+UPLOAD_FORMAT = UploadFormat(
+    "The dashboard reads NPB output logs (.out, .log or .txt, one run each, as the benchmark prints them) or a "
+    "UTF-8 CSV table (.csv) with one row per run: the columns processes and time_s (runtime in seconds) are "
+    "required; benchmark, problem_class, threads, nodes and run are optional.",
+    "benchmark,problem_class,processes,time_s")
 
 
 @dataclass(frozen=True)
@@ -276,8 +284,9 @@ class DataPicker(QuietChanges, widgets.VBox):
         files = list(files)
         ok = False
         with show_errors(self.messages):
-            frame = read_uploads(files)
-            self._check_curves(frame, "the uploaded files")
+            with UPLOAD_FORMAT.explaining([name for name, _ in files]):
+                frame = read_uploads(files)
+                self._check_curves(frame, "the uploaded files")
             self._frames[UPLOAD] = frame
             names = ", ".join(name for name, _ in files)
             label = f"uploaded: {names[:80]}{'…' if len(names) > 80 else ''} ({len(frame)} runs)"
@@ -354,8 +363,8 @@ class DataPicker(QuietChanges, widgets.VBox):
         obs = self.observed_n
         held = [n for n in self.processes if n not in obs]
         runs = len(self.observed[0])
-        self.summary.value = (
-            f"<span style='font-size:13px'>{self.label}: observed n = {', '.join(f'{v:g}' for v in obs) or 'none'} "
+        self.summary.value = (  # the label comes from the data (an upload's benchmark names): escaped
+            f"<span style='font-size:13px'>{html.escape(self.label)}: observed n = {', '.join(f'{v:g}' for v in obs) or 'none'} "
             f"({runs} run{'s' if runs != 1 else ''}); held back: {len(held)} processor count"
             f"{'s' if len(held) != 1 else ''}</span>"
         )
@@ -387,8 +396,11 @@ class DataPicker(QuietChanges, widgets.VBox):
         with show_errors(self.messages):
             self._use_curve()
             ok = True
-        if ok:
-            self._fire()
+        if not ok:  # the previous curve stays selected (its runs and toggles were not replaced)
+            with self._quietly():
+                self.curve.value = change["old"]
+            return
+        self._fire()
 
     def _on_toggle(self, change) -> None:
         if self._quiet:

@@ -70,7 +70,7 @@ class DowneyExplorer(widgets.VBox):
     def _on_change(self, change) -> None:
         if change["owner"] is self.n_max and self.auto_range.value:
             return  # moved below, to show the automatic range: nothing new to draw
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=(self.figure, self.readout)):
             self.n_max.disabled = self.auto_range.value
             A, sigma, n_max = self.parameters()
             if self.auto_range.value:

@@ -21,6 +21,17 @@ for the paper model, ~0.1-0.2 s; 25 for the barrier extension, whose every step 
 a phase-type maximum) -- with the paper's epsilon = 1e-5 the walk then covers alpha +-0.2,
 hence the default epsilon = 1e-3 here.  Fits are cached per (data, parameters).
 
+Defaults (:data:`DEFAULTS`): Algorithm 1 as in the paper -- alpha starts at 0 and walks up
+until the relative RMS error of the training times is below tau -- with tau = 0.5.  The
+paper's tau = 0.01 (1 %) cannot be reached on the runs measured here: on this 2-core
+machine a run on 4 processes takes as long as on 2, while the paper's model divides TC by
+t, so the lowest relative RMS over all alpha is 0.485 (at alpha = 1.019, the ceiling that
+Eq. 12's scaling of U sets), and a walk with tau = 0.01 ends "NOT converged" at that
+ceiling.  With tau = 0.5 the walk converges after 877 steps of epsilon = 1e-3, at alpha =
+0.877 (RMS 0.4999), and the summary shows the lowest RMS of the walk whenever tau is out
+of reach.  The barrier extension starts at alpha = 1 (:data:`ALPHA_START`; its 25 steps
+cannot walk from 0), where its RMS is 0.436.
+
 Primary slider: **tau**, Algorithm 1's RMS threshold; the main figure is the calibration
 trace (RMS error against alpha along the walk, with the tau line), so moving tau always
 redraws it, whether or not the walk then stops elsewhere.  A second live figure shows
@@ -33,6 +44,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 import tempfile
 import time
 import warnings
@@ -59,6 +71,8 @@ from workbench.evaluation.fim import (
     run_fim_experiment,
 )
 from workbench.io import fetch_dataset
+from workbench.io._text import csv_frame, decode
+from workbench.measure import current_measurement, exclusive_measurement
 from workbench.measure.perf import perf_unavailable_reason
 from workbench.measure.sweep import MEASURED_COLUMNS, KMeansConfig, measure_kmeans, read_measured_kmeans
 from workbench.models.fim import (
@@ -90,6 +104,7 @@ from workbench.ui.common import (
     QuietChanges,
     NamedFigures,
     frame_html,
+    mark_stale,
     placeholder_figure,
     figure_widget,
     message_panel,
@@ -100,10 +115,14 @@ from workbench.ui.common import (
     slider,
     update_figure_widget,
 )
+from workbench.ui.uploads import UploadFormat
 
 __all__ = [
+    "ALPHA_START",
+    "DEFAULTS",
     "FEATURES",
     "MAX_ITER",
+    "UPLOAD_FORMAT",
     "SMALL_SWEEP",
     "FiMDashboard",
     "fim_dashboard",
@@ -120,6 +139,22 @@ FEATURES = {
 }
 #: Cap of Algorithm 1's iterations in the dashboard, per Markov model (see the module docstring).
 MAX_ITER = {"paper": 20_000, "barrier": 25}
+#: Initial Algorithm 1 controls: the paper's start alpha = 0, a tau the measured runs can reach
+#: (their lowest relative RMS is 0.485, see the module docstring), epsilon and max_iter sized
+#: for the dashboard's latency.
+DEFAULTS = {"alpha_init": 0.0, "epsilon": 1e-3, "tau": 0.5, "max_iter": 5000}
+#: The alpha start each Markov model gets when the user has not chosen one: the barrier
+#: extension's 25 steps cannot walk from the paper's 0, so it starts where the authors' code
+#: does, at 1.
+ALPHA_START = {"paper": DEFAULTS["alpha_init"], "barrier": 1.0}
+#: What the "Upload runs CSV" button reads (said after every upload error).
+UPLOAD_FORMAT = UploadFormat(
+    "The dashboard reads a UTF-8 CSV table of measured K-means runs, one row per run, with the columns that "
+    "python -m workbench.measure.sweep writes (as data/measured/kmeans_fim.csv): role (train or test), the "
+    "parameters iterations, clusters, points, dims, the processes, repeat, the calculation time calc_time_s "
+    "(seconds) and the perf counters cycles, stalled_cycles_frontend, stalled_cycles_backend, stall_cycles, "
+    "task_clock_ms, cpus_utilized, utilization, freq_hz (a counter perf could not count may be empty).",
+    ",".join(MEASURED_COLUMNS))
 #: The small sweep of the "measure here" button: 5 training configurations (I, K and N
 #: each varied, enough for Eq. 11's 4 coefficients) on 1, 2, 4 processes and one larger
 #: test configuration on 1-4 processes, one repeat: 19 runs, ~20 s on this machine.  The
@@ -180,21 +215,42 @@ def synthetic_kmeans_runs(repeats: int = 3, cores: int = 2, seed: int = 0) -> pd
     return frame
 
 
+def _in_file_lines(message: str, lines: pd.Index) -> str:
+    """The reader's "rows [0, 3]" (positions in the table it read) as the uploaded file's lines."""
+    def lines_of(match: re.Match) -> str:
+        rows = [int(v) for v in match[1].split(",") if v.strip()]
+        if not all(0 <= r < len(lines) for r in rows):
+            return match[0]
+        return f"line{'s' if len(rows) > 1 else ''} {', '.join(str(lines[r]) for r in rows)}"
+
+    return re.sub(r"\brows \[([\d, ]+)\]", lines_of, message)
+
+
 def read_runs_upload(name: str, content: bytes) -> pd.DataFrame:
     """A measured-runs CSV uploaded as (file name, bytes), read like
     :func:`~workbench.measure.sweep.read_measured_kmeans` (same columns and checks; no
     metadata sidecar).  Errors name the uploaded file."""
     if not name.lower().endswith(".csv"):
-        raise ValidationError(f"{name}: upload a CSV file of measured runs (columns: {', '.join(MEASURED_COLUMNS)})")
+        raise ValidationError(f"{name}: not a CSV file (the name does not end in .csv): upload the CSV table of "
+                              "measured runs")
+    # checked here (encoding, binary content, shape, columns) so that the reader below only
+    # ever sees a plain comma-separated table, and no message quotes pandas or a codec
+    table = csv_frame(decode(bytes(content), name, what="a CSV table of measured K-means runs"), name,
+                      example=",".join(MEASURED_COLUMNS))
+    missing = [c for c in MEASURED_COLUMNS if c not in table.columns]
+    if missing:
+        found = ", ".join(map(str, table.columns[:12])) + (" ..." if len(table.columns) > 12 else "")
+        raise ValidationError(f"{name}: not a table of measured K-means runs: missing the column(s) "
+                              f"{', '.join(missing)} (the file has {found})")
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / Path(name).name
-        path.write_bytes(bytes(content))
+        path = Path(folder) / "upload.csv"
+        table.to_csv(path, index=False)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", WorkbenchWarning)  # no sidecar JSON with an upload
                 frame = read_measured_kmeans(path)
         except WorkbenchError as exc:
-            raise type(exc)(str(exc).replace(str(path), name)) from None
+            raise type(exc)(_in_file_lines(str(exc).replace(str(path), name), table.index)) from None
     frame.attrs["description"] = f"uploaded file {name}"
     return frame
 
@@ -208,11 +264,15 @@ def measure_small_sweep(progress=None, plan=SMALL_SWEEP) -> pd.DataFrame:
         raise MeasurementError(f"perf stat cannot count on this machine, so TC, SC and U cannot be measured: {reason}")
     runs = [(config, t) for config in plan for t in config.processes]
     parts = []
-    for config, t in runs:
-        one = KMeansConfig(config.points, config.clusters, config.iterations, config.dims, (t,), config.role)
-        parts.append(measure_kmeans([one], repeats=1, progress=False))
-        if progress is not None:
-            progress.update(1)
+    # one lock for the whole sweep (measure_kmeans takes it again per run: re-entrant), so that
+    # no other measurement on this machine slips in between two runs
+    with exclusive_measurement(f"FiM dashboard: small K-means sweep ({len(runs)} runs)",
+                               processes=max(t for _, t in runs)):
+        for config, t in runs:
+            one = KMeansConfig(config.points, config.clusters, config.iterations, config.dims, (t,), config.role)
+            parts.append(measure_kmeans([one], repeats=1, progress=False))
+            if progress is not None:
+                progress.update(1)
     frame = pd.concat(parts, ignore_index=True)
     frame.attrs["description"] = f"small sweep measured here just now ({len(frame)} runs, one repeat)"
     return frame
@@ -222,14 +282,16 @@ def _check_runs(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     need = [*KMEANS_FEATURES, "processes", "role", "calc_time_s", "cycles", "stall_cycles", "utilization", "freq_hz"]
     missing = [c for c in need if c not in frame.columns]
     if missing:
-        raise ValidationError(f"{label}: missing column(s) {missing}")
+        raise ValidationError(f"{label}: missing the column(s) {', '.join(missing)}")
     counters = frame[["cycles", "stall_cycles", "utilization", "freq_hz"]]
     if counters.isna().all(axis=None):
-        raise ValidationError(f"{label}: no perf counters (TC, SC, U, F are all missing): FiM needs them; "
-                              "measure with perf available")
+        raise ValidationError(f"{label}: no perf counters (the columns cycles, stall_cycles, utilization and "
+                              "freq_hz, FiM's TC, SC, U and F, are all empty): FiM needs them; measure where perf "
+                              "can count")
     for role in ("train", "test"):
         if not (frame["role"] == role).any():
-            raise ValidationError(f"{label}: no runs with role == {role!r}")
+            raise ValidationError(f"{label}: no {role} runs (the column role has no {role!r} row): FiM is trained on "
+                                  "the train runs and scored on the test runs")
     return frame
 
 
@@ -257,8 +319,9 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
     """
 
     def __init__(self, source: str = _CATALOGUE, runs: pd.DataFrame | None = None, features: str = "paper",
-                 model: str = "paper", alpha_init: float = 1.0, epsilon: float = 1e-3, tau: float = 0.01,
-                 max_iter: int = 5000, scale_utilization: bool = True):
+                 model: str = "paper", alpha_init: float = DEFAULTS["alpha_init"],
+                 epsilon: float = DEFAULTS["epsilon"], tau: float = DEFAULTS["tau"],
+                 max_iter: int = DEFAULTS["max_iter"], scale_utilization: bool = True):
         self.messages = message_panel()
         self.notes = message_panel()
         self.notice = message_panel()
@@ -284,6 +347,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.measure = widgets.Button(description="Measure a small sweep here (~20 s)", icon="play",
                                       layout=widgets.Layout(width="290px"))
         self.progress = widgets.Box()
+        self.measure_note = message_panel()  # "a measurement is running (...)" on this machine
         self.data_summary = widgets.HTML()
 
         # FiM-Cal
@@ -333,6 +397,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.source.observe(self._on_source, names="value")
         self.upload.observe(self._on_upload, names="value")
         self.measure.on_click(self._on_measure)
+        self.show_measurement_state()
         for control in (self.features, self.model, self.scale_u, self.alpha_init, self.epsilon, self.tau,
                         self.max_iter, self.alpha, self.config, self.processes, self.variable, self.axes, self.fixed,
                         self.surface_view):
@@ -341,7 +406,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         h = widgets.HTML
         super().__init__([
             widgets.HBox([self.source, self.upload, self.measure]),
-            self.progress, self.data_summary, self.notice,
+            self.progress, self.measure_note, self.data_summary, self.notice,
             widgets.HBox([widgets.VBox([self.features, self.model, self.scale_u, self.alpha_init, self.epsilon,
                                         self.tau, self.max_iter]), self.summary]),
             self.messages, self.notes,
@@ -485,8 +550,9 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self._markov(fim, config, alpha)
         if fim is None:  # RBASP is still shown; the panel of the fit, not of the callback
             show_message(self.notes, "FiM could not be fitted with these settings:\n" + "\n".join(exp.warnings))
-        else:
-            show_message(self.notes, "\n".join(exp.warnings), kind="warning")
+        else:  # notes of a converged fit are information; a walk that missed tau is a warning
+            show_message(self.notes, "\n".join(exp.warnings),
+                         kind="info" if fim.calibration_.converged else "warning")
         self.last_update_s = time.perf_counter() - start
         self.summary.value = self._summary_html(fim, alpha)
         return calib, prediction
@@ -500,6 +566,12 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
                 "calibrated α": f"{c.alpha:.6g} ({'converged' if c.converged else 'NOT converged'}, "
                                 f"{c.iterations} steps{capped}, {'up' if c.direction > 0 else 'down'})",
                 "RMS at α (train)": f"{c.rms:.4g} ({fim.error}); τ = {fim.tau:g}",
+            })
+            lowest = float(c.trace["rms"].min())
+            if not c.converged and np.isfinite(lowest):
+                rows["τ out of reach"] = (f"the lowest RMS on the walk is {lowest:.4g}: choose τ above it (or "
+                                          "more steps, a larger ε, another α start)")
+            rows.update({
                 "neglected train rows": f"{c.neglected}",
                 "α used for prediction": f"{alpha:.6g}",
                 "F used": f"{fim.freq_hz_ / 1e9:.3f} GHz",
@@ -565,6 +637,12 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.markov_readout.value = readout_html(rows)
 
     # ---------------------------------------------------------------- handlers
+    @property
+    def panels(self) -> tuple:
+        """Every panel that shows a result of the data and the controls."""
+        return (self.figure, self.prediction, self.parity_out, self.table4_out, self.surface_out, self.heatmap_out,
+                self.occupancy_out, self.summary, self.table4, self.markov_readout, self.notes)
+
     def _refresh(self) -> None:
         start = time.perf_counter()
         calib, prediction = self._update()
@@ -575,51 +653,88 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _on_change(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):
             if change["owner"] is self.axes:
                 self._fill_fixed()
+            if change["owner"] is self.model and rounded(self.alpha_init.value, 4) == ALPHA_START[change["old"]]:
+                with self._quietly():  # the start the user left at the other model's default follows the model
+                    self.alpha_init.value = ALPHA_START[change["new"]]
             self._refresh()
 
-    def _switch_to(self, key: str, label: str | None = None) -> None:
-        """Use the frame stored under ``key`` (adding it to the menu with ``label``)."""
-        if label is not None:
-            options = [o for o in self.source.options if o[1] != key] + [(label, key)]
+    def _use(self, key: str, previous: str | None, label: str | None = None) -> bool:
+        """Use the frame of source ``key`` (adding it to the menu with ``label``) and refresh;
+        True on success.  A failure before the runs changed (unreadable, unusable data) keeps
+        ``previous`` selected and every panel valid; a failure after (the new runs cannot be
+        fitted with these settings) marks the panels out of date."""
+        before = getattr(self, "runs", None)
+        ok = False
+        with show_errors(self.messages):
+            if label is not None:
+                options = [o for o in self.source.options if o[1] != key] + [(label, key)]
+                with self._quietly():
+                    self.source.options = options
             with self._quietly():
-                self.source.options = options
-        with self._quietly():
-            self.source.value = key
-        self._use_source(key)
-        self._refresh()
+                self.source.value = key
+            self._use_source(key)
+            self._refresh()
+            ok = True
+        if ok:
+            return True
+        if getattr(self, "runs", None) is before:
+            if previous is not None:
+                with self._quietly():
+                    self.source.value = previous
+        else:
+            for panel in self.panels:
+                mark_stale(panel, "the new data could not be fitted with these settings (see the message above): "
+                                  "change a setting or choose other data")
+        return False
 
     def _on_source(self, change) -> None:
         if self._quiet:
             return
-        ok = False
-        with show_errors(self.messages):
-            self._use_source(change["new"])
-            self._refresh()
-            ok = True
-        if not ok and change["old"] is not None:  # keep the previous data selected
-            with self._quietly():
-                self.source.value = change["old"]
+        self._use(change["new"], change["old"])
 
     def load_csv(self, name: str, content: bytes) -> bool:
         """Use an uploaded CSV of measured runs; True on success, else the error is shown
-        in :attr:`messages` and the previous data stay selected."""
-        ok = False
-        with show_errors(self.messages):
+        in :attr:`messages` (with what the dashboard expects) and the previous data stay
+        selected."""
+        frame = None
+        with show_errors(self.messages), UPLOAD_FORMAT.explaining([name]):
             frame = _check_runs(read_runs_upload(name, content), name)
-            self._frames[_UPLOAD] = frame
-            self._switch_to(_UPLOAD, f"uploaded: {name} ({len(frame)} runs)")
-            ok = True
-        return ok
+        if frame is None:
+            return False
+        self._frames[_UPLOAD] = frame
+        return self._use(_UPLOAD, self.source.value, f"uploaded: {name} ({len(frame)} runs)")
 
     def _on_upload(self, change) -> None:
         self._take_upload(change, lambda files: self.load_csv(*files[0]))
 
+    def show_measurement_state(self) -> dict | None:
+        """Say in :attr:`measure_note` whether a measurement is running on this machine (this
+        button's or another one, :func:`~workbench.measure.current_measurement`); returns its
+        description or None."""
+        info = current_measurement()
+        if not info:
+            show_message(self.measure_note, None)
+            return None
+        parts = [str(info.get("what") or "a measurement")]
+        if info.get("processes"):
+            parts.append(f"{info['processes']} processes")
+        started = str(info.get("started") or "")
+        when = f" {started[11:16]}" if len(started) >= 16 else ""  # ISO time: the hour and minute
+        parts.append(f"started{when} by {info.get('user') or 'another user'}")
+        show_message(self.measure_note, f"a measurement is running ({', '.join(parts)}): measuring here is "
+                                        "refused until it finishes, to keep both sets of timings clean; the data "
+                                        "below are not affected", kind="info")
+        return info
+
     def run_sweep(self, plan=SMALL_SWEEP) -> bool:
-        """Measure ``plan`` here with a progress bar, then use it; True on success."""
-        ok = False
+        """Measure ``plan`` here with a progress bar (removed when measuring ends), then use
+        it; True on success.  Refused (a red message) while another measurement runs on this
+        machine."""
+        frame = None
+        previous = self.source.value
         self.measure.disabled = True
         total = sum(len(c.processes) for c in plan)
         bar = tqdm_notebook(total=total, desc="measuring", display=False)
@@ -627,13 +742,15 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         try:
             with show_errors(self.messages):
                 frame = _check_runs(measure_small_sweep(bar, plan), "the small sweep")
-                self._frames[_SWEEP] = frame
-                self._switch_to(_SWEEP, f"small sweep measured here just now ({len(frame)} runs)")
-                ok = True
         finally:
             bar.close()
+            self.progress.children = ()  # no "measuring 0 %" bar left behind, whatever happened
             self.measure.disabled = False
-        return ok
+            self.show_measurement_state()
+        if frame is None:
+            return False
+        self._frames[_SWEEP] = frame
+        return self._use(_SWEEP, previous, f"small sweep measured here just now ({len(frame)} runs)")
 
     def _on_measure(self, _button) -> None:
         self.run_sweep()

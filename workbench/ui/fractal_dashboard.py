@@ -44,7 +44,7 @@ import plotly.graph_objects as go
 from workbench.errors import DatasetNotFoundError, ValidationError, WorkbenchError, WorkbenchWarning
 from workbench.evaluation.fractal import FractalExperiment, demo_experiment, synthetic_profile, table1_check
 from workbench.io import fetch_dataset
-from workbench.io.profiles import PPROF_FILE_PATTERN, read_pprof, read_profile_csv
+from workbench.io.profiles import EXAMPLE_HEADER, PPROF_FILE_PATTERN, read_pprof, read_profile_csv
 from workbench.models.fractal import validate_profile
 from workbench.plots.fractal import loglog_figure, prediction_figure, shares_figure, table1_figure
 from workbench.ui.common import (
@@ -53,6 +53,7 @@ from workbench.ui.common import (
     NamedFigures,
     figure_widget,
     frame_html,
+    mark_stale,
     message_panel,
     placeholder_figure,
     readout_html,
@@ -62,8 +63,10 @@ from workbench.ui.common import (
     slider,
     update_figure_widget,
 )
+from workbench.ui.uploads import UploadFormat
 
-__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "FractalDashboard", "fractal_dashboard", "read_profile_uploads"]
+__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard",
+           "read_profile_uploads"]
 
 DEMO, SYNTHETIC, UPLOAD = "demo", "synthetic", "upload"
 AUTO = "auto"
@@ -72,6 +75,14 @@ SOURCES: dict[str, tuple[str, Callable[[], pd.DataFrame]]] = {
     DEMO: ("measured demo workload (catalogue fractal-demo-local)", lambda: fetch_dataset("fractal-demo-local").frame),
     SYNTHETIC: ("SYNTHETIC power laws: solve N³, sweep N², setup N (exact)", synthetic_profile),
 }
+#: What the upload button reads (said under the button and after every upload error).
+UPLOAD_FORMAT = UploadFormat(
+    "The dashboard reads a profile of runs at several input sizes: a UTF-8 CSV (.csv) with one row per phase "
+    "per run -- the input size (size), the phase (function) name (phase) and the time spent in it (time_s, "
+    "time_ms or time_us), optionally the repetition (run) and the run's whole runtime (total_s, total_ms or "
+    "total_us) -- or TAU pprof text outputs, one per run, named profile_<size>[_<run>].txt (pprof does not "
+    "record the size). The method needs at least 3 sizes: 2 small ones to fit and a larger one to predict.",
+    EXAMPLE_HEADER)
 
 
 def read_profile_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
@@ -185,9 +196,11 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
         h = widgets.HTML
         data = widgets.VBox([widgets.HBox([self.source, self.upload]), self.notice, h(
-            "<span style='font-size:12px;color:#555'>Upload: a CSV with columns <code>size, phase, time_s</code> "
-            "(or <code>time_ms</code>) [, <code>run</code>, <code>total_s</code>] (one row per phase per run), or "
-            "TAU <code>pprof</code> outputs named <code>profile_&lt;size&gt;[_&lt;run&gt;].txt</code>.</span>")])
+            "<span style='font-size:12px;color:#555'>Upload: a CSV with one row per phase per run, columns "
+            "<code>size, phase, time_s</code> (or <code>time_ms</code>, <code>time_us</code>) [, <code>run</code>, "
+            "<code>total_s</code>], e.g. the header <code>size,phase,time_ms,run,total_ms</code>; or TAU "
+            "<code>pprof</code> outputs named <code>profile_&lt;size&gt;[_&lt;run&gt;].txt</code>. At least 3 sizes: "
+            "2 small ones to fit, a larger one to predict.</span>")])
         model = widgets.VBox([self.threshold, self.tolerance, self.C, self.target])
         design = widgets.VBox([self.k, widgets.HBox([self.delta, self.delta_auto]), self.confidence])
         super().__init__([
@@ -332,10 +345,16 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.last_update_s = time.perf_counter() - start
         self.readout.value = self._readout(self.experiment)
 
+    @property
+    def panels(self) -> tuple:
+        """The panels that show the experiment of the current data and controls (Table 1 is
+        static)."""
+        return (self.figure, self.bars, self.shares_out, self.readout, self.notes)
+
     def _on_change(self, change) -> None:
         if self._quiet:
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):
             if change["owner"] is self.target:
                 self._set_c_options()
                 self._set_design_ranges()
@@ -364,13 +383,14 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
         :func:`read_profile_uploads`); True when they were loaded, else the error is shown in
         :attr:`messages` and the previous data stay selected."""
         ok = False
+        files = [(name, bytes(content)) for name, content in files]
         with show_errors(self.messages):
-            files = [(name, bytes(content)) for name, content in files]
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", WorkbenchWarning)
-                profile = read_profile_uploads(files)
-            key = f"{UPLOAD}:" + ",".join(f"{n}:{hash(c)}" for n, c in files)
-            self.set_profile(profile, key)
+            with UPLOAD_FORMAT.explaining([name for name, _ in files]):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", WorkbenchWarning)
+                    profile = read_profile_uploads(files)
+                key = f"{UPLOAD}:" + ",".join(f"{n}:{hash(c)}" for n, c in files)
+                self.set_profile(profile, key)
             with self._quietly():
                 self.source.value = UPLOAD
             show_message(self.notice, "\n".join(str(w.message) for w in caught), kind="warning")
@@ -380,14 +400,17 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     def _refresh_new_data(self) -> None:
         """Refresh after the data changed; if the method fails on them with the current
-        controls, say that the data were loaded and the figures are the previous ones."""
+        controls, say that the data were loaded, and mark every panel out of date (they
+        showed the previous data) with what to do."""
         try:
             self._refresh()
         except WorkbenchError as exc:
             sizes = ", ".join(f"{s:g}" for s in np.unique(self.profile["size"]))
+            for panel in self.panels:
+                mark_stale(panel, "the new profile was loaded, but the method fails on it with these settings: "
+                                  "choose C, raise the tolerance or change the threshold")
             raise type(exc)(f"{exc}\nThe profile was loaded (sizes {sizes}), but the method fails on it with "
-                            "the current controls: choose C, raise the tolerance or change the threshold. The "
-                            "figures still show the previous data.") from None
+                            "the current controls: choose C, raise the tolerance or change the threshold.") from None
 
     def _on_upload(self, change) -> None:
         self._take_upload(change, self.load_files)

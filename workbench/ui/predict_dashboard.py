@@ -23,6 +23,7 @@ it was not updated (an upload failed and the previous data stay selected).
 
 from __future__ import annotations
 
+import html
 import math
 import time
 import warnings
@@ -190,7 +191,7 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
         rows["fit + figure"] = f"{self.last_update_s * 1000:.0f} ms"
         self.readout.value = readout_html(rows)
         shown = frame.assign(warnings=frame["warnings"].map(", ".join))
-        self.target_table.value = frame_html(shown, f"predict_frame at n = {target:g} {unit}")
+        self.target_table.value = frame_html(shown, f"predict_frame at n = {target:g} {html.escape(unit)}")
         self.warnings.value = warnings_html(frame, p)
         self.weights.value = weights_html(weights_frame(p), row["model"])
         hold = holdout_frame(p, self.picker.held_back, level)
@@ -209,21 +210,22 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.next_frame = mv
         self.next.value = measure_next_html(mv, target, self._unit)
 
+    @property
+    def panels(self) -> tuple:
+        """The panels that show the prediction of the current selection."""
+        return (self.figure, self.readout, self.target_table, self.warnings, self.weights, self.next, self.holdout)
+
     def _refresh(self, changed_data: bool = False) -> None:
         ok = False
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=self.panels):  # never leave a stale figure or readout silently
             if changed_data:
                 self._set_target_range()
             update_figure_widget(self.figure, self._update())
             ok = True
-        if not ok:  # never leave a stale figure or readout silently
+        if not ok:
             self.predictor = self.frame = self._fig = self.next_frame = None
-            update_figure_widget(self.figure, placeholder_figure(
-                "No prediction for this selection: see the red message above"))
-            for panel in (self.readout, self.target_table, self.warnings, self.weights, self.next, self.holdout):
-                panel.value = ""
             return
-        with show_errors(self.messages):
+        with show_errors(self.messages, stale=(self.next,)):
             self._update_next()
 
     def _on_data(self, picker) -> None:
@@ -237,7 +239,7 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _on_message(self, change) -> None:
         """An error while a prediction is shown (e.g. a failed upload: the previous data stay
         selected): say on the figure that it was not updated."""
-        if ERROR_CLASS in change["new"] and self._fig is not None:
+        if ERROR_CLASS in change["new"] and self._fig is not None and not self.figure.stale:
             marked = go.Figure(self._fig)
             still = self._fig.layout.title.text
             marked.update_layout(title_text=f"⚠ Not updated (see the red message); still: {still}",
@@ -296,10 +298,11 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _on_board_curve(self, change=None) -> None:
         if self._quiet or self.board_curve.value is None:
             return
-        with show_errors(self.board_messages):
+        with show_errors(self.board_messages, stale=(self.board_out, self.board_metrics)):
             curve_id, protocol = self.board_curve.value, self.board_protocol.value
             rows = self.per_curve[self.per_curve["curve_id"] == curve_id]
-            self.board_metrics.value = frame_html(format_leaderboard(rows), f"{curve_id}: metrics per model")
+            self.board_metrics.value = frame_html(format_leaderboard(rows),
+                                                  f"{html.escape(str(curve_id))}: metrics per model")
             self.board_note.value = ""
             try:
                 if self._bench_curves is None:

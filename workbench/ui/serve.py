@@ -1,18 +1,36 @@
-"""Serve the dashboards with Voila and open them in headless chromium, from Python.
+"""Serve the dashboards with Voila: one definition for ``make dashboards``, the browser tests
+and the tools, and headless chromium from Python.
 
-Used by the browser tests (``tests/browser/``) and ``tools/screenshots.py``; ``make
-dashboards`` runs the same Voila command in the foreground, with preheated kernels.
+Command line (what ``make dashboards`` runs; see ``docs/serving.md``)::
 
-* :func:`voila_server` starts Voila over ``notebooks/`` on a free local port, waits until it
-  answers and stops it (and the kernels of the pages it served) on exit.
+    python -m workbench.ui.serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [--no-browser]
+        [--generate-token | --token-file FILE | --password | --password-hash-file FILE]
+        [--pool NOTEBOOK=N ...] [--cell-timeout S] [--print-config] [--Class.trait=value ...]
+
+Everything else comes from ``voila.json`` in the repository (preheated kernels, kernel
+culling, the cell timeout, Host check, websocket message limit), read whatever the current
+directory.  Serving beyond loopback (``--host 0.0.0.0`` or a LAN address) requires a token
+(environment variable :data:`TOKEN_ENV`, ``--token-file`` or ``--generate-token``) or a
+password; without one the command refuses to start.
+
+* :func:`voila_server` runs that same command in the background on a free local port (browser
+  tests, ``tools/screenshots.py``, ``tools/load_test.py``) and stops it, and the kernels of
+  the pages it served, on exit.
 * :func:`launch_chromium` opens Debian's ``/usr/bin/chromium`` through Playwright for
   Python (never ``playwright install``).
+* :class:`WorkbenchKernelManager` and :class:`WorkbenchIdentityProvider` (named in
+  ``voila.json``) make closed pages release their kernels: see their docstrings.
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import getpass
+import ipaddress
+import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -20,14 +38,44 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "PLOTLY_TRACES", "ROOT", "VoilaServer", "launch_chromium", "voila_server"]
+from jupyter_server.auth.identity import PasswordIdentityProvider
+from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from traitlets import Integer
 
-#: The repository: Voila starts here so that ./voila.json (kernel culling, cell timeout) applies.
+from workbench.ui.limits import UPLOAD_LIMIT_BYTES
+
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "CONFIG_FILE",
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "PLOTLY_TRACES",
+    "ROOT",
+    "TOKEN_ENV",
+    "UPLOAD_LIMIT_BYTES",
+    "WEBSOCKET_MAX_MESSAGE_BYTES",
+    "ServeError",
+    "ServeOptions",
+    "VoilaServer",
+    "WorkbenchIdentityProvider",
+    "WorkbenchKernelManager",
+    "build_app",
+    "is_loopback",
+    "launch_chromium",
+    "main",
+    "parse_args",
+    "serve_command",
+    "voila_server",
+]
+
+#: The repository; its voila.json is the one configuration of every server started here.
 ROOT = Path(__file__).resolve().parents[2]
+CONFIG_FILE = ROOT / "voila.json"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--headless",
@@ -43,16 +91,378 @@ CHROMIUM_ARGS = (
 #: ``g.traces``, not matched): their geometry changes when the figure is redrawn.
 PLOTLY_TRACES = ".trace path, .trace image, .hm image"
 
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8866
+#: Environment variable holding the access token (never put on a command line, where
+#: ``ps`` shows it to every user of the machine); removed before any kernel starts.
+TOKEN_ENV = "WORKBENCH_TOKEN"
+MIN_TOKEN_LENGTH = 16
+
+#: Largest websocket message the server reads (tornado's ``websocket_max_message_size``,
+#: 10 MiB by default).  A file upload reaches the kernel as one message of about the file's
+#: size; above this limit tornado closes the page's kernel connection (code 1009, the page
+#: shows "Connection lost, reconnecting" and the upload is lost) before Python can say
+#: anything, so it is set well above :data:`UPLOAD_LIMIT_BYTES`: files between the two get
+#: the dashboard's message, and only files over twice the limit drop the connection.
+WEBSOCKET_MAX_MESSAGE_BYTES = 2 * UPLOAD_LIMIT_BYTES + 2**20
+
+
+class ServeError(Exception):
+    """A configuration the server refuses to start with (the message says what to do)."""
+
+
+# --------------------------------------------------------------------------- server classes
+
+
+class WorkbenchKernelManager(AsyncMappingKernelManager):
+    """Voila's kernel manager base (``VoilaConfiguration.multi_kernel_manager_class``) with a
+    culler that frees the kernel of a closed page soon without touching open pages.
+
+    jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts a kernel
+    down when it has been idle longer than ``cull_idle_timeout``, is not busy and, with
+    ``cull_connected=False``, has no websocket connection: an open page (connected) is never
+    culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does not
+    cover: a pooled kernel (never culled while in the pool) may have been idle for hours when
+    a page takes it, and the page connects only after loading its JavaScript; a culler pass in
+    between would kill the kernel of a page that is still loading.  So a kernel is culled
+    only once, in addition,
+
+    * ``cull_idle_timeout`` seconds have passed since it left the pool and since its last
+      page disconnected (a reload or a dropped network gets that long to reconnect), and
+    * a kernel no page ever connected to is given :attr:`never_connected_timeout` seconds
+      (slow page loads on a busy server).
+
+    "Left the pool" is when culler passes start seeing the kernel (Voila's manager does not
+    pass pooled kernels on): the first pass that sees it, or the first after a gap of more
+    than two intervals (a kernel seen while it started, then pooled for hours).
+    """
+
+    never_connected_timeout = Integer(
+        300,
+        config=True,
+        help="Seconds a kernel that no page ever connected to is kept after it left the pool.",
+    )
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self._outside_pool_since: dict[str, float] = {}
+        self._last_pass: dict[str, float] = {}
+        self._disconnected_at: dict[str, float] = {}
+        self._ever_connected: set[str] = set()
+
+    def notify_connect(self, kernel_id):
+        super().notify_connect(kernel_id)
+        self._ever_connected.add(kernel_id)
+        self._disconnected_at.pop(kernel_id, None)
+
+    def notify_disconnect(self, kernel_id):
+        super().notify_disconnect(kernel_id)
+        if self._kernel_connections.get(kernel_id, 0) <= 0:
+            self._disconnected_at[kernel_id] = time.monotonic()
+
+    def cull_grace_left(self, kernel_id: str, now: float | None = None) -> float:
+        """Seconds before the culler may consider ``kernel_id`` (0: it applies its own rules)."""
+        now = time.monotonic() if now is None else now
+        last = self._last_pass.get(kernel_id)
+        if last is None or now - last > max(2 * self.cull_interval, 10):
+            self._outside_pool_since[kernel_id] = now
+        self._last_pass[kernel_id] = now
+        since = self._outside_pool_since[kernel_id]
+        since = max(since, self._disconnected_at.get(kernel_id, since))
+        grace = self.cull_idle_timeout
+        if kernel_id not in self._ever_connected:
+            grace = max(grace, self.never_connected_timeout)
+        return max(0.0, since + grace - now)
+
+    async def cull_kernel_if_idle(self, kernel_id):
+        kernel = self._kernels.get(kernel_id)
+        if kernel is None:
+            return None
+        if getattr(kernel, "execution_state", None) != "dead" and self.cull_grace_left(kernel_id) > 0:
+            return None
+        return await super().cull_kernel_if_idle(kernel_id)
+
+    async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+        try:
+            return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        finally:
+            self._outside_pool_since.pop(kernel_id, None)
+            self._last_pass.pop(kernel_id, None)
+            self._disconnected_at.pop(kernel_id, None)
+            self._ever_connected.discard(kernel_id)
+
+
+class WorkbenchIdentityProvider(PasswordIdentityProvider):
+    """jupyter_server's token/password identity provider (``Voila.identity_provider_class``)
+    that also gives every dashboard page its ``_xsrf`` cookie.
+
+    When a tab closes, Voila 0.5.13's page posts ``_xsrf=<cookie>`` to
+    ``voila/api/shutdown/<kernel>`` (``navigator.sendBeacon`` in its widget manager), but the
+    page handler never creates that cookie (only the tree page does), so every such request
+    failed with ``403 '_xsrf' argument missing`` and the kernel lived on until culled.
+    Creating the cookie here keeps the XSRF check (cookie and form field must match, Origin
+    must match Host) and lets the shutdown succeed.
+    """
+
+    async def get_user(self, handler):
+        user = super().get_user(handler)
+        if isinstance(user, Awaitable):
+            user = await user
+        if user is not None and handler.request.method == "GET":
+            from voila.handler import VoilaHandler
+
+            if isinstance(handler, VoilaHandler):
+                # tornado's xsrf_token reads current_user, which jupyter_server sets right
+                # after this call returns: set it first (same value).
+                handler.current_user = user
+                handler.xsrf_token  # noqa: B018 - reading it sets the cookie
+        return user
+
+
+# --------------------------------------------------------------------------- configuration
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine."""
+    if host.strip("[]").lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class ServeOptions:
+    """What the command line chose (secrets included; :func:`serve_command` never shows them)."""
+
+    notebook_dir: Path = ROOT / "notebooks"
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    open_browser: bool = True
+    token: str | None = None
+    token_generated: bool = False
+    hashed_password: str | None = None
+    pools: dict[str, int] = field(default_factory=dict)
+    cell_timeout_s: int | None = None
+    extra: list[str] = field(default_factory=list)  # --Class.trait=value for Voila
+
+    @property
+    def loopback(self) -> bool:
+        return is_loopback(self.host)
+
+    def check(self) -> None:
+        """Refuse what is unsafe: beyond loopback, a token or a password is required."""
+        if self.token is not None and len(self.token) < MIN_TOKEN_LENGTH:
+            raise ServeError(f"the token is too short ({len(self.token)} characters): use at least {MIN_TOKEN_LENGTH}")
+        if not self.loopback and not (self.token or self.hashed_password):
+            raise ServeError(
+                f"refusing to serve on {self.host!r} (beyond this machine) without a token or a password:\n"
+                "every visitor runs the dashboards' code on this server.  Give one of\n"
+                f"  {TOKEN_ENV}=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))') make dashboards HOST={self.host}\n"
+                f"  make dashboards HOST={self.host} SERVE_ARGS=--generate-token\n"
+                f"  python -m workbench.ui.serve --host {self.host} --password\n"
+                "(see docs/serving.md), or keep the default --host 127.0.0.1."
+            )
+        for name, size in self.pools.items():
+            if size < 0:
+                raise ServeError(f"--pool {name}={size}: the pool size must be >= 0")
+
+
+def _pool(text: str) -> tuple[str, int]:
+    name, sep, size = text.rpartition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NOTEBOOK=N, got {text!r}")
+    try:
+        return name, int(size)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer pool size in {text!r}") from None
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m workbench.ui.serve",
+        description="Serve the dashboards (notebooks/) with Voila, configured by the repository's voila.json.",
+        epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
+               "--Class.trait=value options go to Voila. See docs/serving.md.",
+    )
+    p.add_argument("notebook_dir", nargs="?", default=str(ROOT / "notebooks"), help="folder served (default: notebooks/)")
+    p.add_argument("--host", default=DEFAULT_HOST,
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
+                        "interface, needs a token or a password)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; taken = error)")
+    p.add_argument("--no-browser", dest="open_browser", action="store_false", help="do not open a browser tab")
+    auth = p.add_mutually_exclusive_group()
+    auth.add_argument("--token-file", type=Path, help="read the access token from this file")
+    auth.add_argument("--generate-token", action="store_true", help="make a random token and print the URL with it")
+    auth.add_argument("--password", action="store_true", help="ask for a password (login page instead of a token)")
+    auth.add_argument("--password-hash-file", type=Path,
+                      help="file holding a hashed password (python -c 'from jupyter_server.auth import passwd; print(passwd())')")
+    p.add_argument("--pool", type=_pool, action="append", default=[], metavar="NOTEBOOK=N",
+                   help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
+                        "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
+    p.add_argument("--cell-timeout", type=int, dest="cell_timeout_s", help="seconds per cell (default: voila.json)")
+    p.add_argument("--print-config", action="store_true", help="print the effective configuration and exit")
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> tuple[ServeOptions, bool]:
+    """Options from the command line and the environment; returns ``(options, print_config)``."""
+    environ = os.environ if environ is None else environ
+    parser = _parser()
+    args, unknown = parser.parse_known_args(None if argv is None else list(argv))
+    extra = [a for a in unknown if a.startswith("--") and "." in a.split("=", 1)[0]]
+    if len(extra) != len(unknown):
+        parser.error(f"unrecognized arguments: {' '.join(a for a in unknown if a not in extra)}")
+    options = ServeOptions(
+        notebook_dir=Path(args.notebook_dir).resolve(), host=args.host, port=args.port,
+        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s, extra=extra,
+    )
+    if args.token_file:
+        options.token = args.token_file.read_text().strip()
+    elif args.generate_token:
+        options.token, options.token_generated = secrets.token_urlsafe(24), True
+    elif environ.get(TOKEN_ENV):
+        options.token = environ[TOKEN_ENV].strip()
+    if args.password_hash_file:
+        options.hashed_password = args.password_hash_file.read_text().strip()
+    elif args.password:
+        from jupyter_server.auth import passwd
+
+        options.hashed_password = passwd(getpass.getpass("Password for the dashboards: "))
+    return options, args.print_config
+
+
+def serve_command(options: ServeOptions | None = None, *, python: str = sys.executable) -> list[str]:
+    """The command line that serves ``options`` (never holding a secret: the token travels in
+    :data:`TOKEN_ENV`).  :func:`voila_server` runs it; ``make dashboards`` runs the same module."""
+    o = options or ServeOptions()
+    cmd = [python, "-m", "workbench.ui.serve", str(o.notebook_dir), "--host", o.host, "--port", str(o.port)]
+    if not o.open_browser:
+        cmd.append("--no-browser")
+    cmd += [f"--pool={name}={size}" for name, size in o.pools.items()]
+    if o.cell_timeout_s is not None:
+        cmd.append(f"--cell-timeout={o.cell_timeout_s}")
+    return cmd + list(o.extra)
+
+
+def _voila_argv(o: ServeOptions) -> list[str]:
+    argv = [str(o.notebook_dir), f"--Voila.ip={o.host}", f"--Voila.port={o.port}", "--Voila.port_retries=0"]
+    if not o.open_browser:
+        argv.append("--no-browser")
+    if o.cell_timeout_s is not None:
+        argv.append(f"--VoilaExecutor.timeout={o.cell_timeout_s}")
+    return argv + list(o.extra)
+
+
+def build_app(options: ServeOptions):
+    """A configured, not yet started ``voila.app.Voila``: voila.json (found from
+    :data:`ROOT`, whatever the current directory), then the options.  Beyond loopback the
+    Host check is off (clients use the server's name or address) and the token or password
+    is what keeps visitors out; on loopback only ``localhost``/loopback Host headers are
+    served (DNS rebinding protection)."""
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config import Config
+    from voila.app import Voila
+
+    options.check()
+    if not options.notebook_dir.is_dir():
+        raise ServeError(f"{options.notebook_dir} is not a folder")
+    app = Voila(config_file_paths=[str(ROOT), *jupyter_config_path()])
+    app.initialize(_voila_argv(options))
+    app.tornado_settings = {
+        **app.tornado_settings,
+        "allow_remote_access": not options.loopback,
+        "websocket_max_message_size": WEBSOCKET_MAX_MESSAGE_BYTES,
+    }
+    app.tornado_settings.setdefault("local_hostnames", ["localhost"])
+    extra = Config()
+    if options.token:
+        app.token = options.token
+    if options.hashed_password:
+        extra.PasswordIdentityProvider.hashed_password = options.hashed_password
+    if options.pools:
+        default = max(app.voila_configuration.default_pool_size, 0)
+        pools = {"default": {"pool_size": default}}
+        pools.update({name: {"pool_size": size} for name, size in options.pools.items()})
+        extra.VoilaKernelManager.kernel_pools_config = pools
+    app.update_config(extra)
+    return app
+
+
+def describe(app, options: ServeOptions) -> dict:
+    """The effective configuration (secrets masked), as ``--print-config`` shows it."""
+    c = app.config
+    return {
+        "command": serve_command(options),
+        "config_file": str(CONFIG_FILE),
+        "notebook_dir": str(options.notebook_dir),
+        "host": options.host,
+        "port": options.port,
+        "loopback": options.loopback,
+        "auth": "token" if options.token else "password" if options.hashed_password else "none",
+        "tornado_settings": app.tornado_settings,
+        "preheat_kernel": app.voila_configuration.preheat_kernel,
+        "default_pool_size": app.voila_configuration.default_pool_size,
+        "kernel_pools_config": c.VoilaKernelManager.get("kernel_pools_config", None),
+        "kernel_manager": app.voila_configuration.multi_kernel_manager_class.__module__ + "."
+                          + app.voila_configuration.multi_kernel_manager_class.__name__,
+        "identity_provider": app.identity_provider_class.__module__ + "." + app.identity_provider_class.__name__,
+        "MappingKernelManager": {k: v for k, v in c.MappingKernelManager.items()},
+        "cell_timeout_s": c.VoilaExecutor.get("timeout", None),
+    }
+
+
+def _public_url(options: ServeOptions) -> str:
+    host = socket.gethostname() if options.host in ("0.0.0.0", "::", "") else options.host
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{options.port}/"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        options, print_config = parse_args(argv)
+        os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
+        app = build_app(options)
+    except ServeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if print_config:
+        print(json.dumps(describe(app, options), indent=2, default=str))
+        return 0
+    url = _public_url(options)
+    if options.token_generated:
+        print(f"Dashboards: {url}?token={options.token}  (share this address; Ctrl-C to stop)", flush=True)
+    elif options.token:
+        print(f"Dashboards: {url}?token=<the token in ${TOKEN_ENV} or --token-file>  (Ctrl-C to stop)", flush=True)
+    else:
+        print(f"Dashboards: {url}  (Ctrl-C to stop)", flush=True)
+    if not options.loopback:
+        print(f"Serving beyond this machine on {options.host}:{options.port}: every visitor runs the dashboards' "
+              "code here (docs/serving.md).", flush=True)
+    app.start()
+    return 0
+
+
+# --------------------------------------------------------------------------- background server
+
 
 @dataclass(frozen=True)
 class VoilaServer:
     url: str  # e.g. http://127.0.0.1:40123/
     process: subprocess.Popen
-    log_path: Path  # Voila's stdout and stderr
+    log_path: Path  # the server's stdout and stderr
+    token: str | None = None
+
+    @property
+    def pid(self) -> int:
+        """The Voila server process (kernels are its children)."""
+        return self.process.pid
 
     def render_url(self, notebook: str) -> str:
         """Address of one dashboard, ``notebook`` relative to the served folder."""
-        return f"{self.url}voila/render/{notebook}"
+        query = f"?token={self.token}" if self.token else ""
+        return f"{self.url}voila/render/{notebook}{query}"
 
     def log_tail(self, chars: int = 4000) -> str:
         return self.log_path.read_text(errors="replace")[-chars:]
@@ -101,47 +511,46 @@ def _stop(process: subprocess.Popen) -> None:
 @contextlib.contextmanager
 def voila_server(
     log_path: Path,
-    notebook_dir: str = "notebooks",
+    notebook_dir: str | Path = "notebooks",
     *,
-    cell_timeout_s: int = 120,
-    start_timeout_s: float = 60,
+    cell_timeout_s: int | None = None,
+    start_timeout_s: float = 90,
     env: Mapping[str, str] | None = None,
+    host: str = DEFAULT_HOST,
+    token: str | None = None,
+    serve_args: Sequence[str] = (),
 ) -> Iterator[VoilaServer]:
-    """Run Voila over ``notebook_dir`` (relative to :data:`ROOT`) on a free local port.
+    """Run :func:`serve_command` (the command of ``make dashboards``, configured by
+    voila.json) over ``notebook_dir`` (relative to :data:`ROOT`) on a free port.
 
-    ``--Voila.port_retries=0`` makes a taken port an error instead of a silent move to
-    another one; ``cell_timeout_s`` turns a hanging cell into an error on the page.  The
-    server runs in a new session and its process group is killed on exit.  Raises
-    ``RuntimeError`` (with the end of Voila's log) if it exits or does not answer within
-    ``start_timeout_s``.
+    ``cell_timeout_s`` overrides voila.json's cell timeout only when given; ``token`` is
+    passed in :data:`TOKEN_ENV`; ``serve_args`` are more command-line options.  The server
+    runs in a new session and its process group (and its kernels) are killed on exit.
+    Raises ``RuntimeError`` (with the end of the server's log) if it exits or does not answer
+    within ``start_timeout_s``.
     """
     port = _free_port()
-    cmd = [
-        sys.executable, "-m", "voila", notebook_dir,
-        "--no-browser",
-        "--Voila.ip=127.0.0.1",
-        f"--Voila.port={port}",
-        "--Voila.port_retries=0",
-        f"--VoilaExecutor.timeout={cell_timeout_s}",
-        # No preheated kernels (voila.json turns them on for `make dashboards`): refilling
-        # the pool runs a notebook while the browser loads the page's FigureWidget
-        # JavaScript (~5 MB each), and anywidget gives a model only 2 s to initialize;
-        # on a busy 2-core machine it then fails and the figure never updates.
-        "--preheat_kernel=False",
-    ]
+    options = ServeOptions(notebook_dir=ROOT / notebook_dir, host=host, port=port, open_browser=False,
+                           cell_timeout_s=cell_timeout_s)
+    cmd = serve_command(options) + list(serve_args)
+    process_env = dict(os.environ if env is None else env)
+    process_env.pop(TOKEN_ENV, None)
+    if token:
+        process_env[TOKEN_ENV] = token
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
-            cmd, cwd=ROOT, env=dict(os.environ if env is None else env), stdout=log, stderr=subprocess.STDOUT,
+            cmd, cwd=ROOT, env=process_env, stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL, start_new_session=True,
         )
-    server = VoilaServer(f"http://127.0.0.1:{port}/", process, Path(log_path))
+    server = VoilaServer(f"http://127.0.0.1:{port}/", process, Path(log_path), token)
+    probe = server.url + (f"?token={token}" if token else "")
     try:
         deadline = time.monotonic() + start_timeout_s
         while True:
             if process.poll() is not None:
                 raise RuntimeError(f"voila exited with code {process.returncode}:\n{server.log_tail()}")
             with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError):
-                with urllib.request.urlopen(server.url, timeout=2) as response:
+                with urllib.request.urlopen(probe, timeout=2) as response:
                     if response.status == 200:
                         break
             if time.monotonic() > deadline:
@@ -155,3 +564,7 @@ def voila_server(
 def launch_chromium(playwright, executable: Path = CHROMIUM):
     """A headless chromium ``Browser`` from a started ``sync_playwright()``."""
     return playwright.chromium.launch(executable_path=str(executable), args=list(CHROMIUM_ARGS), headless=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,19 +30,26 @@ other phase is single-threaded numpy anyway.
 CLI::
 
     python -m workbench.workloads.phases_demo --sizes 250 500 1000 1500 1800 2100 2400 2700 3000 \\
-        --target 8000 --repeats 3 --out data/measured/fractal_demo.csv
+        --target 8000 --repeats 3 --out fractal_demo.csv
 
 runs one untimed warm-up round over the small sizes, then ``repeats`` rounds; each round runs
 every small size then the target size (rounds interleave the sizes, so that a burst of load
 from other processes hits several sizes rather than all repeats of one). It writes the profile frame (``size, phase, time_s, run,
 total_s``) as CSV and a ``.json`` sidecar with the machine, date, BLAS, load averages before
-and after, the exact command, ``small_sizes`` and ``target_size``. :func:`read_fractal_demo`
-reads both back (sidecar in ``frame.attrs``).
+and after, the exact command, ``small_sizes``, ``target_size`` and the CSV's row count and
+checksum, both atomically (:func:`~workbench.io.sidecar.write_measured_csv`).
+:func:`read_fractal_demo` reads both back and checks them (sidecar in ``frame.attrs``).
+Without ``--out`` the files go to ``fractal_demo.csv`` in
+:func:`~workbench.io.sidecar.default_measure_dir` (``$WORKBENCH_MEASURE_DIR``, else
+``~/.local/share/workbench/measured``); an existing file, or a path in the repository's
+``data/``, needs ``--force`` (checked before measuring). The measurement runs inside
+:func:`~workbench.measure.lock.exclusive_measurement` (one at a time per machine).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shlex
 import sys
@@ -53,8 +60,9 @@ from time import perf_counter, thread_time
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ValidationError
-from workbench.io.sidecar import attach_sidecar, write_sidecar
+from workbench.errors import ValidationError, WorkbenchError
+from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, write_measured_csv
+from workbench.measure.lock import exclusive_measurement
 from workbench.measure.phases import PhaseTimer
 
 __all__ = [
@@ -62,6 +70,7 @@ __all__ = [
     "KEY_DIVISOR",
     "PHASES",
     "SWEEPS",
+    "default_demo_path",
     "measure_phases_demo",
     "read_fractal_demo",
     "run_phases",
@@ -150,6 +159,9 @@ def measure_phases_demo(
     the time the scheduler gives to them, which would otherwise be measured as phase time.
 
     ``progress``: optional callable receiving ``(round, size, seconds)`` after each run.
+
+    Runs inside :func:`~workbench.measure.lock.exclusive_measurement` (one process): a
+    :class:`~workbench.errors.MeasurementError` at once when another measurement is running.
     """
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -164,7 +176,8 @@ def measure_phases_demo(
     timer = PhaseTimer(clock=CLOCKS[clock])
     wall = []
     load_before = _load()
-    with threadpool_limits(limits=1, user_api="blas"):
+    with exclusive_measurement(f"phases demo ({len(small)} sizes + {target}, {repeats} rounds)", processes=1), \
+            threadpool_limits(limits=1, user_api="blas"):
         blas = threadpool_info()
         # untimed warm-up round over the small sizes: BLAS initialisation, and the C library's
         # allocator adapts its mmap threshold to the first large frees - without this round the
@@ -200,14 +213,21 @@ def measure_phases_demo(
 # ----------------------------------------------------------------------------- files
 
 
-def write_fractal_demo(frame: pd.DataFrame, path, *, command: str | None = None) -> Path:
-    """Write the profile frame as CSV and ``<path>.json`` (machine facts, date, method,
-    command and the frame's attrs)."""
+def default_demo_path() -> Path:
+    """Where the demo goes without an explicit path: ``fractal_demo.csv`` in
+    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    return default_measure_dir() / "fractal_demo.csv"
+
+
+def write_fractal_demo(frame: pd.DataFrame, path=None, *, command: str | None = None, force: bool = False) -> Path:
+    """Write the profile frame as CSV (default :func:`default_demo_path`) and ``<path>.json``
+    (machine facts, date, method, command, the frame's attrs and the CSV's row count and
+    checksum), atomically (:func:`~workbench.io.sidecar.write_measured_csv`). An existing
+    measurement, or a path in the repository's tracked ``data/``, is a
+    :class:`~workbench.errors.MeasurementError` unless ``force=True``."""
     from workbench.measure.sweep import machine_facts
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.9g")
+    path = check_output_path(default_demo_path() if path is None else path, force=force)
     clock = frame.attrs.get("clock", "unknown")
     meta = {
         "machine": {k: v for k, v in machine_facts().items() if not k.startswith("perf")},
@@ -223,19 +243,23 @@ def write_fractal_demo(frame: pd.DataFrame, path, *, command: str | None = None)
         },
         **{k: v for k, v in frame.attrs.items() if k != "time_unit"},
     }
-    write_sidecar(path, meta)
-    return path
+    return write_measured_csv(frame, path, meta, force=force, float_format="%.9g")
 
 
 def read_fractal_demo(path) -> pd.DataFrame:
     """The measured profile CSV (:func:`workbench.io.read_profile_csv`) with its sidecar JSON
-    in ``frame.attrs`` (``target_size``, ``small_sizes``, ``machine``, ``date``, ...); a missing
-    sidecar gives a :class:`~workbench.errors.ParseWarning`."""
+    in ``frame.attrs`` (``target_size``, ``small_sizes``, ``machine``, ``date``, ...), checked
+    against the row count and checksum the sidecar records
+    (:func:`~workbench.io.sidecar.read_measured_csv`: a DataFormatError naming both files when
+    they disagree); a missing sidecar gives a :class:`~workbench.errors.ParseWarning`."""
     from workbench.io.profiles import read_profile_csv
 
-    path = Path(path)
-    frame = read_profile_csv(path)
-    return attach_sidecar(frame, path, "target size, machine, date")
+    def parse(data: bytes, name: str) -> pd.DataFrame:
+        buffer = io.BytesIO(data)
+        buffer.name = name  # read_profile_csv names the file in its messages
+        return read_profile_csv(buffer)
+
+    return read_measured_csv(Path(path), lambda frame, name: frame, "target size, machine, date", parse=parse)
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -253,7 +277,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the data (default 0)")
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="cpu",
                         help="cpu: thread CPU time (default; robust to other processes); wall: perf_counter")
-    parser.add_argument("--out", required=True, help="CSV to write (metadata beside it as .json)")
+    parser.add_argument("--out", help="CSV to write (metadata beside it as .json); default fractal_demo.csv in "
+                                      "$WORKBENCH_MEASURE_DIR or ~/.local/share/workbench/measured")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite an existing measurement, or write into the repository's data/")
     return parser
 
 
@@ -264,15 +291,18 @@ def main(argv: list[str] | None = None) -> int:
     def progress(r, n, total):
         print(f"round {r} size {n}: {total:.3f} s", file=sys.stderr, flush=True)
 
+    command = shlex.join([sys.executable, "-m", "workbench.workloads.phases_demo", *argv])
     try:
+        for n in [*args.sizes, args.target]:  # bad input first, then the output file, then measure
+            _size(n, "measure_phases_demo")
+        out = check_output_path(default_demo_path() if args.out is None else args.out, force=args.force)
         frame = measure_phases_demo(
             args.sizes, args.target, repeats=args.repeats, seed=args.seed, clock=args.clock, progress=progress
         )
-    except ValidationError as exc:
+        path = write_fractal_demo(frame, out, command=command, force=args.force)
+    except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    command = shlex.join([sys.executable, "-m", "workbench.workloads.phases_demo", *argv])
-    path = write_fractal_demo(frame, args.out, command=command)
     print(path)
     return 0
 

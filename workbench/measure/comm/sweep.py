@@ -13,12 +13,21 @@ whole grid of configurations, the results become one tidy CSV plus a JSON sideca
   dates, duration, MPI library version string, mpi4py version, load average before/after
   every launch, the exact mpiexec command lines and the MPI environment variables set.
 * :func:`write_comm_sweep` / :func:`read_comm_pingpong` / :func:`read_comm_datagen` -- CSV +
-  ``.json`` sidecar on disk, read back with validation (``frame.attrs`` = the sidecar).
+  ``.json`` sidecar on disk, written atomically with the CSV's checksum
+  (:func:`~workbench.io.sidecar.write_measured_csv`), read back with the checksum and validation
+  checked (``frame.attrs`` = the sidecar).
 
 CLI (``python -m workbench.measure.comm``)::
 
-    python -m workbench.measure.comm pingpong --processes 2 3 4 --out data/measured/comm_pingpong.csv
-    python -m workbench.measure.comm datagen --processes 2 4 --iterations 16 --out data/measured/comm_datagen.csv
+    python -m workbench.measure.comm pingpong --processes 2 3 4 --out comm_pingpong.csv
+    python -m workbench.measure.comm datagen --processes 2 4 --iterations 16 --out comm_datagen.csv
+
+Without ``--out`` the files go to ``comm_<benchmark>.csv`` in
+:func:`~workbench.io.sidecar.default_measure_dir` (``$WORKBENCH_MEASURE_DIR``, else
+``~/.local/share/workbench/measured``); an existing file, or a path in the repository's
+``data/``, needs ``--force`` (checked before the sweep starts). One sweep runs at a time per
+machine and the ranks of a launch are capped
+(:func:`~workbench.measure.lock.exclusive_measurement`).
 
 On a cluster the same commands run unchanged from inside a job; pass the launcher's options
 through ``--mpiexec-args`` (one string, split like a shell would), e.g. ``--mpiexec-args "-f
@@ -59,10 +68,11 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.errors import MeasurementError, ValidationError, WorkbenchError
-from workbench.io.sidecar import read_measured_csv, sidecar_path, write_sidecar
+from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, sidecar_path, write_measured_csv
 from workbench.measure.comm.datagen import BARRIERS, DATAGEN_COLUMNS, LOADS, DatagenConfig
 from workbench.measure.comm.pingpong import PINGPONG_COLUMNS, PingPongConfig, load_host_map
 from workbench.measure.comm.worker import PROGRESS_PREFIX
+from workbench.measure.lock import exclusive_measurement
 from workbench.models.comm.patterns import integer_at_least
 
 __all__ = [
@@ -71,6 +81,7 @@ __all__ = [
     "YIELD_ENV",
     "pingpong_grid",
     "datagen_grid",
+    "default_comm_path",
     "find_mpiexec",
     "run_sweep",
     "write_comm_sweep",
@@ -259,7 +270,10 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
     ``yield_cpu``: set :data:`YIELD_ENV`. ``timeout``: seconds per launch. Ping-pong
     configurations with ``M > P - 1`` are skipped for ``P`` processes (listed in
     ``attrs["skipped"]``). Raises :class:`~workbench.errors.ValidationError` for a bad grid or
-    process list and :class:`~workbench.errors.MeasurementError` when MPI cannot run.
+    process list and :class:`~workbench.errors.MeasurementError` when MPI cannot run, when
+    another measurement is running on this machine or when a process count exceeds
+    :func:`~workbench.measure.lock.max_processes` (see
+    :func:`~workbench.measure.lock.exclusive_measurement`).
     """
     if benchmark not in BENCHMARKS:
         raise ValidationError(f"run_sweep: unknown benchmark {benchmark!r}; choose one of {list(BENCHMARKS)}")
@@ -279,7 +293,8 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
 
     launches, skipped, parts = [], [], []
     started_at, started = datetime.now(timezone.utc), time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="workbench-comm-") as tmp:
+    with exclusive_measurement(f"{benchmark} MPI sweep ({len(plan)} configurations)", processes=max(counts)), \
+            tempfile.TemporaryDirectory(prefix="workbench-comm-") as tmp:
         for p in counts:
             runnable = [c for c in plan if benchmark != "pingpong" or c.M <= p - 1]
             skipped += [{"processes": p, **asdict(c)} for c in plan if c not in runnable]
@@ -325,19 +340,25 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
 
 # ----------------------------------------------------------------------------- files
 
-def write_comm_sweep(frame: pd.DataFrame, path, *, command: str | None = None) -> Path:
-    """Write a sweep frame to ``path`` (CSV) and its ``frame.attrs`` (plus ``command``) to
-    ``<path>.json``; the frame is validated first."""
-    path = Path(path)
+def default_comm_path(benchmark: str) -> Path:
+    """Where a sweep goes without an explicit path: ``comm_<benchmark>.csv`` in
+    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    return default_measure_dir() / f"comm_{benchmark}.csv"
+
+
+def write_comm_sweep(frame: pd.DataFrame, path=None, *, command: str | None = None, force: bool = False) -> Path:
+    """Write a sweep frame to ``path`` (CSV; default :func:`default_comm_path`) and its
+    ``frame.attrs`` (plus ``command`` and the CSV's row count and checksum) to ``<path>.json``,
+    atomically (:func:`~workbench.io.sidecar.write_measured_csv`); the frame is validated
+    first. An existing measurement, or a path in the repository's tracked ``data/``, is a
+    :class:`~workbench.errors.MeasurementError` unless ``force=True``."""
     benchmark = frame.attrs.get("benchmark")
     if benchmark not in BENCHMARKS:
         raise ValidationError(f"write_comm_sweep: frame.attrs['benchmark'] must be one of {list(BENCHMARKS)}, got {benchmark!r}")
+    path = check_output_path(default_comm_path(benchmark) if path is None else path, force=force)
     frame = _validate(frame, benchmark, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False, float_format="%.6g")
     meta = {**frame.attrs, "command": command if command is not None else frame.attrs.get("command")}
-    write_sidecar(path, meta)
-    return path
+    return write_measured_csv(frame, path, meta, force=force, float_format="%.6g")
 
 
 _INT_COLUMNS = {
@@ -434,7 +455,10 @@ def _parser() -> argparse.ArgumentParser:
     for name in BENCHMARKS:
         p = sub.add_parser(name, help=_HELP[name], description=_METHOD[name])
         p.add_argument("--processes", type=int, nargs="+", default=[2, 4], help="one mpiexec launch per count (default 2 4)")
-        p.add_argument("--out", required=True, help="CSV to write (.json sidecar beside it)")
+        p.add_argument("--out", help=f"CSV to write (.json sidecar beside it); default comm_{name}.csv in "
+                                    "$WORKBENCH_MEASURE_DIR or ~/.local/share/workbench/measured")
+        p.add_argument("--force", action="store_true",
+                       help="overwrite an existing measurement, or write into the repository's data/")
         p.add_argument("--iterations", type=int, help="timed iterations (default: 200 ping-pong, 32 data generator)")
         p.add_argument("--mpiexec", help="mpiexec to use (default: the venv's, else PATH)")
         p.add_argument("--mpiexec-args", default="", help='extra launcher options as one string, e.g. "-f hosts -ppn 16"')
@@ -463,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     try:
+        out = check_output_path(default_comm_path(args.benchmark) if args.out is None else args.out, force=args.force)
         if args.benchmark == "pingpong":
             configs = pingpong_grid(args.sizes, args.messages, args.repeats)
             extra = {"warmup": args.warmup, "seed": args.seed, "host_map": args.host_map}
@@ -473,8 +498,8 @@ def main(argv: list[str] | None = None) -> int:
         frame = run_sweep(args.benchmark, configs, args.processes, iterations=args.iterations, mpiexec=args.mpiexec,
                           mpiexec_args=args.mpiexec_args, yield_cpu=args.yield_cpu, timeout=args.timeout,
                           progress=not args.quiet, notes=args.notes, **extra)
-        path = write_comm_sweep(frame, args.out,
-                                command=shlex.join(["python", "-m", "workbench.measure.comm", *argv]))
+        path = write_comm_sweep(frame, out, command=shlex.join(["python", "-m", "workbench.measure.comm", *argv]),
+                                force=args.force)
     except WorkbenchError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

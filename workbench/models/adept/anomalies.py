@@ -129,6 +129,15 @@ def _flags(n, t, idx, epsilon):
     return [(idx[i + 1], idx[i + 2], R[i + 1] - R[i]) for i in anomaly_candidates(n[idx], R, epsilon)]
 
 
+def _magnitudes(flags, epsilon) -> dict[int, float]:
+    """Magnitude D = min(10, rise / epsilon) of every flagged point (the largest of its triples)."""
+    D: dict[int, float] = {}
+    for a, b, d in flags:
+        for c in (a, b):
+            D[c] = max(D.get(c, 0.0), min(10.0, d / epsilon))
+    return D
+
+
 def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     """Run the anomaly-detection algorithm of thesis 3.9.2 on sorted, aggregated observations."""
     n = np.asarray(n, float)
@@ -169,10 +178,7 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
             curves.append(cur)
         report.removal_curves = pd.concat(curves, ignore_index=True)
 
-    D: dict[int, float] = {}
-    for a, b, d in flags:
-        for c in (a, b):
-            D[c] = max(D.get(c, 0.0), min(10.0, d / epsilon))
+    D = _magnitudes(flags, epsilon)
     keep = live.copy()
     removed: list[int] = []
     remaining = flags
@@ -186,6 +192,10 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
             removed.append(pick)
             keep = keep[keep != pick]
             remaining = _flags(n, t, keep, epsilon)
+            # a removal can flag points no earlier triple flagged (long curves): their
+            # magnitude comes from the triple that flags them now (earlier ones are kept)
+            for c, d in _magnitudes(remaining, epsilon).items():
+                D.setdefault(c, d)
 
     if not remaining:
         for k in removed:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
 from workbench.models import downey
 from workbench.models.adept.search import _segments, relative_model
@@ -149,6 +150,57 @@ def _drop_redundant(boxes: pd.DataFrame) -> pd.DataFrame:
     return boxes.loc[~redundant].reset_index(drop=True)
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _pair_bounds(p, r, bounds, hi, lo):  # pragma: no cover - compiled
+    """Per column and segment: ``lower = max root``, ``upper = min root`` of the pair
+    constraints ``a + b sigma >= 0`` (``a = hi p_i - lo p_k``, ``b = hi r_i - lo r_k``,
+    ``root = -a / b``) over the pairs with ``b > 0`` / ``b < 0``, and ``never`` (a pair with
+    ``b == 0 > a``).  The same floating-point operations as the broadcast (NA, S, M, M)
+    expression it replaces, reduced in a loop: memory O(NA S) instead of O(NA S M^2).  A
+    zero-length segment at the same sigma as the previous one has the same pieces, hence
+    the same result, and is copied."""
+    NA, S, M = p.shape
+    lower = np.empty((NA, S))
+    upper = np.empty((NA, S))
+    never = np.zeros((NA, S), np.bool_)
+    for c in range(NA):
+        for s in range(S):
+            if s > 0 and bounds[c, s - 1] == bounds[c, s] and bounds[c, s] == bounds[c, s + 1]:
+                lower[c, s] = lower[c, s - 1]
+                upper[c, s] = upper[c, s - 1]
+                never[c, s] = never[c, s - 1]
+                continue
+            low = -np.inf
+            up = np.inf
+            nan_low = False
+            nan_up = False
+            nev = False
+            for i in range(M):
+                pi = hi * p[c, s, i]
+                ri = hi * r[c, s, i]
+                for k in range(M):
+                    a = pi - lo * p[c, s, k]
+                    b = ri - lo * r[c, s, k]
+                    if b > 0:
+                        root = -a / b
+                        if root != root:
+                            nan_low = True
+                        elif root > low:
+                            low = root
+                    elif b < 0:
+                        root = -a / b
+                        if root != root:
+                            nan_up = True
+                        elif root < up:
+                            up = root
+                    elif b == 0 and a < 0:
+                        nev = True
+            lower[c, s] = np.nan if nan_low else low
+            upper[c, s] = np.nan if nan_up else up
+            never[c, s] = nev
+    return lower, upper, never
+
+
 def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     """Feasible sigma intervals per A column for the scale-free envelope (units="fit").
 
@@ -161,13 +213,8 @@ def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     A = np.asarray(A_grid, float)
     bounds, u, v = _segments(n, A, 0.0, s_max)  # (NA, S+1), (NA, S, M)
     p, r = u / t, v / t
-    a = (1 + delta) * p[..., :, None] - (1 - delta) * p[..., None, :]
-    b = (1 + delta) * r[..., :, None] - (1 - delta) * r[..., None, :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = -a / b
-    lower = np.where(b > 0, root, -np.inf).max(axis=(-1, -2))
-    upper = np.where(b < 0, root, np.inf).min(axis=(-1, -2))
-    never = ((b == 0) & (a < 0)).any(axis=(-1, -2))
+    lower, upper, never = _pair_bounds(np.ascontiguousarray(p), np.ascontiguousarray(r),
+                                       np.ascontiguousarray(bounds), float(1 + delta), float(1 - delta))
     s_lo = np.maximum(lower, bounds[..., :-1])
     s_hi = np.minimum(upper, bounds[..., 1:])
     ok = (s_hi >= s_lo) & ~never & np.isfinite(s_lo)

@@ -32,6 +32,7 @@ from workbench.models.adept.search import (
     relative_model,
     wssre,
 )
+from workbench.validation import require_span
 
 __all__ = ["Adept", "AdeptWarning", "aggregate_repeats", "target_weights"]
 
@@ -53,6 +54,10 @@ class AdeptWarning:
     targets: tuple = ()
     suggested_n: float | None = None
     details: dict = field(default_factory=dict, compare=False, hash=False)
+
+
+#: Largest processor count ADEPT accepts in observations: 2^53.
+MAX_PROCESSORS = float(2**53)
 
 
 def _or_none(x):
@@ -81,10 +86,44 @@ def _check_observations(n, t, label="observations"):
     if not np.all(np.isfinite(t)):
         raise ValidationError(f"{label}: runtimes contain NaN or infinity at positions {np.nonzero(~np.isfinite(t))[0].tolist()}")
     if np.any(n < 1):
-        raise ValidationError(f"{label}: processor counts must be >= 1, got {n[n < 1].tolist()}")
+        raise ValidationError(f"{label}: processor counts must be >= 1, got {n[n < 1].tolist()} at positions "
+                              f"{np.nonzero(n < 1)[0].tolist()}")
+    if np.any(n > MAX_PROCESSORS):
+        raise ValidationError(f"{label}: processor counts must be at most 2^53 = {MAX_PROCESSORS:g} (the largest "
+                              f"integer a float holds exactly; ADEPT searches A up to 20 times the largest count), "
+                              f"got {n[n > MAX_PROCESSORS][:5].tolist()} at positions "
+                              f"{np.nonzero(n > MAX_PROCESSORS)[0][:5].tolist()}")
     if np.any(t <= 0):
-        raise ValidationError(f"{label}: runtimes must be positive, got {t[t <= 0].tolist()}")
+        raise ValidationError(f"{label}: runtimes must be positive, got {t[t <= 0].tolist()} at positions "
+                              f"{np.nonzero(t <= 0)[0].tolist()}")
+    require_span(t, label)
     return n, t
+
+
+def _check_size(label, distinct, limit):
+    """The resource limit on distinct processor counts (see :attr:`Adept.MAX_ALLOCATIONS`)."""
+    if distinct > limit:
+        raise ValidationError(
+            f"{label}: ADEPT fits at most {limit} distinct processor counts, got {distinct}. Its envelope and "
+            "biased searches grow with the square to the cube of that number (pairs of observations per "
+            "sigma segment, one fit per target), so larger inputs are refused rather than left to run for "
+            "minutes. Repeated runs at the same n are averaged and count once; select the allocations nearest "
+            "the ones you predict from (e.g. the powers of two), or use a model without this limit "
+            "(workbench.models.scaling: amdahl, usl, downey-lm, pmnf)")
+
+
+def _check_growth(label, obs, delta):
+    """Runtimes that never fall as n grows and end more than ``delta`` above where they start
+    (sorted, aggregated ``obs``) cannot be a speedup curve.  A rise within delta is noise on a
+    flat curve: the thesis' ambiguous last point handles it (3.9.1)."""
+    t = obs["t"].to_numpy()
+    if len(t) >= 2 and np.all(np.diff(t) >= 0) and t[-1] > t[0] * (1 + delta):
+        n = obs["n"].to_numpy()
+        raise ValidationError(
+            f"{label}: the runtimes grow with n (never falling, from t = {t[0]:g} at n = {n[0]:g} to t = {t[-1]:g} "
+            f"at n = {n[-1]:g}, more than delta = {delta:g} above): there is no speedup for ADEPT to model. "
+            "Downey's model has no slowdown (its runtime never rises with n), so it has no prediction to offer; "
+            "USL (workbench.models.scaling.USLScaling) models retrograde scaling")
 
 
 def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
@@ -99,6 +138,11 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     if len(np.unique(n)) == len(n):  # no repeated runs: nothing to drop or average
         obs = df.sort_values("n", kind="stable").reset_index(drop=True).assign(runs=1, dropped=0)
         return obs, df.iloc[0:0].reset_index(drop=True)
+    # averaged relative to a power of two near the largest runtime (exact), so that sums of
+    # runtimes near the largest float do not overflow
+    big = np.max(t) > np.finfo(float).max / len(t)
+    scale = float(np.ldexp(1.0, int(np.frexp(np.max(t))[1]) - 1)) if big else 1.0
+    original, df = df, df.assign(t=df["t"] / scale)
     g = df.groupby("n")["t"]
     med = g.transform("median")
     mad = g.transform(lambda s: 1.4826 * np.median(np.abs(s - np.median(s))))
@@ -107,8 +151,9 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     out = (size >= 3) & (dev > outlier_rel * med) & (dev > outlier_mads * mad)
     kept = df[~out]
     obs = kept.groupby("n")["t"].agg(t="mean", runs="size").reset_index()
+    obs["t"] = obs["t"] * scale
     obs["dropped"] = obs["n"].map(df[out].groupby("n").size()).fillna(0).astype(int)
-    return obs, df[out].reset_index(drop=True)
+    return obs, original[out].reset_index(drop=True)
 
 
 def target_weights(n_obs, targets, q) -> np.ndarray:
@@ -186,6 +231,21 @@ class Adept(BaseEstimator):
     75.2 -> 78.8, and leaving any one source out gives the same ranking of the variants.
     61 % (68 %) of the errors > 30 % carry a saturation warning, the rest "linear-section".
 
+    Limits
+    ------
+    The envelope costs O(M^3) per A column and every target is its own two-pass search over
+    the M distinct processor counts (M^2 per candidate column), so ADEPT refuses, with a
+    ValidationError saying what to do, more than ``MAX_ALLOCATIONS`` = 32 distinct processor
+    counts (repeated runs at one n are averaged first and count once; the real curves of the
+    scaling corpus have 5-11) and more than ``MAX_TARGETS`` = 500 distinct targets per
+    ``predict``/``explain`` call or in ``targets``.  At the limit a fit takes ~1-3 s of CPU
+    and < 150 MB above the interpreter, and each target ~10 ms.  Runtimes that grow with n
+    (never falling, the last more than ``delta`` above the first) are refused too: Downey's
+    model has no slowdown, so it has nothing to predict there.  A smaller rise, or a last
+    point slower than the one before it, is the thesis' ambiguous last point instead (3.9.1:
+    excluded from the fit, NaN predictions past it, a "declining-or-anomalous-last-point"
+    warning).  Processor counts above 2^53 and runtimes spanning more than 1e100 are refused.
+
     Fitted attributes
     -----------------
     observations_ : DataFrame n, t, runs, dropped, kind ("observed"/"guiding"),
@@ -204,6 +264,10 @@ class Adept(BaseEstimator):
     #: fit's saturation is checked, and the F-test level (class docstring: how they were chosen)
     _SATURATION_HORIZON = 3.0
     _SATURATION_F_LEVEL = 0.95
+    #: Resource limits (see "Limits" above): distinct processor counts per fit (base and target
+    #: sizes together in cross-size mode) and distinct targets per prediction call.
+    MAX_ALLOCATIONS = 32
+    MAX_TARGETS = 500
 
     def __init__(self, delta=0.05, q=2.0, epsilon=0.1, theta=5.0, gamma=5.0, units="fit", targets=None,
                  pass1_size=5000, pass2_size=500, window=0.15, high_error=0.10, runner_up_ratio=1.1,
@@ -226,6 +290,17 @@ class Adept(BaseEstimator):
 
     # ------------------------------------------------------------------ checks
     def _check_params(self):
+        for name in ("delta", "q", "epsilon", "theta", "gamma", "high_error", "window", "runner_up_ratio",
+                     "runner_up_factor", "size_ratio_tolerance"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not np.isfinite(value):
+                raise ValidationError(f"{name} must be a finite number, got {value!r}")
+        # the pass-2 grid is (targets x A values x segments) in memory: bounded like the data
+        for name, top in (("pass1_size", 20_000), ("pass2_size", 2_000)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 2 <= value <= top:
+                raise ValidationError(f"{name} must be an integer in [2, {top}], got {value!r}")
         if self.units not in ("fit", "paper"):
             raise ValidationError(f"units must be 'fit' or 'paper', got {self.units!r}")
         if self.saturation not in ("evidence", "thesis"):
@@ -251,7 +326,9 @@ class Adept(BaseEstimator):
         the few runs of the target size, ``base`` the runs of a smaller size.
         """
         self._check_params()
-        n, t = _check_observations(n, t, "target-size observations" if base is not None else "observations")
+        label = "target-size observations" if base is not None else "observations"
+        n, t = _check_observations(n, t, label)
+        _check_size(label, np.unique(n).size, self.MAX_ALLOCATIONS)
         obs, dropped = aggregate_repeats(n, t)
         warnings: list[AdeptWarning] = []
         if len(dropped):
@@ -267,6 +344,7 @@ class Adept(BaseEstimator):
                 raise ValidationError(
                     f"ADEPT needs runtimes on at least 3 different processor counts, got {len(obs)} "
                     f"({obs['n'].tolist()})")
+            _check_growth(label, obs, self.delta)
             anomalies = detect_anomalies(obs["n"], obs["t"], self.epsilon, self.theta)
             obs["weight_factor"] = anomalies.weight_factor
             obs["phase"] = anomalies.phase
@@ -286,7 +364,11 @@ class Adept(BaseEstimator):
         self._cache = {}
         self._choose_delta(warnings)
         self._fit_warnings = warnings
-        self._fitted_targets = np.asarray(self.targets if self.targets is not None else self._default_targets(), float)
+        if self.targets is not None:
+            self._fitted_targets = _as_1d("targets", np.atleast_1d(self.targets))
+            self._check_targets(self._fitted_targets, "targets")
+        else:
+            self._fitted_targets = np.asarray(self._default_targets(), float)
         self._fits = None
         return self
 
@@ -316,9 +398,12 @@ class Adept(BaseEstimator):
         except (TypeError, ValueError):
             raise ValidationError("base must be a pair (n_base, t_base) of arrays") from None
         n_b, t_b = _check_observations(n_b, t_b, "base-size observations")
+        _check_size("base- and target-size observations", np.unique(np.concatenate([n_b, obs["n"]])).size,
+                    self.MAX_ALLOCATIONS)
         bobs, bdropped = aggregate_repeats(n_b, t_b)
         if len(bobs) < 4:
             raise ValidationError(f"cross-size prediction needs >= 4 processor counts on the base size, got {len(bobs)}")
+        _check_growth("base-size observations", bobs, self.delta)
         if len(obs) < 2:
             raise ValidationError(f"cross-size prediction needs >= 2 processor counts on the target size, got {len(obs)}")
         common = np.intersect1d(obs["n"], bobs["n"])
@@ -598,10 +683,18 @@ class Adept(BaseEstimator):
             "n_used": used.sum(axis=1),
         }
 
+    #: targets searched together: pass 1 keeps a (targets x candidates) objective matrix per
+    #: fixed point for the runner-up rule, so larger requests are split to bound memory
+    _TARGET_CHUNK = 64
+
     def _fit_targets(self, targets):
         new = np.array([v for v in np.unique(targets) if v not in self._cache], float)
         if new.size == 0:
             return
+        for chunk in np.array_split(new, int(np.ceil(new.size / self._TARGET_CHUNK))):
+            self._fit_target_chunk(chunk)
+
+    def _fit_target_chunk(self, new):
         out = self._check_saturation(pd.DataFrame(self._search(new)))
         out["variance"] = np.where(out["sigma"] <= 1, "low", "high")
         out["prediction"] = out["scale"] * downey.runtime(out["target"], out["A"], out["sigma"])
@@ -775,10 +868,21 @@ class Adept(BaseEstimator):
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
         if targets.size == 0:
             return pd.DataFrame(columns=list(self.fits_.columns))
-        if not np.all(np.isfinite(targets)) or np.any(targets < 1):
-            raise ValidationError(f"prediction targets must be finite processor counts >= 1, got {targets.tolist()}")
+        self._check_targets(targets, "n_targets")
         self._fit_targets(targets)
         return pd.DataFrame([self._cache[v] for v in targets])
+
+    def _check_targets(self, targets, name):
+        bad = ~np.isfinite(targets) | (targets < 1)
+        if bad.any():
+            shown = targets.tolist() if targets.size <= 20 else f"{targets[bad][:5].tolist()} ..."
+            raise ValidationError(f"prediction targets must be finite processor counts >= 1, got {shown} ({name}: "
+                                  f"first bad value at position {int(np.flatnonzero(bad)[0])})")
+        distinct = np.unique(targets).size
+        if distinct > self.MAX_TARGETS:
+            raise ValidationError(
+                f"{name}: ADEPT predicts at most {self.MAX_TARGETS} distinct targets per call, got {distinct}; "
+                "every target is its own biased fit (~10 ms each at 32 processor counts): split the request")
 
     def predict(self, n_targets) -> np.ndarray:
         """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point)."""
@@ -797,6 +901,7 @@ class Adept(BaseEstimator):
         cross-size factors): one row per target, one column per observed n."""
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
+        self._check_targets(targets, "n_targets")
         return pd.DataFrame(self._weights(targets), index=pd.Index(targets, name="target"),
                             columns=self.observations_["n"].to_numpy())
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from workbench.models import downey
 
@@ -48,7 +49,42 @@ __all__ = [
 
 def relative_model(n, t, A, sigma):
     """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis."""
+    n_arr, t_arr = np.asarray(n), np.asarray(t)
+    if n_arr.ndim == 1 and t_arr.shape == n_arr.shape and n_arr.dtype == float and t_arr.dtype == float:
+        A, sigma = np.broadcast_arrays(np.asarray(A, float), np.asarray(sigma, float))
+        out = np.empty(A.shape + n_arr.shape)
+        flat = [np.require(v.reshape(-1), float, ["C", "W"]) for v in (n_arr, t_arr, A, sigma)]
+        _relative_kernel(*flat, out.reshape(-1, n_arr.size))
+        return out
     return downey.runtime_unchecked(n, np.asarray(A)[..., None], np.asarray(sigma)[..., None]) / t
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _maximum(a, b):  # pragma: no cover - compiled
+    """np.maximum of two floats (NaN if either is NaN)."""
+    if a != a or b != b:
+        return np.nan
+    return a if a >= b else b
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _relative_kernel(n, t, A, sigma, out):  # pragma: no cover - compiled
+    """:func:`relative_model` for 1-D n, t and flat instances: the same floating-point
+    operations as :func:`downey.runtime_unchecked` followed by ``/ t``, in one pass without
+    the (instances x observations) temporaries -- the hot loop of pass 1."""
+    for c in range(A.size):
+        a = A[c]
+        s = sigma[c]
+        for i in range(n.size):
+            m = n[i]
+            if s <= 1:
+                if m <= a:
+                    T = (a - s / 2) / m + s / 2
+                else:
+                    T = _maximum(s * (a - 0.5) / m + 1 - s / 2, 1.0)
+            else:
+                T = _maximum(s + (a + (a - 1) * s) / m, s + 1)
+            out[c, i] = T / t[i]
 
 
 def profiled_scale(x, w, paper: bool):

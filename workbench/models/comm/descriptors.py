@@ -37,6 +37,9 @@ from workbench.models.comm.patterns import internode_ratio, mapping, nodes_and_p
 
 __all__ = ["DESCRIPTOR_COLUMNS", "DERIVED_COLUMNS", "METRIC_COLUMNS", "descriptors", "mapping_descriptors"]
 
+#: Largest value of a base metric :func:`descriptors` accepts (bytes, counts): products of
+#: four of them (V = S M PPN I N) stay far inside the float range.
+MAX_METRIC = 1e30
 #: The seven base metrics (002 section III.A), input of :func:`descriptors`.
 DESCRIPTOR_COLUMNS = ("S", "M", "PPN", "N", "I", "SW", "R")
 #: The derived metrics :func:`descriptors` adds, in this order.
@@ -58,12 +61,19 @@ def _checked(frame: pd.DataFrame, where: str) -> dict[str, np.ndarray]:
     values = {}
     for c in DESCRIPTOR_COLUMNS:
         raw = frame[c]
+        if isinstance(raw, pd.DataFrame):  # a repeated column name
+            raise ValidationError(f"{where}: column {c!r} appears {raw.shape[1]} times; column names must be unique, "
+                                  f"the frame has {list(frame.columns)}")
         if pd.api.types.is_bool_dtype(raw):
             raise ValidationError(f"{where}: column {c!r} must be numeric, got booleans")
-        number = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        try:
+            number = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        except (TypeError, ValueError):  # e.g. a categorical of strings
+            number = pd.to_numeric(raw.astype(object), errors="coerce").to_numpy(dtype=float)
         checks = (
             (~np.isfinite(number), "must be a finite number"),
             (number < 0, "must be >= 0"),
+            (number > MAX_METRIC, f"must be at most {MAX_METRIC:g} (the derived metrics multiply up to four of them)"),
         )
         if c == "I":
             checks += ((number > 1, "is a ratio and must lie in [0, 1]"),)

@@ -250,6 +250,19 @@ def _bounds(value, name: str, integer: bool) -> tuple:
     return lo, hi
 
 
+def _categories(values: pd.Series, column, where: str) -> list:
+    """Sorted distinct values of a non-numeric feature (mixed types: by type name, then text)."""
+    try:
+        distinct = values.dropna().unique().tolist()
+    except TypeError:  # unhashable values (lists, dicts)
+        raise ValidationError(f"{where}: feature {column!r} holds values that are neither numbers nor labels "
+                              f"(e.g. {values.iloc[0]!r})") from None
+    try:
+        return sorted(distinct)
+    except TypeError:  # e.g. numbers and text in one column
+        return sorted(distinct, key=lambda v: (type(v).__name__, repr(v)))
+
+
 class CommGBM(RegressorMixin, BaseEstimator):
     """Gradient-boosted trees with a randomised hyper-parameter search (004 section 7.1).
 
@@ -313,9 +326,13 @@ class CommGBM(RegressorMixin, BaseEstimator):
         where = "CommGBM.fit" if fitting else "CommGBM.predict"
         if not isinstance(X, pd.DataFrame):
             raise ValidationError(f"{where}: X must be a pandas DataFrame of features, got {type(X).__name__}")
+        repeated = X.columns[X.columns.duplicated()].unique().tolist()
+        if repeated:
+            raise ValidationError(f"{where}: feature column(s) {repeated} appear more than once; column names must be "
+                                  "unique")
         if fitting:
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-            self.categories_ = {c: sorted(X[c].dropna().unique().tolist()) for c in X.columns
+            self.categories_ = {c: _categories(X[c], c, where) for c in X.columns
                                 if not pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c])}
         missing = [c for c in self.feature_names_in_ if c not in X.columns]
         if missing:
@@ -337,18 +354,29 @@ class CommGBM(RegressorMixin, BaseEstimator):
                 columns.append(codes.astype(float))
             else:
                 column = values.to_numpy(dtype=float)
-                if not np.isfinite(column).all():
-                    i = int(np.flatnonzero(~np.isfinite(column))[0])
-                    raise ValidationError(f"{where}: feature {c!r} must be finite, got {column[i]} in row {i}")
+                # the trees compare features as float32: beyond its range they become infinite
+                bad = ~np.isfinite(column) | (np.abs(column) > np.finfo(np.float32).max)
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise ValidationError(f"{where}: feature {c!r} must be finite and within +-3.4e38 (the trees "
+                                          f"store features as float32), got {column[i]} in row {i}")
                 columns.append(column)
         return np.column_stack(columns)
 
     def _target(self, y) -> np.ndarray:
-        y = np.asarray(y, dtype=float).ravel()
+        try:
+            y = np.asarray(y, dtype=float).ravel()
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(f"CommGBM.fit: the target y must be numbers, one per row ({exc})") from None
         bad = ~np.isfinite(y)
         if bad.any():
             raise ValidationError(f"CommGBM.fit: the target must be finite, got {y[bad][0]} in row "
                                   f"{int(np.flatnonzero(bad)[0])}")
+        # squared errors of the boosting must stay finite (any y > 0 works with log_target)
+        bad = (np.abs(y) > 1e150) & (not self.log_target)
+        if bad.any():
+            raise ValidationError(f"CommGBM.fit: without log_target the target must lie within +-1e150, got "
+                                  f"{y[bad][0]} in row {int(np.flatnonzero(bad)[0])}")
         if self.log_target and np.any(y <= 0):
             i = int(np.flatnonzero(y <= 0)[0])
             raise ValidationError(f"CommGBM.fit: log_target needs a target > 0, got {y[i]} in row {i}")

@@ -199,10 +199,13 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
     where = "robust_fit"
     if loss not in ROBUST_LOSSES:
         raise ValidationError(f"{where}: loss must be one of {list(ROBUST_LOSSES)}, got {loss!r}")
-    X = np.asarray(X, dtype=float)
+    try:
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: X (points x terms) and y must be numeric arrays ({exc})") from None
     if X.ndim == 1:
         X = X[:, None]
-    y = np.asarray(y, dtype=float).reshape(-1)
     if X.ndim != 2 or X.shape[0] != y.size:
         raise ValidationError(f"{where}: X must be (points, terms) with one row per y, got {X.shape} and {y.size}")
     n, k = X.shape
@@ -211,6 +214,13 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
         raise ValidationError(f"{where}: {p} coefficients need at least {p} points, got {n}")
     if not (np.isfinite(X).all() and np.isfinite(y).all()):
         raise ValidationError(f"{where}: X and y must be finite")
+    # squares and standard deviations of the terms must stay finite
+    for name, values in (("X", X), ("y", y)):
+        big = np.abs(values) > 1e150
+        if big.any():
+            i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(big)[0]), values.shape))
+            raise ValidationError(f"{where}: {name} must lie within +-1e150, got {name}{list(i)} = "
+                                  f"{values[i]:g}: rescale the terms or the times")
     mean = X.mean(axis=0)
     sd = X.std(axis=0)
     if (sd == 0).any():
@@ -356,11 +366,22 @@ class CommRegression(BaseEstimator):
                 raise ValidationError(f"{where}: no target given and no column {column!r} in the frame; pass y "
                                       "(communication times, µs) or a column name")
             raw = frame[column]
+            if isinstance(raw, pd.DataFrame):
+                raise ValidationError(f"{where}: the target column {column!r} appears {raw.shape[1]} times; column "
+                                      "names must be unique")
             name = f"column {column!r}"
         else:
-            raw = pd.Series(np.asarray(y).reshape(-1) if np.ndim(y) else [y])
+            try:
+                raw = pd.Series(np.asarray(y).reshape(-1) if np.ndim(y) else [y])
+            except (TypeError, ValueError):  # ragged nested sequences
+                raise ValidationError(f"{where}: y must be one communication time per row (a flat sequence), got "
+                                      f"{type(y).__name__} of uneven nesting") from None
             name = "y"
-        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        try:
+            values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+        except (TypeError, ValueError):  # e.g. a categorical, or nested sequences in y
+            values = pd.to_numeric(pd.Series(np.asarray(raw, dtype=object).reshape(-1)), errors="coerce").to_numpy(
+                dtype=float)
         if values.size != len(frame):
             raise ValidationError(f"{where}: y has {values.size} values for {len(frame)} rows")
         bad = ~np.isfinite(values)
@@ -440,7 +461,8 @@ class CommRegression(BaseEstimator):
             centred[:, 0] = 1.0
             scale = np.abs(centred).max(axis=0)
             scale[scale == 0] = 1.0
-            if np.linalg.matrix_rank(centred / scale, tol=1e-10 * len(x)) == trial.shape[1]:
+            if np.all(np.isfinite(centred)) and \
+                    np.linalg.matrix_rank(centred / scale, tol=1e-10 * len(x)) == trial.shape[1]:
                 columns.append(x)
                 kept.append(term)
             else:
@@ -454,6 +476,8 @@ class CommRegression(BaseEstimator):
             fit = _constant_fit(y, self.robust)
         else:
             fit = robust_fit(X, y, loss=self.robust)
+        if not (np.isfinite(fit.intercept) and np.all(np.isfinite(fit.coef))):
+            return None, f"the fit of {list(kept)} has no finite coefficients (times or terms out of range)"
         return _AreaModel(tuple(kept), fit, source, int(len(y)), tuple(dropped)), ""
 
     def _coef_frame(self) -> pd.DataFrame:

@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
 from workbench.io.catalogue import fetch_seed_table
-from workbench.validation import as_vector, require_columns
+from workbench.validation import as_vector, numeric_columns
 
 __all__ = [
     "BASE_SIZE_BYTES",
@@ -89,9 +89,30 @@ def _ratio_table(ratios: pd.DataFrame) -> pd.DataFrame:
     """A ratio table with ``message_size_bytes`` (Table 6.2 gives ``message_size_kib``)."""
     if isinstance(ratios, pd.DataFrame) and "message_size_bytes" not in ratios.columns \
             and "message_size_kib" in ratios.columns:
-        ratios = ratios.assign(message_size_bytes=ratios["message_size_kib"] * 1024)
-    require_columns(ratios, _RATIO_COLUMNS, "communication-ratio table")
-    return ratios
+        kib = numeric_columns(ratios, ["message_size_kib"], "communication-ratio table")["message_size_kib"]
+        ratios = ratios.assign(message_size_bytes=kib * 1024)
+    return _positive_columns(ratios, _RATIO_COLUMNS, "communication-ratio table")
+
+
+def _broadcast_floats(ppn, size_bytes, where: str) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        return np.broadcast_arrays(np.asarray(ppn, dtype=float), np.asarray(size_bytes, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: ppn and size_bytes must be numbers or arrays that broadcast together "
+                              f"({exc})") from None
+
+
+def _positive_columns(frame, columns, where: str) -> pd.DataFrame:
+    """``frame`` with ``columns`` as finite floats > 0 (a copy), or a ValidationError naming the
+    column and the first bad row."""
+    out = numeric_columns(frame, columns, where)
+    for c in columns:
+        bad = ~(out[c].to_numpy() > 0) | (out[c].to_numpy() > 1e300)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"{where}: column {c!r} must be > 0 (and at most 1e300), got {out[c].iloc[i]!r} "
+                                  f"in row {i}")
+    return out
 
 
 def implied_base_us(exchange: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
@@ -102,7 +123,7 @@ def implied_base_us(exchange: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFram
     Returns ``message_size_bytes, processes_per_node, avg_comm_time_us,
     communication_ratio, implied_base_us``; for Tables 6.1 and 6.2 ten rows, all 6.10 µs.
     """
-    require_columns(exchange, _EXCHANGE_COLUMNS, "Exchange table")
+    exchange = _positive_columns(exchange, _EXCHANGE_COLUMNS, "Exchange table")
     ratios = _ratio_table(ratios)
     keys = ["message_size_bytes", "processes_per_node"]
     both = exchange[_EXCHANGE_COLUMNS].merge(ratios[_RATIO_COLUMNS], on=keys)
@@ -163,11 +184,11 @@ class ExchangeModel(BaseEstimator):
             return self
         if frame is None:
             raise ValidationError(f"ExchangeModel: base_us={self.base_us!r} needs Exchange measurements to fit on")
-        require_columns(frame, _EXCHANGE_COLUMNS, "ExchangeModel.fit")
+        frame = _positive_columns(frame, _EXCHANGE_COLUMNS, "ExchangeModel.fit")
         at_base = frame[(frame["processes_per_node"] == 1) & (frame["message_size_bytes"] == self.base_size_bytes)]
         if self.base_us in ("measured", "auto") and not at_base.empty:
             self.base_us_, self.base_source_ = float(at_base["avg_comm_time_us"].mean()), "measured"
-            return self
+            return self._checked_base()
         if self.base_us == "measured" or ratios is None:
             sizes = sorted(frame.loc[frame["processes_per_node"] == 1, "message_size_bytes"].unique().tolist())
             raise ValidationError(
@@ -177,6 +198,12 @@ class ExchangeModel(BaseEstimator):
         implied = implied_base_us(frame, ratios)
         self.base_us_ = float(implied["implied_base_us"].median())
         self.base_source_ = f"ratios ({len(implied)} rows)"
+        return self._checked_base()
+
+    def _checked_base(self) -> ExchangeModel:
+        if not (np.isfinite(self.base_us_) and self.base_us_ > 0):
+            raise ValidationError(f"ExchangeModel.fit: the base time from {self.base_source_} is {self.base_us_!r}, "
+                                  "not a positive finite number: the times and ratios are out of any usable range")
         return self
 
     def predict(self, ppn, size_bytes) -> np.ndarray:
@@ -184,7 +211,7 @@ class ExchangeModel(BaseEstimator):
         ``size_bytes``, broadcast against each other."""
         if not hasattr(self, "base_us_"):
             raise ValidationError("ExchangeModel: call fit() before predict()")
-        ppn, size = np.broadcast_arrays(np.asarray(ppn, dtype=float), np.asarray(size_bytes, dtype=float))
+        ppn, size = _broadcast_floats(ppn, size_bytes, "ExchangeModel.predict")
         if np.any(~np.isfinite(ppn) | (ppn <= 0)) or np.any(~np.isfinite(size) | (size <= 0)):
             raise ValidationError("ExchangeModel.predict: ppn and size_bytes must be finite and > 0")
         return ppn * self.size_factor * (size / self.base_size_bytes) * self.base_us_
@@ -196,7 +223,7 @@ class PpnFactorModel(BaseEstimator):
     indexed by message size in bytes)."""
 
     def fit(self, frame: pd.DataFrame) -> PpnFactorModel:
-        require_columns(frame, _EXCHANGE_COLUMNS, "PpnFactorModel.fit")
+        frame = _positive_columns(frame, _EXCHANGE_COLUMNS, "PpnFactorModel.fit")
         ones = frame[frame["processes_per_node"] == 1]
         if ones.empty:
             raise ValidationError("PpnFactorModel.fit: no measurement at 1 PpN, the base case of every size")
@@ -207,7 +234,7 @@ class PpnFactorModel(BaseEstimator):
         """Predicted time (µs); every size must have been measured at 1 PpN."""
         if not hasattr(self, "base_by_size_"):
             raise ValidationError("PpnFactorModel: call fit() before predict()")
-        ppn, size = np.broadcast_arrays(np.asarray(ppn, dtype=float), np.asarray(size_bytes, dtype=float))
+        ppn, size = _broadcast_floats(ppn, size_bytes, "PpnFactorModel.predict")
         known = np.isin(size, self.base_by_size_.index.to_numpy(dtype=float))
         if not known.all():
             raise ValidationError(f"PpnFactorModel.predict: no 1 PpN base case for size {size[~known].flat[0]:g} B; "

@@ -61,7 +61,7 @@ from workbench.models.fim.markov import (
     effective_utilization,
     hardware_valid,
 )
-from workbench.validation import require_columns
+from workbench.validation import numeric_columns
 
 __all__ = [
     "HARDWARE_COLUMNS",
@@ -114,7 +114,7 @@ class HardwareRegression(BaseEstimator):
         features = list(self.features)
         if not features:
             raise ValidationError(f"{where}: needs at least one feature")
-        require_columns(frame, feature_columns(features) + list(HARDWARE_COLUMNS), where)
+        frame = numeric_columns(frame, feature_columns(features) + list(HARDWARE_COLUMNS), where)
         x = feature_matrix(frame, features)
         if len(frame) < x.shape[1]:
             raise ValidationError(
@@ -142,9 +142,13 @@ class HardwareRegression(BaseEstimator):
         """Predicted TC, SC, U (columns ``cycles``, ``stall_cycles``, ``utilization``)."""
         if not hasattr(self, "coef_"):
             raise ValidationError("HardwareRegression.predict: call fit first")
-        require_columns(frame, feature_columns(self.features), "HardwareRegression.predict")
+        frame = numeric_columns(frame, feature_columns(self.features), "HardwareRegression.predict")
         values = alpha * feature_matrix(frame, self.features) @ self.coef_.to_numpy().T
         return pd.DataFrame(values, columns=list(HARDWARE_COLUMNS), index=frame.index)
+
+
+#: rows per barrier_stage_time call in markov_times
+_BARRIER_BLOCK = 256
 
 
 def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str = "paper") -> np.ndarray:
@@ -165,7 +169,12 @@ def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str 
     out = np.full(tc.shape, np.nan)
     if ok.any():
         if model == "barrier":
-            out[ok] = barrier_stage_time(t[ok], tc[ok], sc[ok], u[ok], freq_hz[ok], stages[ok])
+            # in blocks: a barrier evaluation holds ~6000 values per row (more rows than a block
+            # are split, which moves the head/tail split of the sum within its 1e-7 accuracy)
+            args = [v[ok] for v in (t, tc, sc, u, freq_hz, stages)]
+            block = _BARRIER_BLOCK if args[0].size > _BARRIER_BLOCK else args[0].size
+            out[ok] = np.concatenate([barrier_stage_time(*(v[i:i + block] for v in args))
+                                      for i in range(0, args[0].size, block)])
         else:
             out[ok] = calculation_time(t[ok], tc[ok], freq_hz[ok], stages[ok])
     return out
@@ -216,6 +225,65 @@ def _past_u_ceiling(alpha: float, direction: int, hardware: np.ndarray, scale_ut
     return bool(scale_utilization and direction == 1 and alpha > 0 and np.all(alpha * u > 1 + U_TOLERANCE))
 
 
+#: Most (run, alpha) evaluations one Algorithm 1 walk makes (~3 s of CPU for either model):
+#: a walk over more runs takes fewer steps (``max_iter`` is lowered to ``limit // runs``,
+#: which the not-converged warning then names).  The paper model's default max_iter of
+#: 200,000 steps is unaffected up to 250 runs.
+WALK_EVALUATIONS = {"paper": 50_000_000, "barrier": 50_000}
+#: Most training runs of the barrier extension (each costs ~300 kB per evaluated alpha).
+MAX_BARRIER_ROWS = 2_000
+#: values per vectorised chunk of (alphas x runs)
+_CHUNK_VALUES = {"paper": 4_000_000, "barrier": 2_000}
+
+
+def _number(value, name: str, where: str) -> float:
+    if isinstance(value, bool):
+        raise ValidationError(f"{where}: {name} must be a number, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: {name} must be a number, got {value!r}") from None
+
+
+def _walk_inputs(hardware, actual, processes, freq_hz, stages, where):
+    """Algorithm 1's inputs as float arrays of matching shapes, or a ValidationError naming
+    the argument and the first bad position."""
+    try:
+        hardware = np.asarray(hardware, dtype=float)
+        actual = np.asarray(actual, dtype=float).reshape(-1)
+        processes, freq_hz, stages = (np.asarray(v, dtype=float) for v in (processes, freq_hz, stages))
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: hardware, processes, actual, freq_hz and stages must be numeric ({exc})") \
+            from None
+    if hardware.ndim != 2 or hardware.shape[1] != 3:
+        raise ValidationError(f"{where}: hardware must be an array (runs, 3) of TC, SC, U, got shape {hardware.shape}")
+    if actual.size != hardware.shape[0] or actual.size == 0:
+        raise ValidationError(f"{where}: needs one measured time per hardware row (at least one), got {actual.size} "
+                              f"times for {hardware.shape[0]} rows")
+    bad = ~np.isfinite(actual) | (actual <= 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{where}: measured times must be finite and > 0, got actual[{i}] = {actual[i]}")
+    bad = ~np.isfinite(hardware).all(axis=1)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{where}: hardware must be finite, got row {i}: {hardware[i].tolist()}")
+    out = []
+    for name, v, ok in (("processes", processes, lambda x: (x >= 1) & (x == np.round(x))),
+                        ("freq_hz", freq_hz, lambda x: x > 0), ("stages", stages, lambda x: x >= 1)):
+        try:
+            v = np.broadcast_to(v, actual.shape)
+        except ValueError:
+            raise ValidationError(f"{where}: {name} must be a number or one value per run, got shape {v.shape} for "
+                                  f"{actual.size} runs") from None
+        bad = ~np.isfinite(v) | ~ok(v)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"{where}: {name} has an invalid value {v[i]!r} at position {i}")
+        out.append(v)
+    return (hardware, actual, *out)
+
+
 def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
                     epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
                     scale_utilization=True) -> CalibrationResult:
@@ -228,25 +296,37 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     See the module docstring for the decisions.  Vectorised over chunks of alphas.
     """
     where = "calibrate_alpha"
+    epsilon, tau, alpha_init = (_number(v, name, where) for v, name in
+                                ((epsilon, "epsilon"), (tau, "tau"), (alpha_init, "alpha_init")))
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValidationError(f"{where}: epsilon must be > 0, got {epsilon!r}")
     if not (np.isfinite(tau) and tau > 0):
         raise ValidationError(f"{where}: tau must be > 0, got {tau!r}")
     if not np.isfinite(alpha_init):
         raise ValidationError(f"{where}: alpha_init must be finite, got {alpha_init!r}")
-    if int(max_iter) < 1:
-        raise ValidationError(f"{where}: max_iter must be >= 1, got {max_iter!r}")
+    max_iter_f = _number(max_iter, "max_iter", where)
+    if not (np.isfinite(max_iter_f) and max_iter_f >= 1 and max_iter_f == np.round(max_iter_f)):
+        raise ValidationError(f"{where}: max_iter must be >= 1 (an integer), got {max_iter!r}")
+    max_iter = int(max_iter_f)
     if error not in ("relative", "absolute"):
         raise ValidationError(f"{where}: error must be 'relative' or 'absolute', got {error!r}")
     if model not in MODELS:
         raise ValidationError(f"{where}: model must be one of {MODELS}, got {model!r}")
-    hardware = np.asarray(hardware, dtype=float)
-    actual = np.asarray(actual, dtype=float)
-    if np.any(~np.isfinite(actual)) or np.any(actual <= 0):
-        raise ValidationError(f"{where}: measured times must be finite and > 0")
-    max_iter = int(max_iter)
-    # alphas evaluated per vectorised chunk; a barrier evaluation costs ~2000x more memory
+    hardware, actual, processes, freq_hz, stages = _walk_inputs(hardware, actual, processes, freq_hz, stages, where)
+    rows = actual.size
+    if model == "barrier" and rows > MAX_BARRIER_ROWS:
+        raise ValidationError(
+            f"{where}: the barrier extension is calibrated on at most {MAX_BARRIER_ROWS} runs, got {rows} (each "
+            "evaluation integrates every run's straggler time); aggregate repeated runs or use model='paper'")
+    # Work limit: a walk evaluates at most WALK_EVALUATIONS[model] (run, alpha) pairs, so that
+    # a calibration answers within seconds whatever max_iter and the number of runs
+    budget_steps = max(1, WALK_EVALUATIONS[model] // rows)
+    capped = max_iter > budget_steps
+    max_iter = min(int(max_iter), budget_steps)
+    # alphas evaluated per vectorised chunk (a barrier evaluation costs ~2000x more memory),
+    # fewer with many runs so that a chunk's (alphas x runs) arrays stay bounded
     chunk = 2048 if model == "paper" else 8
+    chunk = int(min(chunk, max(1, _CHUNK_VALUES[model] // rows)))
 
     def evaluate(alphas: np.ndarray):
         pred = markov_times(alpha_scaling(alphas, scale_utilization)[:, None, :] * hardware[None],
@@ -302,9 +382,12 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
                 "(U outside [0, 1], SC >= TC or TC <= 1); the regression cannot be calibrated"
             )
         chosen = int(steps[np.nanargmin(rms)])
+        limit = (f"the work limit of {max_iter} steps ({WALK_EVALUATIONS[model]:.0e} evaluations of the "
+                 f"{model} model / {rows} runs)" if capped else f"max_iter = {max_iter} steps")
         warnings.append(
-            f"Algorithm 1 did not reach RMS < tau = {tau:g} within max_iter = {max_iter} steps of "
+            f"Algorithm 1 did not reach RMS < tau = {tau:g} within {limit} of "
             f"epsilon = {epsilon:g}; alpha is the best seen on the walk (RMS {np.nanmin(rms):.4g})"
+            + ("; a larger epsilon covers more alphas in as many steps" if capped else "")
         )
     keep = steps <= last
     steps, rms, n = steps[keep], rms[keep], n[keep]
@@ -380,17 +463,18 @@ class FiMCal(BaseEstimator):
         if training:
             cols += [self.target, *HARDWARE_COLUMNS, "freq_hz"]
             empty = [c for c in (*HARDWARE_COLUMNS, "freq_hz")
-                     if isinstance(frame, pd.DataFrame) and c in frame and len(frame) and frame[c].isna().all()]
+                     if isinstance(frame, pd.DataFrame) and c in frame and len(frame)
+                     and isinstance(frame[c], pd.Series) and frame[c].isna().all()]
             if empty:
                 raise ValidationError(f"{where}: no hardware counters in the runs ({empty} are empty): measure "
                                       "them with perf stat (workbench.measure) to train FiM")
-        require_columns(frame, cols, where)
+        frame = numeric_columns(frame, cols, where)  # a copy, numbers given as text converted
         t = frame["processes"].to_numpy(dtype=float)
-        if np.any(t < 1) or np.any(t != np.round(t)):
-            raise ValidationError(f"{where}: 'processes' must be integers >= 1")
+        if np.any(t < 1) or np.any(t != np.round(t)) or np.any(t > 2**53):
+            i = int(np.flatnonzero((t < 1) | (t != np.round(t)) | (t > 2**53))[0])
+            raise ValidationError(f"{where}: 'processes' must be integers >= 1 (at most 2^53), got {t[i]:g} in row {i}")
         if not training:
             return frame
-        frame = frame.copy()
         checks = [
             (frame[self.target] <= 0, f"{self.target!r} (measured time) must be > 0"),
             (frame["cycles"] <= 1, "'cycles' (TC) must be > 1"),
@@ -451,7 +535,7 @@ class FiMCal(BaseEstimator):
         ``processes``); NaN where the predicted hardware variables are invalid."""
         where = "FiMCal.predict"
         self._check_fitted(where)
-        self._check_frame(frame, where, training=False)
+        frame = self._check_frame(frame, where, training=False)
         hardware = self.predict_hardware(frame, alpha).to_numpy()
         return markov_times(hardware, frame["processes"].to_numpy(dtype=float), self.freq_hz_,
                             self._stages(frame), self.model)

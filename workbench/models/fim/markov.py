@@ -109,7 +109,7 @@ def base_probabilities(tc: float, sc: float, u: float) -> BaseProbabilities:
     """
     values = {"TC": tc, "SC": sc, "U": u}
     for name, v in values.items():
-        if not np.isscalar(v) or not np.isfinite(v):
+        if not _finite_real(v):
             raise ValidationError(f"base_probabilities: {name} must be a finite number, got {v!r}")
     if not 0 <= u <= 1:
         raise ValidationError(f"base_probabilities: U (utilisation per process) must be in [0, 1], got {u}")
@@ -132,14 +132,36 @@ def base_probabilities(tc: float, sc: float, u: float) -> BaseProbabilities:
 
 
 def _check_processes(t, where: str) -> np.ndarray:
-    arr = np.asarray(t)
-    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ValidationError(f"{where}: t (number of processes) must be integers >= 1, got {t!r}")
+    try:
+        arr = np.asarray(t)
+    except (TypeError, ValueError):  # ragged nested sequences
+        arr = np.asarray([None])
+    if arr.dtype.kind not in "iuf" or not np.all(np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)) \
+            or np.any(arr > 2**53):
+        raise ValidationError(f"{where}: t (number of processes) must be integers >= 1 (at most 2^53), got {t!r}")
     return arr.astype(np.int64)
 
 
+def _floats(value, name: str, where: str) -> np.ndarray:
+    """``value`` as a float array, or a ValidationError naming the argument."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: {name} must be numeric, got {value!r} ({exc})") from None
+
+
+#: Largest t of :func:`transition_matrix` (and :func:`transition_matrix_literal`): 134 MB.
+MAX_MATRIX_PROCESSES = 4096
+
+
+def _finite_real(v) -> bool:
+    """Whether ``v`` is one finite real number (not a bool, string, complex or array)."""
+    return (np.isscalar(v) and isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            and bool(np.isfinite(v)))
+
+
 def _check_probability(p, name: str, where: str) -> float:
-    if not np.isscalar(p) or not np.isfinite(p) or not 0 <= p <= 1:
+    if not _finite_real(p) or not 0 <= p <= 1:
         raise ValidationError(f"{where}: {name} must be a probability in [0, 1], got {p!r}")
     return float(p)
 
@@ -159,7 +181,13 @@ def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: 
     ``i`` is the probability that some active process completes the stage.
     """
     where = "transition_matrix"
-    t = int(_check_processes(t, where))
+    t_arr = _check_processes(t, where)
+    if t_arr.ndim != 0 and t_arr.size != 1:
+        raise ValidationError(f"{where}: t (number of processes) must be one integer, got {t!r}")
+    t = int(t_arr.reshape(-1)[0])
+    if t > MAX_MATRIX_PROCESSES:
+        raise ValidationError(f"{where}: t = {t} processes give a {t + 1} x {t + 1} matrix; at most "
+                              f"{MAX_MATRIX_PROCESSES} processes are supported (the matrix takes (t + 1)^2 values)")
     p_act, p_a2p, p_pass, p_p2a = (_check_probability(p, n, where) for p, n in
                                    ((p_act, "p_act"), (p_a2p, "p_a2p"), (p_pass, "p_pass"), (p_p2a, "p_p2a")))
     if p_act + p_a2p > 1 + 1e-12:
@@ -208,7 +236,7 @@ def stage_completion_probability(t, tc) -> np.ndarray | float:
     Broadcasts over ``t`` and ``tc``.
     """
     t = _check_processes(t, "stage_completion_probability")
-    tc = np.asarray(tc, dtype=float)
+    tc = _floats(tc, "TC", "stage_completion_probability")
     if not np.all(np.isfinite(tc)) or np.any(tc <= 1):
         raise ValidationError(f"stage_completion_probability: TC (cycles) must be finite and > 1, got {tc!r}")
     out = -np.expm1(t * np.log1p(-1.0 / tc))
@@ -216,7 +244,7 @@ def stage_completion_probability(t, tc) -> np.ndarray | float:
 
 
 def _check_frequency(f_hz, where: str) -> np.ndarray:
-    f = np.asarray(f_hz, dtype=float)
+    f = _floats(f_hz, "F", where)
     if not np.all(np.isfinite(f)) or np.any(f <= 0):
         raise ValidationError(f"{where}: F (clock rate) must be finite and > 0 Hz, got {f_hz!r}")
     return f
@@ -240,11 +268,11 @@ def calculation_time(t, tc, f_hz, stages=1) -> np.ndarray | float:
     ``stages = 1`` this is Eq. 10; for TC >> stages * t every choice gives TC / (t F).
     Broadcasts over all arguments.
     """
-    n = np.asarray(stages, dtype=float)
+    n = _floats(stages, "stages", "calculation_time")
     if not np.all(np.isfinite(n)) or np.any(n < 1):
         raise ValidationError(f"calculation_time: stages must be >= 1, got {stages!r}")
-    tc = np.asarray(tc, dtype=float)
-    if np.any(tc / n <= 1):
+    tc = _floats(tc, "TC", "calculation_time")
+    if not np.all(tc / n > 1):
         raise ValidationError("calculation_time: each stage needs more than one cycle (TC / stages > 1)")
     out = n * np.asarray(stage_time(t, tc / n, f_hz))
     return float(out) if out.ndim == 0 else out
@@ -291,9 +319,12 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
     where = "barrier_stage_time"
     t = _check_processes(t, where).astype(float)
     f = _check_frequency(f_hz, where)
-    tc, sc, u, n = (np.asarray(v, dtype=float) for v in (tc, sc, u, stages))
-    t, tc, sc, u, f, n = np.broadcast_arrays(t, tc, sc, u, f, n)
-    if np.any(n < 1):
+    tc, sc, u, n = (_floats(v, name, where) for v, name in ((tc, "TC"), (sc, "SC"), (u, "U"), (stages, "stages")))
+    try:
+        t, tc, sc, u, f, n = np.broadcast_arrays(t, tc, sc, u, f, n)
+    except ValueError as exc:
+        raise ValidationError(f"{where}: t, TC, SC, U, F and stages must broadcast together ({exc})") from None
+    if not np.all(n >= 1):
         raise ValidationError(f"{where}: stages must be >= 1")
     w = tc / (n * t)
     if not np.all(hardware_valid(w, sc / tc * w, u)):

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
 from workbench.models.fim.calibration import feature_columns, feature_matrix
-from workbench.validation import require_columns
+from workbench.validation import numeric_columns
 
 __all__ = ["RBASP"]
 
@@ -39,7 +39,7 @@ class RBASP(BaseEstimator):
         self.target = target
 
     def _design(self, frame: pd.DataFrame, where: str) -> np.ndarray:
-        require_columns(frame, feature_columns(self.features) + ["processes"], where)
+        frame = numeric_columns(frame, feature_columns(self.features) + ["processes"], where)
         x = feature_matrix(frame, self.features)
         q = frame["processes"].to_numpy(dtype=float)
         if self.log_features:
@@ -56,7 +56,7 @@ class RBASP(BaseEstimator):
         where = "RBASP.fit"
         if self.g not in ("linear", "quadratic"):
             raise ValidationError(f"{where}: g must be 'linear' or 'quadratic', got {self.g!r}")
-        require_columns(frame, [self.target, "processes"], where)
+        frame = numeric_columns(frame, [self.target, "processes"], where)
         rows = frame[frame["processes"].isin(list(self.train_processes))]
         q_seen = sorted(rows["processes"].unique())
         need_q = 2 if self.g == "linear" else 3
@@ -87,4 +87,11 @@ class RBASP(BaseEstimator):
         """Predicted time per row, in the unit of the training target (seconds)."""
         if not hasattr(self, "coef_"):
             raise ValidationError("RBASP.predict: call fit first")
-        return np.exp2(self._design(frame, "RBASP.predict") @ self.coef_.to_numpy())
+        with np.errstate(over="ignore", invalid="ignore"):
+            pred = np.exp2(self._design(frame, "RBASP.predict") @ self.coef_.to_numpy())
+        bad = ~np.isfinite(pred)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValidationError(f"RBASP.predict: the predicted time of row {i} is beyond the float range (its "
+                                  "features or process count are far outside the training runs)")
+        return pred

@@ -35,6 +35,9 @@ __all__ = ["FAMILIES", "StationFit", "chi_square_test", "fit_station", "rates_fr
 
 #: Families and the number of parameters each fits (the chi-square ddof).
 FAMILIES = {"uniform_rate": 2, "log": 1, "exponential": 1, "shifted_exponential": 2}
+#: Service times a fit accepts: magnitudes up to 1e150 (sums and squares stay finite), and
+#: for ``uniform_rate``, whose rates 1/t are fitted, at least 1e-150.
+SAMPLE_RANGE = (1e-150, 1e150)
 #: Smallest expected count per chi-square bin (the usual rule of thumb).
 MIN_EXPECTED = 5.0
 
@@ -173,9 +176,18 @@ def fit_station(samples, family: str, *, station: str = "", loads=None, bins: in
     if family not in FAMILIES:
         raise ValidationError(f"unknown service-time family {family!r}; choose one of {', '.join(FAMILIES)}")
     where = f"fit_station({station or family})"
+    if bins is not None and (isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins < 1):
+        raise ValidationError(f"{where}: bins must be None or an integer >= 1, got {bins!r}")
     t = _finite(samples, "service times", where)
     if t.size < 2:
         raise ValidationError(f"{where}: a distribution needs at least 2 service times, got {t.size}")
+    low = SAMPLE_RANGE[0] if family == "uniform_rate" else 0.0
+    bad = (np.abs(t) > SAMPLE_RANGE[1]) | ((np.abs(t) < low) & (t != 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{where}: service times must lie within {SAMPLE_RANGE[1]:g} in magnitude"
+                              + (f" and above {SAMPLE_RANGE[0]:g} (their rates are fitted)" if low else "")
+                              + f", got samples[{i}] = {t[i]:g}: give them in another unit")
     warnings: list[str] = []
     order = np.argsort(t)
     t = t[order]

@@ -19,7 +19,15 @@ A *scaling model* is a scikit-learn estimator (parameters only in ``__init__``,
   see (:mod:`workbench.models.scaling.calibration`);
 * ``warnings_``: a list of :class:`ModelWarning` (``.kind``, ``.message``);
 * fitted attributes ending in ``_``; any use before ``fit`` raises
-  :class:`~workbench.errors.NotFittedError`.
+  :class:`~workbench.errors.NotFittedError`;
+* for any input, only :class:`~workbench.errors.WorkbenchError` subclasses are raised, naming
+  the argument and the position of the bad value.  Runtimes may be any positive finite
+  numbers (1e-308 to 1e308; the fits rescale internally) spanning at most 1e100 within one
+  curve; a prediction beyond the float range is a ValidationError.  Resource limits, each
+  refused with a message saying what to do: ADEPT fits at most 32 distinct allocations
+  (``Adept.MAX_ALLOCATIONS``), PMNF's leave-one-out at most 2000
+  (``PMNF.MAX_CV_ALLOCATIONS``); repeated runs at one allocation are pooled and count once.
+  Tests: ``tests/test_fuzz_models.py``.
 
 :data:`MODELS` maps a model's name to its class.
 """
@@ -38,6 +46,7 @@ from workbench.errors import NotFittedError, ValidationError, WorkbenchError, Wo
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _check_n, _observations
 from workbench.models.pmnf import PMNF
+from workbench.validation import require_valid
 
 __all__ = [
     "MODELS",
@@ -77,7 +86,10 @@ def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.nda
     sorted_t = t[order]
     lo = sorted_t[starts + (counts - 1) // 2]
     hi = sorted_t[starts + counts // 2]
-    return alloc, (lo + hi) / 2.0
+    with np.errstate(over="ignore"):
+        mid = (lo + hi) / 2.0
+    # near the largest float the sum overflows; halving first gives the same median there
+    return alloc, np.where(np.isfinite(mid), mid, lo / 2.0 + hi / 2.0)
 
 
 def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
@@ -137,9 +149,16 @@ class ScalingModel(BaseEstimator):
 
     def predict(self, n) -> np.ndarray:
         """Predicted runtimes at ``n`` (unit of the fitted ``t``); NaN where the model
-        refuses (ADEPT past an ambiguous last point)."""
+        refuses (ADEPT past an ambiguous last point).  A prediction beyond the float range
+        (e.g. USL's slowdown at n = 1e300) is a ValidationError naming the target."""
         self._check_fitted()
-        return np.asarray(self._predict(check_targets(n, f"{type(self).__name__}.predict")), float)
+        where = f"{type(self).__name__}.predict"
+        n = check_targets(n, where)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            pred = np.asarray(self._predict(n), float)
+        require_valid(np.isinf(pred) | (pred == 0), n, "n", "an allocation whose predicted runtime is a finite "
+                      "number > 0 (the model's runtime there is beyond the float range)", where)
+        return pred
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
         """What the interval calibration conditions on, per target: ``distance`` (log2 of

@@ -30,9 +30,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy import optimize
+from scipy import optimize, sparse
 
 from workbench.errors import ValidationError
+from workbench.validation import as_vector, require_valid
 
 __all__ = [
     "CALIBRATION_PATH",
@@ -126,21 +127,35 @@ def fit_error_model(errors, features: dict, names: tuple[str, ...] = FEATURES, w
     ``ridge`` is a small L2 penalty on the scale coefficients (but the intercept) that keeps
     them finite when a feature is constant in the data.
     """
-    e = np.asarray(errors, float)
-    w = np.ones_like(e) if weights is None else np.asarray(weights, float)
-    ok = np.isfinite(e)
+    where = "fit_error_model"
+    e = as_vector(errors, "errors", where)
+    w = np.ones_like(e) if weights is None else as_vector(weights, "weights", where)
+    if w.size != e.size:
+        raise ValidationError(f"{where}: weights must have one value per error, got {w.size} and {e.size}")
+    require_valid(~np.isfinite(w) | (w < 0), w, "weights", "finite and >= 0", where)
+    if not isinstance(features, dict) or "distance" not in features or "n_points" not in features:
+        raise ValidationError(f"{where}: features must be a dict with at least 'distance' and 'n_points' arrays")
+    for key, value in features.items():
+        v = as_vector(value, f"features[{key!r}]", where)
+        if v.size != e.size and (key == "distance" or v.size != 1):
+            raise ValidationError(f"{where}: features[{key!r}] must have one value per error, got {v.size} and "
+                                  f"{e.size}")
+    ok = np.isfinite(e) & (np.abs(e) < 1e3)  # |log error| >= 1e3: not a runtime ratio, left out
+    X = design_matrix(features, names)
+    ok &= np.isfinite(X).all(axis=1) & (w > 0)
     if ok.sum() < 20:
         raise ValidationError(f"an error model needs at least 20 held-back predictions, got {int(ok.sum())}")
-    X = design_matrix(features, names)[ok]
+    X = X[ok]
     e, w = e[ok], w[ok] / w[ok].mean()
     # location: weighted least absolute deviations (a linear programme), robust to the tails
     X_loc = X[:, :2]
     k = X_loc.shape[1]
     m = len(e)
-    # min sum w (u + v)  s.t.  X a + u - v = e,  u, v >= 0
+    # min sum w (u + v)  s.t.  X a + u - v = e,  u, v >= 0  (sparse: memory linear in m)
+    eye = sparse.identity(m, format="csc")
     res = optimize.linprog(
         np.concatenate([np.zeros(k), w, w]),
-        A_eq=np.hstack([X_loc, np.eye(m), -np.eye(m)]), b_eq=e,
+        A_eq=sparse.hstack([sparse.csc_matrix(X_loc), eye, -eye], format="csc"), b_eq=e,
         bounds=[(None, None)] * k + [(0, None)] * (2 * m), method="highs")
     a = res.x[:k] if res.success else np.array([np.median(e), 0.0])
     r = np.abs(e - X_loc @ a) + 1e-6
@@ -202,16 +217,18 @@ class Calibration:
             ) from None
 
     def interval(self, model: str, prediction, features: dict, level: float = 0.8):
-        """(lower, upper): the central ``level`` interval around ``prediction``."""
+        """(lower, upper): the central ``level`` interval around ``prediction`` (an upper bound
+        beyond the float range, for predictions near 1e308, is capped at the largest float)."""
         level = check_level(level)
         em = self.error_model(model)
         p = np.asarray(prediction, float)
-        lo = p * np.exp(em.error_quantile(features, (1 - level) / 2))
-        hi = p * np.exp(em.error_quantile(features, (1 + level) / 2))
+        with np.errstate(over="ignore"):
+            lo = p * np.exp(em.error_quantile(features, (1 - level) / 2))
+            hi = p * np.exp(em.error_quantile(features, (1 + level) / 2))
         # the location corrects a model's typical bias, which can move a narrow interval past
         # the model's own prediction; a reader expects the point inside its interval, and
         # widening to it only adds coverage
-        return np.fmin(lo, p), np.fmax(hi, p)
+        return np.fmin(lo, p), np.fmin(np.fmax(hi, p), np.finfo(float).max)
 
     # ---------------------------------------------------------------- storage
     def to_json(self, path: str | Path) -> None:

@@ -148,6 +148,14 @@ def is_warned(kinds: tuple[str, ...]) -> bool:
     return "high-risk" in kinds or "no-model-fits" in kinds
 
 
+def _member_prediction(model, n: np.ndarray) -> np.ndarray:
+    """``model.predict(n)``, with NaN (no prediction: it drops out of the combination) where
+    the runtime is beyond the float range instead of the member's ValidationError."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        pred = np.asarray(model._predict(n), float)
+    return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
+
+
 class ScalingPredictor(BaseEstimator):
     """Predict runtimes at new allocations from a strong-scaling curve, with calibrated
     intervals and measured warnings (module docstring).
@@ -248,10 +256,11 @@ class ScalingPredictor(BaseEstimator):
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
-        """Every fitted model's prediction at ``n``: rows = models, columns = targets."""
+        """Every fitted model's prediction at ``n``: rows = models, columns = targets (NaN
+        where a model refuses, or where its runtime is beyond the float range)."""
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.member_predictions")
-        data = {name: model.predict(n) for name, model in self.members_.items()}
+        data = {name: _member_prediction(model, n) for name, model in self.members_.items()}
         return pd.DataFrame(data, index=n).T
 
     def _combine(self, n):

@@ -1,0 +1,395 @@
+"""The server of the dashboards (workbench.ui.serve + voila.json): one command for ``make
+dashboards`` and the tests, a token required beyond loopback, Host/Origin checks (DNS
+rebinding), the tab-close kernel shutdown and the culling of closed pages' kernels.
+
+The last tests start real Voila servers over a one-cell notebook (a few seconds each, with
+culling shortened through the command line); everything stays under ~60 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.cookiejar
+import json
+import re
+import shutil
+import signal
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from workbench.ui import serve
+from workbench.ui.serve import (
+    ROOT,
+    TOKEN_ENV,
+    UPLOAD_LIMIT_BYTES,
+    WEBSOCKET_MAX_MESSAGE_BYTES,
+    ServeError,
+    ServeOptions,
+    build_app,
+    is_loopback,
+    parse_args,
+    serve_command,
+    voila_server,
+)
+
+TOKEN = "test-token-0123456789abcdef"
+
+
+# --------------------------------------------------------------------------- command and config
+
+
+@pytest.mark.parametrize(
+    "host, loopback",
+    [("127.0.0.1", True), ("127.0.1.1", True), ("localhost", True), ("::1", True), ("[::1]", True),
+     ("0.0.0.0", False), ("::", False), ("192.168.1.20", False), ("myhost.example", False), ("", False)],
+)
+def test_is_loopback(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+def test_token_or_password_required_beyond_loopback():
+    options, _ = parse_args(["--host", "0.0.0.0"], environ={})
+    with pytest.raises(ServeError, match="without a token or a password") as exc:
+        options.check()
+    assert TOKEN_ENV in str(exc.value) and "--generate-token" in str(exc.value)
+    parse_args(["--host", "127.0.0.1"], environ={})[0].check()  # loopback: allowed without
+    parse_args(["--host", "0.0.0.0"], environ={TOKEN_ENV: TOKEN})[0].check()
+    generated, _ = parse_args(["--host", "0.0.0.0", "--generate-token"], environ={})
+    generated.check()
+    assert generated.token_generated and len(generated.token) >= serve.MIN_TOKEN_LENGTH
+    with pytest.raises(ServeError, match="too short"):
+        parse_args(["--host", "0.0.0.0"], environ={TOKEN_ENV: "abc"})[0].check()
+
+
+def test_password_hash_file_counts_as_auth(tmp_path):
+    from jupyter_server.auth import passwd
+
+    hashed = tmp_path / "hash"
+    hashed.write_text(passwd("correct horse battery staple") + "\n")
+    options, _ = parse_args(["--host", "0.0.0.0", "--password-hash-file", str(hashed)], environ={})
+    options.check()
+    assert options.hashed_password.startswith("argon2:")
+
+
+def test_cli_refuses_beyond_loopback_without_token(monkeypatch, capsys):
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    assert serve.main(["--host", "0.0.0.0", "--no-browser", "--print-config"]) == 2
+    assert "refusing to serve on '0.0.0.0'" in capsys.readouterr().err
+
+
+def test_serve_command_holds_no_secret_and_passes_voila_options():
+    options = ServeOptions(host="0.0.0.0", port=9999, open_browser=False, token=TOKEN,
+                           pools={"02_adept_prediction.ipynb": 3}, extra=["--VoilaConfiguration.show_tracebacks=True"])
+    cmd = serve_command(options)
+    assert cmd[1:3] == ["-m", "workbench.ui.serve"]
+    assert TOKEN not in " ".join(cmd)
+    assert "--pool=02_adept_prediction.ipynb=3" in cmd and cmd[-1] == "--VoilaConfiguration.show_tracebacks=True"
+    parsed, _ = parse_args(cmd[3:], environ={})
+    assert (parsed.host, parsed.port, parsed.open_browser, parsed.pools, parsed.extra) == (
+        "0.0.0.0", 9999, False, {"02_adept_prediction.ipynb": 3}, ["--VoilaConfiguration.show_tracebacks=True"])
+    with pytest.raises(SystemExit):
+        parse_args(["--bogus"], environ={})
+
+
+def test_make_dashboards_runs_the_command_of_the_tests():
+    """``make dashboards`` and :func:`voila_server` (browser tests, tools) both run
+    ``python -m workbench.ui.serve``, which reads voila.json: same configuration."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    dry = subprocess.run(["make", "-n", "dashboards", "PORT=12345"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    line = [ln for ln in dry.stdout.splitlines() if "workbench.ui.serve" in ln]
+    assert line, f"make dashboards does not run python -m workbench.ui.serve:\n{dry.stdout}{dry.stderr}"
+    words = line[-1].split()
+    assert words[0].endswith(".venv/bin/python") and words[1:3] == ["-m", "workbench.ui.serve"]
+    assert words[words.index("--host") + 1] == "127.0.0.1" and words[words.index("--port") + 1] == "12345"
+    assert not any(w.startswith(("--Voila", "--preheat", "--MappingKernelManager")) for w in words), words
+    assert "voila " not in dry.stdout.replace("voila.json", "")  # no second definition
+
+    recorded = []
+
+    class NoServer:  # records the command, then "exits" at once
+        pid, returncode = 2**22 + 12345, 1
+
+        def __init__(self, cmd, **kwargs):
+            recorded.append(cmd)
+
+        def poll(self):
+            return 1
+
+        def wait(self, timeout=None):
+            return 1
+
+    original = serve.subprocess.Popen
+    serve.subprocess.Popen = NoServer
+    try:
+        with pytest.raises(RuntimeError, match="exited"), voila_server(Path("/dev/null")):
+            pass
+    finally:
+        serve.subprocess.Popen = original
+    cmd = recorded[0]
+    assert cmd[1:3] == ["-m", "workbench.ui.serve"]
+    assert cmd[4:6] == ["--host", "127.0.0.1"] and "--no-browser" in cmd
+    assert not any(w.startswith(("--Voila", "--preheat", "--cell-timeout")) for w in cmd), cmd
+
+
+def test_make_lab_adds_allow_root_only_for_root():
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    dry = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    line = [ln for ln in dry.stdout.splitlines() if "jupyter lab" in ln][-1]
+    assert ("--allow-root" in line) == (__import__("os").getuid() == 0), line
+
+
+def test_dashboards_use_the_upload_limit_of_the_server():
+    from workbench.ui import common
+
+    limit = getattr(common, "UPLOAD_LIMIT_BYTES", UPLOAD_LIMIT_BYTES)
+    assert limit == UPLOAD_LIMIT_BYTES < WEBSOCKET_MAX_MESSAGE_BYTES
+
+
+def test_voila_json_is_the_documented_configuration():
+    config = json.loads((ROOT / "voila.json").read_text())
+    tornado = config["Voila"]["tornado_settings"]
+    assert tornado["websocket_max_message_size"] == WEBSOCKET_MAX_MESSAGE_BYTES >= 2 * UPLOAD_LIMIT_BYTES
+    assert tornado["allow_remote_access"] is False and tornado["local_hostnames"] == ["localhost"]
+    assert config["VoilaConfiguration"]["preheat_kernel"] is True
+    cull = config["MappingKernelManager"]
+    assert cull["cull_connected"] is False and cull["cull_busy"] is False
+    # a closed page's kernel goes within 2 minutes: idle timeout + one culler interval
+    assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 110
+    assert config["PasswordIdentityProvider"]["allow_password_change"] is False
+    for dotted in (config["VoilaConfiguration"]["multi_kernel_manager_class"], config["Voila"]["identity_provider_class"]):
+        module, name = dotted.rsplit(".", 1)
+        assert getattr(__import__(module, fromlist=[name]), name)
+
+
+@pytest.fixture()
+def keep_sigterm():
+    handler = signal.getsignal(signal.SIGTERM)  # Voila.initialize installs its own
+    yield
+    signal.signal(signal.SIGTERM, handler)
+
+
+def test_build_app_modes(tmp_path, keep_sigterm):
+    app = build_app(ServeOptions(notebook_dir=tmp_path, open_browser=False))
+    assert app.tornado_settings["allow_remote_access"] is False
+    assert app.tornado_settings["websocket_max_message_size"] == WEBSOCKET_MAX_MESSAGE_BYTES
+    assert app.ip == "127.0.0.1" and app.port_retries == 0 and app.token is None
+    assert app.voila_configuration.preheat_kernel is True
+    assert app.voila_configuration.multi_kernel_manager_class is serve.WorkbenchKernelManager
+    assert app.config.MappingKernelManager.cull_idle_timeout == 60
+
+    app = build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0", open_browser=False, token=TOKEN,
+                                 pools={"a.ipynb": 3}))
+    assert app.tornado_settings["allow_remote_access"] is True and app.token == TOKEN
+    assert app.config.VoilaKernelManager.kernel_pools_config == {"default": {"pool_size": 1}, "a.ipynb": {"pool_size": 3}}
+    with pytest.raises(ServeError):
+        build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0"))
+
+
+def test_cull_grace_rules():
+    """Culler passes every 30 s; grace counted from leaving the pool / the last disconnect."""
+    km = serve.WorkbenchKernelManager(cull_interval=30, cull_idle_timeout=60, never_connected_timeout=300)
+    assert km.cull_grace_left("k", now=1000.0) == 300  # first pass seeing it: just left the pool, no page yet
+    assert km.cull_grace_left("k", now=1030.0) == 270
+    km.notify_connect("k")
+    assert km.cull_grace_left("k", now=1060.0) == 0  # connected once: the stock idle rules apply
+    km._disconnected_at["k"] = 1070.0  # its page closed: grace from then
+    assert km.cull_grace_left("k", now=1090.0) == 40
+    assert km.cull_grace_left("k", now=1120.0) == 10
+    assert km.cull_grace_left("k", now=1150.0) == 0
+    # a kernel seen while starting, then pooled (no passes) for an hour, then taken by a page
+    assert km.cull_grace_left("p", now=1000.0) == 300
+    assert km.cull_grace_left("p", now=4600.0) == 300  # the clock restarts when it leaves the pool
+
+
+# --------------------------------------------------------------------------- real servers
+
+
+def _tiny_notebooks(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("import ipywidgets as w\nw.IntSlider(value=1)")]
+    nbformat.write(nb, folder / "tiny.ipynb")
+    return folder
+
+
+class Client:
+    """A browser stand-in: cookies kept, ``Host``/``Origin`` settable."""
+
+    def __init__(self, server):
+        self.server = server
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar),
+                                                  _NoRedirect())
+
+    def request(self, path, *, method="GET", headers=None, data=None):
+        req = urllib.request.Request(self.server.url + path.lstrip("/"), method=method, headers=headers or {}, data=data)
+        try:
+            with self.opener.open(req, timeout=60) as response:
+                return response.status, response.read().decode(errors="replace"), response.headers
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode(errors="replace"), exc.headers
+
+    def open_page(self, notebook="tiny.ipynb", query=""):
+        status, html, _ = self.request(f"voila/render/{notebook}{query}")
+        assert status == 200, html[-2000:]
+        return re.search(r'"kernelId":\s*"([0-9a-f-]{36})"', html).group(1)
+
+    def cookie(self, name):
+        return next((c.value for c in self.jar if c.name == name), None)
+
+    def kernel_alive(self, kernel_id) -> bool:
+        return self.request(f"api/kernels/{kernel_id}")[0] == 200
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+async def _ws_status(server, kernel_id, headers=None, query="", keep=False):
+    """HTTP status of a kernel websocket handshake (101 = connected), and the socket if
+    ``keep`` (else it is closed)."""
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    url = server.url.replace("http", "ws", 1) + f"api/kernels/{kernel_id}/channels?session_id={uuid.uuid4()}{query}"
+    try:
+        ws = await websocket_connect(HTTPRequest(url, headers=headers or {}, request_timeout=30))
+    except HTTPClientError as exc:
+        return exc.code, None
+    if not keep:
+        ws.close()
+        await asyncio.sleep(0.1)
+    return 101, ws
+
+
+def _kernel_pids(server) -> list[int]:
+    return [pid for pid in serve._child_pids(server.pid)
+            if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+
+
+@pytest.fixture(scope="module")
+def loopback_server(tmp_path_factory):
+    """The configuration of ``make dashboards`` on a free port, culling shortened to seconds."""
+    folder = _tiny_notebooks(tmp_path_factory.mktemp("nb"))
+    args = ["--MappingKernelManager.cull_interval=1", "--MappingKernelManager.cull_idle_timeout=2",
+            "--WorkbenchKernelManager.never_connected_timeout=8"]
+    with voila_server(tmp_path_factory.mktemp("log") / "voila.log", folder, serve_args=args) as server:
+        yield server
+
+
+def test_dns_rebinding_refused_on_loopback(loopback_server):
+    client = Client(loopback_server)
+    kernel_id = client.open_page()
+    port = loopback_server.url.rsplit(":", 1)[1].strip("/")
+    evil = {"Host": "evil.example", "Origin": "http://evil.example"}
+    assert client.request("voila/render/tiny.ipynb", headers=evil)[0] == 403
+    assert client.request(f"api/kernels/{kernel_id}", headers=evil)[0] == 403
+    assert client.request("voila/api/contents/", headers=evil)[0] == 403
+    status, ws = asyncio.run(_ws_status(loopback_server, kernel_id, evil))
+    assert status == 403, "a page on evil.example reached the kernel websocket"
+    # the same requests with this machine's names pass
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+        ok = {"Host": host, "Origin": f"http://{host}"}
+        assert client.request(f"api/kernels/{kernel_id}", headers=ok)[0] == 200
+        assert asyncio.run(_ws_status(loopback_server, kernel_id, ok))[0] == 101
+    # a matching Host with a foreign Origin is a cross-site websocket: refused too
+    status, _ = asyncio.run(_ws_status(loopback_server, kernel_id, {"Origin": "http://evil.example"}))
+    assert status == 403
+
+
+def test_tab_close_shutdown_succeeds(loopback_server):
+    """The page's beforeunload beacon (form field _xsrf = the _xsrf cookie) shuts its kernel."""
+    client = Client(loopback_server)
+    kernel_id = client.open_page()
+    xsrf = client.cookie("_xsrf")
+    assert xsrf, "the dashboard page set no _xsrf cookie: the tab-close shutdown would get 403"
+    origin = {"Origin": loopback_server.url.rstrip("/")}
+    # without the token (a cross-site form post) it is refused, and the kernel lives
+    assert client.request(f"voila/api/shutdown/{kernel_id}", method="POST", data=b"", headers=origin)[0] == 403
+    assert client.kernel_alive(kernel_id)
+    body = urllib.parse.urlencode({"_xsrf": xsrf}).encode()
+    status = client.request(f"voila/api/shutdown/{kernel_id}", method="POST", data=body,
+                            headers={**origin, "Content-Type": "application/x-www-form-urlencoded"})[0]
+    assert status == 204
+    assert not client.kernel_alive(kernel_id)
+
+
+def test_closed_pages_are_culled_open_pages_and_pool_kept(loopback_server):
+    client = Client(loopback_server)
+    connected = client.open_page()
+    never_connected = client.open_page()
+
+    async def scenario():
+        status, ws = await _ws_status(loopback_server, connected, keep=True)
+        assert status == 101
+        await asyncio.sleep(5)  # > idle timeout + interval: an open page is not culled
+        assert client.kernel_alive(connected), "the kernel of an open page was culled"
+        assert client.kernel_alive(never_connected), "a page still loading lost its kernel"
+        ws.close()  # the tab closes without the beacon (crash, network loss)
+        closed_at = time.monotonic()
+        while client.kernel_alive(connected) and time.monotonic() - closed_at < 15:
+            await asyncio.sleep(0.5)
+        return time.monotonic() - closed_at
+
+    released_after = asyncio.run(scenario())
+    assert not client.kernel_alive(connected), "a closed page's kernel was not culled"
+    assert 2 <= released_after <= 6, released_after  # idle timeout (2 s) + interval (1 s) + shutdown
+    deadline = time.monotonic() + 15
+    while client.kernel_alive(never_connected) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not client.kernel_alive(never_connected), "a kernel no page connected to is never freed"
+    # every page's kernel is gone (earlier tests' too), the preheated one (pool size 1) stays
+    deadline = time.monotonic() + 10
+    while len(_kernel_pids(loopback_server)) != 1 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert len(_kernel_pids(loopback_server)) == 1, "preheated kernel culled, or page kernels leaked"
+    assert "Using pre-heated kernel" in loopback_server.log_tail(100_000)
+    assert client.open_page()  # and the pool still serves pages
+
+
+def test_class_mode_needs_the_token(tmp_path):
+    """Beyond loopback (0.0.0.0): no Host check (clients use the server's name), the token
+    (or the password) keeps everyone else out of pages, API and websockets."""
+    from jupyter_server.auth import passwd
+
+    folder = _tiny_notebooks(tmp_path / "nb")
+    (tmp_path / "hash").write_text(passwd("class password 42"))
+    with voila_server(tmp_path / "voila.log", folder, host="0.0.0.0", token=TOKEN,
+                      serve_args=["--VoilaConfiguration.default_pool_size=0",
+                                  f"--password-hash-file={tmp_path / 'hash'}"]) as server:
+        anonymous = Client(server)
+        status, _, headers = anonymous.request("voila/render/tiny.ipynb")
+        assert status == 302 and "/login" in headers["Location"]
+        assert anonymous.request("voila/render/tiny.ipynb", headers={"Host": "evil.example"})[0] == 302
+        assert asyncio.run(_ws_status(server, str(uuid.uuid4())))[0] == 403
+        assert anonymous.request(f"voila/render/tiny.ipynb?token={TOKEN[:-1]}")[0] == 302
+
+        student = Client(server)
+        kernel_id = student.open_page(query=f"?token={TOKEN}")
+        assert student.kernel_alive(kernel_id)  # the login cookie now authenticates
+        assert not anonymous.kernel_alive(kernel_id)
+        assert asyncio.run(_ws_status(server, kernel_id, query=f"&token={TOKEN}"))[0] == 101
+        assert TOKEN not in " ".join(Path(f"/proc/{server.pid}/cmdline").read_text().split("\0"))
+        for pid in _kernel_pids(server):  # kernels never see the token variable
+            assert f"{TOKEN_ENV}=".encode() not in Path(f"/proc/{pid}/environ").read_bytes()
+
+        # or the login page with the password (its form carries the _xsrf token)
+        reader = Client(server)
+        status, login, _ = reader.request("login")
+        xsrf = re.search(r'name="_xsrf" value="([^"]+)"', login).group(1)
+        for password, expected in (("wrong", 401), ("class password 42", 302)):
+            body = urllib.parse.urlencode({"_xsrf": xsrf, "password": password}).encode()
+            assert reader.request("login", method="POST", data=body)[0] == expected
+        assert reader.open_page()
