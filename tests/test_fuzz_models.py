@@ -127,7 +127,7 @@ CURVES = {
 def runs(draw, max_points: int = 9):
     """``(n, t)`` runs: mostly curves that pass validation (so the fits themselves are
     exercised) at extreme scales and layouts, sometimes with one bad value, junk or a bad shape."""
-    clean = draw(st.integers(0, 2)) > 0  # two in three pass validation, unless the data themselves are extreme
+    clean = draw(st.sampled_from([True, True, False]))  # most pass validation, unless the data are extreme
     k = draw(st.integers(3 if clean else 0, max(3, max_points)))
     layout = draw(st.sampled_from(["pow2", "pow2", "consecutive", "random", "repeats", "huge-n", "close-n", "one-n"]))
     if layout == "pow2":
@@ -203,19 +203,19 @@ def check_scaling_model(model, n, t):
 
 
 @pytest.mark.parametrize("name", ["amdahl", "usl", "downey-lm", "pmnf"])
-@fuzz(120)
+@fuzz(200)
 @given(data=runs())
 def test_scaling_models(name, data):
     check_scaling_model(MODELS[name](), *data)
 
 
-@fuzz(60)
+@fuzz(200)
 @given(data=runs(max_points=7))
 def test_scaling_adept(data):
     check_scaling_model(MODELS["adept"](), *data)
 
 
-@fuzz(30)
+@fuzz(100)
 @given(data=runs(max_points=6))
 def test_scaling_predictor(data):
     n, t = data
@@ -236,7 +236,7 @@ def test_scaling_predictor(data):
 @pytest.mark.parametrize("make", [AmdahlModel, USLModel, DowneyLM, lambda: DowneyLM(units="paper"),
                                   PMNF, lambda: PMNF(crossvalidation=False, strong_scaling=False)],
                          ids=["amdahl", "usl", "downey-lm", "downey-lm-paper", "pmnf", "pmnf-plain"])
-@fuzz(100)
+@fuzz(150)
 @given(data=runs())
 def test_baseline_estimators(make, data):
     model = make()
@@ -248,7 +248,7 @@ def test_baseline_estimators(make, data):
         assert not np.any(np.isnan(np.asarray(pred, float))), pred
 
 
-@fuzz(40)
+@fuzz(120)
 @given(data=runs(max_points=6), units=st.sampled_from(["fit", "paper"]))
 def test_adept(data, units):
     model = Adept(units=units, pass1_size=400, pass2_size=40)
@@ -257,12 +257,13 @@ def test_adept(data, units):
     pred = attempt(model.predict, targets_for(data[0]))
     if pred is not None:
         # NaN only past an ambiguous (declining) last point, which a warning names
-        ambiguous = any(w.kind == "declining-or-anomalous-last-point" for w in model.warnings_)
+        kinds = attempt(lambda: {w.kind for w in model.warnings_}) or set()
+        ambiguous = "declining-or-anomalous-last-point" in kinds
         finite_positive(pred, allow_nan=ambiguous)
     assert attempt(lambda: model.fits_) is not None
 
 
-@fuzz(25)
+@fuzz(80)
 @given(target=runs(max_points=4), base=runs(max_points=6))
 def test_adept_cross_size(target, base):
     model = Adept(pass1_size=400, pass2_size=40)
@@ -272,7 +273,7 @@ def test_adept_cross_size(target, base):
             finite_positive(pred, allow_nan=True)
 
 
-@fuzz(20)
+@fuzz(30)
 @given(data=runs(max_points=6), starts=st.sampled_from([1, 2, 0, -1, 2.5, "3"]))
 def test_lm_from_random_starts(data, starts):
     frame = attempt(lm_from_random_starts, *data, n_starts=starts, max_nfev=200)
@@ -280,7 +281,7 @@ def test_lm_from_random_starts(data, starts):
         assert np.all(np.isfinite(frame[["A", "sigma", "scale", "cost"]].to_numpy(float)))
 
 
-@fuzz(150)
+@fuzz(300)
 @given(n=st.lists(number, min_size=0, max_size=5), A=number, sigma=number)
 def test_downey_model(n, A, sigma):
     speedup = attempt(downey.speedup, n, A, sigma)
@@ -294,7 +295,7 @@ def test_downey_model(n, A, sigma):
         attempt(fn, A, sigma)
 
 
-@fuzz(40)
+@fuzz(60)
 @given(size=st.integers(0, 60), bad=st.sampled_from([None, "nan", "inf", "huge", "string", "short-features"]))
 def test_fit_error_model(size, bad):
     rng = np.random.default_rng(size)
@@ -368,7 +369,7 @@ def fim_runs() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@fuzz(50)
+@fuzz(60)
 @given(data=st.data(), model=st.sampled_from(["paper", "barrier"]))
 def test_fim_calibration(data, model):
     frame = mutate(data.draw, fim_runs())
@@ -414,11 +415,11 @@ def test_fim_calibrate_alpha(data, model):
 
 
 def maybe(valid):
-    """``valid`` (a strategy) three times in four, otherwise any cell."""
-    return st.one_of(valid, valid, valid, cell)
+    """``valid`` (a strategy) about three times in four, otherwise any cell."""
+    return st.sampled_from([True, True, True, False]).flatmap(lambda ok: valid if ok else cell)
 
 
-@fuzz(120)
+@fuzz(300)
 @given(data=st.data())
 def test_fim_markov(data):
     tc = data.draw(maybe(st.floats(2.0, 1e13)))
@@ -437,7 +438,7 @@ def test_fim_markov(data):
             assert np.all(np.isfinite(out))
 
 
-@fuzz(100)
+@fuzz(200)
 @given(samples=vectors(lambda rng, k: rng.exponential(1.0, k) * 10.0 ** rng.choice([0, -300, 300, -6]), 0, 40),
        family=st.sampled_from(sorted(FAMILIES) + ["nope"]),
        loads=st.one_of(st.none(), vectors(lambda rng, k: rng.integers(1, 9, k).astype(float), 0, 40)),
@@ -466,7 +467,7 @@ def comm_sweep(n: int = 120) -> pd.DataFrame:
     return frame
 
 
-@fuzz(60)
+@fuzz(100)
 @given(data=st.data(), robust=st.sampled_from(["bisquare", "huber", "ols"]))
 def test_comm_regression(data, robust):
     frame = mutate(data.draw, comm_sweep())
@@ -481,15 +482,17 @@ def test_comm_regression(data, robust):
     attempt(CommRegression().fit, frame, values)
 
 
-@fuzz(80)
+@fuzz(150)
 @given(data=st.data(), loss=st.sampled_from(["bisquare", "huber", "ols", "nope"]))
 def test_comm_robust_fit(data, loss):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
-    rows, terms = data.draw(st.integers(0, 30)), data.draw(st.integers(1, 3))
-    X = rng.normal(size=(rows, terms)) * data.draw(st.sampled_from([1.0, 1e-300, 1e300, 1e10]))
-    y = 3.0 + X @ rng.normal(size=terms) + rng.normal(size=rows) * data.draw(st.sampled_from([0.0, 0.1, 1e300]))
+    rows = data.draw(st.sampled_from([True, True, False]).flatmap(
+        lambda enough: st.integers(5, 30) if enough else st.integers(0, 4)))
+    terms = data.draw(st.integers(1, 3))
+    X = rng.normal(size=(rows, terms)) * data.draw(st.sampled_from([1.0, 1.0, 1e-300, 1e300, 1e10]))
+    y = 3.0 + X @ rng.normal(size=terms) + rng.normal(size=rows) * data.draw(st.sampled_from([0.1, 0.0, 0.1, 1e300]))
     X, y = X.tolist(), y.tolist()
-    how = data.draw(st.sampled_from(["none", "none", "X", "y", "ragged", "constant"]))
+    how = data.draw(st.sampled_from(["none", "none", "none", "X", "y", "ragged", "constant"]))
     if how == "X" and rows:
         X[data.draw(st.integers(0, rows - 1))][0] = data.draw(cell)
     elif how == "y" and rows:
@@ -510,7 +513,7 @@ def exchange_frame() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@fuzz(60)
+@fuzz(100)
 @given(data=st.data(), base=st.sampled_from(["auto", "measured", "ratios", 6.1, 0.0, "x"]))
 def test_comm_semi_empirical(data, base):
     frame = mutate(data.draw, exchange_frame())
@@ -534,7 +537,7 @@ def gbm_frame(n_per: int = 4) -> pd.DataFrame:
                          "comm_s": 1e-3 * nodes * rng.uniform(0.9, 1.1, nodes.size)})
 
 
-@fuzz(25)
+@fuzz(30)
 @given(data=st.data())
 def test_comm_gbm(data):
     frame = mutate(data.draw, gbm_frame())
@@ -557,7 +560,7 @@ def profile() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@fuzz(80)
+@fuzz(120)
 @given(data=st.data(), target=cell)
 def test_fractal(data, target):
     frame = mutate(data.draw, profile())
@@ -568,7 +571,7 @@ def test_fractal(data, target):
             assert np.isfinite(pred.total) and pred.total >= 0  # 0: underflow far below the sizes
 
 
-@fuzz(100)
+@fuzz(200)
 @given(sizes=vectors(lambda rng, k: np.cumsum(rng.uniform(1, 100, k)) * 10.0 ** rng.choice([0, -300, 300]), 0, 7),
        values=vectors(lambda rng, k: rng.uniform(0, 1, k) * 10.0 ** rng.choice([0, 0, -300, 300]), 0, 7),
        target=maybe(st.floats(1.0, 1e6)))
@@ -617,12 +620,25 @@ def test_adept_refuses_more_allocations_than_its_limit_at_once():
         model.predict(np.arange(1.0, 502))
 
 
-def test_adept_at_its_limit_fits_in_bounded_time():
+@pytest.mark.parametrize("noise", [0.001, 0.3])
+def test_adept_at_its_limit_fits_in_bounded_time_and_memory(noise):
+    # 32 allocations (the limit), smooth or noisy (the delta search then takes many rounds):
+    # measured ~1-2 s of CPU and a 100-150 MiB tracemalloc peak on a 2-core machine
+    import tracemalloc
+
     n = np.arange(1.0, Adept.MAX_ALLOCATIONS + 1)
-    model, seconds = timed(Adept().fit, n, curve(n))
-    assert model is not None
-    finite_positive(model.predict([2 * n.max()]))
-    assert seconds < 30
+    t = curve(n) * np.exp(noise * np.sin(3.7 * n))
+    tracemalloc.start()
+    try:
+        start = time.process_time()
+        model = Adept().fit(n, t)
+        finite_positive(model.predict(np.r_[n[:-1], 2 * n.max()]), allow_nan=True)
+        assert model.warnings_ is not None
+        seconds = time.process_time() - start
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seconds < 30 and peak < 400 * 2**20, (seconds, peak / 2**20)
 
 
 def test_many_distinct_allocations():

@@ -87,7 +87,7 @@ def speedup(n, A, sigma) -> np.ndarray:
             nn, AA, ss = n[over], A[over], sigma[over]
             safe_low1 = AA / (AA / nn + ss / 2 * (1 - 1 / nn))
             safe_low2 = AA / (ss * (AA - 0.5) / nn + (1 - ss / 2))
-            safe_high1 = AA / (((1 + (AA - 1) / nn) + AA / nn / ss) / (1 + 1 / ss))
+            safe_high1 = (1 + 1 / ss) / (1 / AA + 1 / nn - 1 / nn / AA + 1 / nn / ss)
             safe_low = np.where(nn <= AA, safe_low1, np.where(nn < 2 * AA - 1, safe_low2, AA))
             safe_high = np.where(nn < AA + (AA - 1) * ss, safe_high1, AA)
             s = s.copy()

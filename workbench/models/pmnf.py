@@ -574,8 +574,9 @@ class PMNF(BaseEstimator):
         return self
 
     def _may_clip(self) -> bool:
-        """Whether ``c0 + c1 g(n) <= 0`` for some ``n >= 1`` (``g`` = the chosen term)."""
-        c0, c1 = self.coefficients_
+        """Whether ``c0 + c1 g(n) <= 0`` for some ``n >= 1`` (``g`` = the chosen term); decided
+        on the fit's scale (same signs, and no underflow for runtimes near 1e-308)."""
+        c0, c1 = self.coefficients_ if self.hypothesis_.is_constant else self._scaled[1:]
         h = self.hypothesis_
         if h.is_constant or c1 == 0:
             return c0 <= 0
@@ -640,14 +641,19 @@ class PMNF(BaseEstimator):
         return self._cost(self._check_n(n, where))
 
     def _cost(self, n: np.ndarray) -> np.ndarray:
-        c0, c1 = self.coefficients_
+        scale, inner = self._scaled_cost(n)
+        with np.errstate(over="ignore", under="ignore"):
+            return scale * inner
+
+    def _scaled_cost(self, n: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(scale, inner)`` with the cost ``scale * inner`` (exactly ``c0 + c1 g(n)`` wherever
+        that is a normal float: the scale is a power of two): evaluated on the fit's scale so
+        that large coefficients of opposite sign do not overflow on the way, and so that the
+        sign of a cost that underflows (runtimes near 1e-308) is still known."""
         if self.hypothesis_.is_constant:
-            return np.full(n.shape, c0)
-        # evaluated on the fit's scale (a power of two, so exactly c0 + c1 g(n) wherever that
-        # is finite), so that large coefficients of opposite sign do not overflow on the way
+            return 1.0, np.full(n.shape, self.coefficients_[0])
         scale, s0, s1 = self._scaled
-        with np.errstate(over="ignore"):
-            return scale * (s0 + s1 * self.hypothesis_.evaluate(n))
+        return scale, s0 + s1 * self.hypothesis_.evaluate(n)
 
     def _check_n(self, n, where: str) -> np.ndarray:
         try:

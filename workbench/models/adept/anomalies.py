@@ -50,7 +50,12 @@ def r_metric(n, t) -> np.ndarray:
     """R_i for consecutive observations (thesis 3.9.1); length len(n) - 1."""
     n = np.asarray(n, float)
     t = np.asarray(t, float)
-    return (t[:-1] * n[:-1] / n[1:] / t[1:]) * (1 + (n[1:] - n[:-1]) / n[1:])
+    with np.errstate(over="ignore", invalid="ignore"):
+        R = (t[:-1] * n[:-1] / n[1:] / t[1:]) * (1 + (n[1:] - n[:-1]) / n[1:])
+        bad = ~np.isfinite(R)
+        if bad.any():  # t n beyond the float range (runtimes near 1e308): the ratios first
+            R = np.where(bad, (t[:-1] / t[1:]) * (n[:-1] / n[1:]) * (1 + (n[1:] - n[:-1]) / n[1:]), R)
+    return R
 
 
 def r_at_doubling(n, R) -> np.ndarray:

@@ -885,8 +885,17 @@ class Adept(BaseEstimator):
                 "every target is its own biased fit (~10 ms each at 32 processor counts): split the request")
 
     def predict(self, n_targets) -> np.ndarray:
-        """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point)."""
-        return self._rows(n_targets)["prediction"].to_numpy()
+        """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point).
+        A runtime beyond the float range (overflowing, or underflowing to 0, for runtimes near
+        1e308 or 1e-308) is a ValidationError naming the target; :meth:`explain` still shows it."""
+        pred = self._rows(n_targets)["prediction"].to_numpy()
+        bad = np.isinf(pred.astype(float)) | (pred == 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            target = float(np.asarray(np.atleast_1d(n_targets), float)[i])
+            raise ValidationError(f"the predicted runtime at n_targets[{i}] = {target:g} is beyond the float range "
+                                  f"({pred[i]:g}): give the runtimes in another unit")
+        return pred
 
     def predict_speedup(self, n_targets) -> np.ndarray:
         """Predicted speedup S(n) = T(1)/T(n) of each target's own instance (unit-free)."""

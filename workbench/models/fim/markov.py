@@ -150,6 +150,9 @@ def _floats(value, name: str, where: str) -> np.ndarray:
         raise ValidationError(f"{where}: {name} must be numeric, got {value!r} ({exc})") from None
 
 
+#: Most cycles per process and stage :func:`barrier_stage_time` evaluates: 1e15 (four days of
+#: one core at 3 GHz); beyond ~1e16, 1/W is below the rounding of its eigenvalues.
+MAX_BARRIER_CYCLES = 1e15
 #: Largest t of :func:`transition_matrix` (and :func:`transition_matrix_literal`): 134 MB.
 MAX_MATRIX_PROCESSES = 4096
 
@@ -199,13 +202,21 @@ def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: 
     s = p_act + p_a2p
     # Sub-stochastic binomial: (P_act + P_a2p)^i * Binomial(i, P_act / (P_act + P_a2p)).
     if s > 0:
-        active = stats.binom.pmf(k, i, p_act / s) * np.power(s, i)
+        active = _binom_pmf(k, i, p_act / s) * np.power(s, i)
     else:
         active = (k == 0).astype(float) * (i == 0)
-    passive = stats.binom.pmf(k, t - i, p_p2a)
+    passive = _binom_pmf(k, t - i, p_p2a)
     matrix = signal.fftconvolve(active, passive, axes=1)[:, : t + 1]
     matrix[matrix < 1e-16] = 0.0  # FFT rounding noise, not probability
     return matrix
+
+
+def _binom_pmf(k, n, p):
+    """``stats.binom.pmf``; for p below 1e-300 (where scipy's incomplete beta overflows) the
+    exact limit: every term with k > 0 is far below the 1e-16 the matrix keeps."""
+    if p < 1e-300:
+        return (k == 0) & (n >= 0) * np.ones_like(k, dtype=bool)
+    return stats.binom.pmf(k, n, p)
 
 
 def transition_matrix_literal(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: float) -> np.ndarray:
@@ -327,6 +338,9 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
     if not np.all(n >= 1):
         raise ValidationError(f"{where}: stages must be >= 1")
     w = tc / (n * t)
+    if np.any(w > MAX_BARRIER_CYCLES):
+        raise ValidationError(f"{where}: TC / (stages t) = {np.max(w):g} cycles per process and stage; the straggler "
+                              f"sum is computed up to {MAX_BARRIER_CYCLES:g} (1/W is lost to rounding beyond)")
     if not np.all(hardware_valid(w, sc / tc * w, u)):
         raise ValidationError(
             f"{where}: invalid hardware variables (need 0 <= U <= 1 - 1/W with W = TC/(stages t) "
@@ -341,7 +355,11 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
     mu1 = det / mu2
     lam1, lam2 = 1 - mu1, 1 - mu2
     s1 = a + b                        # S(1) = 1 - 1/W
-    c1 = (s1 - lam2) / (lam1 - lam2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c1 = (s1 - lam2) / (lam1 - lam2)
+    # a double eigenvalue needs b = 0 (U at its ceiling 1 - 1/W: an active process never turns
+    # passive), and then S(k) = a^k = lam1^k exactly
+    c1 = np.where(np.isfinite(c1), c1, 1.0)
     c2 = 1 - c1
     # Head: exact discrete sum while the second eigen-term still matters.
     abs2 = np.clip(np.abs(lam2), 1e-300, 1 - 1e-12)

@@ -255,7 +255,8 @@ class AdeptScaling(ScalingModel):
         self.model_ = Adept(q=self.q, delta=self.delta, saturation=self.saturation, targets=np.unique(n)).fit(n, t)
 
     def _predict(self, n):
-        return np.asarray(self.model_.predict(n), float)
+        # the raw per-target rows: ScalingModel.predict names a runtime beyond the float range
+        return self.model_.explain(n)["prediction"].to_numpy(float) if n.size else np.zeros(0)
 
     def warnings_for(self, n) -> list[ModelWarning]:
         """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole)."""
@@ -285,8 +286,11 @@ class PMNFScaling(ScalingModel):
     def _predict(self, n):
         # where the fitted cost reaches zero (a negative c1) PMNF has no runtime to give:
         # refuse (NaN) instead of PMNF's tiny floor value, which would read as a prediction
-        cost = self.model_.cost(n)
-        return np.where(cost > 0, cost / n, np.nan)
+        # (the sign is read before scaling back: a positive cost that underflows is a runtime
+        # beyond the float range, which predict reports, not a refusal)
+        scale, inner = self.model_._scaled_cost(self.model_._check_n(n, "PMNFScaling.predict"))
+        with np.errstate(over="ignore", under="ignore"):
+            return np.where(inner > 0, scale * inner / n, np.nan)
 
     def _fit_warnings(self):
         if self.model_.may_clip_:
