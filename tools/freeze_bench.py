@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -56,27 +57,18 @@ def busy_cores(n: int):
             p.wait()
 
 
-def run_current(browser, server, notebooks, loads, timeout_s) -> list[dict]:
+def run_loads(browser, notebooks, loads, measure) -> list[dict]:
+    """``loads`` fresh pages per notebook; ``measure(page, notebook, row)`` loads the page and
+    fills ``row`` (``load_s``, ``frozen``, ``redraw_s``); an exception counts as a failed page."""
     rows = []
     for notebook in notebooks:
-        dashboard = DASHBOARDS[notebook]
         for i in range(loads):
             context = browser.new_context(viewport={"width": 1400, "height": 1000})
             page = context.new_page()
             page.add_init_script(INIT_SCRIPT)
-            start = time.perf_counter()
             row = {"notebook": notebook, "load": i, "frozen": [], "redraw_s": []}
             try:
-                open_dashboard(page, server.render_url(notebook), dashboard.load_timeout_s)
-                row["load_s"] = time.perf_counter() - start
-                for move in dashboard.moves:
-                    before = page.evaluate(DRAWN_REVISIONS_JS)
-                    t0 = time.perf_counter()
-                    perform(page, move)
-                    stuck = wait_for_redraw(page, move.figures, before, timeout_s)
-                    row["frozen"] += stuck
-                    if not stuck:
-                        row["redraw_s"].append(time.perf_counter() - t0)
+                measure(page, notebook, row)
             except Exception as exc:  # a page that did not load counts as one failure
                 row["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
             row["rejections"] = sum("Failed to initialize" in r for r in page.evaluate("window.__wbRejections || []"))
@@ -86,45 +78,49 @@ def run_current(browser, server, notebooks, loads, timeout_s) -> list[dict]:
     return rows
 
 
-def run_baseline(browser, url_of, notebooks, loads, timeout_s) -> list[dict]:
-    rows = []
-    for notebook in notebooks:
-        for i in range(loads):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            page = context.new_page()
-            page.add_init_script(INIT_SCRIPT)
-            start = time.perf_counter()
-            row = {"notebook": notebook, "load": i, "frozen": [], "redraw_s": []}
-            try:
-                page.goto(url_of(notebook), wait_until="domcontentloaded", timeout=120_000)
-                page.wait_for_selector(":is(.wb-main-figure.js-plotly-plot, .wb-main-figure .js-plotly-plot) .main-svg",
-                                       state="attached", timeout=120_000)
-                page.locator(".wb-primary-slider .noUi-handle").wait_for(timeout=120_000)
-                time.sleep(2)  # the other figures' first drawing
-                row["load_s"] = time.perf_counter() - start
-                before = page.evaluate(SIGNATURES_JS)
-                handle = page.locator(".wb-primary-slider .noUi-handle")
-                handle.focus()
-                t0 = time.perf_counter()
-                for _ in range(5):
-                    page.keyboard.press("ArrowRight")
-                deadline = t0 + timeout_s
-                while time.perf_counter() < deadline:
-                    now = page.evaluate(SIGNATURES_JS)
-                    if len(now) == len(before) and all(a != b for a, b in zip(now, before)):
-                        break
-                    time.sleep(0.2)
-                now = page.evaluate(SIGNATURES_JS)
-                row["frozen"] = [f"figure {k}" for k, (a, b) in enumerate(zip(now, before)) if a == b]
-                if not row["frozen"]:
-                    row["redraw_s"].append(time.perf_counter() - t0)
-            except Exception as exc:
-                row["error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-            row["rejections"] = sum("Failed to initialize" in r for r in page.evaluate("window.__wbRejections || []"))
-            context.close()
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    return rows
+def measure_current(server, timeout_s):
+    """Every move of the registry; frozen: figures that did not redraw within ``timeout_s``."""
+    def measure(page, notebook, row):
+        dashboard = DASHBOARDS[notebook]
+        start = time.perf_counter()
+        open_dashboard(page, server.render_url(notebook), dashboard.load_timeout_s)
+        row["load_s"] = time.perf_counter() - start
+        for move in dashboard.moves:
+            before = page.evaluate(DRAWN_REVISIONS_JS)
+            t0 = time.perf_counter()
+            perform(page, move)
+            stuck = wait_for_redraw(page, move.figures, before, timeout_s)
+            row["frozen"] += stuck
+            if not stuck:
+                row["redraw_s"].append(time.perf_counter() - t0)
+    return measure
+
+
+def measure_baseline(url_of, timeout_s):
+    """The primary slider only; frozen: FigureWidgets whose traces did not change."""
+    def measure(page, notebook, row):
+        start = time.perf_counter()
+        page.goto(url_of(notebook), wait_until="domcontentloaded", timeout=120_000)
+        page.wait_for_selector(":is(.wb-main-figure.js-plotly-plot, .wb-main-figure .js-plotly-plot) .main-svg",
+                               state="attached", timeout=120_000)
+        page.locator(".wb-primary-slider .noUi-handle").wait_for(timeout=120_000)
+        time.sleep(2)  # the other figures' first drawing
+        row["load_s"] = time.perf_counter() - start
+        before = page.evaluate(SIGNATURES_JS)
+        page.locator(".wb-primary-slider .noUi-handle").focus()
+        t0 = time.perf_counter()
+        for _ in range(5):
+            page.keyboard.press("ArrowRight")
+        while time.perf_counter() < t0 + timeout_s:
+            now = page.evaluate(SIGNATURES_JS)
+            if len(now) == len(before) and all(a != b for a, b in zip(now, before)):
+                break
+            time.sleep(0.2)
+        now = page.evaluate(SIGNATURES_JS)
+        row["frozen"] = [f"figure {k}" for k, (a, b) in enumerate(zip(now, before)) if a == b]
+        if not row["frozen"]:
+            row["redraw_s"].append(time.perf_counter() - t0)
+    return measure
 
 
 @contextlib.contextmanager
@@ -139,7 +135,7 @@ def baseline_server(commit: str, log: Path):
         port = _free_port()
         cmd = [sys.executable, "-m", "voila", "notebooks", "--no-browser", "--Voila.ip=127.0.0.1",
                f"--Voila.port={port}", "--Voila.port_retries=0"]
-        env = {**__import__("os").environ, "PYTHONPATH": str(tree)}
+        env = {**os.environ, "PYTHONPATH": str(tree)}
         with open(log, "wb") as out:
             proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT,
                                     start_new_session=True)
@@ -202,9 +198,9 @@ def main(argv=None) -> int:
         browser = launch_chromium(pw)
         if args.baseline_commit:
             with baseline_server(args.baseline_commit, Path(tmp) / "baseline.log") as url_of, busy_cores(args.busy):
-                results["baseline"] = run_baseline(browser, url_of, notebooks, args.loads, args.timeout)
+                results["baseline"] = run_loads(browser, notebooks, args.loads, measure_baseline(url_of, args.timeout))
         with voila_server(Path(tmp) / "voila.log") as server, busy_cores(args.busy):
-            results["current"] = run_current(browser, server, notebooks, args.loads, args.timeout)
+            results["current"] = run_loads(browser, notebooks, args.loads, measure_current(server, args.timeout))
         browser.close()
     text = [f"# Freeze benchmark\n\n{args.loads} fresh loads per dashboard, {args.busy} CPU-bound processes "
             f"running, a figure is frozen when it does not redraw within {args.timeout:g} s of a move "

@@ -56,8 +56,7 @@ def chromium_browser(chromium_path):
 def browser_page(chromium_browser):
     """A fresh page (own context) recording console errors and uncaught exceptions in
     ``page.errors``, every console message in ``page.console_log``, unhandled promise
-    rejections in ``window.__wbRejections`` (for diagnostics) and the elements of plotly
-    figures that finished their first drawing in ``window.__wbRendered``."""
+    rejections in ``window.__wbRejections`` (for diagnostics)."""
     context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.errors, page.console_log = [], []
@@ -69,12 +68,10 @@ def browser_page(chromium_browser):
 
     page.on("console", on_console)
     page.on("pageerror", lambda exc: page.errors.append(f"uncaught: {exc}"))
-    # Unhandled promise rejections reach neither listener: kept for failure messages.  Plotly's
-    # widget announces each finished first drawing with an event: kept to wait for it.
+    # Unhandled promise rejections reach neither listener: kept for failure messages.
     page.add_init_script(
-        "window.__wbRejections = []; window.__wbRendered = [];"
+        "window.__wbRejections = [];"
         "window.addEventListener('unhandledrejection', e => window.__wbRejections.push(String(e.reason)));"
-        "document.addEventListener('plotlywidget-after-render', e => window.__wbRendered.push(e.detail.element));"
     )
     yield page
     # Close the tab as a person does: Voila's beforeunload handler then asks the server to shut

@@ -375,9 +375,8 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
                                               description="variable", style={**wide, "button_width": "50px"})
         self.axes = widgets.Dropdown(description="over", style=wide, layout=widgets.Layout(width="330px"))
         self.fixed = widgets.Dropdown(description="at", style=wide, layout=widgets.Layout(width="220px"))
-        # 2-D by default: drawing a WebGL scene while the page loads (software GL here) kept
-        # the browser busy past anywidget's 2 s model initialisation, and the live figures
-        # then never updated; the 3-D view (paper Fig. 10) is one click away
+        # 2-D by default: a WebGL scene (software GL here) slows every page load; the 3-D
+        # view (paper Fig. 10) is one click away
         self.surface_view = widgets.ToggleButtons(options=[("2-D slices", "2d"), ("3-D surface", "3d")],
                                                   value="2d", style={"button_width": "100px"})
         self.markov_readout = widgets.HTML()
