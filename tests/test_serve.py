@@ -274,6 +274,15 @@ async def _ws_status(server, kernel_id, headers=None, query="", keep=False):
     return 101, ws
 
 
+def _run(coroutine):
+    """``asyncio.run`` in a thread of its own: in one pytest run with the browser tests,
+    Playwright's sync API keeps an event loop running in the main thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def _kernel_pids(server) -> list[int]:
     return [pid for pid in serve._child_pids(server.pid)
             if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()]
@@ -297,15 +306,15 @@ def test_dns_rebinding_refused_on_loopback(loopback_server):
     assert client.request("voila/render/tiny.ipynb", headers=evil)[0] == 403
     assert client.request(f"api/kernels/{kernel_id}", headers=evil)[0] == 403
     assert client.request("voila/api/contents/", headers=evil)[0] == 403
-    status, ws = asyncio.run(_ws_status(loopback_server, kernel_id, evil))
+    status, ws = _run(_ws_status(loopback_server, kernel_id, evil))
     assert status == 403, "a page on evil.example reached the kernel websocket"
     # the same requests with this machine's names pass
     for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
         ok = {"Host": host, "Origin": f"http://{host}"}
         assert client.request(f"api/kernels/{kernel_id}", headers=ok)[0] == 200
-        assert asyncio.run(_ws_status(loopback_server, kernel_id, ok))[0] == 101
+        assert _run(_ws_status(loopback_server, kernel_id, ok))[0] == 101
     # a matching Host with a foreign Origin is a cross-site websocket: refused too
-    status, _ = asyncio.run(_ws_status(loopback_server, kernel_id, {"Origin": "http://evil.example"}))
+    status, _ = _run(_ws_status(loopback_server, kernel_id, {"Origin": "http://evil.example"}))
     assert status == 403
 
 
@@ -343,7 +352,7 @@ def test_closed_pages_are_culled_open_pages_and_pool_kept(loopback_server):
             await asyncio.sleep(0.5)
         return time.monotonic() - closed_at
 
-    released_after = asyncio.run(scenario())
+    released_after = _run(scenario())
     assert not client.kernel_alive(connected), "a closed page's kernel was not culled"
     assert 2 <= released_after <= 6, released_after  # idle timeout (2 s) + interval (1 s) + shutdown
     deadline = time.monotonic() + 15
@@ -373,14 +382,14 @@ def test_class_mode_needs_the_token(tmp_path):
         status, _, headers = anonymous.request("voila/render/tiny.ipynb")
         assert status == 302 and "/login" in headers["Location"]
         assert anonymous.request("voila/render/tiny.ipynb", headers={"Host": "evil.example"})[0] == 302
-        assert asyncio.run(_ws_status(server, str(uuid.uuid4())))[0] == 403
+        assert _run(_ws_status(server, str(uuid.uuid4())))[0] == 403
         assert anonymous.request(f"voila/render/tiny.ipynb?token={TOKEN[:-1]}")[0] == 302
 
         student = Client(server)
         kernel_id = student.open_page(query=f"?token={TOKEN}")
         assert student.kernel_alive(kernel_id)  # the login cookie now authenticates
         assert not anonymous.kernel_alive(kernel_id)
-        assert asyncio.run(_ws_status(server, kernel_id, query=f"&token={TOKEN}"))[0] == 101
+        assert _run(_ws_status(server, kernel_id, query=f"&token={TOKEN}"))[0] == 101
         assert TOKEN not in " ".join(Path(f"/proc/{server.pid}/cmdline").read_text().split("\0"))
         for pid in _kernel_pids(server):  # kernels never see the token variable
             assert f"{TOKEN_ENV}=".encode() not in Path(f"/proc/{pid}/environ").read_bytes()
