@@ -170,9 +170,14 @@ def test_host_map_gives_switches_and_racks(tmp_path):
     assert allocation_descriptors(hosts, load_host_map(path)) == {"N": 3, "PPN": 2, "SW": 2, "R": 1}
     with pytest.raises(ValidationError, match="no entry for host\\(s\\) \\['n9'\\]"):
         allocation_descriptors(["n9"], load_host_map(path))
-    path.write_text("{not json")
-    with pytest.raises(DataFormatError, match="cannot read the host map"):
+    path.write_text('{"n1": {"switch": "s1",\n "rack": }}')
+    with pytest.raises(DataFormatError, match=r"map.json, line 2, column 10: not valid JSON \(expected a host map"):
         load_host_map(path)
+    path.write_text('[["n1", "s1", "r1"]]')
+    with pytest.raises(DataFormatError, match="expected a host map .* as a JSON object .*, got a JSON array"):
+        load_host_map(path)
+    with pytest.raises(DataFormatError, match="it is a folder, not a regular file"):
+        load_host_map(tmp_path)
     with pytest.raises(ValidationError, match="keys 'switch' and 'rack'"):
         load_host_map({"n1": {"switch": "s1"}})
 

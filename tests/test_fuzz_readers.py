@@ -44,6 +44,8 @@ from workbench.io import (
     read_scaling_csv,
     read_scaling_data,
 )
+from workbench.measure.comm.pingpong import load_host_map
+from workbench.measure.comm.worker import read_grid
 from workbench.workloads.phases_demo import read_fractal_demo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,6 +71,8 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
     "read_profile_csv": ("profile.csv", read_profile_csv),
     "read_pprof": ("profile_64.txt", lambda p: read_pprof(p, size=64)),
     "read_fractal_demo": ("demo.csv", read_fractal_demo),
+    "read_grid": ("grid.json", read_grid),
+    "load_host_map": ("hosts.json", load_host_map),
 }
 
 

@@ -146,7 +146,7 @@ def test_missing_sidecar_is_a_warning_and_a_bad_one_an_error(tmp_path):
     with pytest.warns(Warning, match="no metadata file runs.json"):
         _read(path)
     (tmp_path / "runs.json").write_text("[1, 2]")
-    with pytest.raises(DataFormatError, match="runs.json: the metadata JSON must be an object"):
+    with pytest.raises(DataFormatError, match="runs.json: expected the metadata of a measured table as a JSON object .*, got a JSON array"):
         _read(path)
     with pytest.raises(DataFormatError, match=r"nothing\.csv: file not found"):
         _read(tmp_path / "nothing.csv")

@@ -236,7 +236,7 @@ def test_unfitted():
     "n, t, pattern",
     [
         ([1, 2, 4, 8], [1.0, 2.0, np.nan, 4.0], r"t must be finite and > 0.*, got t\[2\] = nan"),
-        ([1, 2, 4, 8], [1.0, 2.0, 3.0, -1.0], r"t must be finite and > 0 \(a runtime\).*, got t\[3\] = -1.0"),
+        ([1, 2, 4, 8], [1.0, 2.0, 3.0, -1.0], r"t must be finite and > 0 \(runtimes\).*, got t\[3\] = -1.0"),
         ([1, 2, 4, 8], [1.0, 0.0, 3.0, 4.0], r"t must be finite and > 0.*, got t\[1\] = 0.0"),
         ([1, 0.5, 4, 8], [1.0, 2.0, 3.0, 4.0], r"n must be finite and >= 1.*, got n\[1\] = 0.5"),
         ([1, 2, np.inf, 8], [1.0, 2.0, 3.0, 4.0], r"n must be finite.*, got n\[2\] = inf"),

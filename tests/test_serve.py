@@ -211,6 +211,68 @@ def test_cull_grace_rules():
     assert km.cull_grace_left("p", now=4600.0) == 300  # the clock restarts when it leaves the pool
 
 
+class _FakeVoilaPool:
+    """What the class pool relies on in Voila 0.5.13's preheating manager: ``_pools`` of
+    heating tasks, ``fill_if_needed`` creating ``_initialize`` coroutines (delay 0 at start,
+    None for refills) and ``get_rendered_notebook`` awaiting the first task of a pool."""
+
+    def __init__(self, log):
+        self._pools = {}
+        self.log = log
+
+    def fill_if_needed(self, delay=None, notebook_name=None, count=1):
+        loop = asyncio.get_running_loop()
+        for _ in range(count):
+            self._pools.setdefault(notebook_name, []).append(loop.create_task(self._initialize(notebook_name)))
+
+    def _initialize(self, notebook_path, kernel_id=None):
+        async def heat():
+            self.log.append(("start", notebook_path))
+            await asyncio.sleep(0.01)
+
+            async def execute_notebook():
+                await asyncio.sleep(0.05)
+                self.log.append(("executed", notebook_path))
+
+            return {"task": asyncio.create_task(execute_notebook()), "kernel_id": notebook_path}
+        return heat()
+
+    async def get_rendered_notebook(self, notebook_name):
+        return await self._pools[notebook_name].pop(0)
+
+
+def test_class_pool_counts_ready_kernels_and_refills_one_at_a_time():
+    def fake_factory(base_class, preheat_kernel, default_pool_size, **kwargs):
+        return base_class
+
+    manager_class = serve._class_pool_factory(fake_factory)(_FakeVoilaPool, True, 1)
+
+    async def scenario():
+        log = []
+        km = manager_class(log=log)
+        km.fill_if_needed(delay=0, notebook_name="a", count=2)  # start-up: both heat at once
+        await asyncio.sleep(0)
+        assert km.get_pool_size("a") == 0  # still heating: a page starts its own kernel
+        heated = await asyncio.gather(*km._pools["a"])
+        await asyncio.gather(*(content["task"] for content in heated))
+        assert log == [("start", "a"), ("start", "a"), ("executed", "a"), ("executed", "a")]
+        assert km.get_pool_size("a") == 2
+        log.clear()
+        km.fill_if_needed(notebook_name="b", count=3)  # refills: one kernel at a time
+        await asyncio.gather(*km._pools["b"])
+        await asyncio.sleep(0.1)
+        assert log == [("start", "b"), ("executed", "b")] * 3
+        # a page takes a ready kernel, not a refill still waiting in front of it
+        waiting = asyncio.get_running_loop().create_future()
+        km._pools["c"] = [waiting, *km._pools["b"]]
+        assert km.get_pool_size("c") == 3
+        assert (await km.get_rendered_notebook("c"))["kernel_id"] == "b"
+        assert km._pools["c"][0] is waiting
+        waiting.cancel()
+
+    _run(scenario())
+
+
 # --------------------------------------------------------------------------- real servers
 
 
@@ -293,7 +355,8 @@ def loopback_server(tmp_path_factory):
     """The configuration of ``make dashboards`` on a free port, culling shortened to seconds."""
     folder = _tiny_notebooks(tmp_path_factory.mktemp("nb"))
     args = ["--MappingKernelManager.cull_interval=1", "--MappingKernelManager.cull_idle_timeout=2",
-            "--WorkbenchKernelManager.never_connected_timeout=8"]
+            "--WorkbenchKernelManager.never_connected_timeout=8",
+            "--VoilaKernelManager.fill_delay=1"]  # the taken preheated kernel is back within seconds
     with voila_server(tmp_path_factory.mktemp("log") / "voila.log", folder, serve_args=args) as server:
         yield server
 
@@ -366,6 +429,18 @@ def test_closed_pages_are_culled_open_pages_and_pool_kept(loopback_server):
     assert len(_kernel_pids(loopback_server)) == 1, "preheated kernel culled, or page kernels leaked"
     assert "Using pre-heated kernel" in loopback_server.log_tail(100_000)
     assert client.open_page()  # and the pool still serves pages
+
+
+def test_a_page_never_waits_for_a_pool_refill(tmp_path):
+    """Voila's own pool would make the second page wait for the refill (an hour here)."""
+    folder = _tiny_notebooks(tmp_path / "nb")
+    with voila_server(tmp_path / "voila.log", folder,
+                      serve_args=["--VoilaKernelManager.fill_delay=3600"]) as server:
+        client = Client(server)
+        first = client.open_page()
+        second = client.open_page()  # the pool is empty: its own kernel, at once
+        assert first != second and client.kernel_alive(second)
+        assert server.log_tail(100_000).count("Using pre-heated kernel") == 1
 
 
 def test_class_mode_needs_the_token(tmp_path):

@@ -23,9 +23,10 @@ from workbench.ui.fractal_dashboard import SYNTHETIC, FractalDashboard
 from workbench.ui.predict_dashboard import PredictDashboard
 
 EVIL = "<img src=x onerror=alert(1)>"
-#: Texts of Python, pandas and the codecs that must never reach a dashboard's message.
+#: Texts of Python, pandas and the codecs that must never reach a dashboard's message (nor the
+#: internal-error notice: every bad upload must get a message that names its problem).
 FOREIGN = ("codec", "can't decode", "No columns to parse", "Error tokenizing", "C error", "time_column=",
-           "Traceback", "Unexpected error", "ParserError", "UnicodeDecodeError", "EmptyDataError", "np.float64",
+           "Traceback", "Internal error", "ParserError", "UnicodeDecodeError", "EmptyDataError", "np.float64",
            "CommRegression.", "descriptors:", "read_csv")
 
 

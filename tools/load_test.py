@@ -32,8 +32,12 @@ by dropping the connection (``--close disconnect``: culling must free the kernel
 count and total kernel RSS (children of the server process, from /proc via psutil) are
 taken at idle before the round, 5 s after the pages closed and ``--settle`` s later.
 
-Output: a markdown table (stdout, and ``--out X.md``) and the raw records (``--out X.json``).
-Not part of the test suite; see docs/serving.md for the numbers.
+``--pool NOTEBOOK=N`` gives the server started here that many preheated kernels for a notebook
+(as ``make dashboards SERVE_ARGS=--pool ...`` for a class).
+
+Output: a markdown table (stdout, and ``--out X.md``), the raw records (``--out X.json``) and,
+with ``--readme NAME``, the table in README.md between ``<!-- load-test:NAME:begin -->`` and
+``<!-- load-test:NAME:end -->``.  Not part of the test suite; see docs/serving.md.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ from pathlib import Path
 
 import psutil
 
-from workbench.ui.serve import CHROMIUM, CHROMIUM_ARGS, TOKEN_ENV, voila_server
+from workbench.ui.serve import CHROMIUM, CHROMIUM_ARGS, ROOT, TOKEN_ENV, voila_server
 
 PRIMARY_SLIDER_CLASS = "wb-primary-slider"
 MAIN_FIGURE_CLASS = "wb-main-figure"
@@ -636,9 +640,10 @@ def run(args) -> tuple[list[dict], dict]:
             meta["server"] = base_url
         else:
             log = Path(tempfile.mkdtemp(prefix="load_test_")) / "voila.log"
-            server = stack.enter_context(voila_server(log, "notebooks"))
+            pools = [f"--pool={pool}" for pool in args.pool]
+            server = stack.enter_context(voila_server(log, "notebooks", serve_args=pools))
             base_url, server_pid, token = server.url, server.pid, None
-            meta["server"] = f"python -m workbench.ui.serve (voila.json), log {log}"
+            meta["server"] = " ".join(["python -m workbench.ui.serve (voila.json)", *pools])
             print(f"server {base_url} (pid {server_pid}), log {log}; waiting for the preheated kernels", file=sys.stderr)
         query = f"?token={token}" if token else ""
         rows = []
@@ -683,7 +688,10 @@ def main(argv=None) -> int:
     p.add_argument("--settle", type=float, default=120.0, help="s after closing before the second kernel count")
     p.add_argument("--url", help="test this running server instead of starting one (token in $WORKBENCH_TOKEN)")
     p.add_argument("--server-pid", type=int, help="with --url: the server's process (default: found from the port)")
+    p.add_argument("--pool", action="append", default=[], metavar="NOTEBOOK=N",
+                   help="preheated kernels for a notebook on the server started here (python -m workbench.ui.serve --pool)")
     p.add_argument("--out", action="append", default=[], type=Path, help="write X.md (table) or X.json (records)")
+    p.add_argument("--readme", metavar="NAME", help="write the table into README.md's load-test:NAME block")
     args = p.parse_args(argv)
     rows, meta = run(args)
     table = markdown(rows, args, meta)
@@ -697,7 +705,20 @@ def main(argv=None) -> int:
         else:
             out.write_text(table)
         print(f"wrote {out}", file=sys.stderr)
+    if args.readme:
+        write_readme_block(args.readme, table)
     return 0
+
+
+def write_readme_block(name: str, table: str) -> None:
+    readme = ROOT / "README.md"
+    begin, end = f"<!-- load-test:{name}:begin -->", f"<!-- load-test:{name}:end -->"
+    text = readme.read_text()
+    if begin not in text or end not in text:
+        raise SystemExit(f"README.md has no {begin} ... {end} block to write the table into")
+    block = f"{begin}\n{table}{end}"
+    readme.write_text(re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S))
+    print(f"wrote the {name} table into README.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

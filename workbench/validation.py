@@ -1,36 +1,9 @@
 """Input checks shared by the readers, models and metrics (messages name the caller, file or argument)."""
 
-from os import PathLike
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from workbench.errors import DataFormatError, ValidationError
-
-
-def existing_path(path: str | PathLike) -> Path:
-    """``path`` as a :class:`~pathlib.Path` that exists, or a DataFormatError saying why not."""
-    try:
-        path = Path(path)
-    except TypeError:
-        raise DataFormatError(f"expected a path to a file or folder, got {type(path).__name__}") from None
-    if not path.exists():
-        raise DataFormatError(f"{path}: no such file or directory")
-    return path
-
-
-def read_file_bytes(path: Path, max_bytes: int, too_large: str, error: type[DataFormatError] = DataFormatError) -> bytes:
-    """The content of the file ``path``, refusing files over ``max_bytes`` with ``error(too_large)``
-    (formatted with ``path`` and ``size``) -- a reader's guard against being handed, say, a core
-    dump -- and turning an OSError into a DataFormatError that names the file."""
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise error(too_large.format(path=path, size=size))
-        return path.read_bytes()
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+from workbench.errors import ValidationError
 
 
 def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
@@ -51,6 +24,35 @@ def as_vector(x, name: str, where: str) -> np.ndarray:
     if arr.ndim > 1:
         raise ValidationError(f"{where}: {name} must be one-dimensional, got shape {arr.shape}")
     return arr.reshape(-1)
+
+
+def processor_counts(n, where: str) -> np.ndarray:
+    """``n`` (any shape) as a float array of processor counts: numeric, finite and >= 1, else
+    a ValidationError naming the value and its position."""
+    try:
+        arr = np.asarray(n, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
+    flat = arr.reshape(-1)
+    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
+    return arr
+
+
+def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Training runs ``(n, t)`` as float vectors of equal length (a scikit-learn style column
+    ``X`` of shape (k, 1) is accepted for ``n`` and ``t``): processor counts finite and >= 1,
+    runtimes finite and > 0; else a ValidationError naming the value and its position."""
+    n, t = (as_vector(_column(x), name, where) for x, name in ((n, "n"), (t, "t")))
+    if n.size != t.size:
+        raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
+    require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
+    return n, t
+
+
+def _column(x):
+    arr = np.asarray(x, dtype=object)
+    return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else x
 
 
 def require_columns(frame, columns, where: str) -> None:

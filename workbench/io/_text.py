@@ -16,6 +16,7 @@ file"). Every reader therefore goes through these functions:
 * :func:`decode` - bytes (a file's or an upload's) to checked text;
 * :func:`checked_text` - text given directly (a ``str``) checked the same way;
 * :func:`read_buffer` - a file-like object (an upload wrapped in ``io.BytesIO``);
+* :func:`read_json` - a small JSON file (a sweep grid, a host map, a sidecar) to its object;
 * :func:`csv_frame` - CSV text to a frame of strings indexed by line number, after
   :func:`check_csv_shape` has bounded what pandas will be asked to do.
 
@@ -52,6 +53,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import stat
@@ -75,6 +77,7 @@ __all__ = [
     "path_exists",
     "read_file",
     "read_buffer",
+    "read_json",
     "decode",
     "checked_text",
     "check_csv_shape",
@@ -209,6 +212,28 @@ def read_buffer(buffer, name: str, *, what: str, max_bytes: int | None = None, l
     if not isinstance(data, (bytes, bytearray)):
         raise DataFormatError(f"{name}: reading gave {type(data).__name__}, not text or bytes")
     return decode(bytes(data), name, what=what, max_bytes=max_bytes, legacy=legacy, unknown=unknown)
+
+
+def read_json(path, *, what: str, max_bytes: int | None = None, name: str | None = None) -> dict:
+    """The JSON object in the regular file ``path`` (:func:`read_file`'s checks and size
+    cap); a DataFormatError naming the file, and the line and column of invalid
+    JSON, when it holds anything else. ``what`` describes the object ("the sweep grid")."""
+    name = str(path) if name is None else name
+    text = read_file(path, what=what, max_bytes=max_bytes, name=name)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataFormatError(f"{name}, line {exc.lineno}, column {exc.colno}: not valid JSON "
+                              f"(expected {what} as a JSON object)") from None
+    except RecursionError:
+        raise DataFormatError(f"{name}: JSON nested too deeply (expected {what} as a JSON object)") from None
+    if not isinstance(data, dict):
+        raise DataFormatError(f"{name}: expected {what} as a JSON object {{...}}, got a JSON {_json_kind(data)}")
+    return data
+
+
+def _json_kind(value) -> str:
+    return {list: "array", str: "string", bool: "true/false", type(None): "null"}.get(type(value), "number")
 
 
 # ----------------------------------------------------------------------------- text

@@ -47,6 +47,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError
+from workbench.io._text import csv_frame, decode, path_exists, read_json
 
 __all__ = [
     "MEASURE_DIR_ENV",
@@ -275,19 +276,14 @@ def stamp_sidecar(path: str | PathLike) -> Path:
 def _load_sidecar(sidecar: Path, *, strict: bool = True) -> dict | None:
     """The sidecar's JSON object, ``None`` when the file does not exist; unreadable content is
     a DataFormatError (``strict=False``: ``None``)."""
-    try:
-        meta = json.loads(sidecar.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path_exists(sidecar):
         return None
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+    try:
+        return read_json(sidecar, what="the metadata of a measured table")
+    except DataFormatError:
         if not strict:
             return None
-        raise DataFormatError(f"{sidecar}: unreadable metadata JSON: {exc}") from None
-    if not isinstance(meta, dict):
-        if not strict:
-            return None
-        raise DataFormatError(f"{sidecar}: the metadata JSON must be an object, got {type(meta).__name__}")
-    return meta
+        raise
 
 
 def attach_sidecar(frame: pd.DataFrame, path: str | PathLike, unknown: str) -> pd.DataFrame:
@@ -329,8 +325,6 @@ def _read_csv_bytes(path: Path) -> bytes:
 
 def _parse_csv(data: bytes, name: str) -> pd.DataFrame:
     # the shared checks (encoding, shape limits, messages in the project's words), pandas' types
-    from workbench.io._text import csv_frame, decode
-
     text = decode(data, name, what="a measured CSV table")
     return csv_frame(text, name, example="the header the measurement wrote", strings=False, lower=False,
                      sep=",").reset_index(drop=True)

@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ValidationError
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
-from workbench.validation import MAX_RUNTIME_SPAN, as_vector, require_span, require_valid
+from workbench.validation import MAX_RUNTIME_SPAN, as_vector, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
     "MAX_RUNTIME_SPAN",
@@ -77,17 +77,6 @@ class FitResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def _check_n(n, where: str) -> np.ndarray:
-    """Processor counts for prediction: any shape, finite, >= 1."""
-    try:
-        arr = np.asarray(n, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
-    flat = arr.reshape(-1)
-    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
-    return arr
-
-
 def _time_scale(t: np.ndarray, w: np.ndarray, where: str) -> float:
     """A power of two near the median runtime (of the weighted runs), so that ``t / s`` is
     exact and of order 1; a ValidationError when the runtimes span more than
@@ -109,12 +98,7 @@ def _check_t1(t1: float, n: np.ndarray, t: np.ndarray, where: str) -> None:
 
 def _observations(n, t, sample_weight, min_points: int, where: str):
     """Validate training data; return float vectors ``n``, ``t`` and weights ``w``."""
-    n = as_vector(n, "n", where)
-    t = as_vector(t, "t", where)
-    if n.size != t.size:
-        raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
-    require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
-    require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
+    n, t = training_runs(n, t, where)
     if sample_weight is None:
         w = np.ones_like(t)
     else:
@@ -150,7 +134,7 @@ class _Baseline(BaseEstimator):
         ValidationError naming the position."""
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
-        n = _check_n(n, where)
+        n = processor_counts(n, where)
         with np.errstate(over="ignore", invalid="ignore"):
             pred = self._predict(n)
         flat = np.asarray(pred, float).reshape(-1)
@@ -284,7 +268,7 @@ class USLModel(_Baseline):
 
     def predict_speedup(self, n) -> np.ndarray:
         self._check_fitted()
-        return self._speedup(_check_n(n, "USLModel.predict_speedup"))
+        return self._speedup(processor_counts(n, "USLModel.predict_speedup"))
 
 
 _UNITS = ("fit", "paper")
@@ -402,7 +386,7 @@ class DowneyLM(_Baseline):
 
     def predict_speedup(self, n) -> np.ndarray:
         self._check_fitted()
-        return downey.speedup(_check_n(n, "DowneyLM.predict_speedup"), self.A_, self.sigma_)
+        return downey.speedup(processor_counts(n, "DowneyLM.predict_speedup"), self.A_, self.sigma_)
 
 
 def lm_from_random_starts(

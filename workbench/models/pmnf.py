@@ -128,7 +128,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import NotFittedError, ValidationError, WorkbenchWarning
-from workbench.validation import as_vector, require_span, require_valid
+from workbench.validation import as_vector, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
     "PMNF",
@@ -247,14 +247,6 @@ def _loo_index(m: int) -> np.ndarray:
     idx = np.broadcast_to(np.arange(m), (m, m))[~np.eye(m, dtype=bool)].reshape(m, m - 1)
     idx.setflags(write=False)
     return idx
-
-
-def _vector(x, name: str, where: str) -> np.ndarray:
-    """:func:`~workbench.validation.as_vector`, also taking a scikit-learn style column X."""
-    arr = np.asarray(x, dtype=object)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        x = arr[:, 0]
-    return as_vector(x, name, where)
 
 
 def _aggregate(n: np.ndarray, t: np.ndarray, measure: str):
@@ -454,7 +446,7 @@ class PMNF(BaseEstimator):
 
     # -- hypothesis space -----------------------------------------------------------------
     def _exponent_set(self, values, name: str, where: str) -> list[float]:
-        arr = _vector(values, name, where)
+        arr = as_vector(values, name, where)
         require_valid(~np.isfinite(arr), arr, name, "finite", where)
         if not self.allow_negative_exponents:
             require_valid(arr < 0, arr, name, ">= 0 (set allow_negative_exponents=True for negative ones)", where)
@@ -500,12 +492,7 @@ class PMNF(BaseEstimator):
         mtc = float(self.min_term_contribution)
         if not (np.isfinite(mtc) and mtc >= 0):
             raise ValidationError(f"{where}: min_term_contribution must be finite and >= 0, got {mtc!r}")
-        n = _vector(n, "n", where)
-        t = _vector(t, "t", where)
-        if n.size != t.size:
-            raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
-        require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (a processor count)", where)
-        require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (a runtime)", where)
+        n, t = training_runs(n, t, where)
         if t.size:
             require_span(t, where)
         I, J = self._space(where)
@@ -656,12 +643,8 @@ class PMNF(BaseEstimator):
         return scale, s0 + s1 * self.hypothesis_.evaluate(n)
 
     def _check_n(self, n, where: str) -> np.ndarray:
-        try:
-            arr = np.asarray(n, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
+        arr = processor_counts(n, where)
         flat = arr.reshape(-1)
-        require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (a processor count)", where)
         if self.hypothesis_.j < 0:
             require_valid(flat <= 1, flat, "n", "> 1 (the model has a negative power of log2(n))", where)
         return arr

@@ -113,12 +113,17 @@ def show_message(panel: widgets.HTML, text: str | None, kind: str = "error") -> 
     )
 
 
+#: What a dashboard shows when a callback fails with something other than a WorkbenchError.
+INTERNAL_ERROR = ("Internal error: the workbench could not apply the last change (a bug; the details are in the "
+                  "server's log). Try another value, or reload the page to start again.")
+
+
 class show_errors(contextlib.ContextDecorator):
     """Context manager / decorator for widget callbacks: exceptions become a red box.
 
     A :class:`~workbench.errors.WorkbenchError` (bad input, unreadable file, ...) shows its
-    message; any other exception is a bug, shown as ``Unexpected error (TypeName): ...`` and
-    logged with its traceback.  Either way it is suppressed, so a callback never dumps a
+    message; any other exception is a bug: the page says so in the project's words
+    (:data:`INTERNAL_ERROR`, never the library's text) and the server log gets the traceback.  Either way it is suppressed, so a callback never dumps a
     traceback into the page; a block that completes clears the panel.  ``stale``: the
     panels (figures, HTML readouts) that the block was to refresh; after an error they are
     marked out of date (:func:`mark_stale`), so that nothing on screen pretends to show the
@@ -152,7 +157,7 @@ class show_errors(contextlib.ContextDecorator):
             show_message(self.panel, str(exc))
         else:
             log.error("unexpected error in a dashboard callback", exc_info=(exc_type, exc, tb))
-            show_message(self.panel, f"Unexpected error ({exc_type.__name__}): {exc}")
+            show_message(self.panel, INTERNAL_ERROR)
         return True
 
 

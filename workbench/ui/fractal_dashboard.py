@@ -106,10 +106,7 @@ def read_profile_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
         if match is None:
             raise ValidationError(f"{name}: a pprof output must be named profile_<size>[_<run>].txt (pprof does not "
                                   "record the input size), e.g. profile_64.txt; or upload a profile CSV")
-        try:
-            frames.append(read_pprof(bytes(content), size=float(match["size"]), run=int(match["run"] or 0)))
-        except WorkbenchError as exc:
-            raise type(exc)(f"{name}: {exc}") from None
+        frames.append(read_pprof(bytes(content), size=float(match["size"]), run=int(match["run"] or 0), name=name))
     if not frames:
         raise ValidationError("no file uploaded")
     return validate_profile(pd.concat(frames, ignore_index=True), ", ".join(n for n, _ in files))

@@ -277,13 +277,14 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
         with show_errors(self.board_messages):
             try:
                 self.per_curve = pd.read_csv(self.benchmark_csv)
-            except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-                raise DataFormatError(f"{self.benchmark_csv}: not a readable CSV table ({exc})") from None
+            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+                raise DataFormatError(f"{self.benchmark_csv}: not a readable CSV table of benchmark results; "
+                                      f"produce it again with: {HOW_TO_BENCH}") from None
             board_csv = self.benchmark_csv.with_name("scaling_leaderboard.csv")
             try:
                 board = pd.read_csv(board_csv)
-            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-                raise DataFormatError(f"{board_csv}: cannot read the overall leaderboard ({exc}); "
+            except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+                raise DataFormatError(f"{board_csv}: missing or not a readable CSV table of the overall leaderboard; "
                                       f"produce it with: {HOW_TO_BENCH}") from None
             self.board_table.value = frame_html(format_leaderboard(board), (
                 f"Leaderboard: {int(board['predictions'].max())} held-back predictions per model on "

@@ -25,6 +25,7 @@ password; without one the command refuses to start.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import getpass
 import ipaddress
@@ -190,6 +191,80 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
             self._last_pass.pop(kernel_id, None)
             self._disconnected_at.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
+
+
+def _ready(heating: asyncio.Future) -> bool:
+    return heating.done() and not heating.cancelled() and heating.exception() is None
+
+
+def _class_pool_factory(voila_factory):
+    """Wrap ``voila.voila_kernel_manager.voila_kernel_manager_factory`` so that preheated
+    kernels serve a class without slowing it down.
+
+    Voila's pool (0.5.13) counts a refill that has not started yet as a kernel: a page
+    arriving after the pool was used waits for that refill, ``fill_delay`` included, and
+    refills after a burst of pages start all at once, taking both cores while the students
+    move their sliders.  Here
+
+    * only ready kernels count: a page never waits for a refill, it starts its own kernel
+      when none is ready (as without a pool);
+    * refills (after a page took a kernel, ``fill_delay`` later, see voila.json) heat one
+      kernel at a time, its notebook executed to the end before the next starts, so they
+      take at most one core; the first fill at start-up stays parallel.
+    """
+
+    def factory(base_class, preheat_kernel, default_pool_size, **kwargs):
+        manager_class = voila_factory(base_class, preheat_kernel, default_pool_size, **kwargs)
+        if not preheat_kernel:
+            return manager_class
+
+        class ClassPoolKernelManager(manager_class):
+            def __init__(self, **kw):
+                self._heating = asyncio.Lock()
+                self._refilling = False
+                super().__init__(**kw)
+
+            def get_pool_size(self, notebook_name: str) -> int:
+                return sum(map(_ready, self._pools.get(notebook_name, ())))
+
+            async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
+                pool = self._pools.get(notebook_name, [])
+                first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
+                if pool:
+                    pool.insert(0, pool.pop(first_ready))
+                return await super().get_rendered_notebook(notebook_name, *args, **kw)
+
+            def fill_if_needed(self, delay=None, *args, **kw):
+                # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
+                # _initialize is called, not yet awaited, inside this call.
+                self._refilling = delay is None
+                try:
+                    return super().fill_if_needed(delay, *args, **kw)
+                finally:
+                    self._refilling = False
+
+            def _initialize(self, notebook_path, kernel_id=None, **kw):
+                heating = super()._initialize(notebook_path, kernel_id, **kw)
+                return self._one_at_a_time(heating) if self._refilling else heating
+
+            async def _one_at_a_time(self, heating: Awaitable[dict]) -> dict:
+                async with self._heating:
+                    content = await heating
+                    await asyncio.wait([content["task"]])
+                return content
+
+        return ClassPoolKernelManager
+
+    factory.wraps_for_class = True
+    return factory
+
+
+def install_class_pool() -> None:
+    """Make Voila build its kernel manager with :func:`_class_pool_factory` (idempotent)."""
+    import voila.app
+
+    if not getattr(voila.app.voila_kernel_manager_factory, "wraps_for_class", False):
+        voila.app.voila_kernel_manager_factory = _class_pool_factory(voila.app.voila_kernel_manager_factory)
 
 
 class WorkbenchIdentityProvider(PasswordIdentityProvider):
@@ -368,6 +443,7 @@ def build_app(options: ServeOptions):
     options.check()
     if not options.notebook_dir.is_dir():
         raise ServeError(f"{options.notebook_dir} is not a folder")
+    install_class_pool()
     app = Voila(config_file_paths=[str(ROOT), *jupyter_config_path()])
     app.initialize(_voila_argv(options))
     app.tornado_settings = {

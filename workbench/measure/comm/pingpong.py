@@ -42,14 +42,13 @@ Run under MPI (normally through the sweep driver, :mod:`workbench.measure.comm.s
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from workbench.errors import DataFormatError, ValidationError
+from workbench.errors import ValidationError
+from workbench.io._text import read_json
 from workbench.models.comm.patterns import NO_PARTNER, integer_at_least, internode_ratio, nodes_and_ppn, random_partners
 
 __all__ = [
@@ -147,12 +146,7 @@ def load_host_map(source) -> dict[str, dict[str, str]] | None:
         data, name = source, "host map"
     else:
         name = str(source)
-        try:
-            data = json.loads(Path(source).read_text())
-        except FileNotFoundError:
-            raise DataFormatError(f"{name}: host map file not found") from None
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataFormatError(f"{name}: cannot read the host map as JSON: {exc}") from None
+        data = read_json(source, what="a host map {host: {switch, rack}}")
     if not isinstance(data, Mapping) or not data:
         raise ValidationError(f"{name}: the host map must be a non-empty JSON object {{host: {{switch, rack}}}}")
     out = {}

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError
+from workbench.io._text import read_json
 
 #: Prefix of the progress lines rank 0 prints (read by the sweep driver).
 PROGRESS_PREFIX = "#progress"
@@ -26,12 +27,9 @@ PROGRESS_PREFIX = "#progress"
 
 def read_grid(path) -> dict:
     """The grid JSON of a launch (``{"configs": [...], "iterations": ..., ...}``)."""
-    try:
-        spec = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataFormatError(f"{path}: cannot read the sweep grid JSON: {exc}") from None
-    if not isinstance(spec, dict) or not isinstance(spec.get("configs"), list):
-        raise DataFormatError(f"{path}: the grid JSON must be an object with a list 'configs'")
+    spec = read_json(path, what="the sweep grid")
+    if not isinstance(spec.get("configs"), list):
+        raise DataFormatError(f"{path}: the sweep grid JSON must have a list 'configs'")
     return spec
 
 

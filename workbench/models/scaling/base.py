@@ -44,9 +44,9 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import NotFittedError, ValidationError, WorkbenchError, WorkbenchWarning
 from workbench.models.adept import Adept
-from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _check_n, _observations
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
 from workbench.models.pmnf import PMNF
-from workbench.validation import require_valid
+from workbench.validation import processor_counts, require_valid
 
 __all__ = [
     "MODELS",
@@ -108,7 +108,7 @@ def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarra
 def check_targets(n, where: str) -> np.ndarray:
     """Target allocations as a float vector: finite and >= 1, else a ValidationError that
     names the value and its position."""
-    arr = _check_n(n, where)
+    arr = processor_counts(n, where)
     return np.atleast_1d(arr).astype(float).reshape(-1)
 
 
