@@ -15,7 +15,9 @@ except on CI (``CI=true``), where they *fail*: CI must provide the mirror.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,31 @@ def data_mirror() -> Path:
 def npb_fixtures() -> Path:
     """Folder of the synthetic NPB-OMP / NPB-MZ logs (see tests/data/npb/README.md)."""
     return TEST_DATA / "npb"
+
+
+@pytest.fixture
+def measurement_elsewhere():
+    """``with measurement_elsewhere(what, processes=None):`` holds the measurement lock
+    (:func:`workbench.measure.exclusive_measurement`) from another thread for the block, as
+    another visitor's measurement would."""
+    from workbench.measure import exclusive_measurement
+
+    @contextlib.contextmanager
+    def hold(what: str, processes: int | None = None):
+        holding, release = threading.Event(), threading.Event()
+
+        def other():
+            with exclusive_measurement(what, processes=processes):
+                holding.set()
+                release.wait(30)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        try:
+            assert holding.wait(30), "the other thread did not get the measurement lock"
+            yield
+        finally:
+            release.set()
+            thread.join(30)
+
+    return hold

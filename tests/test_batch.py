@@ -71,6 +71,8 @@ def test_csv_and_parquet_archives_read_in_batches(tmp_path, monkeypatch):
     runs.to_csv(tmp_path / "runs.csv", index=False)
     runs.to_parquet(tmp_path / "runs.parquet", index=False)
     for name in ("runs.csv", "runs.parquet"):
+        source = archive.ArchiveSource(tmp_path / name, ["app", "machine"], "processes", "time_s")
+        assert len(list(source.batches())) == -(-len(runs) // 7)  # really read 7 rows at a time
         got = predict_many(tmp_path / name, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, chunk_curves=2,
                            progress=False)
         pd.testing.assert_frame_equal(got, expected, check_dtype=False)
@@ -206,3 +208,28 @@ def test_dask_local_cluster_gives_joblibs_rows(tmp_path):
         got = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, engine="dask",
                            scheduler=cluster.scheduler_address, chunk_curves=3, progress=False, efficiency=0.5)
         pd.testing.assert_frame_equal(got, expected)
+
+
+def test_resume_keeps_the_earlier_chunks_with_other_workers(tmp_path, monkeypatch):
+    import workbench.batch.run as run
+
+    runs = _archive(8)
+    expected = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
+    out = tmp_path / "preds.parquet"
+    real, calls = run._predict_chunk, []
+
+    def interrupted(chunk_id, part, settings):
+        calls.append(chunk_id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(chunk_id, part, settings)
+
+    monkeypatch.setattr(run, "_predict_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # default chunking for 1 worker: 4 chunks
+        predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out, progress=False)
+    monkeypatch.undo()
+    assert len(list((tmp_path / "preds.parquet.parts").glob("chunk-*.pkl"))) == 1
+    got = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=2, out=out, resume=True,
+                       progress=False)  # 2 workers would chunk differently: the earlier chunks are kept
+    pd.testing.assert_frame_equal(got, expected)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), expected)

@@ -8,7 +8,6 @@ import importlib.util
 import json
 import math
 import os
-import threading
 import warnings
 
 import numpy as np
@@ -368,25 +367,10 @@ def test_cli_runs_a_tiny_sweep(mpi_ready, tmp_path):
 
 
 @pytest.mark.timeout(60)
-def test_sweep_is_refused_while_another_measurement_runs(mpi_ready, monkeypatch):
-    from workbench.measure import exclusive_measurement
-
-    ready, release = threading.Event(), threading.Event()
-
-    def hold():
-        with exclusive_measurement("a K-means sweep elsewhere"):
-            ready.set()
-            release.wait(30)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert ready.wait(10)
+def test_sweep_is_refused_while_another_measurement_runs(mpi_ready, monkeypatch, measurement_elsewhere):
+    with measurement_elsewhere("a K-means sweep elsewhere"):
         with pytest.raises(MeasurementError, match=r"another measurement is running \(a K-means sweep elsewhere"):
             run_sweep("pingpong", pingpong_grid([128], [1], 1), [2], progress=False)
-    finally:
-        release.set()
-        holder.join(10)
     monkeypatch.setenv("WORKBENCH_MAX_PROCESSES", "2")
     with pytest.raises(MeasurementError, match="3 processes exceed the limit of 2"):
         run_sweep("pingpong", pingpong_grid([128], [1], 1), [2, 3], progress=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import threading
 
 import numpy as np
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from workbench.errors import MeasurementError, ValidationError
 from workbench.evaluation.fim import KMEANS_FEATURES
 from workbench.ui import fim_dashboard as fd
-from workbench.measure import current_measurement, exclusive_measurement
+from workbench.measure import current_measurement
 from workbench.ui.common import ERROR_CLASS, FIGURE_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, LiveFigure
 from workbench.ui.fim_dashboard import MAX_ITER, FiMDashboard, read_runs_upload, synthetic_kmeans_runs
 
@@ -296,20 +295,11 @@ def test_new_data_that_cannot_be_fitted_are_kept_and_the_panels_marked(dash, run
     assert not dash.figure.stale and not _error(dash.messages)
 
 
-def test_a_running_measurement_refuses_the_sweep_in_red_and_is_announced(dash, monkeypatch):
+def test_a_running_measurement_refuses_the_sweep_in_red_and_is_announced(dash, monkeypatch, measurement_elsewhere):
     monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: None)
     monkeypatch.setattr(fd, "measure_kmeans", lambda *a, **k: pytest.fail("measured despite the lock"))
-    holding, release = threading.Event(), threading.Event()
-
-    def other():  # another measurement (another visitor's kernel would be another process)
-        with exclusive_measurement("K-means sweep (105 runs)", processes=8):
-            holding.set()
-            release.wait(30)
-
-    thread = threading.Thread(target=other)
-    thread.start()
-    try:
-        assert holding.wait(30)
+    # another measurement (another visitor's kernel would be another process)
+    with measurement_elsewhere("K-means sweep (105 runs)", processes=8):
         source = dash.source.value
         assert not dash.run_sweep()
         message = _error(dash.messages)
@@ -318,7 +308,4 @@ def test_a_running_measurement_refuses_the_sweep_in_red_and_is_announced(dash, m
         note = dash.measure_note.value
         assert "a measurement is running (K-means sweep (105 runs), 8 processes, started" in note and "wb-info" in note
         assert FiMDashboard(runs=synthetic_kmeans_runs(repeats=1)).measure_note.value  # said on a fresh page too
-    finally:
-        release.set()
-        thread.join(30)
     assert dash.show_measurement_state() is None and dash.measure_note.value == ""

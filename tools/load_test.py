@@ -61,7 +61,8 @@ from pathlib import Path
 
 import psutil
 
-from workbench.ui.serve import CHROMIUM, CHROMIUM_ARGS, ROOT, TOKEN_ENV, voila_server
+from readme_block import write_readme_block
+from workbench.ui.serve import CHROMIUM, CHROMIUM_ARGS, TOKEN_ENV, voila_server
 
 PRIMARY_SLIDER_CLASS = "wb-primary-slider"
 MAIN_FIGURE_CLASS = "wb-main-figure"
@@ -706,19 +707,9 @@ def main(argv=None) -> int:
             out.write_text(table)
         print(f"wrote {out}", file=sys.stderr)
     if args.readme:
-        write_readme_block(args.readme, table)
+        write_readme_block(f"<!-- load-test:{args.readme}:begin -->", f"<!-- load-test:{args.readme}:end -->", table)
+        print(f"wrote the {args.readme} table into README.md", file=sys.stderr)
     return 0
-
-
-def write_readme_block(name: str, table: str) -> None:
-    readme = ROOT / "README.md"
-    begin, end = f"<!-- load-test:{name}:begin -->", f"<!-- load-test:{name}:end -->"
-    text = readme.read_text()
-    if begin not in text or end not in text:
-        raise SystemExit(f"README.md has no {begin} ... {end} block to write the table into")
-    block = f"{begin}\n{table}{end}"
-    readme.write_text(re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S))
-    print(f"wrote the {name} table into README.md", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -22,14 +22,12 @@ from __future__ import annotations
 import argparse
 import datetime
 import platform
-import re
 import subprocess
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,9 +44,9 @@ from workbench.evaluation.scaling_benchmark import (  # noqa: E402
 )
 from workbench.io import curves_from_scaling_frame, fetch_dataset, fetch_npb_pi_cluster  # noqa: E402
 from workbench.models.scaling.calibration import CALIBRATION_PATH  # noqa: E402
+from readme_block import write_readme_block  # noqa: E402  (tools/, this script's folder)
 
 RESULTS = ROOT / "bench" / "results"
-README = ROOT / "README.md"
 BEGIN, END = "<!-- scaling-benchmark:begin -->", "<!-- scaling-benchmark:end -->"
 
 
@@ -151,13 +149,7 @@ def main(argv=None) -> int:
     per_curve = leaderboard(results, by=("curve_id", "fold", "model"))
     per_curve.to_csv(RESULTS / "scaling_curves.csv", index=False, float_format="%.4g")
     overall.to_csv(RESULTS / "scaling_leaderboard.csv", index=False, float_format="%.4g")
-    readme = README.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in readme:
-        readme = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: block, readme, flags=re.S)
-    else:
-        readme += "\n" + block + "\n"
-    README.write_text(readme)
+    write_readme_block(BEGIN, END, text + "\n", append=True)
     calibration = fit_calibration(records, provenance={
         "made_by": "tools/scaling_benchmark.py", "commit": commit, "date": str(datetime.date.today()),
         "data": f"{n_curves} curves ({n_sources} sources): scaling-corpus and npb-pi-cluster (>= 4 allocations)",

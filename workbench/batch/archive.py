@@ -16,7 +16,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
 
-__all__ = ["ArchiveSource", "open_source"]
+__all__ = ["ArchiveSource", "BATCH_ROWS"]
 
 #: Rows read per batch from a file (a few tens of MB of a typical archive).
 BATCH_ROWS = 200_000
@@ -26,9 +26,9 @@ _SUFFIXES = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parque
 class ArchiveSource:
     """Batches of the columns a prediction needs, from one of the accepted sources."""
 
-    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int = BATCH_ROWS):
+    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None):
         self.by, self.columns = list(by), list(dict.fromkeys([*by, n_column, t_column]))
-        self.batch_rows = batch_rows
+        self.batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
         self.frame = source if isinstance(source, pd.DataFrame) else None
         self.kind, self.path, self.ddf = "frame", None, None
         if self.frame is None and _is_dask_frame(source):
@@ -111,10 +111,6 @@ class ArchiveSource:
             return pd.DataFrame(columns=self.by)
         return (pd.concat(keys, ignore_index=True).drop_duplicates()
                 .sort_values(self.by, kind="stable", na_position="last").reset_index(drop=True))
-
-
-def open_source(source, by, n_column: str, t_column: str) -> ArchiveSource:
-    return ArchiveSource(source, by, n_column, t_column)
 
 
 def _is_dask_frame(obj) -> bool:

@@ -32,9 +32,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ValidationError, WorkbenchError
-from workbench.models.scaling import MODELS, ScalingPredictor
-from workbench.models.scaling.base import check_targets
+from workbench.errors import WorkbenchError
+from workbench.models.scaling import ScalingPredictor
+from workbench.models.scaling.base import check_model_names, check_targets
 from workbench.models.scaling.calibration import check_level
 
 __all__ = ["BATCH_COLUMNS", "RECOMMEND_COLUMNS", "batch_columns", "predict_curves", "recommend_allocation"]
@@ -49,17 +49,6 @@ RECOMMEND_COLUMNS = [
 def batch_columns(by: Sequence[str], recommend: bool) -> list[str]:
     """The columns of a batch result (module docstring)."""
     return [*by, *BATCH_COLUMNS, *(RECOMMEND_COLUMNS if recommend else [])]
-
-
-def check_models(models, where: str) -> tuple[str, ...]:
-    """Model names as a tuple (None: all of :data:`MODELS`)."""
-    if models is None:
-        return tuple(MODELS)
-    names = tuple(m.strip() for m in ([models] if isinstance(models, str) else models) for m in m.split(","))
-    unknown = [m for m in names if m not in MODELS]
-    if unknown or not names:
-        raise ValidationError(f"{where}: unknown model(s) {unknown or '(none given)'}; choose from {', '.join(MODELS)}")
-    return names
 
 
 def recommend_allocation(n_base: float, t_base: float, targets, prediction, lower, upper, *,
@@ -133,7 +122,7 @@ def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets, level: float 
     (module docstring) for each curve, in the order of its ``by`` keys."""
     targets = check_targets(targets, "predict_many")
     level = check_level(level)
-    models = check_models(models, "predict_many")
+    models = check_model_names(models, "predict_many")
     columns = batch_columns(by, efficiency is not None or deadline is not None)
     parts = []
     # one model fit per curve: a loop over curves, each vectorised inside

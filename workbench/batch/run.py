@@ -3,9 +3,10 @@ with a progress bar, results kept per chunk so that an interrupted run resumes."
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
-import os
+import pickle
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -17,9 +18,10 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.batch.archive import ArchiveSource
-from workbench.batch.predict import batch_columns, check_models, predict_curves
+from workbench.batch.predict import batch_columns, predict_curves
 from workbench.errors import DataFormatError, ValidationError
-from workbench.models.scaling.base import check_targets
+from workbench.io.sidecar import atomic_write
+from workbench.models.scaling.base import check_model_names, check_targets
 from workbench.models.scaling.calibration import check_level
 
 __all__ = ["predict_many"]
@@ -86,7 +88,10 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
     source = ArchiveSource(runs, settings.by, n_column, t_column)
     keys = source.curve_keys()
     with _engine(engine, n_jobs, client, scheduler) as (execute, workers):
-        size = int(chunk_curves) if chunk_curves else max(1, min(MAX_CHUNK_CURVES, math.ceil(len(keys) / (4 * workers))))
+        if chunk_curves is None and out is not None and resume:  # a resumed run keeps its chunks,
+            chunk_curves = _ResultStore.earlier_chunk_curves(out)  # whatever the workers now
+        size = (int(chunk_curves) if chunk_curves is not None
+                else max(1, min(MAX_CHUNK_CURVES, math.ceil(len(keys) / (4 * workers)))))
         if size < 1:
             raise ValidationError(f"predict_many: chunk_curves must be >= 1, got {chunk_curves}")
         keys["_chunk"] = np.arange(len(keys)) // size
@@ -128,7 +133,7 @@ def _check_settings(by, targets, level, models, n_column, t_column, efficiency, 
             raise ValidationError(f"predict_many: the deadline must be a runtime > 0, got {deadline:g}")
     targets = check_targets(targets, "predict_many")
     return _Settings(tuple(by), tuple(float(v) for v in targets), check_level(level),
-                     check_models(models, "predict_many"), n_column, t_column, efficiency, deadline)
+                     check_model_names(models, "predict_many"), n_column, t_column, efficiency, deadline)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -222,23 +227,14 @@ class _engine:
 
             tasks = iter(tasks)
             pending = as_completed()
-            for chunk_id, part in _take(tasks, 2 * workers):
+            for chunk_id, part in itertools.islice(tasks, 2 * workers):
                 pending.add(client.submit(_predict_chunk, chunk_id, part, settings, pure=False))
             for future in pending:
                 yield future.result()
                 future.release()
-                for chunk_id, part in _take(tasks, 1):
+                for chunk_id, part in itertools.islice(tasks, 1):
                     pending.add(client.submit(_predict_chunk, chunk_id, part, settings, pure=False))
         return execute
-
-
-def _take(iterator: Iterator, k: int) -> list:
-    out = []
-    for item in iterator:
-        out.append(item)
-        if len(out) == k:
-            break
-    return out
 
 
 # ----------------------------------------------------------------------------- resume
@@ -271,29 +267,30 @@ class _ResultStore:
                                       f"the same runs and settings, or remove the folder to start again")
         else:
             self.folder.mkdir()
-            _atomic_write(path, lambda p: p.write_text(json.dumps(manifest, indent=1)))
+            atomic_write(path, json.dumps(manifest, indent=1).encode())
+
+    @staticmethod
+    def earlier_chunk_curves(out) -> int | None:
+        """The chunk size of the run kept beside ``out`` (None: no readable earlier run)."""
+        path = Path(out).expanduser()
+        try:
+            manifest = json.loads((path.with_name(path.name + ".parts") / "manifest.json").read_text())
+            return int(manifest["chunk_curves"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
 
     def finished(self) -> set[int]:
         return {int(p.stem.split("-")[1]) for p in self.folder.glob("chunk-*.pkl")}
 
     def write(self, chunk_id: int, frame: pd.DataFrame) -> None:
-        _atomic_write(self.folder / f"chunk-{chunk_id:06d}.pkl", frame.to_pickle)
+        atomic_write(self.folder / f"chunk-{chunk_id:06d}.pkl", pickle.dumps(frame))
 
     def read(self, chunk_id: int) -> pd.DataFrame:
         return pd.read_pickle(self.folder / f"chunk-{chunk_id:06d}.pkl")
 
     def finish(self, frame: pd.DataFrame) -> None:
         if self.out.suffix.lower() == ".csv":
-            _atomic_write(self.out, lambda p: frame.to_csv(p, index=False))
+            atomic_write(self.out, frame.to_csv(index=False).encode())
         else:
-            _atomic_write(self.out, lambda p: frame.to_parquet(p, index=False))
+            atomic_write(self.out, frame.to_parquet(index=False))
         shutil.rmtree(self.folder)
-
-
-def _atomic_write(path: Path, write) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)

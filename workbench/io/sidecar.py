@@ -60,6 +60,7 @@ __all__ = [
     "stamp_sidecar",
     "attach_sidecar",
     "read_measured_csv",
+    "atomic_write",
 ]
 
 #: Environment variable naming the default directory of new measurements.
@@ -161,7 +162,7 @@ def _sync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _atomic_write(path: Path, data: bytes, *, replace: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> None:
     """Write ``data`` to ``path`` through a synced temporary file in the same directory, then
     rename it into place (``replace=False``: hard-link instead, failing with FileExistsError
     when ``path`` exists, so that two writers cannot both create it). The file gets the mode of
@@ -209,7 +210,7 @@ def write_sidecar(path: str | PathLike, meta: Mapping) -> Path:
     hold, such as numpy scalars or timestamps, are written as text). Prefer
     :func:`write_measured_csv`, which writes the pair and the checksum."""
     sidecar = sidecar_path(path)
-    _atomic_write(sidecar, _json_bytes(meta))
+    atomic_write(sidecar, _json_bytes(meta))
     return sidecar
 
 
@@ -237,13 +238,13 @@ def write_measured_csv(frame: pd.DataFrame, path: str | PathLike, meta: Mapping,
             marker = {_SIDECAR_KEY: {"file": path.name, "incomplete": True,
                                      "started": datetime.now(timezone.utc).isoformat(timespec="seconds")},
                       "note": f"a write of {path.name} started but did not finish; measure again"}
-            _atomic_write(sidecar, _json_bytes(marker), replace=force)
+            atomic_write(sidecar, _json_bytes(marker), replace=force)
         try:
-            _atomic_write(path, data, replace=force)
+            atomic_write(path, data, replace=force)
         except FileExistsError:
             raise MeasurementError(f"{path} appeared while it was being written (another writer?): not overwritten; "
                                    "pass force=True (command line: --force) to replace it") from None
-        _atomic_write(sidecar, _json_bytes(meta))
+        atomic_write(sidecar, _json_bytes(meta))
     except FileExistsError:
         raise MeasurementError(f"{sidecar} appeared while {path} was being written (another writer?): not "
                                "overwritten; pass force=True (command line: --force) to replace it") from None
@@ -267,7 +268,7 @@ def stamp_sidecar(path: str | PathLike) -> Path:
     raw = sidecar.read_text(encoding="utf-8")
     indents = [len(line) - len(line.lstrip(" ")) for line in raw.splitlines()[1:2] if line.startswith(" ")]
     text = json.dumps(meta, indent=indents[0] if indents else 2, default=str)  # keep the file's layout
-    _atomic_write(sidecar, (text + ("\n" if raw.endswith("\n") else "")).encode("utf-8"))
+    atomic_write(sidecar, (text + ("\n" if raw.endswith("\n") else "")).encode("utf-8"))
     return sidecar
 
 

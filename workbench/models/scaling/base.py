@@ -92,6 +92,22 @@ def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.nda
     return alloc, np.where(np.isfinite(mid), mid, lo / 2.0 + hi / 2.0)
 
 
+def check_model_names(models, where: str) -> tuple[str, ...]:
+    """Names in :data:`MODELS` as a tuple: ``None`` is all of them, a string may list several
+    ("adept,pmnf"); else a ValidationError naming the unknown ones."""
+    if models is None:
+        return tuple(MODELS)
+    try:
+        items = [models] if isinstance(models, str) else list(models)
+    except TypeError:
+        items = [models]
+    names = tuple(part.strip() for item in items for part in (item.split(",") if isinstance(item, str) else [item]))
+    unknown = [m for m in names if m not in MODELS]
+    if unknown or not names:
+        raise ValidationError(f"{where}: unknown model(s) {unknown or '(none given)'}; choose from {', '.join(MODELS)}")
+    return names
+
+
 def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
     """Runs as float vectors: ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of
     equal length, at >= ``min_points`` distinct allocations; else a ValidationError that

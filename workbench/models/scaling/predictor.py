@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from workbench.errors import NotFittedError, ValidationError
+from workbench.errors import NotFittedError
 from workbench.models.scaling.base import (
     MODELS,
     ModelWarning,
     allocation_medians,
+    check_model_names,
     check_runs,
     check_targets,
     fit_or_message,
@@ -189,10 +190,7 @@ class ScalingPredictor(BaseEstimator):
     # ------------------------------------------------------------------ fitting
     def fit(self, n, t) -> ScalingPredictor:
         """Fit on runs (``n`` allocations >= 1 with repeats allowed, ``t`` runtimes > 0)."""
-        names = tuple(self.models)
-        unknown = [m for m in names if m not in MODELS]
-        if unknown or not names:
-            raise ValidationError(f"ScalingPredictor: unknown model(s) {unknown}; choose from {', '.join(MODELS)}")
+        names = check_model_names(self.models, "ScalingPredictor")
         n, t = check_runs(n, t, 3, "ScalingPredictor.fit")
         self.allocations_, self.medians_ = allocation_medians(n, t)
         self.n_max_ = float(self.allocations_[-1])
