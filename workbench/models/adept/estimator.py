@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
@@ -126,6 +126,12 @@ def _check_growth(label, obs, delta):
             "USL (workbench.models.scaling.USLScaling) models retrograde scaling")
 
 
+def _group_medians(values, gid, starts, counts):
+    """Median of each contiguous group (mean of the two middle values for an even count)."""
+    ranked = values[np.lexsort((values, gid))]
+    return (ranked[starts + (counts - 1) // 2] + ranked[starts + counts // 2]) / 2
+
+
 def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     """Average repeated runs at the same n after dropping obvious outliers (thesis 3.5.2).
 
@@ -134,26 +140,30 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     ``outlier_mads`` scaled median absolute deviations.  Returns (observations frame with
     n, t, runs, dropped; dropped runs frame with n, t).
     """
-    df = pd.DataFrame({"n": n, "t": t})
-    if len(np.unique(n)) == len(n):  # no repeated runs: nothing to drop or average
-        obs = df.sort_values("n", kind="stable").reset_index(drop=True).assign(runs=1, dropped=0)
-        return obs, df.iloc[0:0].reset_index(drop=True)
+    n, t = np.asarray(n, float), np.asarray(t, float)
+    order = np.argsort(n, kind="stable")  # groups contiguous, runs in their given order
+    ns, ts = n[order], t[order]
+    keys, starts, counts = np.unique(ns, return_index=True, return_counts=True)
+    if keys.size == n.size:  # no repeated runs: nothing to drop or average
+        obs = pd.DataFrame({"n": ns, "t": ts, "runs": 1, "dropped": 0})
+        return obs, pd.DataFrame({"n": n[:0], "t": t[:0]})
     # averaged relative to a power of two near the largest runtime (exact), so that sums of
     # runtimes near the largest float do not overflow
     big = np.max(t) > np.finfo(float).max / len(t)
     scale = float(np.ldexp(1.0, int(np.frexp(np.max(t))[1]) - 1)) if big else 1.0
-    original, df = df, df.assign(t=df["t"] / scale)
-    g = df.groupby("n")["t"]
-    med = g.transform("median")
-    mad = g.transform(lambda s: 1.4826 * np.median(np.abs(s - np.median(s))))
-    size = g.transform("size")
-    dev = (df["t"] - med).abs()
-    out = (size >= 3) & (dev > outlier_rel * med) & (dev > outlier_mads * mad)
-    kept = df[~out]
-    obs = kept.groupby("n")["t"].agg(t="mean", runs="size").reset_index()
-    obs["t"] = obs["t"] * scale
-    obs["dropped"] = obs["n"].map(df[out].groupby("n").size()).fillna(0).astype(int)
-    return obs, original[out].reset_index(drop=True)
+    ts = ts / scale
+    gid = np.repeat(np.arange(keys.size), counts)
+    med = _group_medians(ts, gid, starts, counts)[gid]
+    dev = np.abs(ts - med)
+    mad = 1.4826 * _group_medians(dev, gid, starts, counts)[gid]
+    out = (counts[gid] >= 3) & (dev > outlier_rel * med) & (dev > outlier_mads * mad)
+    runs = np.bincount(gid[~out], minlength=keys.size)
+    # the sums pandas' grouped mean of sorted groups takes (np.add.reduceat), as before
+    mean = np.add.reduceat(ts[~out], np.cumsum(runs) - runs) / runs
+    obs = pd.DataFrame({"n": keys, "t": mean * scale, "runs": runs,
+                        "dropped": counts - runs})
+    gone = np.sort(order[out])  # dropped runs in their given order
+    return obs, pd.DataFrame({"n": n[gone], "t": t[gone]})
 
 
 def target_weights(n_obs, targets, q) -> np.ndarray:
@@ -361,7 +371,7 @@ class Adept(BaseEstimator):
         self.n_max_fit_ = (
             float(obs["n"].iloc[-2]) if anomalies.last_point_ambiguous and base is None else np.inf
         )
-        self._cache = {}
+        self._reset_caches()
         self._choose_delta(warnings)
         self._fit_warnings = warnings
         if self.targets is not None:
@@ -372,13 +382,22 @@ class Adept(BaseEstimator):
         self._fits = None
         return self
 
+    def _reset_caches(self):
+        # per-target fits as columns, rows sorted by target (``_fitted_keys``), computed once
+        self._fitted_keys = np.zeros(0)
+        self._fitted_columns: dict[str, np.ndarray] = {}
+        # what does not depend on the target: envelopes by delta, and the pass-1 candidates
+        # (and their model values) by fixed point, next-closest point and envelope
+        self._envelopes: dict[float, Envelope] = {}
+        self._candidates: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
     @property
     def fits_(self) -> pd.DataFrame:
         """Per-target fits of ``targets`` (computed on first access, like every target)."""
         self._check_fitted()
         if self._fits is None:
             self._fit_targets(self._fitted_targets)
-            self._fits = self._fits_frame(self._fitted_targets)
+            self._fits = self._fits_frame(np.unique(self._fitted_targets))
         return self._fits
 
     @property
@@ -536,10 +555,15 @@ class Adept(BaseEstimator):
         return (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
 
     def _envelope(self, delta) -> Envelope:
-        """Envelope of the used observations (runtimes relative to ``_t_ref``) for ``delta``."""
+        """Envelope of the used observations (runtimes relative to ``_t_ref``) for ``delta``
+        (computed once per delta: the delta search and the saturation rule ask again)."""
+        if delta in self._envelopes:
+            return self._envelopes[delta]
         obs, used = self.observations_, self._used()
-        return fit_envelope(obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref, delta, self.units,
-                            phase=obs["phase"].to_numpy()[used], t_scale=self._t_ref)
+        self._envelopes[delta] = fit_envelope(
+            obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref, delta, self.units,
+            phase=obs["phase"].to_numpy()[used], t_scale=self._t_ref)
+        return self._envelopes[delta]
 
     # -------------------------------------------------------- per-target fits
     def _weights(self, targets, uniform=False):
@@ -567,6 +591,36 @@ class Adept(BaseEstimator):
             return np.linspace(A_lo, A_hi, self.pass1_size)
         return np.geomspace(A_lo, A_hi, self.pass1_size)
 
+    def _pass1_candidates(self, n, t, fi, gi, env):
+        """Pass-1 candidates through fixed point ``fi`` (ratio to ``gi`` in fit mode) inside
+        ``env``: (A, sigma, model values x of shape (C, M)).  They do not depend on the target,
+        so each is computed once per fit and shared by every target (and later call) using it."""
+        key = (fi, gi, env.delta)
+        if key in self._candidates:
+            return self._candidates[key]
+        paper = self._paper
+        A_grid = self._pass1_grid(*env.A_range)
+        if paper:
+            b = env.boxes
+            A_grid = A_grid[((A_grid[:, None] >= b["A_min"].to_numpy()) & (A_grid[:, None] <= b["A_max"].to_numpy())).any(axis=1)]
+        roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=paper, n_g=n[gi], t_g=t[gi],
+                                   s_max=env.sigma_range[1])
+        Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
+        sc = roots[np.isfinite(roots)]
+        if paper:  # where the fixed-point curve crosses each range pair, thin ones included
+            b = env.boxes
+            levels = np.linspace(b["sigma_min"].to_numpy(), np.minimum(b["sigma_max"].to_numpy(), 1e6), 5)
+            A_x = fixed_point_As(n[fi], t[fi], levels)  # (5, B, 2)
+            s_x = np.broadcast_to(levels[..., None], A_x.shape)
+            ok = np.isfinite(A_x)
+            Ac, sc = np.concatenate([Ac, A_x[ok]]), np.concatenate([sc, s_x[ok]])
+        keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
+        Ac, sc = Ac[keep], sc[keep]
+        if len(Ac) == 0:  # no instance through the fixed point lies in the envelope
+            Ac, sc = env.bound_instances()
+        self._candidates[key] = Ac, sc, relative_model(n, t, Ac, sc)
+        return self._candidates[key]
+
     def _search(self, targets, uniform=False, A_floor=None, env=None):
         """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays.
 
@@ -592,10 +646,6 @@ class Adept(BaseEstimator):
         order = np.argsort(dist, axis=1, kind="stable")
         f_idx, g_idx = order[:, 0], order[:, 1]
 
-        A_grid = self._pass1_grid(*env.A_range)
-        if paper:
-            b = env.boxes
-            A_grid = A_grid[((A_grid[:, None] >= b["A_min"].to_numpy()) & (A_grid[:, None] <= b["A_max"].to_numpy())).any(axis=1)]
         pass1 = np.zeros((K, 2))
         best1 = np.full(K, np.inf)
         runner = np.full((K, 3), np.nan)
@@ -603,22 +653,7 @@ class Adept(BaseEstimator):
         for key in np.unique(np.stack([f_idx, g_idx], axis=1), axis=0):
             fi, gi = key
             members = np.nonzero((f_idx == fi) & (g_idx == gi))[0]
-            roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=paper, n_g=n[gi], t_g=t[gi],
-                                       s_max=env.sigma_range[1])
-            Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
-            sc = roots[np.isfinite(roots)]
-            if paper:  # where the fixed-point curve crosses each range pair, thin ones included
-                b = env.boxes
-                levels = np.linspace(b["sigma_min"].to_numpy(), np.minimum(b["sigma_max"].to_numpy(), 1e6), 5)
-                A_x = fixed_point_As(n[fi], t[fi], levels)  # (5, B, 2)
-                s_x = np.broadcast_to(levels[..., None], A_x.shape)
-                ok = np.isfinite(A_x)
-                Ac, sc = np.concatenate([Ac, A_x[ok]]), np.concatenate([sc, s_x[ok]])
-            keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
-            Ac, sc = Ac[keep], sc[keep]
-            if len(Ac) == 0:  # no instance through the fixed point lies in the envelope
-                Ac, sc = env.bound_instances()
-            x = relative_model(n, t, Ac, sc)  # (C, M)
+            Ac, sc, x = self._pass1_candidates(n, t, int(fi), int(gi), env)
             Wm = W[members]
             if paper:
                 f = (Wm @ (x * x).T) - 2 * (Wm @ x.T) + Wm.sum(axis=1, keepdims=True)
@@ -688,34 +723,41 @@ class Adept(BaseEstimator):
     _TARGET_CHUNK = 64
 
     def _fit_targets(self, targets):
-        new = np.array([v for v in np.unique(targets) if v not in self._cache], float)
+        """Fit the targets not fitted yet and merge them into the per-target columns."""
+        new = np.setdiff1d(targets, self._fitted_keys)
         if new.size == 0:
             return
-        for chunk in np.array_split(new, int(np.ceil(new.size / self._TARGET_CHUNK))):
-            self._fit_target_chunk(chunk)
+        parts = [self._fit_target_chunk(chunk)
+                 for chunk in np.array_split(new, int(np.ceil(new.size / self._TARGET_CHUNK)))]
+        keys = np.concatenate([self._fitted_keys, new])
+        order = np.argsort(keys, kind="stable")
+        self._fitted_keys = keys[order]
+        done = self._fitted_columns
+        self._fitted_columns = {
+            col: np.concatenate(([done[col]] if done else []) + [p[col] for p in parts])[order] for col in parts[0]}
 
-    def _fit_target_chunk(self, new):
-        out = self._check_saturation(pd.DataFrame(self._search(new)))
-        out["variance"] = np.where(out["sigma"] <= 1, "low", "high")
-        out["prediction"] = out["scale"] * downey.runtime(out["target"], out["A"], out["sigma"])
-        out["speedup"] = downey.speedup(out["target"], out["A"], out["sigma"])
+    def _fit_target_chunk(self, new) -> dict[str, np.ndarray]:
+        out = self._check_saturation(self._search(new))
+        out["variance"] = np.where(out["sigma"] <= 1, "low", "high").astype(object)
         beyond = out["target"] > self.n_max_fit_
-        out.loc[beyond, ["prediction", "speedup"]] = np.nan
+        out["prediction"] = np.where(beyond, np.nan,
+                                     out["scale"] * downey.runtime(out["target"], out["A"], out["sigma"]))
+        out["speedup"] = np.where(beyond, np.nan, downey.speedup(out["target"], out["A"], out["sigma"]))
         out["suggested_n"] = self._suggest(out)
-        for row in out.to_dict("records"):
-            self._cache[row["target"]] = row
+        return out
 
     def _check_saturation(self, out):
         """``saturation="evidence"``: replace fits that saturate near the observed range
         without the data demanding it by the best non-saturating fit (see the class docstring)."""
-        targets = out["target"].to_numpy()
+        targets = out["target"]
         n = self.observations_["n"].to_numpy()
         n_top = np.where(self._weights(targets) > 0, n[None, :], 0.0).max(axis=1)
         horizon = self._SATURATION_HORIZON * n_top
         out["saturation_n"] = downey.max_useful_allocation(out["A"], out["sigma"])
-        out["saturation"] = ""
-        out["saturating_A"] = out["saturating_sigma"] = out["saturation_suggested_n"] = np.nan
-        near = np.nonzero(out["saturation_n"].to_numpy() <= horizon)[0]
+        out["saturation"] = np.full(targets.size, "", dtype=object)
+        for col in ("saturating_A", "saturating_sigma", "saturation_suggested_n"):
+            out[col] = np.full(targets.size, np.nan)
+        near = np.nonzero(out["saturation_n"] <= horizon)[0]
         if self.saturation == "thesis" or near.size == 0:
             return out
         bound = self._saturation_bound()
@@ -726,29 +768,29 @@ class Adept(BaseEstimator):
         # that (F-test, 5 %), e.g. exact model data.  With 3 points (fit mode) there is no
         # residual to judge by and only the bound decides.
         dof = free["n_used"] - (2 if self._paper else 3)
-        sat_obj = out["wssre"].to_numpy()[near]
+        sat_obj = out["wssre"][near]
         with np.errstate(divide="ignore", invalid="ignore"):
-            crit = stats.f.ppf(self._SATURATION_F_LEVEL, 1, np.maximum(dof, 1))
+            crit = special.fdtri(1, np.maximum(dof, 1), self._SATURATION_F_LEVEL)  # F(1, dof) quantile
             worse = (free["wssre"] - sat_obj) * dof > crit * sat_obj
         ok = (free["max_rel_error"] <= bound) & ~((dof > 0) & worse)
         keep, swap = near[~ok], near[ok]
-        out.loc[keep, "saturation"] = "near-range"
+        out["saturation"][keep] = "near-range"
         # confirming the flat part needs a run where it begins, if that is past the data
-        sat_n = out["saturation_n"].to_numpy()[keep]
-        out.loc[keep, "saturation_suggested_n"] = np.where(sat_n > n_top[keep], np.ceil(sat_n), np.nan)
+        sat_n = out["saturation_n"][keep]
+        out["saturation_suggested_n"][keep] = np.where(sat_n > n_top[keep], np.ceil(sat_n), np.nan)
         if swap.size:
-            old = out.loc[swap, ["A", "sigma", "scale"]].to_numpy()
-            out.loc[swap, "saturation"] = "undetermined"
-            out.loc[swap, ["saturating_A", "saturating_sigma"]] = old[:, :2]
+            old = np.stack([out["A"][swap], out["sigma"][swap], out["scale"][swap]], axis=1)
+            out["saturation"][swap] = "undetermined"
+            out["saturating_A"][swap], out["saturating_sigma"][swap] = old[:, 0], old[:, 1]
             for col, v in free.items():
                 if col != "target":
-                    out.loc[swap, col] = v[ok]
+                    out[col][swap] = v[ok]
             # where the two fits differ by more than twice the bound, one run tells them apart
             grid = self._beyond_grid()
             T_sat = old[:, 2:] * downey.runtime(grid, old[:, :1], old[:, 1:2])
             T_free = free["scale"][ok, None] * downey.runtime(grid, free["A"][ok, None], free["sigma"][ok, None])
             apart = np.abs(T_sat / T_free - 1) > 2 * bound
-            out.loc[swap, "saturation_suggested_n"] = np.where(apart.any(axis=1), grid[np.argmax(apart, axis=1)], np.nan)
+            out["saturation_suggested_n"][swap] = np.where(apart.any(axis=1), grid[np.argmax(apart, axis=1)], np.nan)
         return out
 
     def _saturation_bound(self):
@@ -774,23 +816,24 @@ class Adept(BaseEstimator):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
         n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy() / self._t_ref
         grid = self._beyond_grid()
-        sug = np.full(len(out), np.nan)
-        has = out["runner_up_A"].notna().to_numpy()
+        sug = np.full(out["target"].size, np.nan)
+        has = ~np.isnan(out["runner_up_A"])
         if not has.any():
             return sug
-        r = out[has]
-        Tb = downey.runtime(grid[None, :], r["A"].to_numpy()[:, None], r["sigma"].to_numpy()[:, None])
-        Tr = downey.runtime(grid[None, :], r["runner_up_A"].to_numpy()[:, None], r["runner_up_sigma"].to_numpy()[:, None])
+        A, s, rA, rs = (out[c][has] for c in ("A", "sigma", "runner_up_A", "runner_up_sigma"))
+        Tb = downey.runtime(grid[None, :], A[:, None], s[:, None])
+        Tr = downey.runtime(grid[None, :], rA[:, None], rs[:, None])
         if not self._paper:  # compare shapes at their own best (uniform) scales
-            xr = relative_model(n, t, r["runner_up_A"].to_numpy(), r["runner_up_sigma"].to_numpy())
+            xr = relative_model(n, t, rA, rs)
             Tr = Tr * (xr.sum(-1) / (xr * xr).sum(-1))[:, None]
-            Tb = Tb * r["scale"].to_numpy()[:, None] / self._t_ref
+            Tb = Tb * out["scale"][has][:, None] / self._t_ref
         sug[has] = grid[np.argmax(np.abs(Tb / Tr - 1), axis=1)]
         return sug
 
     def _fits_frame(self, targets):
-        rows = [self._cache[v] for v in np.unique(np.asarray(targets, float))]
-        return pd.DataFrame(rows).reset_index(drop=True)
+        """The per-target fits of ``targets`` (fitted already), one row each, in that order."""
+        rows = np.searchsorted(self._fitted_keys, np.asarray(targets, float))
+        return pd.DataFrame({col: v[rows] for col, v in self._fitted_columns.items()})
 
     def _target_warnings(self, fits: pd.DataFrame):
         out = []
@@ -870,7 +913,7 @@ class Adept(BaseEstimator):
             return pd.DataFrame(columns=list(self.fits_.columns))
         self._check_targets(targets, "n_targets")
         self._fit_targets(targets)
-        return pd.DataFrame([self._cache[v] for v in targets])
+        return self._fits_frame(targets)
 
     def _check_targets(self, targets, name):
         bad = ~np.isfinite(targets) | (targets < 1)

@@ -100,47 +100,69 @@ def wssre(x, w, paper: bool):
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
 
-def _piece_coefficients(n, A):
-    """The Downey pieces as T = u + v sigma for fixed A: returns (n <= A, low-variance u, v,
-    rising high-variance u, v); the saturated high-variance piece is 1 + sigma."""
-    first = n <= A
-    lo_u = np.where(first, A / n, 1.0)
-    lo_v = np.where(first, (1 - 1 / n) / 2, np.where(n <= 2 * A - 1, (A - 0.5) / n - 0.5, 0.0))
-    return first, lo_u, lo_v, A / n, 1 + (A - 1) / n
-
-
-def _pieces(n, A, s_mid):
-    """Linear coefficients (u, v) with T(n; A, sigma) = u + v sigma on the segment holding s_mid."""
-    first, lo_u, lo_v, rise_u, rise_v = _piece_coefficients(n, A)
-    piece1 = first | (s_mid * (A - 1) >= n - A)
-    low = s_mid <= 1
-    return (np.where(low, lo_u, np.where(piece1, rise_u, 1.0)),
-            np.where(low, lo_v, np.where(piece1, rise_v, 1.0)))
-
-
-def _high_breakpoints(n, A):
-    """sigma at which observation n leaves the rising high-variance piece (inf if never)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        beta = (n - A) / (A - 1)
-    return np.where((n > A) & (A > 1), beta, np.inf)
-
-
 def _segments(n, A, lo, hi):
-    """Sorted segment boundaries in sigma for columns A over windows [lo, hi].
+    """Sorted segment boundaries in sigma for columns A over the window [lo, hi].
 
-    Shapes: n (M,), A (..., ), lo/hi broadcastable to A.  Returns boundaries of shape
-    (..., M + 3) and the (u, v) coefficients per segment, shape (..., M + 2, M).
+    Shapes: n (M,), A (NA,), lo and hi scalars.  Returns boundaries of shape (NA, M + 3)
+    -- lo, 1 and the observations' high-variance breakpoints (n_i - A)/(A - 1), clipped to
+    the window -- and the coefficients (u, v) with T(n_i; A, sigma) = u + v sigma on each
+    segment, shape (NA, M + 2, M).
     """
-    A = np.asarray(A, dtype=float)
-    lo = np.broadcast_to(lo, A.shape)
-    hi = np.broadcast_to(hi, A.shape)
-    lo1 = np.maximum(lo, 1.0)
-    beta = np.clip(_high_breakpoints(n, A[..., None]), lo1[..., None], hi[..., None])
-    one = np.clip(1.0, lo, hi)
-    bounds = np.sort(np.concatenate([lo[..., None], one[..., None], beta, hi[..., None]], axis=-1), axis=-1)
-    mid = 0.5 * (bounds[..., :-1] + bounds[..., 1:])
-    # a zero-length segment sitting on sigma = 1 belongs to the low-variance side
-    u, v = _pieces(n, A[..., None, None], mid[..., None])
+    return _segments_kernel(np.ascontiguousarray(n, float), np.ascontiguousarray(A, float), float(lo), float(hi))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _segments_kernel(n, A, lo, hi):  # pragma: no cover - compiled
+    """:func:`_segments` column by column.  On a segment with midpoint s the Downey pieces
+    are: low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <= A, ``1 + s ((A - 1/2)/n -
+    1/2)`` for n <= 2A - 1, else 1; high variance ``A/n + s (1 + (A - 1)/n)`` on the rising
+    piece (n <= A or s (A - 1) >= n - A), else ``1 + s``.  (A zero-length segment sitting
+    on sigma = 1 belongs to the low-variance side.)"""
+    M = n.size
+    NA = A.size
+    bounds = np.empty((NA, M + 3))
+    u = np.empty((NA, M + 2, M))
+    v = np.empty((NA, M + 2, M))
+    lo1 = max(lo, 1.0)
+    one = min(max(1.0, lo), hi)
+    b = np.empty(M + 3)
+    for c in range(NA):
+        a = A[c]
+        b[0] = lo
+        b[1] = one
+        for i in range(M):
+            m = n[i]
+            beta = (m - a) / (a - 1) if (m > a and a > 1) else np.inf
+            b[2 + i] = min(max(beta, lo1), hi)
+        b[M + 2] = hi
+        # insertion sort (a handful of values)
+        for i in range(1, M + 3):
+            x = b[i]
+            j = i
+            while j > 0 and b[j - 1] > x:
+                b[j] = b[j - 1]
+                j -= 1
+            b[j] = x
+        for j in range(M + 3):
+            bounds[c, j] = b[j]
+        for seg in range(M + 2):
+            mid = 0.5 * (b[seg] + b[seg + 1])
+            for i in range(M):
+                m = n[i]
+                first = m <= a
+                if mid <= 1:
+                    if first:
+                        u[c, seg, i] = a / m
+                        v[c, seg, i] = (1 - 1 / m) / 2
+                    else:
+                        u[c, seg, i] = 1.0
+                        v[c, seg, i] = (a - 0.5) / m - 0.5 if m <= 2 * a - 1 else 0.0
+                elif first or mid * (a - 1) >= m - a:
+                    u[c, seg, i] = a / m
+                    v[c, seg, i] = 1 + (a - 1) / m
+                else:
+                    u[c, seg, i] = 1.0
+                    v[c, seg, i] = 1.0
     return bounds, u, v
 
 
@@ -159,68 +181,6 @@ def _grid(lo, hi, size):
     return h
 
 
-def _index(lo, h, size, b, strict: bool):
-    """Smallest grid index k with lo + h k >= b (or > b when strict); size if none.
-
-    The arithmetic guess is corrected by one step either way, because the guess and the
-    grid values are rounded differently."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        guess = np.where(h > 0, np.ceil((b - lo) / h), np.where(lo >= b, 0, size))
-    k = np.clip(np.nan_to_num(guess, nan=size, posinf=size, neginf=0), 0, size).astype(np.int64)
-
-    def ok(j):
-        val = lo + h * j
-        return (val > b) if strict else (val >= b)
-
-    k = np.where((k < size) & ~ok(k), k + 1, k)
-    k = np.where((k > 0) & ok(np.maximum(k - 1, 0)), k - 1, k)
-    return np.minimum(k, size)
-
-
-def _segment_sums(n, t, w, A, lo, hi):
-    """Polynomial coefficients of S1, S2 on every sigma segment of every column.
-
-    Shapes: n, t (M,), w (K, M), A (K, NA), lo/hi (K, 1).  Returns boundaries and
-    P, Q, R, U, V, all with the segment axis first: (M + 3, K, NA) and (M + 2, K, NA), with
-    S1 = P + Q s and S2 = R + 2 U s + V s^2 on each segment.  Segment 0 is the
-    low-variance part [lo, min(hi, 1)]; segments 1.. cover (1, hi] split at the sorted
-    high-variance breakpoints, observation i being on its rising piece once s >= beta_i.
-    Observation and segment axes lead so that every numpy operation runs over whole
-    (K, NA) planes (reductions over a short trailing axis are several times slower).
-    """
-    M = len(n)
-    n3, t3, w3 = n[:, None, None], t[:, None, None], w.T[:, :, None]
-    Ac = A[None]
-    # low variance: the piece depends on A only; high variance: rising piece (1) or
-    # saturated piece (2, x = (1 + s)/t for every A)
-    first, lo_u, lo_v, rise_u, rise_v = _piece_coefficients(n3, Ac)
-    pl, rl = lo_u / t3, lo_v / t3
-    p1, r1 = rise_u / t3, rise_v / t3
-    p2 = 1 / t3
-    beta = np.where(first, -np.inf, _high_breakpoints(n3, Ac))  # (M, K, NA)
-    beta_s = np.sort(beta, axis=0)
-    fam_lo = (pl, rl, pl * pl, pl * rl, rl * rl)
-    fam_1 = (p1, r1, p1 * p1, p1 * r1, r1 * r1)
-    fam_2 = (p2, p2, p2 * p2, p2 * p2, p2 * p2)
-    # high segment m lies right of the m-th smallest breakpoint: observation i is on its
-    # rising piece there iff beta_i <= that breakpoint (beta = -inf: rising for every sigma)
-    lefts = np.concatenate([np.full((1,) + A.shape, -np.inf), beta_s])  # (M + 1, K, NA)
-    rising = (beta[:, None] <= lefts[None]).astype(float)  # (M, M + 1, K, NA)
-    steps = np.stack([w3 * (f1 - f2) for f1, f2 in zip(fam_1, fam_2)])  # (5, M, K, NA)
-    highs = np.einsum("imka,fika->fmka", rising, steps)
-    out = []
-    for lo_f, f2, high in zip(fam_lo, fam_2, highs):
-        base2 = np.sum(w3 * f2, axis=0)
-        out.append(np.concatenate([np.sum(w3 * lo_f, axis=0)[None], base2 + high]))
-    lo = np.broadcast_to(lo, A.shape)[None]
-    hi = np.broadcast_to(hi, A.shape)[None]
-    one = np.minimum(np.maximum(1.0, lo), hi)
-    # breakpoints are not clipped to the window: a segment beyond a breakpoint outside the
-    # window must come out empty, not collapse onto the window's edge with the wrong pieces
-    bounds = np.concatenate([lo, one, beta_s, np.full_like(hi, np.inf)])
-    return (bounds, *out)
-
-
 def grid_argmin(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=False) -> GridResult:
     """Exact argmin of WSSRE over the size_A x size_s grid of each problem.
 
@@ -231,55 +191,196 @@ def grid_argmin(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=F
     A_lo, A_hi, s_lo, s_hi : (K,) grid windows; grids are ``lo + h k`` with
         ``h = (hi - lo)/(size - 1)``.  A degenerate window (hi == lo) is a single value.
     """
-    n = np.asarray(n, float)
-    t = np.asarray(t, float)
-    w = np.atleast_2d(np.asarray(w, float))
+    n = np.ascontiguousarray(n, float)
+    t = np.ascontiguousarray(t, float)
+    w = np.ascontiguousarray(np.atleast_2d(np.asarray(w, float)))
     K = w.shape[0]
     A_lo, A_hi, s_lo, s_hi = (np.broadcast_to(np.asarray(v, float), (K,)) for v in (A_lo, A_hi, s_lo, s_hi))
     hA = _grid(A_lo, A_hi, size_A)
     hs = _grid(s_lo, s_hi, size_s)
     A = A_lo[:, None] + hA[:, None] * np.arange(size_A)  # (K, NA)
-    bounds, P, Q, R, U, V = _segment_sums(n, t, w, A, s_lo[:, None], s_hi[:, None])
-    S0 = np.sum(w, axis=-1)[:, None]
-
-    lo2 = s_lo[:, None]
-    h2 = hs[:, None]
-    # sigma = 1 itself is evaluated with the low-variance formulas: segment 0 holds the grid
-    # points <= 1, the high-variance segments only those > 1
-    past_one = _index(lo2, h2, size_s, 1.0, strict=True)
-    first = np.maximum(_index(lo2, h2, size_s, bounds[:-1], strict=False), past_one)
-    # segments are half-open [b_k, b_k+1): every grid value lies in exactly one of them
-    last = _index(lo2, h2, size_s, bounds[1:], strict=False) - 1
-    first[0] = 0
-    last[0] = past_one - 1
-    last = np.minimum(last, size_s - 1)
-    last = np.where(h2 > 0, last, np.minimum(last, 0))  # a degenerate window holds one value
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if paper:
-            s_star = (Q - U) / V
-        else:
-            s_star = (P * U - Q * R) / (Q * U - P * V)
-        k_star = np.where(h2 > 0, (s_star - lo2) / h2, 0.0)
-    k_star = np.floor(np.nan_to_num(k_star, nan=-1.0, posinf=-1.0, neginf=-1.0))
-    top = np.maximum(last, first)
-    cands = np.stack([first, top, k_star, k_star + 1])  # (4, S, K, NA)
-    cands = np.clip(cands, first, top)
-    sig = lo2 + h2 * cands
-    S1 = P + Q * sig
-    S2 = R + (2 * U + V * sig) * sig
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = S0 - 2 * S1 + S2 if paper else S0 - S1 * S1 / S2
-    f = np.where((last >= first) & np.isfinite(f), f, np.inf)
-    flat = np.moveaxis(f, 2, 0).reshape(K, -1)
-    best = np.argmin(flat, axis=1)
-    obj = flat[np.arange(K), best]
-    s_best = np.moveaxis(sig, 2, 0).reshape(K, -1)[np.arange(K), best]
-    A_best = A[np.arange(K), best % size_A]
+    S0 = np.sum(w, axis=-1)
+    best, s_best, obj = _grid_argmin_kernel(n, t, w, A, np.ascontiguousarray(s_lo), np.ascontiguousarray(s_hi),
+                                            np.ascontiguousarray(hs), S0, int(size_s), bool(paper))
+    A_best = A[np.arange(K), best]
     # re-evaluate the winner directly: the polynomial form can differ from it by rounding
     x = relative_model(n, t, A_best, s_best)
     obj = np.where(np.isfinite(obj), wssre(x, w, paper), np.inf)
     return GridResult(A=A_best, sigma=s_best, objective=obj)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _grid_index(lo, h, size, b, strict):  # pragma: no cover - compiled
+    """Smallest grid index k with lo + h k >= b (or > b when strict); size if none.
+
+    The arithmetic guess is corrected by one step either way, because the guess and the
+    grid values are rounded differently."""
+    if h > 0:
+        guess = np.ceil((b - lo) / h)
+    else:
+        guess = 0.0 if lo >= b else float(size)
+    if guess != guess or guess == np.inf:
+        guess = float(size)
+    elif guess == -np.inf:
+        guess = 0.0
+    k = int(min(max(guess, 0.0), float(size)))
+    if k < size:
+        val = lo + h * float(k)
+        if not ((val > b) if strict else (val >= b)):
+            k += 1
+    if k > 0:
+        val = lo + h * float(k - 1)
+        if (val > b) if strict else (val >= b):
+            k -= 1
+    return min(k, size)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragma: no cover - compiled
+    """For each problem k, the grid point (A column, sigma) of least WSSRE and its value.
+
+    On every A column the sigma axis splits into segments on which S1 = P + Q s and
+    S2 = R + 2 U s + V s^2 (module docstring): segment 0 is the low-variance part [lo,
+    min(hi, 1)], segments 1.. cover (1, hi] split at the sorted high-variance breakpoints
+    (observation i is on its rising piece once s >= beta_i).  Each segment's minimum lies
+    among its end points and the grid neighbours of the stationary point.  The sums run
+    over the observations in order, and the first minimum in (candidate, segment, column)
+    order wins, so the result is the grid point an evaluation of every one would choose.
+    """
+    K, M = w.shape
+    NA = A.shape[1]
+    S = M + 2
+    best_col = np.zeros(K, np.int64)
+    best_sig = np.zeros(K)
+    best_obj = np.full(K, np.inf)
+    beta = np.empty(M)
+    srt = np.empty(M)
+    low = np.empty((5, M))  # w x (family value) on the low-variance pieces
+    base = np.empty((5, M))  # ... on the saturated high-variance piece
+    step = np.empty((5, M))  # rising minus saturated high-variance piece
+    bounds = np.empty(M + 3)
+    coef = np.empty((5, S))
+    f = np.empty((4, S, NA))
+    sig = np.empty((4, S, NA))
+    for k in range(K):
+        lo = s_lo[k]
+        h = hs[k]
+        past_one = _grid_index(lo, h, size_s, 1.0, True)
+        one = min(max(1.0, lo), s_hi[k])
+        for a in range(NA):
+            Aa = A[k, a]
+            for i in range(M):
+                m = n[i]
+                wi = w[k, i]
+                first = m <= Aa
+                if first:
+                    lo_u = Aa / m
+                    lo_v = (1 - 1 / m) / 2
+                else:
+                    lo_u = 1.0
+                    lo_v = (Aa - 0.5) / m - 0.5 if m <= 2 * Aa - 1 else 0.0
+                pl = lo_u / t[i]
+                rl = lo_v / t[i]
+                p1 = (Aa / m) / t[i]
+                r1 = (1 + (Aa - 1) / m) / t[i]
+                p2 = 1 / t[i]
+                sq2 = p2 * p2
+                low[0, i], low[1, i], low[2, i] = wi * pl, wi * rl, wi * (pl * pl)
+                low[3, i], low[4, i] = wi * (pl * rl), wi * (rl * rl)
+                base[0, i], base[1, i], base[2, i], base[3, i], base[4, i] = wi * p2, wi * p2, wi * sq2, wi * sq2, wi * sq2
+                step[0, i], step[1, i], step[2, i] = wi * (p1 - p2), wi * (r1 - p2), wi * (p1 * p1 - sq2)
+                step[3, i], step[4, i] = wi * (p1 * r1 - sq2), wi * (r1 * r1 - sq2)
+                if first:
+                    beta[i] = -np.inf
+                elif m > Aa and Aa > 1:
+                    beta[i] = (m - Aa) / (Aa - 1)
+                else:
+                    beta[i] = np.inf
+                # insertion sort of the breakpoints (a handful)
+                j = i
+                while j > 0 and srt[j - 1] > beta[i]:
+                    srt[j] = srt[j - 1]
+                    j -= 1
+                srt[j] = beta[i]
+            # sums in observation order (the first term, then each next one added); a
+            # term of an observation not yet rising adds 0 and is skipped
+            for fam in range(5):
+                lsum = low[fam, 0]
+                bsum = base[fam, 0]
+                for i in range(1, M):
+                    lsum += low[fam, i]
+                    bsum += base[fam, i]
+                coef[fam, 0] = lsum
+                for seg in range(M + 1):
+                    left = -np.inf if seg == 0 else srt[seg - 1]
+                    high = 0.0
+                    for i in range(M):
+                        if beta[i] <= left:
+                            high += step[fam, i]
+                        elif not np.isfinite(step[fam, i]):
+                            high += 0.0 * step[fam, i]
+                    coef[fam, seg + 1] = bsum + high
+            bounds[0] = lo
+            bounds[1] = one
+            for i in range(M):
+                bounds[2 + i] = srt[i]
+            bounds[M + 2] = np.inf
+            for seg in range(S):
+                if seg == 0:
+                    first_k = 0
+                    last_k = past_one - 1
+                else:
+                    first_k = max(_grid_index(lo, h, size_s, bounds[seg], False), past_one)
+                    last_k = _grid_index(lo, h, size_s, bounds[seg + 1], False) - 1
+                last_k = min(last_k, size_s - 1)
+                if not h > 0:
+                    last_k = min(last_k, 0)
+                P, Q, R, U, V = coef[0, seg], coef[1, seg], coef[2, seg], coef[3, seg], coef[4, seg]
+                if paper:
+                    s_star = (Q - U) / V
+                else:
+                    s_star = (P * U - Q * R) / (Q * U - P * V)
+                k_star = (s_star - lo) / h if h > 0 else 0.0
+                if k_star != k_star or k_star == np.inf or k_star == -np.inf:
+                    k_star = -1.0
+                k_star = np.floor(k_star)
+                top = float(max(last_k, first_k))
+                fk = float(first_k)
+                empty = last_k < first_k
+                for c in range(4):
+                    if c == 0:
+                        cand = fk
+                    elif c == 1:
+                        cand = top
+                    elif c == 2:
+                        cand = k_star
+                    else:
+                        cand = k_star + 1
+                    cand = min(max(cand, fk), top)
+                    sg = lo + h * cand
+                    sig[c, seg, a] = sg
+                    if empty:
+                        f[c, seg, a] = np.inf
+                        continue
+                    S1 = P + Q * sg
+                    S2 = R + (2 * U + V * sg) * sg
+                    val = S0[k] - 2 * S1 + S2 if paper else S0[k] - S1 * S1 / S2
+                    f[c, seg, a] = val if np.isfinite(val) else np.inf
+        # first minimum in (candidate, segment, column) order, as argmin over the flat array
+        bv = np.inf
+        bc, bs, ba = 0, 0, 0
+        found = False
+        for c in range(4):
+            for seg in range(S):
+                for a in range(NA):
+                    if not found or f[c, seg, a] < bv:
+                        bv = f[c, seg, a]
+                        bc, bs, ba = c, seg, a
+                        found = True
+        best_col[k] = ba
+        best_sig[k] = sig[bc, bs, ba]
+        best_obj[k] = bv
+    return best_col, best_sig, best_obj
 
 
 def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=False):
