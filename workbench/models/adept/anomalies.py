@@ -152,7 +152,7 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     weight = np.ones(M)
     empty_anom = pd.DataFrame({"n": [], "D": [], "weight_factor": [], "last_point": []})
     empty_cand = pd.DataFrame({"n": [], "flagged_by": []})
-    report = AnomalyReport(base.drop(columns="removed_n"), empty_cand, base.iloc[0:0], empty_anom,
+    report = AnomalyReport(base.iloc[:, 1:], empty_cand, base.iloc[0:0], empty_anom,
                            phase=np.zeros(M, int), weight_factor=weight)
     if M < 3:
         return report

@@ -208,6 +208,12 @@ def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     (1 + delta) x_i - (1 - delta) x_k >= 0 for all i, k: linear in sigma on each segment.
     Returns a tidy frame (A, sigma_min, sigma_max), one row per non-empty interval.
     """
+    A, s_lo, s_hi = _feasible_intervals(n, t, delta, A_grid, s_max)
+    return pd.DataFrame({"A": A, "sigma_min": s_lo, "sigma_max": s_hi})
+
+
+def _feasible_intervals(n, t, delta, A_grid, s_max=np.inf):
+    """:func:`feasible_columns` as arrays (A, sigma_min, sigma_max)."""
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     A = np.asarray(A_grid, float)
@@ -219,7 +225,7 @@ def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     s_hi = np.minimum(upper, bounds[..., 1:])
     ok = (s_hi >= s_lo) & ~never & np.isfinite(s_lo)
     col, _ = np.nonzero(ok)
-    return pd.DataFrame({"A": A[col], "sigma_min": s_lo[ok], "sigma_max": np.minimum(s_hi[ok], 1e300)})
+    return A[col], s_lo[ok], np.minimum(s_hi[ok], 1e300)
 
 
 @dataclass
@@ -333,10 +339,10 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
     else:
         A_max = A_max if A_max is not None else max(3000.0, 20 * n.max())
         A_grid = np.geomspace(1.0, A_max, grid_size)
-        cols = pd.concat([feasible_columns(n[g], t[g], delta, A_grid, s_max=sigma_max) for g in groups],
-                         ignore_index=True)
+        parts = [_feasible_intervals(n[g], t[g], delta, A_grid, s_max=sigma_max) for g in groups]
+        A_col, s_lo, s_hi = (np.concatenate([p[c] for p in parts]) if parts else np.zeros(0) for c in range(3))
         boxes = pd.DataFrame({
-            "A_min": cols["A"], "A_max": cols["A"], "sigma_min": cols["sigma_min"], "sigma_max": cols["sigma_max"],
+            "A_min": A_col, "A_max": A_col, "sigma_min": s_lo, "sigma_max": s_hi,
             "case": 0, "i": -1, "j": -1, "k": -1,
         })
     if boxes.empty:

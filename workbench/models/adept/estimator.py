@@ -347,7 +347,6 @@ class Adept(BaseEstimator):
                 f"dropped {len(dropped)} repeated run(s) as obvious outliers: "
                 + ", ".join(f"n={a:g}: {b:g}" for a, b in dropped.itertuples(index=False)),
                 details={"dropped": dropped}))
-        obs["kind"] = "observed"
         self.ratio_ = None
         if base is None:
             if len(obs) < 3:
@@ -355,16 +354,20 @@ class Adept(BaseEstimator):
                     f"ADEPT needs runtimes on at least 3 different processor counts, got {len(obs)} "
                     f"({obs['n'].tolist()})")
             _check_growth(label, obs, self.delta)
-            anomalies = detect_anomalies(obs["n"], obs["t"], self.epsilon, self.theta)
-            obs["weight_factor"] = anomalies.weight_factor
-            obs["phase"] = anomalies.phase
-            obs["only_for_target"] = np.nan
+            anomalies = detect_anomalies(obs["n"].to_numpy(), obs["t"].to_numpy(), self.epsilon, self.theta)
+            obs = pd.DataFrame({**{c: obs[c].to_numpy() for c in obs.columns}, "kind": "observed",
+                                "weight_factor": anomalies.weight_factor, "phase": anomalies.phase,
+                                "only_for_target": np.nan})
         else:
+            obs["kind"] = "observed"
             obs, anomalies = self._cross_size(obs, base, warnings)
         self.anomalies_ = anomalies
         warnings += self._anomaly_warnings(anomalies, cross=base is not None)
         warnings += self._superlinear_warnings(obs)
         self.observations_ = obs.reset_index(drop=True)
+        # the columns the searches read, as arrays (read many times per target chunk)
+        self._obs = {c: self.observations_[c].to_numpy() for c in ("n", "t", "weight_factor", "phase",
+                                                                    "only_for_target")}
         # fit mode searches on runtimes relative to the largest one, so that inputs differing
         # only by their unit give the same numbers to the search, not just the same optimum
         self._t_ref = 1.0 if self._paper else float(obs["t"].max())
@@ -397,13 +400,15 @@ class Adept(BaseEstimator):
         self._check_fitted()
         if self._fits is None:
             self._fit_targets(self._fitted_targets)
-            self._fits = self._fits_frame(np.unique(self._fitted_targets))
+            rows = np.searchsorted(self._fitted_keys, np.unique(self._fitted_targets))
+            self._fits = pd.DataFrame({col: v[rows] for col, v in self._fitted_columns.items()})
         return self._fits
 
     @property
     def warnings_(self) -> list[AdeptWarning]:
         """Data and reliability warnings: fit-level ones and those of the ``targets`` fits."""
-        return self._fit_warnings + self._target_warnings(self.fits_)
+        self.fits_  # noqa: B018 - fits the default targets
+        return self._fit_warnings + self._target_warnings(self.explain_columns(np.unique(self._fitted_targets)))
 
     def _default_targets(self):
         n = self.observations_["n"].to_numpy()
@@ -463,7 +468,7 @@ class Adept(BaseEstimator):
     def _anomaly_warnings(self, a: AnomalyReport, cross: bool):
         out = []
         where = "base-size " if cross else ""
-        for row in a.anomalies.itertuples(index=False):
+        for row in a.anomalies.itertuples(index=False) if len(a.anomalies) else ():
             if row.last_point and not cross:
                 out.append(AdeptWarning(
                     "declining-or-anomalous-last-point",
@@ -503,8 +508,8 @@ class Adept(BaseEstimator):
         from data fitting a faster memory level (the thesis' stepwise pattern, 3.9.3)."""
         # every measured (not guiding) point counts: an anomaly the fit discounts is still
         # a measured superlinear step the model cannot follow
-        o = obs[obs["kind"] == "observed"]
-        n, t = o["n"].to_numpy(), o["t"].to_numpy()
+        measured = obs["kind"].to_numpy() == "observed"
+        n, t = obs["n"].to_numpy()[measured], obs["t"].to_numpy()[measured]
         gain = (t[:-1] / t[1:]) / (n[1:] / n[:-1])
         bad = np.nonzero(gain > 1.05)[0]
         if bad.size == 0:
@@ -551,31 +556,31 @@ class Adept(BaseEstimator):
 
     def _used(self):
         """Observations the envelope is built on: weighted, not reserved for one target."""
-        obs = self.observations_
-        return (obs["weight_factor"].to_numpy() > 0) & obs["only_for_target"].isna().to_numpy()
+        obs = self._obs
+        return (obs["weight_factor"] > 0) & np.isnan(obs["only_for_target"])
 
     def _envelope(self, delta) -> Envelope:
         """Envelope of the used observations (runtimes relative to ``_t_ref``) for ``delta``
         (computed once per delta: the delta search and the saturation rule ask again)."""
         if delta in self._envelopes:
             return self._envelopes[delta]
-        obs, used = self.observations_, self._used()
+        obs, used = self._obs, self._used()
         self._envelopes[delta] = fit_envelope(
-            obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref, delta, self.units,
-            phase=obs["phase"].to_numpy()[used], t_scale=self._t_ref)
+            obs["n"][used], obs["t"][used] / self._t_ref, delta, self.units, phase=obs["phase"][used],
+            t_scale=self._t_ref)
         return self._envelopes[delta]
 
     # -------------------------------------------------------- per-target fits
     def _weights(self, targets, uniform=False):
-        obs = self.observations_
-        n = obs["n"].to_numpy()
+        obs = self._obs
+        n = obs["n"]
         W = np.ones((len(targets), len(n))) if uniform else target_weights(n, targets, self.q)
-        W = W * obs["weight_factor"].to_numpy()
-        only = obs["only_for_target"].to_numpy()
+        W = W * obs["weight_factor"]
+        only = obs["only_for_target"]
         W = np.where(np.isnan(only) | (only[None, :] == targets[:, None]), W, 0.0)
-        if obs["phase"].max() > 0:
+        ph = obs["phase"]
+        if ph.max() > 0:
             closest = np.argmin(np.abs(targets[:, None] - n[None, :]), axis=1)
-            ph = obs["phase"].to_numpy()
             W = np.where(ph[None, :] == ph[closest][:, None], W, 0.0)
         return np.maximum(W, 0.0)
 
@@ -629,8 +634,8 @@ class Adept(BaseEstimator):
         instance through its fixed point in the envelope gets objective and error inf.
         ``env``: search in this envelope instead of ``envelope_``.
         """
-        obs = self.observations_
-        n, t = obs["n"].to_numpy(), obs["t"].to_numpy() / self._t_ref
+        obs = self._obs
+        n, t = obs["n"], obs["t"] / self._t_ref
         env = self.envelope_ if env is None else env
         paper = self._paper
         W = self._weights(targets, uniform)
@@ -638,7 +643,7 @@ class Adept(BaseEstimator):
         # fixed point: the used observation closest to the target; g: the next closest.
         # Down-weighted anomalies are passed over while two full-weight points remain: a curve
         # forced through an anomaly would undo its weight reduction.
-        full = obs["weight_factor"].to_numpy() >= 1
+        full = obs["weight_factor"] >= 1
         penalty = np.where(W > 0, 0.0, np.inf) + np.where(full, 0.0, 1e12)
         if ((W > 0) & full).sum(axis=1).min() < 2:
             penalty = np.where(W > 0, 0.0, np.inf)
@@ -750,7 +755,7 @@ class Adept(BaseEstimator):
         """``saturation="evidence"``: replace fits that saturate near the observed range
         without the data demanding it by the best non-saturating fit (see the class docstring)."""
         targets = out["target"]
-        n = self.observations_["n"].to_numpy()
+        n = self._obs["n"]
         n_top = np.where(self._weights(targets) > 0, n[None, :], 0.0).max(axis=1)
         horizon = self._SATURATION_HORIZON * n_top
         out["saturation_n"] = downey.max_useful_allocation(out["A"], out["sigma"])
@@ -809,12 +814,12 @@ class Adept(BaseEstimator):
 
     def _beyond_grid(self):
         """Candidate allocations for a next measurement: up to 16 x the largest observation."""
-        n_max = self.observations_["n"].max()
+        n_max = self._obs["n"].max()
         return np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
 
     def _suggest(self, out):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
-        n, t = self.observations_["n"].to_numpy(), self.observations_["t"].to_numpy() / self._t_ref
+        n, t = self._obs["n"], self._obs["t"] / self._t_ref
         grid = self._beyond_grid()
         sug = np.full(out["target"].size, np.nan)
         has = ~np.isnan(out["runner_up_A"])
@@ -830,75 +835,73 @@ class Adept(BaseEstimator):
         sug[has] = grid[np.argmax(np.abs(Tb / Tr - 1), axis=1)]
         return sug
 
-    def _fits_frame(self, targets):
-        """The per-target fits of ``targets`` (fitted already), one row each, in that order."""
-        rows = np.searchsorted(self._fitted_keys, np.asarray(targets, float))
-        return pd.DataFrame({col: v[rows] for col, v in self._fitted_columns.items()})
-
-    def _target_warnings(self, fits: pd.DataFrame):
+    def _target_warnings(self, fits: dict[str, np.ndarray]):
+        """Table 3's reliability warnings for the per-target fits ``fits`` (columns)."""
         out = []
-        obs = self.observations_
-        n_used = obs.loc[obs["weight_factor"] > 0, "n"].to_numpy()
+        n_used = self._obs["n"][self._obs["weight_factor"] > 0]
+        targets = fits["target"]
         # against the user's bound, not delta_: delta_ was grown until the data fit within it
         thr = max(self.delta, self.high_error)
         # Table 3: a low-variance fit with every n_i < A.  With a free time scale (fit mode)
         # the first piece of *either* mode is Amdahl-shaped, tau (a + b/n), so observations
         # that all lie on it leave the saturation undetermined in the high-variance mode too.
-        first_end = np.where(fits["variance"] == "low", fits["A"], fits["A"] + (fits["A"] - 1) * fits["sigma"])
-        lin_mask = (fits["variance"] == "low") | (not self._paper)
-        lin = fits[lin_mask & (first_end > n_used.max())]
-        if len(lin):
-            end = first_end[lin.index].min()
+        low = fits["variance"] == "low"
+        first_end = np.where(low, fits["A"], fits["A"] + (fits["A"] - 1) * fits["sigma"])
+        lin = (low | (not self._paper)) & (first_end > n_used.max())
+        if lin.any():
+            end = first_end[lin].min()
             suggested = float(np.ceil(min(end, 16 * n_used.max())))
             out.append(AdeptWarning(
                 "linear-section",
                 f"all observations lie on the first (near-linear) piece of the fitted model (it ends at n = "
                 f"{end:.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
                 f"Measure at n >= {suggested:g} (thesis 3.10, Table 3).",
-                targets=tuple(lin["target"]), suggested_n=suggested))
-        hi = fits[fits["max_rel_error"] > thr]
-        if len(hi):
+                targets=tuple(targets[lin].tolist()), suggested_n=suggested))
+        hi = fits["max_rel_error"] > thr
+        if hi.any():
+            worst = fits["max_rel_error"][hi].max()
             out.append(AdeptWarning(
                 "high-fit-error",
-                f"the fitted instances deviate from an observation by up to {hi['max_rel_error'].max():.0%} "
+                f"the fitted instances deviate from an observation by up to {worst:.0%} "
                 f"(> {thr:.0%}): the application deviates from the Downey model (thesis 3.10)",
-                targets=tuple(hi["target"]), details={"max_rel_error": float(hi["max_rel_error"].max())}))
+                targets=tuple(targets[hi].tolist()), details={"max_rel_error": float(worst)}))
         bound = self._saturation_bound()
-        und = fits[fits["saturation"] == "undetermined"]
-        if len(und):
-            r = und.iloc[0]
-            sug = _or_none(r["saturation_suggested_n"])
+        und = fits["saturation"] == "undetermined"
+        if und.any():
+            i = int(np.flatnonzero(und)[0])
+            sug = _or_none(fits["saturation_suggested_n"][i])
             out.append(AdeptWarning(
                 "saturation-undetermined",
-                f"the best fit stops speeding up at n = {r['saturation_n']:.0f} (A = {r['saturating_A']:.3g}), "
-                f"within {self._SATURATION_HORIZON:g}x the largest observation, but the data do not demand it: an "
-                f"instance that keeps speeding up there explains every observation within {bound:.0%} and is used "
-                "instead. Where the application saturates is undetermined"
+                f"the best fit stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "
+                f"{fits['saturating_A'][i]:.3g}), within {self._SATURATION_HORIZON:g}x the largest observation, but "
+                f"the data do not demand it: an instance that keeps speeding up there explains every observation "
+                f"within {bound:.0%} and is used instead. Where the application saturates is undetermined"
                 + (f"; a run at n = {sug:g} would tell the two apart." if sug else "."),
-                targets=tuple(und["target"]), suggested_n=sug,
-                details={c: und[c].to_numpy() for c in ("saturation_n", "saturating_A", "saturating_sigma")}))
-        near = fits[fits["saturation"] == "near-range"]
-        if len(near):
-            r = near.iloc[0]
-            sug = _or_none(r["saturation_suggested_n"])
+                targets=tuple(targets[und].tolist()), suggested_n=sug,
+                details={c: fits[c][und] for c in ("saturation_n", "saturating_A", "saturating_sigma")}))
+        near = fits["saturation"] == "near-range"
+        if near.any():
+            i = int(np.flatnonzero(near)[0])
+            sug = _or_none(fits["saturation_suggested_n"][i])
             out.append(AdeptWarning(
                 "saturation-near-range",
-                f"the fitted instance stops speeding up at n = {r['saturation_n']:.0f} (A = {r['A']:.3g}), within "
-                f"{self._SATURATION_HORIZON:g}x the largest observation: predictions past it are flat. The data "
-                f"demand it (an instance that keeps speeding up misses an observation by more than {bound:.0%} or "
-                "fits significantly worse)"
+                f"the fitted instance stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "
+                f"{fits['A'][i]:.3g}), within {self._SATURATION_HORIZON:g}x the largest observation: predictions "
+                f"past it are flat. The data demand it (an instance that keeps speeding up misses an observation "
+                f"by more than {bound:.0%} or fits significantly worse)"
                 + (f"; a run at n = {sug:g} would confirm it." if sug else "."),
-                targets=tuple(near["target"]), suggested_n=sug,
-                details={"saturation_n": near["saturation_n"].to_numpy()}))
-        ru = fits[fits["runner_up_A"].notna()]
-        if len(ru):
-            sug = float(ru["suggested_n"].iloc[0])
+                targets=tuple(targets[near].tolist()), suggested_n=sug,
+                details={"saturation_n": fits["saturation_n"][near]}))
+        ru = ~np.isnan(fits["runner_up_A"])
+        if ru.any():
+            i = int(np.flatnonzero(ru)[0])
+            sug = float(fits["suggested_n"][i])
             out.append(AdeptWarning(
                 "runner-up",
                 "another instance with a very different A explains the observations nearly as well "
-                f"(e.g. A={ru['A'].iloc[0]:.0f} vs runner-up A={ru['runner_up_A'].iloc[0]:.0f}); an observation at "
+                f"(e.g. A={fits['A'][i]:.0f} vs runner-up A={fits['runner_up_A'][i]:.0f}); an observation at "
                 f"n={sug:g}, where they differ most, would decide (thesis 3.10, Table 3)",
-                targets=tuple(ru["target"]), suggested_n=sug))
+                targets=tuple(targets[ru].tolist()), suggested_n=sug))
         return out
 
     # ----------------------------------------------------------------- predict
@@ -906,14 +909,18 @@ class Adept(BaseEstimator):
         if not hasattr(self, "_fitted_targets"):
             raise ValidationError("this Adept instance is not fitted yet; call fit(n, t) first")
 
-    def _rows(self, n_targets):
+    def explain_columns(self, n_targets) -> dict[str, np.ndarray]:
+        """:meth:`explain` as a dict of numpy columns (no DataFrame: the fast path for callers
+        that read one or two columns)."""
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
         if targets.size == 0:
-            return pd.DataFrame(columns=list(self.fits_.columns))
+            self.fits_  # noqa: B018 - fits the default targets, so that every column exists
+            return {col: v[:0] for col, v in self._fitted_columns.items()}
         self._check_targets(targets, "n_targets")
         self._fit_targets(targets)
-        return self._fits_frame(targets)
+        rows = np.searchsorted(self._fitted_keys, targets)
+        return {col: v[rows] for col, v in self._fitted_columns.items()}
 
     def _check_targets(self, targets, name):
         bad = ~np.isfinite(targets) | (targets < 1)
@@ -931,7 +938,7 @@ class Adept(BaseEstimator):
         """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point).
         A runtime beyond the float range (overflowing, or underflowing to 0, for runtimes near
         1e308 or 1e-308) is a ValidationError naming the target; :meth:`explain` still shows it."""
-        pred = self._rows(n_targets)["prediction"].to_numpy()
+        pred = self.explain_columns(n_targets)["prediction"]
         bad = np.isinf(pred.astype(float)) | (pred == 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
@@ -942,11 +949,11 @@ class Adept(BaseEstimator):
 
     def predict_speedup(self, n_targets) -> np.ndarray:
         """Predicted speedup S(n) = T(1)/T(n) of each target's own instance (unit-free)."""
-        return self._rows(n_targets)["speedup"].to_numpy()
+        return self.explain_columns(n_targets)["speedup"]
 
     def explain(self, n_targets) -> pd.DataFrame:
         """Per-target fit details (same columns as ``fits_``) for the given targets."""
-        return self._rows(n_targets).reset_index(drop=True)
+        return pd.DataFrame(self.explain_columns(n_targets))
 
     def weights_for(self, n_targets) -> pd.DataFrame:
         """Effective fit weights per target (thesis 3.5.2 W_i times the anomaly, phase and
@@ -959,5 +966,4 @@ class Adept(BaseEstimator):
 
     def warnings_for(self, n_targets) -> list[AdeptWarning]:
         """Reliability warnings for specific targets (fit-level warnings included)."""
-        rows = self.explain(n_targets)
-        return self._fit_warnings + self._target_warnings(rows)
+        return self._fit_warnings + self._target_warnings(self.explain_columns(n_targets))

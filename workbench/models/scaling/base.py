@@ -272,7 +272,7 @@ class AdeptScaling(ScalingModel):
 
     def _predict(self, n):
         # the raw per-target rows: ScalingModel.predict names a runtime beyond the float range
-        return self.model_.explain(n)["prediction"].to_numpy(float) if n.size else np.zeros(0)
+        return self.model_.explain_columns(n)["prediction"].astype(float) if n.size else np.zeros(0)
 
     def warnings_for(self, n) -> list[ModelWarning]:
         """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole)."""
