@@ -338,7 +338,10 @@ class DowneyLM(_Baseline):
             return float(profiled_scale(u, w, paper))
 
         def residuals(x):
-            u = downey.runtime(n, *unpack(x)) / t
+            A, sigma = unpack(x)
+            if not (np.isfinite(A) and np.isfinite(sigma)):
+                downey.check_parameters(A, sigma)  # the model's own message (the hot path skips the checks)
+            u = downey.runtime_unchecked(n, A, sigma) / t
             return sw * (scale_for(u) * u - 1.0)
 
         start = np.maximum(np.sqrt([A0 - 1.0, sigma0]), 1e-3)

@@ -404,21 +404,32 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     Both equations are piecewise linear in sigma; returns an (len(A), S) array of roots
     with NaN where a segment has none.
     """
-    A = np.asarray(A, float)
+    A = np.ascontiguousarray(A, float)
     pts = np.array([n_f] if paper else [n_f, n_g], float)
-    bounds, u, v = _segments(pts, A, 0.0, s_max)
-    if paper:
-        c0 = u[..., 0] - t_f
-        c1 = v[..., 0]
-    else:
-        c0 = t_g * u[..., 0] - t_f * u[..., 1]
-        c1 = t_g * v[..., 0] - t_f * v[..., 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = -c0 / c1
-    inside = (root >= bounds[..., :-1]) & (root <= bounds[..., 1:]) & np.isfinite(root)
-    # a root exactly on sigma = 1 from the high side belongs to the low-variance formula
-    inside &= ~((bounds[..., :-1] == 1.0) & (root == 1.0) & (np.arange(root.shape[-1]) > 0))
-    return np.where(inside, root, np.nan)
+    bounds, u, v = _segments_kernel(pts, A, 0.0, float(s_max))
+    return _fixed_point_roots(bounds, u, v, float(t_f), float(t_f if paper else t_g), bool(paper))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fixed_point_roots(bounds, u, v, t_f, t_g, paper):  # pragma: no cover - compiled
+    """The root of each segment's linear equation c0 + c1 sigma = 0 (:func:`fixed_point_sigmas`)
+    where it lies on the segment, else NaN.  A root exactly on sigma = 1 from the high side
+    belongs to the low-variance formula."""
+    NA, S = u.shape[0], u.shape[1]
+    out = np.full((NA, S), np.nan)
+    for c in range(NA):
+        for seg in range(S):
+            if paper:
+                c0 = u[c, seg, 0] - t_f
+                c1 = v[c, seg, 0]
+            else:
+                c0 = t_g * u[c, seg, 0] - t_f * u[c, seg, 1]
+                c1 = t_g * v[c, seg, 0] - t_f * v[c, seg, 1]
+            root = -c0 / c1
+            if (root >= bounds[c, seg] and root <= bounds[c, seg + 1] and np.isfinite(root)
+                    and not (bounds[c, seg] == 1.0 and root == 1.0 and seg > 0)):
+                out[c, seg] = root
+    return out
 
 
 def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:

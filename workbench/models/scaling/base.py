@@ -141,12 +141,7 @@ class ScalingModel(BaseEstimator):
 
     def fit(self, n, t) -> ScalingModel:
         """Fit on runs: ``n`` allocations (>= 1, repeats allowed), ``t`` runtimes (> 0)."""
-        n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
-        self.allocations_, self.medians_ = allocation_medians(n, t)
-        self.n_max_ = float(self.allocations_[-1])
-        start = time.perf_counter()
-        self._fit(n, t)
-        self.fit_time_s_ = time.perf_counter() - start
+        self._fit_runs(n, t)
         # in-sample misfit: RMS of log(prediction / median) over the allocations, a feature
         # of the interval calibration (a model that cannot follow its own data extrapolates worse)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -156,11 +151,21 @@ class ScalingModel(BaseEstimator):
         self.warnings_ = list(self._fit_warnings())
         return self
 
+    def _fit_runs(self, n, t) -> None:
+        """Check the runs and fit the model: everything :meth:`predict` needs, without the
+        in-sample error and the warnings (all a cross-validation refit uses)."""
+        n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
+        self.allocations_, self.medians_ = allocation_medians(n, t)
+        self.n_max_ = float(self.allocations_[-1])
+        start = time.perf_counter()
+        self._fit(n, t)
+        self.fit_time_s_ = time.perf_counter() - start
+
     def _fit_warnings(self) -> list[ModelWarning]:
         return []
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "fit_error_"):
+        if not hasattr(self, "fit_time_s_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(n, t) first")
 
     def predict(self, n) -> np.ndarray:
@@ -322,11 +327,12 @@ MODELS: dict[str, type[ScalingModel]] = {
 }
 
 
-def fit_or_message(model: ScalingModel, n, t) -> str:
+def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
     """Fit ``model`` in place; return "" on success or the reason it could not be fitted
-    (a model that cannot describe a curve is not an error of the caller)."""
+    (a model that cannot describe a curve is not an error of the caller).  ``in_sample=False``
+    fits for prediction only, without the in-sample error and warnings (cross-validation)."""
     try:
-        model.fit(n, t)
+        model.fit(n, t) if in_sample else model._fit_runs(n, t)
     except WorkbenchError as exc:
         return str(exc)
     except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns

@@ -226,7 +226,8 @@ class ScalingPredictor(BaseEstimator):
             test_n, test_t = alloc[-held:], med[-held:]
             for name in names:
                 model = MODELS[name]()
-                if np.unique(n[train]).size < model.min_points or fit_or_message(model, n[train], t[train]):
+                if np.unique(n[train]).size < model.min_points or fit_or_message(model, n[train], t[train],
+                                                                                 in_sample=False):
                     continue
                 pred = model.predict(test_n)
                 with np.errstate(invalid="ignore", divide="ignore"):
