@@ -22,6 +22,7 @@ is an exact intersection of half-lines; A is scanned on a fine geometric grid.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -254,6 +255,11 @@ class Envelope:
     def empty(self) -> bool:
         return self.boxes.empty
 
+    @cached_property
+    def _box_arrays(self) -> dict[str, np.ndarray]:
+        """The boxes' bounds as arrays (read on every pass-1 search)."""
+        return _bound_arrays(self.boxes)
+
     def contains(self, A, sigma) -> np.ndarray:
         """Whether instances lie in the envelope (union of boxes / exact scale-free test)."""
         A = np.asarray(A, float)
@@ -270,16 +276,16 @@ class Envelope:
                 xp = x[..., phase == p]
                 ok |= xp.max(axis=-1) / xp.min(axis=-1) <= limit
             return ok
-        b = self.boxes
+        b = self._box_arrays
         inside = (
-            (A[..., None] >= b["A_min"].to_numpy()) & (A[..., None] <= b["A_max"].to_numpy())
-            & (sigma[..., None] >= b["sigma_min"].to_numpy()) & (sigma[..., None] <= b["sigma_max"].to_numpy())
+            (A[..., None] >= b["A_min"]) & (A[..., None] <= b["A_max"])
+            & (sigma[..., None] >= b["sigma_min"]) & (sigma[..., None] <= b["sigma_max"])
         )
         return inside.any(axis=-1)
 
     def bound_instances(self) -> tuple[np.ndarray, np.ndarray]:
         """(A, sigma) instances on the envelope's boundary (box corners / interval ends)."""
-        b = self.boxes
+        b = self._box_arrays
         if self.units == "fit":
             A = np.concatenate([b["A_min"], b["A_min"]])
             s = np.concatenate([b["sigma_min"], b["sigma_max"]])
@@ -347,10 +353,19 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
         })
     if boxes.empty:
         return Envelope(units, delta, n, t, boxes, (np.nan, np.nan), (np.nan, np.nan), phase=phase, t_scale=t_scale)
-    A_range = (float(boxes["A_min"].min()), float(boxes["A_max"].max()))
-    s_range = (float(boxes["sigma_min"].min()), float(boxes["sigma_max"].max()))
+    b = _bound_arrays(boxes) if units == "paper" else {"A_min": A_col, "A_max": A_col, "sigma_min": s_lo,
+                                                       "sigma_max": s_hi}
+    # nan-skipping like pandas' min/max (the boxes hold no NaN)
+    A_range = (float(np.nanmin(b["A_min"])), float(np.nanmax(b["A_max"])))
+    s_range = (float(np.nanmin(b["sigma_min"])), float(np.nanmax(b["sigma_max"])))
     if units == "fit":
         # the A grid is discrete: widen the range by one grid step each way
         step = (A_max / 1.0) ** (1.0 / (grid_size - 1))
         A_range = (max(1.0, A_range[0] / step), min(A_max, A_range[1] * step))
-    return Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase, t_scale=t_scale)
+    envelope = Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase, t_scale=t_scale)
+    envelope._box_arrays = b  # what the cached property would read back from the frame
+    return envelope
+
+
+def _bound_arrays(boxes: pd.DataFrame) -> dict[str, np.ndarray]:
+    return {c: boxes[c].to_numpy(float) for c in ("A_min", "A_max", "sigma_min", "sigma_max")}

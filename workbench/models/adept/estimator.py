@@ -28,8 +28,10 @@ from workbench.models.adept.search import (
     fixed_point_As,
     fixed_point_sigmas,
     grid_argmin,
+    pass1_pick,
     profiled_scale,
     relative_model,
+    runner_up_pick,
     wssre,
 )
 from workbench.validation import require_span
@@ -392,7 +394,7 @@ class Adept(BaseEstimator):
         # what does not depend on the target: envelopes by delta, and the pass-1 candidates
         # (and their model values) by fixed point, next-closest point and envelope
         self._envelopes: dict[float, Envelope] = {}
-        self._candidates: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._candidates: dict[tuple, tuple[np.ndarray, ...]] = {}
 
     @property
     def fits_(self) -> pd.DataFrame:
@@ -598,7 +600,7 @@ class Adept(BaseEstimator):
 
     def _pass1_candidates(self, n, t, fi, gi, env):
         """Pass-1 candidates through fixed point ``fi`` (ratio to ``gi`` in fit mode) inside
-        ``env``: (A, sigma, model values x of shape (C, M)).  They do not depend on the target,
+        ``env``: (A, sigma, model values x of shape (C, M), x^2).  They do not depend on the target,
         so each is computed once per fit and shared by every target (and later call) using it."""
         key = (fi, gi, env.delta)
         if key in self._candidates:
@@ -623,7 +625,8 @@ class Adept(BaseEstimator):
         Ac, sc = Ac[keep], sc[keep]
         if len(Ac) == 0:  # no instance through the fixed point lies in the envelope
             Ac, sc = env.bound_instances()
-        self._candidates[key] = Ac, sc, relative_model(n, t, Ac, sc)
+        x = relative_model(n, t, Ac, sc)
+        self._candidates[key] = Ac, sc, x, x * x
         return self._candidates[key]
 
     def _search(self, targets, uniform=False, A_floor=None, env=None):
@@ -658,28 +661,14 @@ class Adept(BaseEstimator):
         for key in np.unique(np.stack([f_idx, g_idx], axis=1), axis=0):
             fi, gi = key
             members = np.nonzero((f_idx == fi) & (g_idx == gi))[0]
-            Ac, sc, x = self._pass1_candidates(n, t, int(fi), int(gi), env)
+            Ac, sc, x, x2 = self._pass1_candidates(n, t, int(fi), int(gi), env)
             Wm = W[members]
-            if paper:
-                f = (Wm @ (x * x).T) - 2 * (Wm @ x.T) + Wm.sum(axis=1, keepdims=True)
-            else:
-                S1 = Wm @ x.T
-                S2 = Wm @ (x * x).T
-                f = Wm.sum(axis=1, keepdims=True) - S1 * S1 / S2
-            f = np.maximum(f, 0.0)  # S0 - S1^2/S2 can round below zero at a perfect fit
-            if A_floor is not None:
-                f = np.where(Ac[None, :] >= A_floor[members, None], f, np.inf)
-            # Flat valleys (A not identifiable, e.g. every point in the linear section) give
-            # exact ties, and their rounding depends on how many targets share the matrix
-            # product.  Among candidates within rounding of the minimum take the largest A:
-            # the data show no saturation, so none is predicted earlier than they demand
-            # (the "linear-section" / "runner-up" warnings report the ambiguity).  This also
-            # makes a target's fit independent of the other targets.
-            tol = 1e-9 * np.maximum(f.min(axis=1, keepdims=True), 1e-12 * Wm.sum(axis=1, keepdims=True))
-            tied = f <= f.min(axis=1, keepdims=True) + tol
-            j = np.argmax(np.where(tied, Ac[None, :], -np.inf), axis=1)
+            # the sums over the observations as matrix products; the rest fused per target
+            # (pass1_pick: objective, ties broken towards the largest A)
+            floor = A_floor[members] if A_floor is not None else np.full(len(members), -np.inf)
+            f, j, fmin = pass1_pick(Wm @ x.T, Wm @ x2.T, Wm.sum(axis=1), Ac, floor, paper)
             pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
-            best1[members] = np.where(np.isfinite(f.min(axis=1)), wssre(x[j], Wm, paper), np.inf)
+            best1[members] = np.where(np.isfinite(fmin), wssre(x[j], Wm, paper), np.inf)
             cand_store[tuple(key)] = (members, Ac, sc, f)
 
         w = self.window
@@ -710,11 +699,8 @@ class Adept(BaseEstimator):
 
         # runner-up (Table 3): WSSRE within 10 % of the best with A differing by > 1.5x
         for members, Ac, sc, f in cand_store.values():
-            Ak, ok_k = A[members, None], obj[members, None]
-            far = (Ac[None, :] < Ak / self.runner_up_factor) | (Ac[None, :] > Ak * self.runner_up_factor)
-            ok = far & (f < self.runner_up_ratio * ok_k) & (ok_k > 0)
-            j = np.argmin(np.where(ok, f, np.inf), axis=1)
-            has = ok.any(axis=1)
+            j, has = runner_up_pick(f, Ac, A[members], obj[members], float(self.runner_up_factor),
+                                    float(self.runner_up_ratio))
             runner[members[has]] = np.stack([Ac[j], sc[j], f[np.arange(len(members)), j]], axis=1)[has]
         return {
             "target": targets, "A": A, "sigma": s, "scale": tau, "wssre": obj, "max_rel_error": err,

@@ -113,57 +113,59 @@ def _segments(n, A, lo, hi):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _segments_kernel(n, A, lo, hi):  # pragma: no cover - compiled
-    """:func:`_segments` column by column.  On a segment with midpoint s the Downey pieces
-    are: low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <= A, ``1 + s ((A - 1/2)/n -
-    1/2)`` for n <= 2A - 1, else 1; high variance ``A/n + s (1 + (A - 1)/n)`` on the rising
-    piece (n <= A or s (A - 1) >= n - A), else ``1 + s``.  (A zero-length segment sitting
-    on sigma = 1 belongs to the low-variance side.)"""
+    """:func:`_segments`, column by column (:func:`_column_segments`)."""
     M = n.size
     NA = A.size
     bounds = np.empty((NA, M + 3))
     u = np.empty((NA, M + 2, M))
     v = np.empty((NA, M + 2, M))
-    lo1 = max(lo, 1.0)
-    one = min(max(1.0, lo), hi)
-    b = np.empty(M + 3)
     for c in range(NA):
-        a = A[c]
-        b[0] = lo
-        b[1] = one
+        _column_segments(n, A[c], lo, hi, bounds[c], u[c], v[c])
+    return bounds, u, v
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
+    """Segment boundaries ``b`` (M + 3) and piece coefficients ``u``, ``v`` (M + 2, M) of
+    one A column (written in place).  On a segment with midpoint s the Downey pieces are:
+    low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <= A, ``1 + s ((A - 1/2)/n - 1/2)``
+    for n <= 2A - 1, else 1; high variance ``A/n + s (1 + (A - 1)/n)`` on the rising piece
+    (n <= A or s (A - 1) >= n - A), else ``1 + s``.  (A zero-length segment sitting on
+    sigma = 1 belongs to the low-variance side.)"""
+    M = n.size
+    lo1 = max(lo, 1.0)
+    b[0] = lo
+    b[1] = min(max(1.0, lo), hi)
+    for i in range(M):
+        m = n[i]
+        beta = (m - a) / (a - 1) if (m > a and a > 1) else np.inf
+        b[2 + i] = min(max(beta, lo1), hi)
+    b[M + 2] = hi
+    for i in range(1, M + 3):  # insertion sort (a handful of values)
+        x = b[i]
+        j = i
+        while j > 0 and b[j - 1] > x:
+            b[j] = b[j - 1]
+            j -= 1
+        b[j] = x
+    for seg in range(M + 2):
+        mid = 0.5 * (b[seg] + b[seg + 1])
         for i in range(M):
             m = n[i]
-            beta = (m - a) / (a - 1) if (m > a and a > 1) else np.inf
-            b[2 + i] = min(max(beta, lo1), hi)
-        b[M + 2] = hi
-        # insertion sort (a handful of values)
-        for i in range(1, M + 3):
-            x = b[i]
-            j = i
-            while j > 0 and b[j - 1] > x:
-                b[j] = b[j - 1]
-                j -= 1
-            b[j] = x
-        for j in range(M + 3):
-            bounds[c, j] = b[j]
-        for seg in range(M + 2):
-            mid = 0.5 * (b[seg] + b[seg + 1])
-            for i in range(M):
-                m = n[i]
-                first = m <= a
-                if mid <= 1:
-                    if first:
-                        u[c, seg, i] = a / m
-                        v[c, seg, i] = (1 - 1 / m) / 2
-                    else:
-                        u[c, seg, i] = 1.0
-                        v[c, seg, i] = (a - 0.5) / m - 0.5 if m <= 2 * a - 1 else 0.0
-                elif first or mid * (a - 1) >= m - a:
-                    u[c, seg, i] = a / m
-                    v[c, seg, i] = 1 + (a - 1) / m
+            first = m <= a
+            if mid <= 1:
+                if first:
+                    u[seg, i] = a / m
+                    v[seg, i] = (1 - 1 / m) / 2
                 else:
-                    u[c, seg, i] = 1.0
-                    v[c, seg, i] = 1.0
-    return bounds, u, v
+                    u[seg, i] = 1.0
+                    v[seg, i] = (a - 0.5) / m - 0.5 if m <= 2 * a - 1 else 0.0
+            elif first or mid * (a - 1) >= m - a:
+                u[seg, i] = a / m
+                v[seg, i] = 1 + (a - 1) / m
+            else:
+                u[seg, i] = 1.0
+                v[seg, i] = 1.0
 
 
 @dataclass
@@ -406,30 +408,97 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     """
     A = np.ascontiguousarray(A, float)
     pts = np.array([n_f] if paper else [n_f, n_g], float)
-    bounds, u, v = _segments_kernel(pts, A, 0.0, float(s_max))
-    return _fixed_point_roots(bounds, u, v, float(t_f), float(t_f if paper else t_g), bool(paper))
+    return _fixed_point_roots(pts, A, float(s_max), float(t_f), float(t_f if paper else t_g), bool(paper))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _fixed_point_roots(bounds, u, v, t_f, t_g, paper):  # pragma: no cover - compiled
+def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - compiled
     """The root of each segment's linear equation c0 + c1 sigma = 0 (:func:`fixed_point_sigmas`)
     where it lies on the segment, else NaN.  A root exactly on sigma = 1 from the high side
     belongs to the low-variance formula."""
-    NA, S = u.shape[0], u.shape[1]
-    out = np.full((NA, S), np.nan)
-    for c in range(NA):
+    P = pts.size
+    S = P + 2
+    out = np.full((A.size, S), np.nan)
+    b = np.empty(P + 3)
+    u = np.empty((S, P))
+    v = np.empty((S, P))
+    for c in range(A.size):
+        _column_segments(pts, A[c], 0.0, s_max, b, u, v)
         for seg in range(S):
             if paper:
-                c0 = u[c, seg, 0] - t_f
-                c1 = v[c, seg, 0]
+                c0 = u[seg, 0] - t_f
+                c1 = v[seg, 0]
             else:
-                c0 = t_g * u[c, seg, 0] - t_f * u[c, seg, 1]
-                c1 = t_g * v[c, seg, 0] - t_f * v[c, seg, 1]
+                c0 = t_g * u[seg, 0] - t_f * u[seg, 1]
+                c1 = t_g * v[seg, 0] - t_f * v[seg, 1]
             root = -c0 / c1
-            if (root >= bounds[c, seg] and root <= bounds[c, seg + 1] and np.isfinite(root)
-                    and not (bounds[c, seg] == 1.0 and root == 1.0 and seg > 0)):
+            if (root >= b[seg] and root <= b[seg + 1] and np.isfinite(root)
+                    and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
                 out[c, seg] = root
     return out
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
+    """Pass 1's choice among candidates (A, sigma) for each target k (thesis 3.5.2).
+
+    ``S1``, ``S2`` (K, C): the weighted sums of x and x^2 over the observations (matrix
+    products), ``S0`` (K,) the weights' sum; WSSRE is ``S0 - S1^2/S2`` (scale profiled) or
+    ``S0 - 2 S1 + S2`` (paper), floored at 0 (it can round below zero at a perfect fit), and
+    inf where A < ``A_floor[k]``.  Flat valleys (A not identifiable) give exact ties whose
+    rounding depends on how many targets share the matrix product, so among the candidates
+    within 1e-9 (relative) of the minimum the one with the largest A is taken: the data show
+    no saturation, so none is predicted earlier than they demand, and a target's fit does not
+    depend on the other targets.  Returns (objective matrix, chosen index, minimum).
+    NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0)."""
+    K, C = S1.shape
+    f = np.empty((K, C))
+    pick = np.zeros(K, np.int64)
+    fmin = np.empty(K)
+    for k in range(K):
+        lo = np.inf
+        nan = False
+        for c in range(C):
+            v = (S2[k, c] - 2 * S1[k, c]) + S0[k] if paper else S0[k] - S1[k, c] * S1[k, c] / S2[k, c]
+            if v < 0.0:
+                v = 0.0
+            if A[c] < A_floor[k]:
+                v = np.inf
+            f[k, c] = v
+            if v != v:
+                nan = True
+            elif v < lo:
+                lo = v
+        if nan:
+            lo = np.nan
+        fmin[k] = lo
+        tol = 1e-9 * (lo if (lo != lo or lo >= 1e-12 * S0[k]) else 1e-12 * S0[k])
+        best = -np.inf
+        for c in range(C):
+            if f[k, c] <= lo + tol and A[c] > best:
+                best = A[c]
+                pick[k] = c
+    return f, pick, fmin
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - compiled
+    """Table 3's runner-up for each target k: the candidate of least objective ``f[k]``
+    among those with A differing from ``A_best[k]`` by more than ``factor`` and objective
+    below ``ratio`` times the best ``obj[k]`` (> 0).  Returns (index, found)."""
+    K, C = f.shape
+    pick = np.zeros(K, np.int64)
+    found = np.zeros(K, np.bool_)
+    for k in range(K):
+        lo = np.inf
+        for c in range(C):
+            far = A[c] < A_best[k] / factor or A[c] > A_best[k] * factor
+            if far and f[k, c] < ratio * obj[k] and obj[k] > 0:
+                if not found[k] or f[k, c] < lo:
+                    lo = f[k, c]
+                    pick[k] = c
+                found[k] = True
+    return pick, found
 
 
 def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:
