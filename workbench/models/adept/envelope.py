@@ -237,7 +237,9 @@ class Envelope:
     ----------
     units : "paper" or "fit" (see the module docstring).
     delta : the deviation bound used.
-    boxes : range pairs (paper mode; in fit mode one box per feasible A column interval).
+    bounds : the boxes' A_min, A_max, sigma_min, sigma_max as arrays (what the searches read).
+    boxes : the same as a frame with the range pairs' case and observations i, j, k (paper
+        mode; in fit mode one box per feasible A column interval, case 0, i = j = k = -1).
     A_range, sigma_range : bounding box of the envelope.
     """
 
@@ -245,20 +247,23 @@ class Envelope:
     delta: float
     n: np.ndarray
     t: np.ndarray
-    boxes: pd.DataFrame
+    bounds: dict[str, np.ndarray]
     A_range: tuple[float, float]
     sigma_range: tuple[float, float]
     phase: np.ndarray | None = None
     t_scale: float = 1.0  # t holds runtimes / t_scale; runtime bands are returned in input units
+    range_pairs: pd.DataFrame | None = None  # paper mode: the boxes frame itself
 
     @property
     def empty(self) -> bool:
-        return self.boxes.empty
+        return self.bounds["A_min"].size == 0
 
     @cached_property
-    def _box_arrays(self) -> dict[str, np.ndarray]:
-        """The boxes' bounds as arrays (read on every pass-1 search)."""
-        return _bound_arrays(self.boxes)
+    def boxes(self) -> pd.DataFrame:
+        """The boxes as a frame (:data:`_BOX_COLUMNS`), built on first use in fit mode."""
+        if self.range_pairs is not None:
+            return self.range_pairs
+        return pd.DataFrame({**self.bounds, "case": 0, "i": -1, "j": -1, "k": -1})
 
     def contains(self, A, sigma) -> np.ndarray:
         """Whether instances lie in the envelope (union of boxes / exact scale-free test)."""
@@ -276,7 +281,7 @@ class Envelope:
                 xp = x[..., phase == p]
                 ok |= xp.max(axis=-1) / xp.min(axis=-1) <= limit
             return ok
-        b = self._box_arrays
+        b = self.bounds
         inside = (
             (A[..., None] >= b["A_min"]) & (A[..., None] <= b["A_max"])
             & (sigma[..., None] >= b["sigma_min"]) & (sigma[..., None] <= b["sigma_max"])
@@ -285,7 +290,7 @@ class Envelope:
 
     def bound_instances(self) -> tuple[np.ndarray, np.ndarray]:
         """(A, sigma) instances on the envelope's boundary (box corners / interval ends)."""
-        b = self._box_arrays
+        b = self.bounds
         if self.units == "fit":
             A = np.concatenate([b["A_min"], b["A_min"]])
             s = np.concatenate([b["sigma_min"], b["sigma_max"]])
@@ -333,6 +338,7 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
     phase = np.zeros(len(n), int) if phase is None else np.asarray(phase)
     groups = [np.nonzero(phase == p)[0] for p in np.unique(phase)]
     groups = [g for g in groups if len(g) >= 2]
+    pairs = None
     if units == "paper":
         parts = []
         for g in groups:
@@ -341,31 +347,27 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
                 b[c] = g[b[c].to_numpy()]
             b["k"] = np.where(b["k"] >= 0, g[np.maximum(b["k"].to_numpy(), 0)], -1)
             parts.append(b)
-        boxes = _drop_redundant(pd.concat(parts, ignore_index=True)) if parts else pd.DataFrame(columns=_BOX_COLUMNS)
+        pairs = _drop_redundant(pd.concat(parts, ignore_index=True)) if parts else pd.DataFrame(columns=_BOX_COLUMNS)
+        bounds = _bound_arrays(pairs)
     else:
         A_max = A_max if A_max is not None else max(3000.0, 20 * n.max())
         A_grid = np.geomspace(1.0, A_max, grid_size)
         parts = [_feasible_intervals(n[g], t[g], delta, A_grid, s_max=sigma_max) for g in groups]
         A_col, s_lo, s_hi = (np.concatenate([p[c] for p in parts]) if parts else np.zeros(0) for c in range(3))
-        boxes = pd.DataFrame({
-            "A_min": A_col, "A_max": A_col, "sigma_min": s_lo, "sigma_max": s_hi,
-            "case": 0, "i": -1, "j": -1, "k": -1,
-        })
-    if boxes.empty:
-        return Envelope(units, delta, n, t, boxes, (np.nan, np.nan), (np.nan, np.nan), phase=phase, t_scale=t_scale)
-    b = _bound_arrays(boxes) if units == "paper" else {"A_min": A_col, "A_max": A_col, "sigma_min": s_lo,
-                                                       "sigma_max": s_hi}
+        bounds = {"A_min": A_col, "A_max": A_col, "sigma_min": s_lo, "sigma_max": s_hi}
+    if bounds["A_min"].size == 0:
+        return Envelope(units, delta, n, t, bounds, (np.nan, np.nan), (np.nan, np.nan), phase=phase,
+                        t_scale=t_scale, range_pairs=pairs)
     # nan-skipping like pandas' min/max (the boxes hold no NaN)
-    A_range = (float(np.nanmin(b["A_min"])), float(np.nanmax(b["A_max"])))
-    s_range = (float(np.nanmin(b["sigma_min"])), float(np.nanmax(b["sigma_max"])))
+    A_range = (float(np.nanmin(bounds["A_min"])), float(np.nanmax(bounds["A_max"])))
+    s_range = (float(np.nanmin(bounds["sigma_min"])), float(np.nanmax(bounds["sigma_max"])))
     if units == "fit":
         # the A grid is discrete: widen the range by one grid step each way
         step = (A_max / 1.0) ** (1.0 / (grid_size - 1))
         A_range = (max(1.0, A_range[0] / step), min(A_max, A_range[1] * step))
-    envelope = Envelope(units, delta, n, t, boxes, A_range, s_range, phase=phase, t_scale=t_scale)
-    envelope._box_arrays = b  # what the cached property would read back from the frame
-    return envelope
+    return Envelope(units, delta, n, t, bounds, A_range, s_range, phase=phase, t_scale=t_scale, range_pairs=pairs)
 
 
 def _bound_arrays(boxes: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The bound columns of a boxes frame as float arrays."""
     return {c: boxes[c].to_numpy(float) for c in ("A_min", "A_max", "sigma_min", "sigma_max")}

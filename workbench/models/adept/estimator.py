@@ -372,9 +372,9 @@ class Adept(BaseEstimator):
                                                                     "only_for_target")}
         # fit mode searches on runtimes relative to the largest one, so that inputs differing
         # only by their unit give the same numbers to the search, not just the same optimum
-        self._t_ref = 1.0 if self._paper else float(obs["t"].max())
+        self._t_ref = 1.0 if self._paper else float(self._obs["t"].max())
         self.n_max_fit_ = (
-            float(obs["n"].iloc[-2]) if anomalies.last_point_ambiguous and base is None else np.inf
+            float(self._obs["n"][-2]) if anomalies.last_point_ambiguous and base is None else np.inf
         )
         self._reset_caches()
         self._choose_delta(warnings)
@@ -608,15 +608,15 @@ class Adept(BaseEstimator):
         paper = self._paper
         A_grid = self._pass1_grid(*env.A_range)
         if paper:
-            b = env.boxes
-            A_grid = A_grid[((A_grid[:, None] >= b["A_min"].to_numpy()) & (A_grid[:, None] <= b["A_max"].to_numpy())).any(axis=1)]
+            b = env.bounds
+            A_grid = A_grid[((A_grid[:, None] >= b["A_min"]) & (A_grid[:, None] <= b["A_max"])).any(axis=1)]
         roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=paper, n_g=n[gi], t_g=t[gi],
                                    s_max=env.sigma_range[1])
         Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
         sc = roots[np.isfinite(roots)]
         if paper:  # where the fixed-point curve crosses each range pair, thin ones included
-            b = env.boxes
-            levels = np.linspace(b["sigma_min"].to_numpy(), np.minimum(b["sigma_max"].to_numpy(), 1e6), 5)
+            b = env.bounds
+            levels = np.linspace(b["sigma_min"], np.minimum(b["sigma_max"], 1e6), 5)
             A_x = fixed_point_As(n[fi], t[fi], levels)  # (5, B, 2)
             s_x = np.broadcast_to(levels[..., None], A_x.shape)
             ok = np.isfinite(A_x)
@@ -952,4 +952,5 @@ class Adept(BaseEstimator):
 
     def warnings_for(self, n_targets) -> list[AdeptWarning]:
         """Reliability warnings for specific targets (fit-level warnings included)."""
-        return self._fit_warnings + self._target_warnings(self.explain_columns(n_targets))
+        fits = self.explain_columns(n_targets)
+        return self._fit_warnings + self._target_warnings(fits)
