@@ -1,12 +1,15 @@
 """Throughput of ``workbench.batch.predict_many`` beside a plain loop, in the same run.
 
-    .venv/bin/python bench/batch_throughput.py --curves 400 --out bench/results/batch_throughput.md
+    .venv/bin/python bench/batch_throughput.py --curves 1000 --out bench/results/batch_throughput.md
+    .venv/bin/python bench/batch_throughput.py --curves 10000 --only joblib2,dask --out bench/results/batch_10000.md
 
 A synthetic archive (labelled synthetic: Amdahl-like curves, 4 allocations with 2 repeats each,
 lognormal noise) written as Parquet; 8 targets; all models.  Measured: the plain loop
 (``ScalingPredictor().fit(...).predict_frame(...)`` per curve, this process), joblib with 1 and
 2 workers, a dask.distributed LocalCluster of 2 worker processes, each reading the Parquet
-file; curves/s, the time 10,000 curves would take at that rate, and the driver's peak RSS.
+file; curves/s, the time 10,000 curves would take at that rate, and the driver's peak RSS
+(sampled every 20 ms; the archive is read in batches, so it should not grow with the archive).
+``--only`` picks the measurements (loop, joblib1, joblib2, dask; default all).
 """
 
 from __future__ import annotations
@@ -66,7 +69,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--curves", type=int, default=400)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--only", default="loop,joblib1,joblib2,dask",
+                    help="comma-separated measurements: loop, joblib1, joblib2, dask")
     args = ap.parse_args(argv)
+    only = set(args.only.split(","))
     runs = synthetic_archive(args.curves)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,20 +85,24 @@ def main(argv=None) -> int:
                          "peak_rss_mb": peak / 2**20})
             print(rows[-1], flush=True)
 
-        with PeakRSS() as mem:
-            start = time.perf_counter()
-            for _, curve in runs.groupby(["app", "machine"]):
-                ScalingPredictor().fit(curve["processes"], curve["time_s"]).predict_frame(TARGETS)
-            record("plain loop, this process", time.perf_counter() - start, mem.peak)
+        if "loop" in only:
+            with PeakRSS() as mem:
+                start = time.perf_counter()
+                for _, curve in runs.groupby(["app", "machine"]):
+                    ScalingPredictor().fit(curve["processes"], curve["time_s"]).predict_frame(TARGETS)
+                record("plain loop, this process", time.perf_counter() - start, mem.peak)
         for jobs in (1, 2):
+            if f"joblib{jobs}" not in only:
+                continue
             with PeakRSS() as mem:
                 start = time.perf_counter()
                 predict_many(path, ["app", "machine"], TARGETS, n_jobs=jobs, progress=False)
                 record(f"predict_many joblib, {jobs} worker(s)", time.perf_counter() - start, mem.peak)
-        from dask.distributed import Client, LocalCluster
+        if "dask" in only:
+            from dask.distributed import Client, LocalCluster
 
-        with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
-            with PeakRSS() as mem:
+            with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, \
+                    Client(cluster) as client, PeakRSS() as mem:
                 start = time.perf_counter()
                 predict_many(path, ["app", "machine"], TARGETS, engine="dask", client=client, progress=False)
                 record("predict_many dask LocalCluster, 2 workers", time.perf_counter() - start, mem.peak)

@@ -32,6 +32,7 @@ from workbench.models.adept.search import (
     profiled_scale,
     relative_model,
     runner_up_pick,
+    scale_free_candidates,
     wssre,
 )
 from workbench.validation import require_span
@@ -605,24 +606,25 @@ class Adept(BaseEstimator):
         key = (fi, gi, env.delta)
         if key in self._candidates:
             return self._candidates[key]
-        paper = self._paper
         A_grid = self._pass1_grid(*env.A_range)
-        if paper:
+        if not self._paper:
+            phase = np.zeros(len(env.n), int) if env.phase is None else env.phase
+            Ac, sc = scale_free_candidates(n[fi], t[fi], n[gi], t[gi], A_grid, env.sigma_range[1], env.n, env.t,
+                                           phase, env.delta)
+        else:
             b = env.bounds
             A_grid = A_grid[((A_grid[:, None] >= b["A_min"]) & (A_grid[:, None] <= b["A_max"])).any(axis=1)]
-        roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=paper, n_g=n[gi], t_g=t[gi],
-                                   s_max=env.sigma_range[1])
-        Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
-        sc = roots[np.isfinite(roots)]
-        if paper:  # where the fixed-point curve crosses each range pair, thin ones included
-            b = env.bounds
+            roots = fixed_point_sigmas(n[fi], t[fi], A_grid, paper=True, s_max=env.sigma_range[1])
+            Ac = np.broadcast_to(A_grid[:, None], roots.shape)[np.isfinite(roots)]
+            sc = roots[np.isfinite(roots)]
+            # where the fixed-point curve crosses each range pair, thin ones included
             levels = np.linspace(b["sigma_min"], np.minimum(b["sigma_max"], 1e6), 5)
             A_x = fixed_point_As(n[fi], t[fi], levels)  # (5, B, 2)
             s_x = np.broadcast_to(levels[..., None], A_x.shape)
             ok = np.isfinite(A_x)
             Ac, sc = np.concatenate([Ac, A_x[ok]]), np.concatenate([sc, s_x[ok]])
-        keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
-        Ac, sc = Ac[keep], sc[keep]
+            keep = env.contains(Ac, sc) if len(Ac) else np.zeros(0, bool)
+            Ac, sc = Ac[keep], sc[keep]
         if len(Ac) == 0:  # no instance through the fixed point lies in the envelope
             Ac, sc = env.bound_instances()
         x = relative_model(n, t, Ac, sc)

@@ -73,18 +73,18 @@ def _relative_kernel(n, t, A, sigma, out):  # pragma: no cover - compiled
     operations as :func:`downey.runtime_unchecked` followed by ``/ t``, in one pass without
     the (instances x observations) temporaries -- the hot loop of pass 1."""
     for c in range(A.size):
-        a = A[c]
-        s = sigma[c]
         for i in range(n.size):
-            m = n[i]
-            if s <= 1:
-                if m <= a:
-                    T = (a - s / 2) / m + s / 2
-                else:
-                    T = _maximum(s * (a - 0.5) / m + 1 - s / 2, 1.0)
-            else:
-                T = _maximum(s + (a + (a - 1) * s) / m, s + 1)
-            out[c, i] = T / t[i]
+            out[c, i] = _runtime(n[i], A[c], sigma[c]) / t[i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _runtime(m, a, s):  # pragma: no cover - compiled
+    """Downey's T(m; a, s) with the floating-point operations of :func:`downey.runtime_unchecked`."""
+    if s <= 1:
+        if m <= a:
+            return (a - s / 2) / m + s / 2
+        return _maximum(s * (a - 0.5) / m + 1 - s / 2, 1.0)
+    return _maximum(s + (a + (a - 1) * s) / m, s + 1)
 
 
 def profiled_scale(x, w, paper: bool):
@@ -436,6 +436,67 @@ def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - co
                     and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
                 out[c, seg] = root
     return out
+
+
+def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase, delta):
+    """Pass-1 candidates of the scale-free (``units="fit"``) search: every (A, sigma) on the
+    grid ``A`` through the fixed point f (runtime ratio to g, :func:`fixed_point_sigmas`)
+    that lies in the envelope of deviation ``delta`` (some scale explains each phase's used
+    observations ``env_n``, ``env_t`` within it, as :meth:`Envelope.contains`), in grid and
+    segment order.  One pass, without the (A x segment) and (candidate x observation)
+    temporaries of doing the same with array operations."""
+    phases = np.unique(np.asarray(env_phase))
+    codes = np.searchsorted(phases, env_phase).astype(np.int64)
+    limit = (1 + delta) / (1 - delta) * (1 + 1e-12)
+    return _scale_free_candidates(np.array([n_f, n_g], float), float(t_f), float(t_g),
+                                  np.ascontiguousarray(A, float), float(s_max), np.ascontiguousarray(env_n, float),
+                                  np.ascontiguousarray(env_t, float), codes, phases.size, limit)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phases, limit):  # pragma: no cover
+    S = pts.size + 2
+    A_out = np.empty(A.size * S)
+    s_out = np.empty(A.size * S)
+    count = 0
+    b = np.empty(pts.size + 3)
+    u = np.empty((S, pts.size))
+    v = np.empty((S, pts.size))
+    hi = np.empty(n_phases)
+    lo = np.empty(n_phases)
+    nan = np.empty(n_phases, np.bool_)
+    for c in range(A.size):
+        a = A[c]
+        _column_segments(pts, a, 0.0, s_max, b, u, v)
+        for seg in range(S):
+            c0 = t_g * u[seg, 0] - t_f * u[seg, 1]
+            c1 = t_g * v[seg, 0] - t_f * v[seg, 1]
+            root = -c0 / c1
+            if not (root >= b[seg] and root <= b[seg + 1] and np.isfinite(root)
+                    and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
+                continue
+            # in the envelope: max/min of the model values within some phase <= limit
+            hi[:] = -np.inf
+            lo[:] = np.inf
+            nan[:] = False
+            for i in range(env_n.size):
+                x = _runtime(env_n[i], a, root) / env_t[i]
+                p = codes[i]
+                if x != x:
+                    nan[p] = True
+                if x > hi[p]:
+                    hi[p] = x
+                if x < lo[p]:
+                    lo[p] = x
+            inside = False
+            for p in range(n_phases):
+                if not nan[p] and hi[p] / lo[p] <= limit:
+                    inside = True
+            if inside:
+                A_out[count] = a
+                s_out[count] = root
+                count += 1
+    return A_out[:count], s_out[:count]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

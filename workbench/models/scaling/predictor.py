@@ -206,10 +206,9 @@ class ScalingPredictor(BaseEstimator):
         # cross-validation says: skip the refits (ADEPT's are most of the predictor's time)
         excluded = self._calibration().penalty
         self.cv_ = self._cross_validate(n, t, [m for m in names if excluded.get(m, 0.0) < _EXCLUDED])
-        self.cv_error_ = {name: float(g["log_error"].abs().mean()) if len(g) else float("nan")
-                          for name, g in self.cv_.groupby("model")}
-        for name in names:
-            self.cv_error_.setdefault(name, float("nan"))
+        models, errors = self.cv_["model"].to_numpy(), np.abs(self.cv_["log_error"].to_numpy(float))
+        self.cv_error_ = {name: float(errors[models == name].mean()) if (models == name).any() else float("nan")
+                          for name in names}
         self.weights_ = self._weights()
         names = list(self.weights_)
         self.combined_cv_error_ = weighted_cv_error(np.array([self.weights_[m] for m in names]),
