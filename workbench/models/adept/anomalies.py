@@ -113,10 +113,17 @@ class AnomalyReport:
     last_point_ambiguous: bool = False
 
 
+_EMPTY_ANOMALIES = pd.DataFrame({"n": [], "D": [], "weight_factor": [], "last_point": []})
+_EMPTY_CANDIDATES = pd.DataFrame({"n": [], "flagged_by": []})
+
+
 def _curve(n, t, removed=None):
     R = r_metric(n, t)
     return pd.DataFrame({"removed_n": removed, "n_from": n[:-1], "n_to": n[1:], "R": R,
                          "R_doubling": r_at_doubling(n, R)})
+
+
+_EMPTY_CURVES = _curve(np.array([1.0, 2.0]), np.array([2.0, 1.0])).iloc[0:0]
 
 
 def _regular(ns) -> str | None:
@@ -148,11 +155,12 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     M = len(n)
-    base = _curve(n, t)
+    R = r_metric(n, t)
     weight = np.ones(M)
-    empty_anom = pd.DataFrame({"n": [], "D": [], "weight_factor": [], "last_point": []})
-    empty_cand = pd.DataFrame({"n": [], "flagged_by": []})
-    report = AnomalyReport(base.iloc[:, 1:], empty_cand, base.iloc[0:0], empty_anom,
+    # empty results share the templates' (immutable: copy-on-write) data
+    report = AnomalyReport(pd.DataFrame({"n_from": n[:-1], "n_to": n[1:], "R": R, "R_doubling": r_at_doubling(n, R)}),
+                           _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
+                           _EMPTY_ANOMALIES.copy(deep=False),
                            phase=np.zeros(M, int), weight_factor=weight)
     if M < 3:
         return report

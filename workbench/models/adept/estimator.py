@@ -119,9 +119,9 @@ def _check_growth(label, obs, delta):
     """Runtimes that never fall as n grows and end more than ``delta`` above where they start
     (sorted, aggregated ``obs``) cannot be a speedup curve.  A rise within delta is noise on a
     flat curve: the thesis' ambiguous last point handles it (3.9.1)."""
-    t = obs["t"].to_numpy()
+    t = np.asarray(obs["t"])
     if len(t) >= 2 and np.all(np.diff(t) >= 0) and t[-1] > t[0] * (1 + delta):
-        n = obs["n"].to_numpy()
+        n = np.asarray(obs["n"])
         raise ValidationError(
             f"{label}: the runtimes grow with n (never falling, from t = {t[0]:g} at n = {n[0]:g} to t = {t[-1]:g} "
             f"at n = {n[-1]:g}, more than delta = {delta:g} above): there is no speedup for ADEPT to model. "
@@ -143,13 +143,19 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     ``outlier_mads`` scaled median absolute deviations.  Returns (observations frame with
     n, t, runs, dropped; dropped runs frame with n, t).
     """
+    obs, gone = _aggregate(n, t, outlier_rel, outlier_mads)
+    return pd.DataFrame(obs), pd.DataFrame(gone)
+
+
+def _aggregate(n, t, outlier_rel=0.25, outlier_mads=3.0) -> tuple[dict, dict]:
+    """:func:`aggregate_repeats` as columns (dicts of arrays)."""
     n, t = np.asarray(n, float), np.asarray(t, float)
     order = np.argsort(n, kind="stable")  # groups contiguous, runs in their given order
     ns, ts = n[order], t[order]
     keys, starts, counts = np.unique(ns, return_index=True, return_counts=True)
     if keys.size == n.size:  # no repeated runs: nothing to drop or average
-        obs = pd.DataFrame({"n": ns, "t": ts, "runs": 1, "dropped": 0})
-        return obs, pd.DataFrame({"n": n[:0], "t": t[:0]})
+        return ({"n": ns, "t": ts, "runs": np.ones(n.size, np.int64), "dropped": np.zeros(n.size, np.int64)},
+                {"n": n[:0], "t": t[:0]})
     # averaged relative to a power of two near the largest runtime (exact), so that sums of
     # runtimes near the largest float do not overflow
     big = np.max(t) > np.finfo(float).max / len(t)
@@ -163,10 +169,8 @@ def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
     runs = np.bincount(gid[~out], minlength=keys.size)
     # the sums pandas' grouped mean of sorted groups takes (np.add.reduceat), as before
     mean = np.add.reduceat(ts[~out], np.cumsum(runs) - runs) / runs
-    obs = pd.DataFrame({"n": keys, "t": mean * scale, "runs": runs,
-                        "dropped": counts - runs})
     gone = np.sort(order[out])  # dropped runs in their given order
-    return obs, pd.DataFrame({"n": n[gone], "t": t[gone]})
+    return {"n": keys, "t": mean * scale, "runs": runs, "dropped": counts - runs}, {"n": n[gone], "t": t[gone]}
 
 
 def target_weights(n_obs, targets, q) -> np.ndarray:
@@ -342,9 +346,10 @@ class Adept(BaseEstimator):
         label = "target-size observations" if base is not None else "observations"
         n, t = _check_observations(n, t, label)
         _check_size(label, np.unique(n).size, self.MAX_ALLOCATIONS)
-        obs, dropped = aggregate_repeats(n, t)
+        obs, dropped = _aggregate(n, t)
         warnings: list[AdeptWarning] = []
-        if len(dropped):
+        if dropped["n"].size:
+            dropped = pd.DataFrame(dropped)
             warnings.append(AdeptWarning(
                 "dropped-repeat",
                 f"dropped {len(dropped)} repeated run(s) as obvious outliers: "
@@ -352,17 +357,16 @@ class Adept(BaseEstimator):
                 details={"dropped": dropped}))
         self.ratio_ = None
         if base is None:
-            if len(obs) < 3:
+            if obs["n"].size < 3:
                 raise ValidationError(
-                    f"ADEPT needs runtimes on at least 3 different processor counts, got {len(obs)} "
+                    f"ADEPT needs runtimes on at least 3 different processor counts, got {obs['n'].size} "
                     f"({obs['n'].tolist()})")
             _check_growth(label, obs, self.delta)
-            anomalies = detect_anomalies(obs["n"].to_numpy(), obs["t"].to_numpy(), self.epsilon, self.theta)
-            obs = pd.DataFrame({**{c: obs[c].to_numpy() for c in obs.columns}, "kind": "observed",
-                                "weight_factor": anomalies.weight_factor, "phase": anomalies.phase,
-                                "only_for_target": np.nan})
+            anomalies = detect_anomalies(obs["n"], obs["t"], self.epsilon, self.theta)
+            obs = pd.DataFrame({**obs, "kind": "observed", "weight_factor": anomalies.weight_factor,
+                                "phase": anomalies.phase, "only_for_target": np.nan})
         else:
-            obs["kind"] = "observed"
+            obs = pd.DataFrame({**obs, "kind": "observed"})
             obs, anomalies = self._cross_size(obs, base, warnings)
         self.anomalies_ = anomalies
         warnings += self._anomaly_warnings(anomalies, cross=base is not None)

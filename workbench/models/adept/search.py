@@ -261,9 +261,12 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
     base = np.empty((5, M))  # ... on the saturated high-variance piece
     step = np.empty((5, M))  # rising minus saturated high-variance piece
     bounds = np.empty(M + 3)
+    at = np.zeros(M + 3, np.int64)
     coef = np.empty((5, S))
-    f = np.empty((4, S, NA))
-    sig = np.empty((4, S, NA))
+    # per (candidate, segment): the first column of least objective and its sigma
+    f = np.empty((4, S))
+    col = np.zeros((4, S), np.int64)
+    sig = np.empty((4, S))
     for k in range(K):
         lo = s_lo[k]
         h = hs[k]
@@ -327,13 +330,16 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
             for i in range(M):
                 bounds[2 + i] = srt[i]
             bounds[M + 2] = np.inf
+            # grid index of each inner boundary (the end of one segment, the start of the next)
+            for j in range(1, M + 3):
+                at[j] = _grid_index(lo, h, size_s, bounds[j], False)
             for seg in range(S):
                 if seg == 0:
                     first_k = 0
                     last_k = past_one - 1
                 else:
-                    first_k = max(_grid_index(lo, h, size_s, bounds[seg], False), past_one)
-                    last_k = _grid_index(lo, h, size_s, bounds[seg + 1], False) - 1
+                    first_k = max(at[seg], past_one)
+                    last_k = at[seg + 1] - 1
                 last_k = min(last_k, size_s - 1)
                 if not h > 0:
                     last_k = min(last_k, 0)
@@ -360,28 +366,27 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
                         cand = k_star + 1
                     cand = min(max(cand, fk), top)
                     sg = lo + h * cand
-                    sig[c, seg, a] = sg
                     if empty:
-                        f[c, seg, a] = np.inf
-                        continue
-                    S1 = P + Q * sg
-                    S2 = R + (2 * U + V * sg) * sg
-                    val = S0[k] - 2 * S1 + S2 if paper else S0[k] - S1 * S1 / S2
-                    f[c, seg, a] = val if np.isfinite(val) else np.inf
-        # first minimum in (candidate, segment, column) order, as argmin over the flat array
-        bv = np.inf
-        bc, bs, ba = 0, 0, 0
-        found = False
+                        val = np.inf
+                    else:
+                        S1 = P + Q * sg
+                        S2 = R + (2 * U + V * sg) * sg
+                        val = S0[k] - 2 * S1 + S2 if paper else S0[k] - S1 * S1 / S2
+                        if not np.isfinite(val):
+                            val = np.inf
+                    if a == 0 or val < f[c, seg]:
+                        f[c, seg] = val
+                        col[c, seg] = a
+                        sig[c, seg] = sg
+        # the first minimum in (candidate, segment, column) order, as argmin over the flat array
+        bc, bs = 0, 0
         for c in range(4):
             for seg in range(S):
-                for a in range(NA):
-                    if not found or f[c, seg, a] < bv:
-                        bv = f[c, seg, a]
-                        bc, bs, ba = c, seg, a
-                        found = True
-        best_col[k] = ba
-        best_sig[k] = sig[bc, bs, ba]
-        best_obj[k] = bv
+                if f[c, seg] < f[bc, bs]:
+                    bc, bs = c, seg
+        best_col[k] = col[bc, bs]
+        best_sig[k] = sig[bc, bs]
+        best_obj[k] = f[bc, bs]
     return best_col, best_sig, best_obj
 
 
