@@ -119,6 +119,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--before", metavar="COMMIT", help="also measure the package at this commit")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--readme", metavar="BLOCK", help="also write the table into README.md's <!-- BLOCK:begin --> block")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # subprocess of --before
     args = ap.parse_args(argv)
     if args.measure:
@@ -134,6 +135,12 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         args.out.write_text(text)
+    if args.readme:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+        from readme_block import write_readme_block
+
+        write_readme_block(f"<!-- {args.readme}:begin -->", f"<!-- {args.readme}:end -->",
+                           text.split("\n", 2)[2])  # without the title line
     return 0
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -69,6 +70,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--curves", type=int, default=400)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--readme", metavar="BLOCK", help="also write the table into README.md's <!-- BLOCK:begin --> block")
     ap.add_argument("--only", default="loop,joblib1,joblib2,dask",
                     help="comma-separated measurements: loop, joblib1, joblib2, dask")
     args = ap.parse_args(argv)
@@ -115,6 +117,12 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         args.out.write_text(text)
+    if args.readme:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+        from readme_block import write_readme_block
+
+        write_readme_block(f"<!-- {args.readme}:begin -->", f"<!-- {args.readme}:end -->",
+                           text.split("\n", 2)[2])  # without the title line
     return 0
 
 

@@ -29,7 +29,7 @@ import pandas as pd
 from numba import njit
 
 from workbench.models import downey
-from workbench.models.adept.search import _segments, relative_model
+from workbench.models.adept.search import _column_segments, relative_model
 
 __all__ = ["Envelope", "range_pairs", "fit_envelope", "feasible_columns"]
 
@@ -202,6 +202,24 @@ def _pair_bounds(p, r, bounds, hi, lo):  # pragma: no cover - compiled
     return lower, upper, never
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _scaled_segments(n, t, A, lo, hi):  # pragma: no cover - compiled
+    """Each A column's sigma segments (:func:`~workbench.models.adept.search._column_segments`)
+    with the piece coefficients divided by the runtimes: x_i = p + r sigma on a segment.
+    Returns boundaries (NA, M + 3) and p, r (NA, M + 2, M)."""
+    M = n.size
+    bounds = np.empty((A.size, M + 3))
+    p = np.empty((A.size, M + 2, M))
+    r = np.empty((A.size, M + 2, M))
+    for c in range(A.size):
+        _column_segments(n, A[c], lo, hi, bounds[c], p[c], r[c])
+        for seg in range(M + 2):
+            for i in range(M):
+                p[c, seg, i] = p[c, seg, i] / t[i]
+                r[c, seg, i] = r[c, seg, i] / t[i]
+    return bounds, p, r
+
+
 def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     """Feasible sigma intervals per A column for the scale-free envelope (units="fit").
 
@@ -218,10 +236,8 @@ def _feasible_intervals(n, t, delta, A_grid, s_max=np.inf):
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     A = np.asarray(A_grid, float)
-    bounds, u, v = _segments(n, A, 0.0, s_max)  # (NA, S+1), (NA, S, M)
-    p, r = u / t, v / t
-    lower, upper, never = _pair_bounds(np.ascontiguousarray(p), np.ascontiguousarray(r),
-                                       np.ascontiguousarray(bounds), float(1 + delta), float(1 - delta))
+    bounds, p, r = _scaled_segments(n, t, A, 0.0, float(s_max))  # (NA, S+1), (NA, S, M)
+    lower, upper, never = _pair_bounds(p, r, bounds, float(1 + delta), float(1 - delta))
     s_lo = np.maximum(lower, bounds[..., :-1])
     s_hi = np.minimum(upper, bounds[..., 1:])
     ok = (s_hi >= s_lo) & ~never & np.isfinite(s_lo)

@@ -400,6 +400,7 @@ class Adept(BaseEstimator):
         # (and their model values) by fixed point, next-closest point and envelope
         self._envelopes: dict[float, Envelope] = {}
         self._candidates: dict[tuple, tuple[np.ndarray, ...]] = {}
+        self._grids: dict[float, np.ndarray] = {}
 
     @property
     def fits_(self) -> pd.DataFrame:
@@ -610,7 +611,9 @@ class Adept(BaseEstimator):
         key = (fi, gi, env.delta)
         if key in self._candidates:
             return self._candidates[key]
-        A_grid = self._pass1_grid(*env.A_range)
+        if env.delta not in self._grids:  # one grid per envelope, shared by its fixed points
+            self._grids[env.delta] = self._pass1_grid(*env.A_range)
+        A_grid = self._grids[env.delta]
         if not self._paper:
             phase = np.zeros(len(env.n), int) if env.phase is None else env.phase
             Ac, sc = scale_free_candidates(n[fi], t[fi], n[gi], t[gi], A_grid, env.sigma_range[1], env.n, env.t,

@@ -100,34 +100,12 @@ def wssre(x, w, paper: bool):
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
 
-def _segments(n, A, lo, hi):
-    """Sorted segment boundaries in sigma for columns A over the window [lo, hi].
-
-    Shapes: n (M,), A (NA,), lo and hi scalars.  Returns boundaries of shape (NA, M + 3)
-    -- lo, 1 and the observations' high-variance breakpoints (n_i - A)/(A - 1), clipped to
-    the window -- and the coefficients (u, v) with T(n_i; A, sigma) = u + v sigma on each
-    segment, shape (NA, M + 2, M).
-    """
-    return _segments_kernel(np.ascontiguousarray(n, float), np.ascontiguousarray(A, float), float(lo), float(hi))
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _segments_kernel(n, A, lo, hi):  # pragma: no cover - compiled
-    """:func:`_segments`, column by column (:func:`_column_segments`)."""
-    M = n.size
-    NA = A.size
-    bounds = np.empty((NA, M + 3))
-    u = np.empty((NA, M + 2, M))
-    v = np.empty((NA, M + 2, M))
-    for c in range(NA):
-        _column_segments(n, A[c], lo, hi, bounds[c], u[c], v[c])
-    return bounds, u, v
-
-
 @njit(cache=True, nogil=True, error_model="numpy")
 def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
-    """Segment boundaries ``b`` (M + 3) and piece coefficients ``u``, ``v`` (M + 2, M) of
-    one A column (written in place).  On a segment with midpoint s the Downey pieces are:
+    """Segment boundaries ``b`` (M + 3: lo, 1 and the observations' high-variance breakpoints
+    (n_i - A)/(A - 1), clipped to [lo, hi], and hi, sorted) and the coefficients ``u``, ``v``
+    (M + 2, M) with T(n_i; A, sigma) = u + v sigma on each segment, of one A column (written
+    in place).  On a segment with midpoint s the Downey pieces are:
     low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <= A, ``1 + s ((A - 1/2)/n - 1/2)``
     for n <= 2A - 1, else 1; high variance ``A/n + s (1 + (A - 1)/n)`` on the rising piece
     (n <= A or s (A - 1) >= n - A), else ``1 + s``.  (A zero-length segment sitting on
