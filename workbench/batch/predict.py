@@ -28,6 +28,7 @@ batch never stops for one curve and drops none.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import pandas as pd
@@ -124,14 +125,24 @@ def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets, level: float 
     level = check_level(level)
     models = check_model_names(models, "predict_many")
     columns = batch_columns(by, efficiency is not None or deadline is not None)
-    parts = []
-    # one model fit per curve: a loop over curves, each vectorised inside
-    for key, curve in runs.groupby(list(by), sort=True, dropna=False):
-        cols = _curve_rows(pd.to_numeric(curve[n_column], errors="coerce").to_numpy(float),
-                           pd.to_numeric(curve[t_column], errors="coerce").to_numpy(float),
-                           targets, level, models, efficiency, deadline)
-        keys = dict(zip(by, key if isinstance(key, tuple) else (key,)))
-        parts.append(pd.DataFrame({**{k: [v] * targets.size for k, v in keys.items()}, **cols}))
-    if not parts:
+    n_all = pd.to_numeric(runs[n_column], errors="coerce").to_numpy(float)
+    t_all = pd.to_numeric(runs[t_column], errors="coerce").to_numpy(float)
+    groups = runs.groupby(list(by), sort=True, dropna=False)
+    keys = groups.size().index  # in the order of the group numbers
+    codes = groups.ngroup().to_numpy()
+    order = np.argsort(codes, kind="stable")
+    edges = np.searchsorted(codes[order], np.arange(len(keys) + 1))
+    parts: dict[str, list] = {c: [] for c in columns}
+    # one model fit per curve: a loop over curves, each vectorised inside; the rows are
+    # gathered as columns and framed once
+    for g, key in enumerate(keys):
+        rows = order[edges[g]:edges[g + 1]]
+        cols = _curve_rows(n_all[rows], t_all[rows], targets, level, models, efficiency, deadline)
+        for k, v in zip(by, key if isinstance(key, tuple) else (key,)):
+            cols[k] = [v] * targets.size
+        for c, v in cols.items():
+            parts[c].append(v)
+    if not len(keys):
         return pd.DataFrame(columns=columns)
-    return pd.concat(parts, ignore_index=True)[columns]
+    return pd.DataFrame({c: np.concatenate(v) if isinstance(v[0], np.ndarray) else list(chain.from_iterable(v))
+                         for c, v in parts.items()})[columns]

@@ -400,7 +400,7 @@ class Adept(BaseEstimator):
         # (and their model values) by fixed point, next-closest point and envelope
         self._envelopes: dict[float, Envelope] = {}
         self._candidates: dict[tuple, tuple[np.ndarray, ...]] = {}
-        self._grids: dict[float, np.ndarray] = {}
+        self._grids: dict = {}  # pass-1 A grids by envelope delta, and the "beyond" allocations
 
     @property
     def fits_(self) -> pd.DataFrame:
@@ -809,8 +809,10 @@ class Adept(BaseEstimator):
 
     def _beyond_grid(self):
         """Candidate allocations for a next measurement: up to 16 x the largest observation."""
-        n_max = self._obs["n"].max()
-        return np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
+        if "beyond" not in self._grids:
+            n_max = self._obs["n"].max()
+            self._grids["beyond"] = np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
+        return self._grids["beyond"]
 
     def _suggest(self, out):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
