@@ -35,6 +35,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+from readme_block import publish  # noqa: E402
 TARGETS_8 = np.array([32, 64, 128, 256, 512, 1024, 2048, 4096], float)
 TARGETS_50 = np.unique(np.round(np.geomspace(20, 5000, 50)))
 GOALS_MS = {"fit + 8 targets": 10.0, "fit + 50 targets": 50.0}
@@ -132,15 +134,7 @@ def main(argv=None) -> int:
             + (f" --before {args.before}" if args.before else "")
             + "`: per-curve time on 20 synthetic 4-point curves (module docstring), same run.\n\n"
             + table(now, before, args.before) + "\n")
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-    if args.readme:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-        from readme_block import write_readme_block
-
-        write_readme_block(f"<!-- {args.readme}:begin -->", f"<!-- {args.readme}:end -->",
-                           text.split("\n", 2)[2])  # without the title line
+    publish(text, args.out, args.readme)
     return 0
 
 

@@ -30,6 +30,9 @@ import psutil
 from workbench.batch import predict_many
 from workbench.models.scaling import ScalingPredictor
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from readme_block import publish  # noqa: E402
+
 TARGETS = [32, 64, 128, 256, 512, 1024, 2048, 4096]
 
 
@@ -114,15 +117,7 @@ def main(argv=None) -> int:
     text = (f"# Batch throughput ({dt.date.today()}, {os.cpu_count()} cores)\n\n"
             f"`bench/batch_throughput.py --curves {args.curves}`: synthetic archive (Parquet), 4 allocations x 2 "
             f"repeats per curve, {len(TARGETS)} targets, all models, same run.\n\n" + "\n".join(table) + "\n")
-    print(text)
-    if args.out:
-        args.out.write_text(text)
-    if args.readme:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-        from readme_block import write_readme_block
-
-        write_readme_block(f"<!-- {args.readme}:begin -->", f"<!-- {args.readme}:end -->",
-                           text.split("\n", 2)[2])  # without the title line
+    publish(text, args.out, args.readme)
     return 0
 
 

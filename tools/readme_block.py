@@ -20,3 +20,13 @@ def write_readme_block(begin: str, end: str, body: str, *, append: bool = False)
     else:
         raise SystemExit(f"README.md has no {begin} ... {end} block to write into")
     README.write_text(text)
+
+
+def publish(text: str, out: Path | None = None, block: str | None = None) -> None:
+    """A benchmark's markdown ``text`` (a title line, a blank line, the rest): print it, write
+    it to ``out`` and, without its title, into README's ``<!-- block:begin -->`` block."""
+    print(text)
+    if out:
+        Path(out).write_text(text)
+    if block:
+        write_readme_block(f"<!-- {block}:begin -->", f"<!-- {block}:end -->", text.split("\n", 2)[2])

@@ -415,7 +415,6 @@ class Adept(BaseEstimator):
     @property
     def warnings_(self) -> list[AdeptWarning]:
         """Data and reliability warnings: fit-level ones and those of the ``targets`` fits."""
-        self.fits_  # noqa: B018 - fits the default targets
         return self._fit_warnings + self._target_warnings(self.explain_columns(np.unique(self._fitted_targets)))
 
     def _default_targets(self):
@@ -912,7 +911,7 @@ class Adept(BaseEstimator):
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
         if targets.size == 0:
-            self.fits_  # noqa: B018 - fits the default targets, so that every column exists
+            self._fit_targets(self._fitted_targets)  # so that every column exists
             return {col: v[:0] for col, v in self._fitted_columns.items()}
         self._check_targets(targets, "n_targets")
         self._fit_targets(targets)
