@@ -24,7 +24,6 @@ from workbench.models import downey
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.envelope import Envelope, fit_envelope
 from workbench.models.adept.search import (
-    GridResult,
     fixed_point_As,
     fixed_point_sigmas,
     grid_argmin,
@@ -363,18 +362,18 @@ class Adept(BaseEstimator):
                     f"({obs['n'].tolist()})")
             _check_growth(label, obs, self.delta)
             anomalies = detect_anomalies(obs["n"], obs["t"], self.epsilon, self.theta)
-            obs = pd.DataFrame({**obs, "kind": "observed", "weight_factor": anomalies.weight_factor,
-                                "phase": anomalies.phase, "only_for_target": np.nan})
+            m = obs["n"].size
+            obs = {**obs, "kind": np.full(m, "observed", dtype=object), "weight_factor": anomalies.weight_factor,
+                   "phase": anomalies.phase, "only_for_target": np.full(m, np.nan)}
         else:
-            obs = pd.DataFrame({**obs, "kind": "observed"})
-            obs, anomalies = self._cross_size(obs, base, warnings)
+            union, anomalies = self._cross_size(pd.DataFrame({**obs, "kind": "observed"}), base, warnings)
+            obs = {c: union[c].to_numpy() for c in union.columns}
         self.anomalies_ = anomalies
         warnings += self._anomaly_warnings(anomalies, cross=base is not None)
         warnings += self._superlinear_warnings(obs)
-        self.observations_ = obs.reset_index(drop=True)
-        # the columns the searches read, as arrays (read many times per target chunk)
-        self._obs = {c: self.observations_[c].to_numpy() for c in ("n", "t", "weight_factor", "phase",
-                                                                    "only_for_target")}
+        # the observations as columns (what the searches read, many times per target chunk);
+        # the observations_ frame is made from them when first asked for
+        self._obs, self._observations = obs, None
         # fit mode searches on runtimes relative to the largest one, so that inputs differing
         # only by their unit give the same numbers to the search, not just the same optimum
         self._t_ref = 1.0 if self._paper else float(self._obs["t"].max())
@@ -391,6 +390,13 @@ class Adept(BaseEstimator):
             self._fitted_targets = np.asarray(self._default_targets(), float)
         self._fits = None
         return self
+
+    @property
+    def observations_(self) -> pd.DataFrame:
+        """The points the fits use (class docstring), as a frame."""
+        if self._observations is None:
+            self._observations = pd.DataFrame(self._obs)
+        return self._observations
 
     def _reset_caches(self):
         # per-target fits as columns, rows sorted by target (``_fitted_keys``), computed once
@@ -418,7 +424,7 @@ class Adept(BaseEstimator):
         return self._fit_warnings + self._target_warnings(self.explain_columns(np.unique(self._fitted_targets)))
 
     def _default_targets(self):
-        n = self.observations_["n"].to_numpy()
+        n = self._obs["n"]
         top = n.max()
         pow2 = 2.0 ** np.arange(0, np.floor(np.log2(4 * top)) + 1)
         return np.unique(np.concatenate([n, pow2, top * np.array([1.5, 2, 3, 4])]).round(6))
@@ -515,8 +521,8 @@ class Adept(BaseEstimator):
         from data fitting a faster memory level (the thesis' stepwise pattern, 3.9.3)."""
         # every measured (not guiding) point counts: an anomaly the fit discounts is still
         # a measured superlinear step the model cannot follow
-        measured = obs["kind"].to_numpy() == "observed"
-        n, t = obs["n"].to_numpy()[measured], obs["t"].to_numpy()[measured]
+        measured = obs["kind"] == "observed"
+        n, t = obs["n"][measured], obs["t"][measured]
         gain = (t[:-1] / t[1:]) / (n[1:] / n[:-1])
         bad = np.nonzero(gain > 1.05)[0]
         if bad.size == 0:
@@ -532,9 +538,8 @@ class Adept(BaseEstimator):
     def _choose_delta(self, warnings):
         """Grow delta until the reference instance (uniform weights, fixed at the largest
         allocation) fits every used observation within it (thesis 3.5.1)."""
-        obs = self.observations_
         used = self._used()
-        n, t = obs["n"].to_numpy()[used], obs["t"].to_numpy()[used] / self._t_ref
+        n, t = self._obs["n"][used], self._obs["t"][used] / self._t_ref
         delta = float(self.delta)
         self.envelope_ = None
         for _ in range(60):
@@ -666,10 +671,12 @@ class Adept(BaseEstimator):
         best1 = np.full(K, np.inf)
         runner = np.full((K, 3), np.nan)
         cand_store = {}
-        for key in np.unique(np.stack([f_idx, g_idx], axis=1), axis=0):
-            fi, gi = key
-            members = np.nonzero((f_idx == fi) & (g_idx == gi))[0]
-            Ac, sc, x, x2 = self._pass1_candidates(n, t, int(fi), int(gi), env)
+        pair = f_idx * M + g_idx  # (fixed point, next-closest point) as one number
+        for code in np.unique(pair):
+            fi, gi = divmod(int(code), M)
+            key = (fi, gi)
+            members = np.flatnonzero(pair == code)
+            Ac, sc, x, x2 = self._pass1_candidates(n, t, fi, gi, env)
             Wm = W[members]
             # the sums over the observations as matrix products; the rest fused per target
             # (pass1_pick: objective, ties broken towards the largest A)
@@ -677,7 +684,7 @@ class Adept(BaseEstimator):
             f, j, fmin = pass1_pick(Wm @ x.T, Wm @ x2.T, Wm.sum(axis=1), Ac, floor, paper)
             pass1[members] = np.stack([Ac[j], sc[j]], axis=1)
             best1[members] = np.where(np.isfinite(fmin), wssre(x[j], Wm, paper), np.inf)
-            cand_store[tuple(key)] = (members, Ac, sc, f)
+            cand_store[key] = (members, Ac, sc, f)
 
         w = self.window
         sA0, sA1 = env.A_range
@@ -687,12 +694,7 @@ class Adept(BaseEstimator):
             np.clip(A_low, sA0, sA1), np.clip(pass1[:, 0] * (1 + w), sA0, sA1),
             np.clip(pass1[:, 1] * (1 - w), ss0, ss1), np.clip(pass1[:, 1] * (1 + w), ss0, ss1),
         )
-        # chunks of targets keep the (segments x targets x 500) work arrays cache-sized
-        parts = [
-            grid_argmin(n, t, W[c], *(v[c] for v in lims), self.pass2_size, self.pass2_size, paper=paper)
-            for c in np.array_split(np.arange(K), max(1, int(np.ceil(K / 10))))
-        ]
-        res = GridResult(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("A", "sigma", "objective")))
+        res = grid_argmin(n, t, W, *lims, self.pass2_size, self.pass2_size, paper=paper)
         better = res.objective <= best1
         A = np.where(better, res.A, pass1[:, 0])
         s = np.where(better, res.sigma, pass1[:, 1])
