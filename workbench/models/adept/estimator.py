@@ -254,8 +254,8 @@ class Adept(BaseEstimator):
     ValidationError saying what to do, more than ``MAX_ALLOCATIONS`` = 32 distinct processor
     counts (repeated runs at one n are averaged first and count once; the real curves of the
     scaling corpus have 5-11) and more than ``MAX_TARGETS`` = 500 distinct targets per
-    ``predict``/``explain`` call or in ``targets``.  At the limit a fit takes ~1-3 s of CPU
-    and < 150 MB above the interpreter, and each target ~10 ms.  Runtimes that grow with n
+    ``predict``/``explain`` call or in ``targets``.  At the limit a fit takes ~0.1-0.3 s of
+    CPU and < 150 MB above the interpreter, and each target ~4 ms (2 cores, 2026).  Runtimes that grow with n
     (never falling, the last more than ``delta`` above the first) are refused too: Downey's
     model has no slowdown, so it has nothing to predict there.  A smaller rise, or a last
     point slower than the one before it, is the thesis' ambiguous last point instead (3.9.1:
@@ -930,7 +930,7 @@ class Adept(BaseEstimator):
         if distinct > self.MAX_TARGETS:
             raise ValidationError(
                 f"{name}: ADEPT predicts at most {self.MAX_TARGETS} distinct targets per call, got {distinct}; "
-                "every target is its own biased fit (~10 ms each at 32 processor counts): split the request")
+                "every target is its own biased fit (~4 ms each at 32 processor counts): split the request")
 
     def predict(self, n_targets) -> np.ndarray:
         """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point).
