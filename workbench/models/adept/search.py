@@ -44,6 +44,9 @@ __all__ = [
     "grid_argmin",
     "GridResult",
     "fixed_point_sigmas",
+    "scale_free_candidates",
+    "pass1_pick",
+    "runner_up_pick",
 ]
 
 
