@@ -4,6 +4,8 @@ the README agree with it and with notebooks/."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -34,8 +36,45 @@ def _conda_and_pip(env: dict) -> tuple[list[str], list[str]]:
 
 
 def test_pyproject_declares_the_required_libraries():
-    assert REQUIRED_LIBRARIES <= _names(PYPROJECT["dependencies"]), REQUIRED_LIBRARIES - _names(PYPROJECT["dependencies"])
-    assert TEST_TOOLS <= _names(PYPROJECT["optional-dependencies"]["test"])
+    # the library's own dependencies, and the notebooks' in the dashboards extra (which the
+    # test extra, installed by make and environment.yml, includes)
+    extras = PYPROJECT["optional-dependencies"]
+    declared = _names(PYPROJECT["dependencies"]) | _names(extras["dashboards"])
+    assert REQUIRED_LIBRARIES <= declared, REQUIRED_LIBRARIES - declared
+    assert not {"jupyterlab", "voila", "ipywidgets"} & _names(PYPROJECT["dependencies"]), "the library needs no Jupyter"
+    assert TEST_TOOLS <= _names(extras["test"])
+    assert "workbench[dashboards]" in [r.replace(" ", "") for r in extras["test"]]
+
+
+def test_one_version():
+    assert "version" not in PYPROJECT and "version" in PYPROJECT["dynamic"]
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["dynamic"]["version"] == {"attr": "workbench.__version__"}
+
+
+def test_the_library_imports_without_jupyter():
+    """``pip install workbench`` (no extras) is enough for the maths: every layer below the
+    dashboards imports with Jupyter, ipywidgets and Voila made unimportable."""
+    code = """
+import importlib, sys
+class NoJupyter:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"ipywidgets", "anywidget", "jupyterlab", "voila", "jupyter_server",
+                                  "ipykernel", "IPython", "notebook"}:
+            raise ImportError(f"{name} is not installed")
+sys.meta_path.insert(0, NoJupyter())
+import workbench
+for name in ["workbench.io", "workbench.models", "workbench.models.adept", "workbench.models.scaling",
+             "workbench.models.fim", "workbench.models.comm", "workbench.models.fractal", "workbench.models.pmnf",
+             "workbench.evaluation", "workbench.batch", "workbench.cli", "workbench.plots"]:
+    importlib.import_module(name)
+from workbench.models.scaling import ScalingPredictor
+frame = ScalingPredictor().fit([1, 2, 4, 8], [100.0, 52.0, 27.0, 15.0]).predict_frame([16, 32])
+assert frame["prediction"].notna().all()
+print("ok", workbench.__version__)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.startswith("ok"), done.stderr[-2000:]
 
 
 def test_environment_yml_only_installs_the_project_with_pip():
