@@ -3,7 +3,15 @@
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ValidationError
+from workbench.errors import NotFittedError, ValidationError
+
+
+def check_fitted(estimator, attribute: str, where: str | None = None, fit: str = "fit(n, t)") -> None:
+    """Raise :class:`~workbench.errors.NotFittedError` unless ``estimator`` has its fitted
+    ``attribute``: the one not-fitted check, and wording, of every model."""
+    if not hasattr(estimator, attribute):
+        name = type(estimator).__name__
+        raise NotFittedError(f"{where or name}: this {name} is not fitted yet; call {fit} first")
 
 
 def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:

@@ -38,7 +38,7 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ValidationError
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
-from workbench.validation import MAX_RUNTIME_SPAN, as_vector, processor_counts, require_span, require_valid, training_runs
+from workbench.validation import as_vector, check_fitted, MAX_RUNTIME_SPAN, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
     "MAX_RUNTIME_SPAN",
@@ -121,8 +121,7 @@ class _Baseline(BaseEstimator):
     """Shared plumbing: fitted-state check and the speedup definition."""
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "result_"):
-            raise ValidationError(f"{type(self).__name__} is not fitted yet; call fit(n, t) first")
+        check_fitted(self, "result_")
 
     def _result(self, n, t, w, params, **kw) -> FitResult:
         resid = self._predict(n) / t - 1.0

@@ -38,7 +38,7 @@ import pandas as pd
 from scipy import stats
 
 from workbench.errors import ValidationError, WorkbenchWarning
-from workbench.validation import as_vector
+from workbench.validation import as_vector, check_fitted
 
 __all__ = [
     "PROFILE_COLUMNS",
@@ -561,8 +561,7 @@ class FractalExtrapolator:
 
     def predict(self, target_size) -> FractalPrediction:
         where = "FractalExtrapolator.predict"
-        if not hasattr(self, "data_"):
-            raise ValidationError(f"{where}: call fit(profile) before predict")
+        check_fitted(self, "data_", where, fit="fit(profile)")
         target = _check_target(target_size, where)
         notes: list[str] = []
         fits: dict[str, PhaseFit] = {}

@@ -127,8 +127,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import NotFittedError, ValidationError, WorkbenchWarning
-from workbench.validation import as_vector, processor_counts, require_span, require_valid, training_runs
+from workbench.errors import ValidationError, WorkbenchWarning
+from workbench.validation import as_vector, check_fitted, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
     "PMNF",
@@ -581,8 +581,7 @@ class PMNF(BaseEstimator):
         return hasattr(self, "hypothesis_")
 
     def _check_fitted(self, where: str) -> None:
-        if not hasattr(self, "hypothesis_"):
-            raise NotFittedError(f"{where}: this {type(self).__name__} is not fitted yet; call fit(n, t) first")
+        check_fitted(self, "hypothesis_", where)
 
     @property
     def hypotheses_(self) -> pd.DataFrame:

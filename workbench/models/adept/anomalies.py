@@ -174,7 +174,7 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
         report.last_point_ambiguous = True
 
     flags = _flags(n, t, live, epsilon) if len(live) >= 3 else []
-    rows, anomalies = [], []
+    anomalies = []
     if flags:
         R = r_metric(n[live], t[live])
         rise = _rise(n[live], R)

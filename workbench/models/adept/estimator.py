@@ -34,7 +34,7 @@ from workbench.models.adept.search import (
     scale_free_candidates,
     wssre,
 )
-from workbench.validation import require_span
+from workbench.validation import check_fitted, require_span
 
 __all__ = ["Adept", "AdeptWarning", "aggregate_repeats", "target_weights"]
 
@@ -904,8 +904,7 @@ class Adept(BaseEstimator):
 
     # ----------------------------------------------------------------- predict
     def _check_fitted(self):
-        if not hasattr(self, "_fitted_targets"):
-            raise ValidationError("this Adept instance is not fitted yet; call fit(n, t) first")
+        check_fitted(self, "_fitted_targets")
 
     def explain_columns(self, n_targets) -> dict[str, np.ndarray]:
         """:meth:`explain` as a dict of numpy columns (no DataFrame: the fast path for callers

@@ -65,6 +65,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, ShuffleSplit
 
 from workbench.errors import ValidationError
+from workbench.validation import check_fitted
 from workbench.evaluation.metrics import mape, mpe, r2, rmse, share_within
 
 __all__ = [
@@ -448,8 +449,7 @@ class CommGBM(RegressorMixin, BaseEstimator):
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Predicted target for the feature frame ``X`` (columns as in :meth:`fit`)."""
-        if not hasattr(self, "best_estimator_"):
-            raise ValidationError("CommGBM: call fit() before predict()")
+        check_fitted(self, "best_estimator_", "CommGBM.predict", fit="fit(X, y)")
         pred = self.best_estimator_.predict(self._encode(X, fitting=False))
         return np.exp(pred) if self.log_target else pred
 

@@ -39,7 +39,7 @@ from workbench.errors import ValidationError, WorkbenchWarning
 from workbench.evaluation.metrics import summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
-from workbench.validation import numeric_column
+from workbench.validation import check_fitted, numeric_column
 
 __all__ = [
     "AREAS",
@@ -496,8 +496,7 @@ class CommRegression(BaseEstimator):
 
     # ----------------------------------------------------------------- predict
     def _check_fitted(self):
-        if not hasattr(self, "models_"):
-            raise ValidationError("CommRegression: call fit() before predict()")
+        check_fitted(self, "models_", "CommRegression.predict", fit="fit(frame)")
 
     def areas(self, frame: pd.DataFrame) -> np.ndarray:
         """The area of every row of ``frame`` under this model's split."""

@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
 from workbench.io.catalogue import fetch_seed_table
-from workbench.validation import as_vector, numeric_columns
+from workbench.validation import as_vector, check_fitted, numeric_columns
 
 __all__ = [
     "BASE_SIZE_BYTES",
@@ -209,8 +209,7 @@ class ExchangeModel(BaseEstimator):
     def predict(self, ppn, size_bytes) -> np.ndarray:
         """Predicted Exchange time (µs) for arrays (or scalars) ``ppn`` and
         ``size_bytes``, broadcast against each other."""
-        if not hasattr(self, "base_us_"):
-            raise ValidationError("ExchangeModel: call fit() before predict()")
+        check_fitted(self, "base_us_", "ExchangeModel.predict", fit="fit(table)")
         ppn, size = _broadcast_floats(ppn, size_bytes, "ExchangeModel.predict")
         if np.any(~np.isfinite(ppn) | (ppn <= 0)) or np.any(~np.isfinite(size) | (size <= 0)):
             raise ValidationError("ExchangeModel.predict: ppn and size_bytes must be finite and > 0")
@@ -232,8 +231,7 @@ class PpnFactorModel(BaseEstimator):
 
     def predict(self, ppn, size_bytes) -> np.ndarray:
         """Predicted time (µs); every size must have been measured at 1 PpN."""
-        if not hasattr(self, "base_by_size_"):
-            raise ValidationError("PpnFactorModel: call fit() before predict()")
+        check_fitted(self, "base_by_size_", "PpnFactorModel.predict", fit="fit(table)")
         ppn, size = _broadcast_floats(ppn, size_bytes, "PpnFactorModel.predict")
         known = np.isin(size, self.base_by_size_.index.to_numpy(dtype=float))
         if not known.all():

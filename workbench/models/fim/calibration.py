@@ -61,7 +61,7 @@ from workbench.models.fim.markov import (
     effective_utilization,
     hardware_valid,
 )
-from workbench.validation import numeric_columns
+from workbench.validation import check_fitted, numeric_columns
 
 __all__ = [
     "HARDWARE_COLUMNS",
@@ -140,8 +140,7 @@ class HardwareRegression(BaseEstimator):
 
     def predict(self, frame: pd.DataFrame, alpha: float = 1.0) -> pd.DataFrame:
         """Predicted TC, SC, U (columns ``cycles``, ``stall_cycles``, ``utilization``)."""
-        if not hasattr(self, "coef_"):
-            raise ValidationError("HardwareRegression.predict: call fit first")
+        check_fitted(self, "coef_", "HardwareRegression.predict", fit="fit(frame)")
         frame = numeric_columns(frame, feature_columns(self.features), "HardwareRegression.predict")
         values = alpha * feature_matrix(frame, self.features) @ self.coef_.to_numpy().T
         return pd.DataFrame(values, columns=list(HARDWARE_COLUMNS), index=frame.index)
@@ -521,8 +520,7 @@ class FiMCal(BaseEstimator):
         return self
 
     def _check_fitted(self, where: str) -> None:
-        if not hasattr(self, "alpha_"):
-            raise ValidationError(f"{where}: call fit first")
+        check_fitted(self, "alpha_", where, fit="fit(...)")
 
     def predict_hardware(self, frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
         """Eq. 12: predicted TC, SC, U for the rows of ``frame`` (default alpha: ``alpha_``)."""

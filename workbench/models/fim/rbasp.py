@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError
 from workbench.models.fim.calibration import feature_columns, feature_matrix
-from workbench.validation import numeric_columns
+from workbench.validation import check_fitted, numeric_columns
 
 __all__ = ["RBASP"]
 
@@ -85,8 +85,7 @@ class RBASP(BaseEstimator):
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
         """Predicted time per row, in the unit of the training target (seconds)."""
-        if not hasattr(self, "coef_"):
-            raise ValidationError("RBASP.predict: call fit first")
+        check_fitted(self, "coef_", "RBASP.predict", fit="fit(frame)")
         with np.errstate(over="ignore", invalid="ignore"):
             pred = np.exp2(self._design(frame, "RBASP.predict") @ self.coef_.to_numpy())
         bad = ~np.isfinite(pred)

@@ -42,11 +42,11 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from workbench.errors import NotFittedError, ValidationError, WorkbenchError, WorkbenchWarning
+from workbench.errors import ValidationError, WorkbenchError, WorkbenchWarning
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
 from workbench.models.pmnf import PMNF
-from workbench.validation import processor_counts, require_valid
+from workbench.validation import check_fitted, processor_counts, require_valid
 
 __all__ = [
     "MODELS",
@@ -165,8 +165,7 @@ class ScalingModel(BaseEstimator):
         return []
 
     def _check_fitted(self) -> None:
-        if not hasattr(self, "fit_time_s_"):
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(n, t) first")
+        check_fitted(self, "fit_time_s_")
 
     def predict(self, n) -> np.ndarray:
         """Predicted runtimes at ``n`` (unit of the fitted ``t``); NaN where the model

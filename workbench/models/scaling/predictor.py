@@ -28,7 +28,6 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from workbench.errors import NotFittedError
 from workbench.models.scaling.base import (
     MODELS,
     ModelWarning,
@@ -39,6 +38,7 @@ from workbench.models.scaling.base import (
     fit_or_message,
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
+from workbench.validation import check_fitted
 
 __all__ = [
     "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "is_warned", "softmin_weights",
@@ -249,8 +249,7 @@ class ScalingPredictor(BaseEstimator):
         return dict(zip(names, (w / w.sum()).tolist()))
 
     def _check_fitted(self):
-        if not hasattr(self, "weights_"):
-            raise NotFittedError("ScalingPredictor is not fitted yet; call fit(n, t) first")
+        check_fitted(self, "weights_")
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
