@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from workbench.errors import ValidationError
+from workbench.evaluation.comm_ml import reproduce_table_6_1, table_6_3_check
 from workbench.io import fetch_seed_table
 from workbench.models.comm.semi_empirical import (
     TABLE_6_2_BASE_US,
@@ -14,8 +15,6 @@ from workbench.models.comm.semi_empirical import (
     PpnFactorModel,
     implied_base_us,
     percentage_error,
-    reproduce_table_6_1,
-    table_6_3_check,
 )
 
 

@@ -1,4 +1,4 @@
-"""Tests for workbench.evaluation.metrics (thesis section 3.7: E and PA)."""
+"""Tests for workbench.metrics (thesis section 3.7: E and PA)."""
 
 import math
 

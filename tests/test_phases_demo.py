@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from workbench.errors import ParseWarning, ValidationError
-from workbench.evaluation.metrics import error_pct
+from workbench.metrics import error_pct
 from workbench.io import fetch_dataset
 from workbench.measure.phases import PhaseTimer
 from workbench.models.fractal import FractalExtrapolator, fit_phase, phase_shares

@@ -1,6 +1,6 @@
 """Evaluation: metrics that score predictions against measurements (thesis section 3.7)."""
 
-from workbench.evaluation.metrics import (
+from workbench.metrics import (
     error_pct,
     mape,
     mpe,

@@ -28,7 +28,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from workbench.errors import ValidationError
-from workbench.evaluation.metrics import spearman
+from workbench.metrics import spearman
 from workbench.models.fim import RBASP, FiMCal
 from workbench.validation import require_columns
 

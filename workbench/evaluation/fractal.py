@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ValidationError
-from workbench.evaluation.metrics import error_pct
+from workbench.metrics import error_pct
 from workbench.io import fetch_seed_table
 from workbench.models.fractal import (
     FractalExtrapolator,

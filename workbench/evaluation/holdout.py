@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import WorkbenchError
-from workbench.evaluation.metrics import error_pct
+from workbench.metrics import error_pct
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 

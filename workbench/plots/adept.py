@@ -41,7 +41,7 @@ from plotly.subplots import make_subplots
 
 from workbench.errors import ValidationError
 from workbench.evaluation.holdout import RELIABILITY_KINDS
-from workbench.evaluation.metrics import error_pct
+from workbench.metrics import error_pct
 from workbench.models import downey
 from workbench.models.adept import Adept, AdeptWarning, AnomalyReport
 

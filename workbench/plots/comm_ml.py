@@ -2,7 +2,7 @@
 semi-empirical Exchange model (chapter 6) and the gradient-boosting models (chapter 8).
 
 Every function takes data -- a per-rank frame, a :func:`~workbench.models.comm.statistics
-.rank_statistics` table, :func:`~workbench.models.comm.semi_empirical.reproduce_table_6_1`,
+.rank_statistics` table, :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`,
 or the ``predictions``/``importances`` of a :class:`~workbench.models.comm.gbm
 .ScenarioResult` -- and returns a :class:`plotly.graph_objects.Figure`; nothing here fits a
 model or touches a widget.
@@ -180,7 +180,7 @@ def mean_std_band_figure(statistics: pd.DataFrame, x: str, group: str | None = N
 
 def semi_empirical_figure(table: pd.DataFrame, title: str | None = None) -> go.Figure:
     """004 Figs. 6.4 (left) and 6.5 (right) from
-    :func:`~workbench.models.comm.semi_empirical.reproduce_table_6_1`.
+    :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`.
 
     Left, log-log: measured Exchange time per PpN (markers), the semi-empirical
     prediction (line) and the PpN-factor model of Fig. 6.3 (dotted, legend-only).

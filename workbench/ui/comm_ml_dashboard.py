@@ -57,11 +57,13 @@ from workbench.evaluation.comm_ml import (
     datagen_runs,
     load_datagen,
     osu_bcast_configurations,
+    reproduce_table_6_1,
     source_features,
+    table_6_3_check,
 )
 from workbench.io import fetch_dataset
 from workbench.models.comm.gbm import CommGBM, ScenarioResult, run_scenario
-from workbench.models.comm.semi_empirical import SIZE_FACTOR, TABLE_6_2_BASE_US, reproduce_table_6_1, table_6_3_check
+from workbench.models.comm.semi_empirical import SIZE_FACTOR, TABLE_6_2_BASE_US
 from workbench.models.comm.statistics import RUN_FEATURES, TIMERS, rank_statistics, runs_varying
 from workbench.plots.comm_ml import (
     importance_figure,
@@ -74,13 +76,13 @@ from workbench.plots.comm_ml import (
 )
 from workbench.ui.common import (
     FitCache,
-    QuietChanges,
     NamedFigures,
+    QuietChanges,
     figure_widget,
     frame_html,
+    mark_stale,
     message_panel,
     placeholder_figure,
-    mark_stale,
     readout_html,
     rounded,
     show_errors,

@@ -14,8 +14,8 @@ Branikas's thesis (seed 004):
 
 * :func:`rank_statistics`, :func:`run_summary`, :func:`comm_fraction_filter` -- per-rank
   populations (chapter 4) and the 0.1 <= comm/total <= 0.8 filter (section 7.2).
-* :class:`ExchangeModel`, :class:`PpnFactorModel`, :func:`reproduce_table_6_1`,
-  :func:`table_6_3_check` -- the semi-empirical Exchange model (chapter 6).
+* :class:`ExchangeModel`, :class:`PpnFactorModel` -- the semi-empirical Exchange model
+  (chapter 6; Tables 6.1-6.4 recomputed in :mod:`workbench.evaluation.comm_ml`).
 * :class:`CommGBM`, :func:`message_scale_scenario`, :func:`train_small_test_big`,
   :func:`main_scenario`, :func:`run_scenario`, :func:`inverse_mean_min_depth` -- the
   gradient-boosting scenarios and importances (chapters 7-8).
@@ -52,8 +52,6 @@ _LAZY = {
     "FilterReport": "statistics",
     "ExchangeModel": "semi_empirical",
     "PpnFactorModel": "semi_empirical",
-    "reproduce_table_6_1": "semi_empirical",
-    "table_6_3_check": "semi_empirical",
     "CommGBM": "gbm",
     "Scenario": "gbm",
     "ScenarioResult": "gbm",
@@ -83,10 +81,8 @@ __all__ = [
     "main_scenario",
     "message_scale_scenario",
     "rank_statistics",
-    "reproduce_table_6_1",
     "run_scenario",
     "run_summary",
-    "table_6_3_check",
     "train_small_test_big",
     "AREAS",
     "DEFAULT_TERMS",

@@ -66,7 +66,7 @@ from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, 
 
 from workbench.errors import ValidationError
 from workbench.validation import check_fitted
-from workbench.evaluation.metrics import mape, mpe, r2, rmse, share_within
+from workbench.metrics import mape, mpe, r2, rmse, share_within
 
 __all__ = [
     "FEATURES",
@@ -576,7 +576,7 @@ def mean_min_depth_reference(model, feature_names: Sequence[str] | None = None) 
 
 
 def subset_metrics(pred, actual, pct: float = BAND_PCT) -> dict[str, float]:
-    """The scores of one test subset (004 section 5.2, via :mod:`workbench.evaluation.metrics`):
+    """The scores of one test subset (004 section 5.2, via :mod:`workbench.metrics`):
     ``n``, ``r2``, ``rmse`` (target unit), ``mape_pct``, ``mape_fraction`` (the thesis's
     Tables 8.x print MAPE as a fraction: 0.239 = 23.9 %), ``mpe_pct`` (signed, positive =
     over-prediction: the thesis's section 5.2 uses the opposite sign) and ``within_30``

@@ -20,7 +20,7 @@ The paper's procedure:
 :class:`CommRegression` is a scikit-learn style estimator over a frame of the seven base
 metrics (``S, M, PPN, N, I, SW, R``; the derived ones are computed); :func:`evaluate`
 turns its predictions into data -- a predictions frame and metrics per area and overall
-from :mod:`workbench.evaluation.metrics` (MAPE in percent, the share within +-30 %, ...),
+from :mod:`workbench.metrics` (MAPE in percent, the share within +-30 %, ...),
 beside the paper's 29 % mean error and 60 % of predictions within +-30 %
 (:data:`PUBLISHED`).
 """
@@ -36,7 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ValidationError, WorkbenchWarning
-from workbench.evaluation.metrics import summarize
+from workbench.metrics import summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
 from workbench.validation import check_fitted, numeric_column
@@ -537,9 +537,9 @@ class CommRegressionResult:
     ``area``, ``observed`` and ``predicted`` (time unit of ``y``, µs for the sweeps) and
     ``error_pct`` -- **signed** relative error ``100 (predicted - observed) / observed``
     (the y axis of the paper's Fig. 2 (d); its absolute value is
-    :func:`workbench.evaluation.metrics.error_pct`).
+    :func:`workbench.metrics.error_pct`).
     ``metrics``: one row per area (``Ia``, ``Ib``, ``II``) and ``"all"``, columns
-    ``area`` and those of :func:`workbench.evaluation.metrics.summarize` (``n_points``,
+    ``area`` and those of :func:`workbench.metrics.summarize` (``n_points``,
     ``rmse``, ``mpe``, ``mape`` (percent), ``max_error_pct``, ``mean_pa``, ``min_pa``,
     ``r2``, ``spearman``, ``share_within_30`` (fraction)); an area without points has
     ``n_points`` 0 and NaN scores.  ``warnings``: the model's warnings.
