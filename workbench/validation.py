@@ -123,3 +123,76 @@ def require_span(t: np.ndarray, where: str, name: str = "t", limit: float = MAX_
             f"{where}: {name} (runtimes) spans more than {limit:.0e} (from {name}[{lo}] = {t[lo]:g} to "
             f"{name}[{hi}] = {t[hi]:g}); one strong-scaling curve's runtimes differ by a few orders of magnitude: "
             "check the unit and the column")
+
+
+#: Columns of a profile frame, one row per size, run and phase (``total_s`` is optional;
+#: :func:`validate_profile`, the format of :mod:`workbench.models.fractal`).
+PROFILE_COLUMNS = ("size", "phase", "time_s", "run", "total_s")
+
+
+def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -> pd.DataFrame:
+    """Check a profile frame (see the module docstring) and return a normalised copy.
+
+    Columns in the order ``size, phase, time_s, run[, total_s]`` (``run`` = 0 when absent),
+    ``attrs`` kept plus ``time_unit = "s"``. Raises :class:`~workbench.errors.ValidationError`
+    naming ``where``, the column and the row (the frame's index label, called ``row_label``)
+    for: not a DataFrame, no rows, missing columns, non-numeric / non-finite / non-positive
+    sizes, negative or NaN times, non-integer or negative runs, empty phase names, a
+    ``total_s`` that is not positive or differs within one run, duplicate (size, run, phase).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{where}: expected a pandas DataFrame (profile frame), got {type(frame).__name__}")
+    missing = [c for c in ("size", "phase", "time_s") if c not in frame.columns]
+    if missing:
+        raise ValidationError(
+            f"{where}: missing column(s) {missing} of a profile frame (size, phase, time_s[, run, total_s]); "
+            f"it has {list(frame.columns)}"
+        )
+    repeated = [c for c in PROFILE_COLUMNS if (frame.columns == c).sum() > 1]
+    if repeated:
+        raise ValidationError(f"{where}: column(s) {repeated} appear more than once; column names must be unique")
+    if len(frame) == 0:
+        raise ValidationError(f"{where}: the profile is empty (no phase timings)")
+    cols = [c for c in PROFILE_COLUMNS if c in frame.columns]
+    out = frame[cols].copy()
+    # pandas deep-copies attrs on every operation: keep them off the working copy (speed)
+    out.attrs = {}
+    if "run" not in out.columns:
+        out.insert(3, "run", 0)
+
+    def _bad(column: str, mask: pd.Series, rule: str) -> None:
+        if mask.any():
+            pos = np.flatnonzero(mask.to_numpy())[0]
+            label, value = mask.index[pos], frame[column].iloc[pos]
+            value = value.item() if isinstance(value, np.generic) else value
+            raise ValidationError(f"{where}: column {column!r} must be {rule}, got {value!r} in {row_label} {label}")
+
+    for column, rule, ok in (
+        ("size", "a finite number > 0", lambda v: np.isfinite(v) & (v > 0)),
+        ("time_s", "a finite number >= 0 (seconds)", lambda v: np.isfinite(v) & (v >= 0)),
+        ("run", "an integer >= 0", lambda v: np.isfinite(v) & (v >= 0) & (v == np.round(v))),
+        ("total_s", "a finite number > 0 (seconds)", lambda v: np.isfinite(v) & (v > 0)),
+    ):
+        if column not in out.columns:
+            continue
+        values = pd.to_numeric(out[column], errors="coerce").astype(float)
+        _bad(column, ~pd.Series(ok(values.to_numpy()), index=out.index), rule)
+        out[column] = values
+    out["run"] = out["run"].astype("int64")
+    names = out["phase"].astype("string").str.strip()
+    _bad("phase", names.isna() | (names == ""), "a non-empty name")
+    out["phase"] = names.astype(object)
+    dup = out.duplicated(["size", "run", "phase"])
+    if dup.any():
+        label = dup.index[np.flatnonzero(dup.to_numpy())[0]]
+        row = out.loc[label]
+        raise ValidationError(
+            f"{where}: duplicate timing of phase {row['phase']!r} at size {row['size']:g}, run {row['run']} "
+            f"in {row_label} {label} (one row per phase per run; sum repeated entries first)"
+        )
+    if "total_s" in out.columns:
+        by_run = out.groupby(["size", "run"])["total_s"]
+        spread = by_run.transform("max") - by_run.transform("min")
+        _bad("total_s", spread > 1e-12 * out["total_s"], "the same for every phase of one run")
+    out.attrs = {**frame.attrs, "time_unit": "s"}
+    return out

@@ -2,7 +2,7 @@
 
 Both readers return the *profile frame* of :mod:`workbench.models.fractal` (one row per
 phase per run: ``size``, ``phase``, ``time_s`` exclusive seconds, ``run``, optional
-``total_s``), checked by :func:`workbench.models.fractal.validate_profile`.
+``total_s``), checked by :func:`workbench.validation.validate_profile`.
 
 **Simple CSV** (:func:`read_profile_csv`)::
 
@@ -46,7 +46,7 @@ import pandas as pd
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
 from workbench.io._text import as_path, checked_text, csv_frame, decode, is_folder, read_buffer, read_file
 from workbench.io.scaling import TIME_UNITS
-from workbench.models.fractal import validate_profile
+from workbench.validation import validate_profile
 
 __all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv"]
 
@@ -89,7 +89,7 @@ def read_profile_csv(path_or_buffer) -> pd.DataFrame:
     :class:`~workbench.errors.DataFormatError` for unreadable / non-CSV content or an unknown
     time unit (e.g. a ``time_min`` column), and :class:`~workbench.errors.ValidationError`
     naming the file, the column and the line for missing columns, empty / non-numeric / NaN
-    / negative times and the other checks of :func:`~workbench.models.fractal.validate_profile`.
+    / negative times and the other checks of :func:`~workbench.validation.validate_profile`.
     """
     if isinstance(path_or_buffer, (str, PathLike)):
         name = str(path_or_buffer)
