@@ -117,10 +117,17 @@ _EMPTY_ANOMALIES = pd.DataFrame({"n": [], "D": [], "weight_factor": [], "last_po
 _EMPTY_CANDIDATES = pd.DataFrame({"n": [], "flagged_by": []})
 
 
-def _curve(n, t, removed=None):
+def _r_table(n, t) -> pd.DataFrame:
+    """R between consecutive observations: n_from, n_to, R, R_doubling."""
     R = r_metric(n, t)
-    return pd.DataFrame({"removed_n": removed, "n_from": n[:-1], "n_to": n[1:], "R": R,
-                         "R_doubling": r_at_doubling(n, R)})
+    return pd.DataFrame({"n_from": n[:-1], "n_to": n[1:], "R": R, "R_doubling": r_at_doubling(n, R)})
+
+
+def _curve(n, t, removed=None):
+    """:func:`_r_table` of the curve with observation ``removed`` left out (first column)."""
+    out = _r_table(n, t)
+    out.insert(0, "removed_n", removed)
+    return out
 
 
 _EMPTY_CURVES = _curve(np.array([1.0, 2.0]), np.array([2.0, 1.0])).iloc[0:0]
@@ -155,11 +162,9 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     M = len(n)
-    R = r_metric(n, t)
     weight = np.ones(M)
     # empty results share the templates' (immutable: copy-on-write) data
-    report = AnomalyReport(pd.DataFrame({"n_from": n[:-1], "n_to": n[1:], "R": R, "R_doubling": r_at_doubling(n, R)}),
-                           _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
+    report = AnomalyReport(_r_table(n, t), _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
                            _EMPTY_ANOMALIES.copy(deep=False),
                            phase=np.zeros(M, int), weight_factor=weight)
     if M < 3:

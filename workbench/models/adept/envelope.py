@@ -29,7 +29,7 @@ import pandas as pd
 from numba import njit
 
 from workbench.models import downey
-from workbench.models.adept.search import _column_segments, relative_model
+from workbench.models.adept.search import _column_segments, containment_limit, relative_model
 
 __all__ = ["Envelope", "range_pairs", "fit_envelope", "feasible_columns"]
 
@@ -290,7 +290,7 @@ class Envelope:
         if self.units == "fit":
             x = relative_model(self.n, self.t, A, sigma)
             phase = np.zeros(len(self.n), int) if self.phase is None else self.phase
-            limit = (1 + self.delta) / (1 - self.delta) * (1 + 1e-12)
+            limit = containment_limit(self.delta)
             # stepwise applications: an instance need only explain one phase (thesis 3.9.3)
             ok = np.zeros(x.shape[:-1], bool)
             for p in np.unique(phase):

@@ -103,6 +103,21 @@ def wssre(x, w, paper: bool):
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _pieces(m, a):  # pragma: no cover - compiled
+    """The Downey pieces of observation m for A = a as T = u + v sigma: (m <= a, low-variance
+    u, v, rising high-variance u, v, the breakpoint (m - a)/(a - 1) past which the
+    high-variance runtime leaves its rising piece, inf if never); the saturated
+    high-variance piece is 1 + sigma."""
+    rise_u = a / m
+    if m <= a:
+        lo_u, lo_v = rise_u, (1 - 1 / m) / 2
+    else:
+        lo_u, lo_v = 1.0, ((a - 0.5) / m - 0.5 if m <= 2 * a - 1 else 0.0)
+    beta = (m - a) / (a - 1) if (m > a and a > 1) else np.inf
+    return m <= a, lo_u, lo_v, rise_u, 1 + (a - 1) / m, beta
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
     """Segment boundaries ``b`` (M + 3: lo, 1 and the observations' high-variance breakpoints
@@ -118,9 +133,7 @@ def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
     b[0] = lo
     b[1] = min(max(1.0, lo), hi)
     for i in range(M):
-        m = n[i]
-        beta = (m - a) / (a - 1) if (m > a and a > 1) else np.inf
-        b[2 + i] = min(max(beta, lo1), hi)
+        b[2 + i] = min(max(_pieces(n[i], a)[5], lo1), hi)
     b[M + 2] = hi
     for i in range(1, M + 3):  # insertion sort (a handful of values)
         x = b[i]
@@ -132,21 +145,13 @@ def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
     for seg in range(M + 2):
         mid = 0.5 * (b[seg] + b[seg + 1])
         for i in range(M):
-            m = n[i]
-            first = m <= a
+            first, lo_u, lo_v, rise_u, rise_v, _ = _pieces(n[i], a)
             if mid <= 1:
-                if first:
-                    u[seg, i] = a / m
-                    v[seg, i] = (1 - 1 / m) / 2
-                else:
-                    u[seg, i] = 1.0
-                    v[seg, i] = (a - 0.5) / m - 0.5 if m <= 2 * a - 1 else 0.0
-            elif first or mid * (a - 1) >= m - a:
-                u[seg, i] = a / m
-                v[seg, i] = 1 + (a - 1) / m
+                u[seg, i], v[seg, i] = lo_u, lo_v
+            elif first or mid * (a - 1) >= n[i] - a:
+                u[seg, i], v[seg, i] = rise_u, rise_v
             else:
-                u[seg, i] = 1.0
-                v[seg, i] = 1.0
+                u[seg, i], v[seg, i] = 1.0, 1.0
 
 
 @dataclass
@@ -256,19 +261,12 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
         for a in range(NA):
             Aa = A[k, a]
             for i in range(M):
-                m = n[i]
                 wi = w[k, i]
-                first = m <= Aa
-                if first:
-                    lo_u = Aa / m
-                    lo_v = (1 - 1 / m) / 2
-                else:
-                    lo_u = 1.0
-                    lo_v = (Aa - 0.5) / m - 0.5 if m <= 2 * Aa - 1 else 0.0
+                first, lo_u, lo_v, rise_u, rise_v, b_i = _pieces(n[i], Aa)
                 pl = lo_u / t[i]
                 rl = lo_v / t[i]
-                p1 = (Aa / m) / t[i]
-                r1 = (1 + (Aa - 1) / m) / t[i]
+                p1 = rise_u / t[i]
+                r1 = rise_v / t[i]
                 p2 = 1 / t[i]
                 sq2 = p2 * p2
                 low[0, i], low[1, i], low[2, i] = wi * pl, wi * rl, wi * (pl * pl)
@@ -276,12 +274,7 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
                 base[0, i], base[1, i], base[2, i], base[3, i], base[4, i] = wi * p2, wi * p2, wi * sq2, wi * sq2, wi * sq2
                 step[0, i], step[1, i], step[2, i] = wi * (p1 - p2), wi * (r1 - p2), wi * (p1 * p1 - sq2)
                 step[3, i], step[4, i] = wi * (p1 * r1 - sq2), wi * (r1 * r1 - sq2)
-                if first:
-                    beta[i] = -np.inf
-                elif m > Aa and Aa > 1:
-                    beta[i] = (m - Aa) / (Aa - 1)
-                else:
-                    beta[i] = np.inf
+                beta[i] = -np.inf if first else b_i  # on its rising piece for every sigma
                 # insertion sort of the breakpoints (a handful)
                 j = i
                 while j > 0 and srt[j - 1] > beta[i]:
@@ -397,11 +390,27 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     return _fixed_point_roots(pts, A, float(s_max), float(t_f), float(t_f if paper else t_g), bool(paper))
 
 
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _segment_root(b, u, v, seg, t_f, t_g, paper):  # pragma: no cover - compiled
+    """Root of segment ``seg``'s fixed-point equation c0 + c1 sigma = 0 (T(n_f) = t_f in
+    paper mode, T(n_f)/T(n_g) = t_f/t_g otherwise) if it lies on the segment, else NaN.
+    A root exactly on sigma = 1 from the high side belongs to the low-variance formula."""
+    if paper:
+        c0 = u[seg, 0] - t_f
+        c1 = v[seg, 0]
+    else:
+        c0 = t_g * u[seg, 0] - t_f * u[seg, 1]
+        c1 = t_g * v[seg, 0] - t_f * v[seg, 1]
+    root = -c0 / c1
+    if (root >= b[seg] and root <= b[seg + 1] and np.isfinite(root)
+            and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
+        return root
+    return np.nan
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - compiled
-    """The root of each segment's linear equation c0 + c1 sigma = 0 (:func:`fixed_point_sigmas`)
-    where it lies on the segment, else NaN.  A root exactly on sigma = 1 from the high side
-    belongs to the low-variance formula."""
+    """:func:`fixed_point_sigmas`: each segment's root (:func:`_segment_root`) per A column."""
     P = pts.size
     S = P + 2
     out = np.full((A.size, S), np.nan)
@@ -411,17 +420,14 @@ def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - co
     for c in range(A.size):
         _column_segments(pts, A[c], 0.0, s_max, b, u, v)
         for seg in range(S):
-            if paper:
-                c0 = u[seg, 0] - t_f
-                c1 = v[seg, 0]
-            else:
-                c0 = t_g * u[seg, 0] - t_f * u[seg, 1]
-                c1 = t_g * v[seg, 0] - t_f * v[seg, 1]
-            root = -c0 / c1
-            if (root >= b[seg] and root <= b[seg + 1] and np.isfinite(root)
-                    and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
-                out[c, seg] = root
+            out[c, seg] = _segment_root(b, u, v, seg, t_f, t_g, paper)
     return out
+
+
+def containment_limit(delta: float) -> float:
+    """Largest max/min ratio of the model values x_i = T_i/t_i for which some time scale puts
+    every tau x_i within [1 - delta, 1 + delta] (the scale-free envelope), with a rounding margin."""
+    return (1 + delta) / (1 - delta) * (1 + 1e-12)
 
 
 def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase, delta):
@@ -433,10 +439,9 @@ def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase,
     temporaries of doing the same with array operations."""
     phases = np.unique(np.asarray(env_phase))
     codes = np.searchsorted(phases, env_phase).astype(np.int64)
-    limit = (1 + delta) / (1 - delta) * (1 + 1e-12)
     return _scale_free_candidates(np.array([n_f, n_g], float), float(t_f), float(t_g),
                                   np.ascontiguousarray(A, float), float(s_max), np.ascontiguousarray(env_n, float),
-                                  np.ascontiguousarray(env_t, float), codes, phases.size, limit)
+                                  np.ascontiguousarray(env_t, float), codes, phases.size, containment_limit(delta))
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -455,11 +460,8 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
         a = A[c]
         _column_segments(pts, a, 0.0, s_max, b, u, v)
         for seg in range(S):
-            c0 = t_g * u[seg, 0] - t_f * u[seg, 1]
-            c1 = t_g * v[seg, 0] - t_f * v[seg, 1]
-            root = -c0 / c1
-            if not (root >= b[seg] and root <= b[seg + 1] and np.isfinite(root)
-                    and not (b[seg] == 1.0 and root == 1.0 and seg > 0)):
+            root = _segment_root(b, u, v, seg, t_f, t_g, False)
+            if root != root:
                 continue
             # in the envelope: max/min of the model values within some phase <= limit
             hi[:] = -np.inf
