@@ -406,16 +406,15 @@ class Adept(BaseEstimator):
         # (and their model values) by fixed point, next-closest point and envelope
         self._envelopes: dict[float, Envelope] = {}
         self._candidates: dict[tuple, tuple[np.ndarray, ...]] = {}
-        self._grids: dict = {}  # pass-1 A grids by envelope delta, and the "beyond" allocations
+        self._grids: dict[float, np.ndarray] = {}  # pass-1 A grids by envelope delta
+        self._beyond = None  # candidate allocations for a next measurement (_beyond_grid)
 
     @property
     def fits_(self) -> pd.DataFrame:
         """Per-target fits of ``targets`` (computed on first access, like every target)."""
         self._check_fitted()
         if self._fits is None:
-            self._fit_targets(self._fitted_targets)
-            rows = np.searchsorted(self._fitted_keys, np.unique(self._fitted_targets))
-            self._fits = pd.DataFrame({col: v[rows] for col, v in self._fitted_columns.items()})
+            self._fits = pd.DataFrame(self.explain_columns(np.unique(self._fitted_targets)))
         return self._fits
 
     @property
@@ -810,10 +809,10 @@ class Adept(BaseEstimator):
 
     def _beyond_grid(self):
         """Candidate allocations for a next measurement: up to 16 x the largest observation."""
-        if "beyond" not in self._grids:
+        if self._beyond is None:
             n_max = self._obs["n"].max()
-            self._grids["beyond"] = np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
-        return self._grids["beyond"]
+            self._beyond = np.unique(np.round(np.geomspace(n_max + 1, 16 * n_max, 200)))
+        return self._beyond
 
     def _suggest(self, out):
         """Allocation beyond the observed range where best and runner-up differ most (Table 3)."""
