@@ -131,7 +131,8 @@ PROFILE_COLUMNS = ("size", "phase", "time_s", "run", "total_s")
 
 
 def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -> pd.DataFrame:
-    """Check a profile frame (see the module docstring) and return a normalised copy.
+    """Check a profile frame (the format of :mod:`workbench.models.fractal`'s docstring) and
+    return a normalised copy.
 
     Columns in the order ``size, phase, time_s, run[, total_s]`` (``run`` = 0 when absent),
     ``attrs`` kept plus ``time_unit = "s"``. Raises :class:`~workbench.errors.ValidationError`
