@@ -190,10 +190,12 @@ def main():
     ]
     for k in (3, 4):
         sel = overall[overall["k"] == k].drop(columns="k")
-        out += [f"## k{k}, all curves", "", _markdown(sel[["variant"] + [c for c in sel.columns if c != "variant"]]), ""]
+        out += [f"## k{k}, all curves", "",
+                _markdown(sel[["variant"] + [c for c in sel.columns if c != "variant"]]), ""]
     for k in (3, 4):
         sel = by_source[by_source["k"] == k].drop(columns="k")
-        sel = sel.sort_values(["source", "variant"], key=lambda c: c.map(list(VARIANTS).index) if c.name == "variant" else c)
+        sel = sel.sort_values(["source", "variant"],
+                              key=lambda c: c.map(list(VARIANTS).index) if c.name == "variant" else c)
         out += [f"## k{k}, per source", "",
                 _markdown(sel[["source", "variant"] + [c for c in sel.columns if c not in ("source", "variant")]]), ""]
     out += ["## Leave one source out", "",

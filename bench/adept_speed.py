@@ -37,6 +37,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from readme_block import publish  # noqa: E402
+
 TARGETS_8 = np.array([32, 64, 128, 256, 512, 1024, 2048, 4096], float)
 TARGETS_50 = np.unique(np.round(np.geomspace(20, 5000, 50)))
 GOALS_MS = {"fit + 8 targets": 10.0, "fit + 50 targets": 50.0}
@@ -121,7 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--before", metavar="COMMIT", help="also measure the package at this commit")
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--readme", metavar="BLOCK", help="also write the table into README.md's <!-- BLOCK:begin --> block")
+    ap.add_argument("--readme", metavar="BLOCK",
+                    help="also write the table into README.md's <!-- BLOCK:begin --> block")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # subprocess of --before
     args = ap.parse_args(argv)
     if args.measure:

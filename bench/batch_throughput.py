@@ -73,7 +73,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--curves", type=int, default=400)
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--readme", metavar="BLOCK", help="also write the table into README.md's <!-- BLOCK:begin --> block")
+    ap.add_argument("--readme", metavar="BLOCK",
+                    help="also write the table into README.md's <!-- BLOCK:begin --> block")
     ap.add_argument("--only", default="loop,joblib1,joblib2,dask",
                     help="comma-separated measurements: loop, joblib1, joblib2, dask")
     args = ap.parse_args(argv)

@@ -45,14 +45,13 @@ HERE = Path(__file__).resolve().parent
 def worker() -> None:
     import warnings
 
+    import extrap
     import numpy as np
     from extrap.entities.callpath import Callpath
     from extrap.entities.coordinate import Coordinate
     from extrap.entities.measurement import Measurement
     from extrap.entities.metric import Metric
     from extrap.modelers.single_parameter.basic import SingleParameterModeler
-
-    import extrap
 
     jobs = json.load(sys.stdin)
     out = []

@@ -7,10 +7,9 @@ Every benchmark also checks its result, so a fast wrong answer cannot pass unnot
 Timing goals are reported (extra_info), not asserted: timings depend on the machine.
 """
 
+import adept_cases as cases
 import numpy as np
 import pytest
-
-import adept_cases as cases
 
 SLOW = dict(rounds=2, iterations=1, warmup_rounds=0)
 MEDIUM = dict(rounds=3, iterations=1, warmup_rounds=1)

@@ -1,4 +1,4 @@
-"""pytest-benchmark timings of YDF's inverse mean minimum depth (seed 004, section 7.1) on a
+"""pytest-benchmark timings of YDF's inverse mean minimum depth ([Branikas2024] section 7.1) on a
 fitted scikit-learn ensemble: the vectorised level-by-level computation
 (:func:`workbench.models.comm.gbm.inverse_mean_min_depth`) beside the literal recursive
 per-path walk (:func:`~workbench.models.comm.gbm.mean_min_depth_reference`).

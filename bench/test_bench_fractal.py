@@ -1,4 +1,4 @@
-"""pytest-benchmark timings of the fractal model (seed 003) and of the phase timer's overhead.
+"""pytest-benchmark timings of the fractal model ([EscobarBoppana]) and of the phase timer's overhead.
 
     python -m pytest bench/test_bench_fractal.py --benchmark-only
 

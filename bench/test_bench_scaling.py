@@ -2,7 +2,7 @@
 
     python -m pytest bench/test_bench_scaling.py --benchmark-only      # (part of make bench)
 
-The goal (issue "Trustworthy scaling prediction"): the predictor's fit and 8 predictions
+The goal: the predictor's fit and 8 predictions
 with intervals take <= 100 ms per curve (median), reported beside the baseline of one
 ``scipy.optimize.least_squares`` fit of Amdahl's law to the same runs, in the same run.
 The median over every corpus curve is measured by ``tools/scaling_benchmark.py``

@@ -221,7 +221,8 @@ def test_paper_envelope_contains_the_true_low_variance_instance(A, sigma, n, del
 
 _SATURATED = pytest.mark.xfail(strict=True, reason=(
     "LIMITATION of the thesis (kept literal): exact model data whose true instance is outside the "
-    "paper-mode envelope: the five cases of Appendix A have no range pair for observations on the saturated low-variance piece (n >= 2A - 1, "
+    "paper-mode envelope: the five cases of Appendix A have no range pair for observations on the saturated "
+    "low-variance piece (n >= 2A - 1, "
     "T = 1) -- the appendix's 'two observations in the first or two in the second piece' misses it"))
 @pytest.mark.parametrize("A, sigma, n", [
     pytest.param(14.77, 0.32, [4, 32, 256, 2048], marks=_SATURATED, id="one-on-piece-1-three-saturated"),
@@ -273,7 +274,7 @@ def test_fit_envelope_is_invariant_to_the_time_unit():
 
 
 def test_paper_envelope_changes_with_the_time_unit():
-    # the unit pitfall (spec section 2): paper mode reads runtimes as model units
+    # the unit pitfall (docs/decisions/adept.md): paper mode reads runtimes as model units
     n = np.array([2, 4, 8, 16, 32, 64.0])
     t = downey.runtime(n, 40, 0.7)
     a = fit_envelope(n, t, 0.05, "paper")

@@ -33,7 +33,8 @@ def test_same_rows_fits_predictions_and_warnings(reference_and_now):
         a = expected[col].fillna("").astype(str).to_numpy()
         b = got[col].fillna("").astype(str).to_numpy()
         bad = np.flatnonzero(a != b)
-        assert bad.size == 0, (col, expected.iloc[bad[:3]][["curve_id", "subset", "what", "target"]], a[bad[:3]], b[bad[:3]])
+        assert bad.size == 0, (col, expected.iloc[bad[:3]][["curve_id", "subset", "what", "target"]],
+                               a[bad[:3]], b[bad[:3]])
     for col in NUMERIC:
         a = expected[col].to_numpy(float)
         b = pd.to_numeric(got[col], errors="coerce").to_numpy(float)

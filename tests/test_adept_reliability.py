@@ -1,10 +1,11 @@
-"""Reliability judgment (thesis 3.10, Table 3): warnings are data (AdeptWarning records)."""
+"""Reliability judgment (thesis 3.10, Table 3): warnings are data (ModelWarning records)."""
 
 import numpy as np
 import pytest
 
+from workbench.errors import ModelWarning
 from workbench.models import downey
-from workbench.models.adept import Adept, AdeptWarning
+from workbench.models.adept import Adept
 
 KW = dict(pass1_size=1000, pass2_size=100)
 N6 = np.array([2, 4, 8, 16, 32, 64.0])
@@ -93,9 +94,9 @@ def test_runner_up_with_a_suggested_allocation_outside_the_observed_range():
 def test_warnings_are_records_and_warnings_for_selects_targets():
     t = 3.7 * downey.runtime(LINEAR_N, 600, 0.5)
     m = Adept(**KW).fit(LINEAR_N, t)
-    assert m.warnings_ and all(isinstance(w, AdeptWarning) for w in m.warnings_)
+    assert m.warnings_ and all(isinstance(w, ModelWarning) for w in m.warnings_)
     assert all(isinstance(w.kind, str) and w.message for w in m.warnings_)
     ws = m.warnings_for([1000.0])  # a target outside the default ones is fitted on demand
-    assert all(isinstance(w, AdeptWarning) for w in ws)
+    assert all(isinstance(w, ModelWarning) for w in ws)
     for w in ws:
         assert not w.targets or 1000.0 in w.targets

@@ -61,7 +61,8 @@ def test_nodes_in_units_of_16_give_the_same_answer():
     assert m16.fits_["saturating_A"].to_numpy() * 16 == pytest.approx(fa["A"].to_numpy(), rel=0.02)
 
 
-@pytest.mark.parametrize("noise", [[1, 1, 1, 1], [1.02, 0.98, 1.02, 0.98], [0.98, 1.02, 0.98, 1.02], [1, 1, 1.03, 0.97]])
+@pytest.mark.parametrize("noise", [[1, 1, 1, 1], [1.02, 0.98, 1.02, 0.98], [0.98, 1.02, 0.98, 1.02],
+                                   [1, 1, 1.03, 0.97]])
 def test_data_that_really_saturate_keep_the_saturating_fit(noise):
     # A = 12, sigma = 0.5: flat from n = 23, inside the observed range; up to 3 % noise
     n = np.array([4, 8, 16, 32.0])

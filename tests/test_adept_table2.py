@@ -1,4 +1,4 @@
-"""Thesis section 3.6 / Table 2 setups (spec section 8): ADEPT vs Levenberg-Marquardt on data
+"""Thesis section 3.6 / Table 2 setups (docs/decisions/adept.md): ADEPT vs Levenberg-Marquardt on data
 generated from the Downey model.
 
 Setup (the thesis: "10 observations were generated from the Downey model, 4 of which were

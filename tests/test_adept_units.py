@@ -1,4 +1,4 @@
-"""The unit problem (spec section 2): ADEPT results must not depend on the time unit.
+"""The unit problem (docs/decisions/adept.md): ADEPT results must not depend on the time unit.
 
 units="fit" models t(n) = tau T(n; A, sigma) and profiles tau out, so seconds and
 milliseconds must give the same A, sigma, envelope, verdicts and speedups, and runtimes

@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from workbench.errors import ModelWarning
 from workbench.models import downey
-from workbench.models.adept import Adept, AdeptWarning, aggregate_repeats, target_weights
+from workbench.models.adept import Adept, aggregate_repeats, target_weights
 
 KW = dict(pass1_size=500, pass2_size=60)
 
@@ -68,7 +69,7 @@ def test_fit_reports_dropped_repeats_and_uses_the_averages():
     kinds = [w.kind for w in m.warnings_]
     assert "dropped-repeat" in kinds
     w = next(w for w in m.warnings_ if w.kind == "dropped-repeat")
-    assert isinstance(w, AdeptWarning) and "n=8" in w.message
+    assert isinstance(w, ModelWarning) and "n=8" in w.message
     obs = m.observations_
     assert obs["n"].tolist() == n1.tolist()
     assert obs["runs"].tolist() == [2, 1, 2, 1, 2] and obs["dropped"].tolist() == [0, 0, 1, 0, 0]

@@ -57,10 +57,10 @@ def test_amdahl_is_the_weighted_relative_least_squares_solution():
 def test_amdahl_serial_fraction_clipped_to_bounds_with_a_warning():
     superlinear = AmdahlModel().fit(N, 100.0 / N**1.2)
     assert superlinear.serial_fraction_ == 0.0
-    assert "bound 0" in superlinear.result_.warnings[0]
+    assert "bound 0" in superlinear.result_.warnings[0].message
     slowdown = AmdahlModel().fit(N, 10.0 * N**0.1)
     assert slowdown.serial_fraction_ == 1.0
-    assert "no speedup" in slowdown.result_.warnings[0]
+    assert "no speedup" in slowdown.result_.warnings[0].message
 
 
 # --- USL --------------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def test_usl_recovers_exact_data_and_peak():
     assert (m.t1_, m.alpha_, m.beta_) == pytest.approx((50.0, 0.05, 0.001), rel=1e-8)
     assert m.result_.converged
     assert m.n_peak_ == pytest.approx(np.sqrt(0.95 / 0.001))  # 30.8, inside the data
-    assert any("retrograde" in w for w in m.result_.warnings)
+    assert any("retrograde" in w.message for w in m.result_.warnings)
     # S(4) = 4 / (1 + 0.05*3 + 0.001*12) = 4 / 1.162
     assert m.predict_speedup(4) == pytest.approx(4 / 1.162)
     assert m.predict(4) == pytest.approx(50 * 1.162 / 4)
@@ -189,7 +189,7 @@ def test_lm_fit_mode_cannot_identify_a_first_piece_only_model():
     assert (starts["cost"] < 1e-20).all()
     assert not np.allclose(starts["A"], 600, rtol=0.1)
     m = DowneyLM().fit(n, downey.runtime(n, 600, 0.5))
-    assert any("not identifiable" in w for w in m.result_.warnings)
+    assert any("not identifiable" in w.message for w in m.result_.warnings)
 
 
 def test_lm_from_random_starts_table():
@@ -218,7 +218,7 @@ def test_lm_budget_exhaustion_is_reported():
     n = np.array([2.0, 8, 32, 128])
     m = DowneyLM(x0=(3000, 3000), units="paper", max_nfev=2).fit(n, downey.runtime(n, 600, 0.5))
     assert not m.converged_
-    assert any("without converging" in w for w in m.result_.warnings)
+    assert any("without converging" in w.message for w in m.result_.warnings)
 
 
 # --- input validation ------------------------------------------------------------------------------

@@ -43,7 +43,8 @@ def test_each_curve_is_its_own_predictor_and_bad_curves_get_their_message():
     assert list(out.columns) == ["app", "machine", *BATCH_COLUMNS]
     assert len(out) == runs.groupby(["app", "machine"]).ngroups * len(TARGETS)  # nothing dropped
     curve = runs[(runs["app"] == "app1") & (runs["machine"] == "m1")]
-    expected = ScalingPredictor(models=("amdahl", "usl")).fit(curve["processes"], curve["time_s"]).predict_frame(TARGETS)
+    expected = (ScalingPredictor(models=("amdahl", "usl")).fit(curve["processes"], curve["time_s"])
+                .predict_frame(TARGETS))
     got = out[(out["app"] == "app1") & (out["machine"] == "m1")]
     np.testing.assert_array_equal(got["prediction"], expected["prediction"])
     np.testing.assert_array_equal(got["upper"], expected["upper"])

@@ -57,7 +57,7 @@ def test_list_datasets_without_mirror(monkeypatch):
     mirror = table[table["kind"] == "mirror"]
     assert not mirror["available"].any() and mirror["path"].isna().all()
     bundled = table[table["kind"] == "bundled"]
-    # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local (issue 6), two synthetic
+    # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local, two synthetic
     # tables, the seed tables
     assert bundled["available"].all() and len(bundled) == 6 + len(SEED_STEMS)
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"

@@ -106,7 +106,7 @@ def test_message_bytes_and_grid_side_by_hand():
     # sqrt(2 MiB) = 1448.15 B -> 1448 (a multiple of 8); x100 = 144815.5 -> 144816
     assert message_bytes(1, 2 * 2**20) == 1448
     assert message_bytes(100, 2 * 2**20) == 144816
-    assert message_bytes(1, 2**20) == 1024  # 004's base working set 1 MiB -> 1 KiB per row
+    assert message_bytes(1, 2**20) == 1024  # [Branikas2024]'s base working set 1 MiB -> 1 KiB per row
     assert message_bytes(0.001, 64) == 8
     assert [grid_side(w) for w in (2 * 2**20, 8 * 2**20, 32 * 2**20)] == [512, 1024, 2048]
     assert DatagenConfig(2**20, "memory", 5, 4).message_bytes == 5120
@@ -190,7 +190,8 @@ def test_parse_bytes_and_library_name():
 
 
 def test_cli_reports_bad_input_without_a_traceback(tmp_path, capsys):
-    code = sweep_main(["datagen", "--processes", "2", "--barriers", "sometimes", "--out", str(tmp_path / "x.csv"), "--quiet"])
+    code = sweep_main(["datagen", "--processes", "2", "--barriers", "sometimes", "--out", str(tmp_path / "x.csv"),
+                       "--quiet"])
     assert code == 2
     assert "unknown barrier 'sometimes'" in capsys.readouterr().err
     assert not (tmp_path / "x.csv").exists()
@@ -264,7 +265,8 @@ def test_writer_is_atomic_checked_and_refuses_to_overwrite(tmp_path, private_mea
 def test_cli_refuses_an_existing_output_before_running(tmp_path, capsys):
     out = tmp_path / "pp.csv"
     write_comm_sweep(_pingpong_frame(), out)
-    code = sweep_main(["pingpong", "--processes", "2", "--sizes", "1KiB", "--messages", "1", "--quiet", "--out", str(out)])
+    code = sweep_main(["pingpong", "--processes", "2", "--sizes", "1KiB", "--messages", "1", "--quiet",
+                       "--out", str(out)])
     assert code == 2
     err = capsys.readouterr().err
     assert "already exist" in err and "--force" in err
@@ -308,7 +310,8 @@ def test_shipped_datagen_sweep():
                                           ranks=("rank", "nunique"))
     assert (per_run["rows"] == per_run["processes"]).all() and (per_run["ranks"] == per_run["processes"]).all()
     assert set(frame["load"]) == {"memory", "compute"} and set(frame["processes"]) == {2, 4}
-    assert (frame["message_bytes"] == [message_bytes(m, w) for m, w in zip(frame["msg_multiple"], frame["wss_bytes"])]).all()
+    assert (frame["message_bytes"]
+            == [message_bytes(m, w) for m, w in zip(frame["msg_multiple"], frame["wss_bytes"])]).all()
     # the timers nest: comm + comp never exceed the loop's total (barrier none: the rest is loop overhead)
     assert (frame["comm_s"] + frame["comp_s"] <= frame["total_s"] * (1 + 1e-6)).all()
     # compute-bound steps take longer than memory-bound ones on the same working set
@@ -343,7 +346,8 @@ def test_pingpong_runs_under_mpiexec(mpi_ready, tmp_path):
 
 @pytest.mark.timeout(120)
 def test_datagen_runs_under_mpiexec(mpi_ready, tmp_path):
-    configs = [DatagenConfig(2**16, "memory", 1, 4, "global"), DatagenConfig(2**16, "compute", 10, 3, "socket", extra_ops=3)]
+    configs = [DatagenConfig(2**16, "memory", 1, 4, "global"),
+               DatagenConfig(2**16, "compute", 10, 3, "socket", extra_ops=3)]
     frame = run_sweep("datagen", configs, [2], iterations=3, progress=False)
     assert frame.columns.tolist() == DATAGEN_COLUMNS and len(frame) == 4
     assert frame.groupby("run_id")["rank"].apply(sorted).tolist() == [[0, 1], [0, 1]]

@@ -1,4 +1,4 @@
-"""002's descriptive metrics (section III.A): hand cases, properties, bad input, mappings."""
+"""[Papadopoulou2015]'s descriptive metrics (section III.A): hand cases, properties, bad input, mappings."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Gradient-boosting scenarios of Branikas (seed 004, chapters 7-8): scenario masks,
+"""Gradient-boosting scenarios of [Branikas2024] ( chapters 7-8): scenario masks,
 the estimator and its search, YDF's inverse mean minimum depth on hand-built trees,
 metrics on toy data, and the OSU broadcast train-small/test-big case on real data."""
 
@@ -160,13 +160,13 @@ def test_scenario_bad_input(call, message):
 
 
 def test_subset_metrics_by_hand():
-    m = subset_metrics([1.0, 2.0, 3.0], [1.0, 2.0, 4.0])
+    m = subset_metrics([1.0, 2.0, 4.0], [1.0, 2.0, 3.0])
     assert m["n"] == 3
     assert m["rmse"] == pytest.approx(np.sqrt(1 / 3))
     assert m["r2"] == pytest.approx(1 - 1 / (42 / 9))  # SS_tot = 42/9
     assert m["mape_pct"] == pytest.approx(25 / 3) and m["mape_fraction"] == pytest.approx(25 / 300)
     assert m["mpe_pct"] == pytest.approx(-25 / 3) and m["within_30"] == 1.0
-    assert np.isnan(subset_metrics([1.0], [2.0])["r2"])
+    assert np.isnan(subset_metrics([2.0], [1.0])["r2"])
 
 
 # ----------------------------------------------------------------------------- estimator
@@ -182,7 +182,7 @@ def test_commgbm_learns_reproducibly_and_reports_progress():
     assert len(model.cv_results_) == 2 and set(model.cv_results_["rank"]) <= {1, 2}
     assert model.best_params_["max_depth"] in (2, 3)
     pred = model.predict(X)
-    assert subset_metrics(pred, y)["r2"] > 0.9
+    assert subset_metrics(y, pred)["r2"] > 0.9
     again = CommGBM(**FAST, random_state=5).fit(X, y, progress=False)
     np.testing.assert_array_equal(again.predict(X), pred)
     linear = CommGBM(**FAST, log_target=False, random_state=5).fit(X, y, progress=False)
@@ -234,7 +234,7 @@ def test_run_scenario_on_a_toy_sweep():
     assert result.metrics["n"].tolist() == [len(t.index) for t in scenario.models[0].tests]
     assert len(result.predictions) == result.metrics["n"].sum()
     held = result.predictions[result.predictions["subset"] == "nodes_4_8_16"]
-    assert subset_metrics(held["predicted"], held["actual"])["rmse"] == pytest.approx(result.metrics["rmse"].iloc[0])
+    assert subset_metrics(held["actual"], held["predicted"])["rmse"] == pytest.approx(result.metrics["rmse"].iloc[0])
     np.testing.assert_allclose(held["error_pct"], 100 * (held["predicted"] - held["actual"]) / held["actual"])
     assert result.metrics["r2"].iloc[0] > 0.8  # seen node counts
     assert set(result.importances["feature"]) == set(features)

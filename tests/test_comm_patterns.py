@@ -1,4 +1,4 @@
-"""Tests for workbench.models.comm.patterns: 002's random partners, 004's halo neighbours,
+"""Tests for workbench.models.comm.patterns: [Papadopoulou2015]'s random partners, [Branikas2024]'s halo neighbours,
 process mappings and the inter-node ratio I on hand-computed cases."""
 
 import numpy as np
@@ -52,7 +52,8 @@ def test_halo_partners_small_grids_talk_to_themselves_like_cart_shift():
     assert halo_partners(8, 4, dims=(2, 4))[1].tolist() == [5, 0, 5, 2]
 
 
-@pytest.mark.parametrize("processes, dims", [(16, (4, 4)), (8, (4, 2)), (80, (10, 8)), (2, (2, 1)), (7, (7, 1)), (12, (4, 3))])
+@pytest.mark.parametrize("processes, dims",
+                         [(16, (4, 4)), (8, (4, 2)), (80, (10, 8)), (2, (2, 1)), (7, (7, 1)), (12, (4, 3))])
 def test_grid_dims_like_mpi_dims_create(processes, dims):
     assert grid_dims(processes) == dims
 

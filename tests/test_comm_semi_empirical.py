@@ -1,4 +1,4 @@
-"""The semi-empirical Exchange model of Branikas (seed 004, chapter 6) against Tables 6.1-6.4."""
+"""The semi-empirical Exchange model of [Branikas2024] ( chapter 6) against Tables 6.1-6.4."""
 
 from __future__ import annotations
 

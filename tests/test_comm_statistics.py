@@ -1,4 +1,4 @@
-"""Per-rank statistics, run summaries and the comm/total filter of Branikas (seed 004,
+"""Per-rank statistics, run summaries and the comm/total filter of [Branikas2024] (
 sections 4.1 and 7.2), on hand-made per-rank frames and on the measured data-generator sweep."""
 
 from __future__ import annotations

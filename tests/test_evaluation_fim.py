@@ -8,7 +8,6 @@ import pytest
 
 from workbench.errors import ValidationError
 from workbench.evaluation.fim import aggregate_runs, compare_predictions, run_fim_experiment
-from workbench.models.fim import calculation_time
 
 F = 3.0e9
 
@@ -43,7 +42,8 @@ def test_aggregate_runs_takes_the_median_and_range():
 def test_table4_summary_hand_case():
     actual = pd.DataFrame({"iterations": 1, "clusters": 1, "points": 1, "processes": [1, 2, 4],
                            "calc_time_s": [4.0, 2.0, 3.0]})
-    comp = compare_predictions(actual, {"good": [4.4, 2.0, 2.7], "flat": [4.0, 4.0, 4.0], "refuses": [4.0, np.nan, 1.0]})
+    comp = compare_predictions(actual, {"good": [4.4, 2.0, 2.7], "flat": [4.0, 4.0, 4.0],
+                                        "refuses": [4.0, np.nan, 1.0]})
     s = comp.summary.set_index("model")
     assert s.loc["good", "best_pct"] == pytest.approx(0.0)
     assert s.loc["good", "average_pct"] == pytest.approx((10 + 0 + 10) / 3)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from workbench.errors import ValidationError
-from workbench.models.fim import RBASP, FiMCal, HardwareRegression, calibrate_alpha, calculation_time, markov_times
+from workbench.models.fim import RBASP, FiMCal, HardwareRegression, calculation_time, calibrate_alpha, markov_times
 
 F = 3.0e9
 FEATURES = ("iterations", "clusters", "points")
@@ -193,7 +193,7 @@ def test_fimcal_rejects_bad_training_data(runs, message):
 def test_fimcal_clips_u_just_above_one_with_a_warning():
     runs = _bad("utilization", 1.01)
     model = FiMCal(FEATURES, epsilon=1e-2, max_iter=50).fit(runs)
-    assert any("clipped to 1" in w for w in model.warnings_)
+    assert any("clipped to 1" in w.message for w in model.warnings_)
 
 
 def test_rbasp_recovers_eq17_exactly():

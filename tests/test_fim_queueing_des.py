@@ -109,7 +109,8 @@ def _des_sample(pattern):
 
 
 def _fast_sample(pattern, **factors):
-    return simulate_collective(pattern, **_params(pattern, **factors), seed=202, replications=FAST_REPLICATIONS).makespan
+    return simulate_collective(pattern, **_params(pattern, **factors), seed=202,
+                               replications=FAST_REPLICATIONS).makespan
 
 
 @pytest.mark.parametrize("pattern", sorted(CASES))

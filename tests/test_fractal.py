@@ -1,4 +1,4 @@
-"""Fractal extrapolation (seed 003, Escobar & Boppana): phase fits, shares, C, T, Table 1."""
+"""Fractal extrapolation ([EscobarBoppana]): phase fits, shares, C, T, Table 1."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.errors import ValidationError
+from workbench.errors import ValidationError, WorkbenchWarning
 from workbench.io import fetch_seed_table
 from workbench.models.fractal import (
     FractalExtrapolator,
-    FractalWarning,
     convergence_size,
     design_sizes,
     extrapolate_share,
@@ -77,7 +76,7 @@ def test_fit_phase_hand_values():
 
 
 def test_two_sizes_give_an_exact_line_and_no_band():
-    with pytest.warns(FractalWarning, match="only 2 sizes"):
+    with pytest.warns(WorkbenchWarning, match="only 2 sizes"):
         fit = fit_phase([10, 20], [1.0, 8.0], 40)
     assert fit.m == pytest.approx(3.0) and fit.predicted == pytest.approx(64.0)
     assert np.isnan(fit.band[0]) and np.isnan(fit.band[1]) and np.isnan(fit.residual_std)
@@ -85,7 +84,7 @@ def test_two_sizes_give_an_exact_line_and_no_band():
 
 
 def test_target_inside_the_fitted_range_is_flagged():
-    with pytest.warns(FractalWarning, match="not above the largest fitted size"):
+    with pytest.warns(WorkbenchWarning, match="not above the largest fitted size"):
         fit = fit_phase([1, 2, 3], [1, 4, 9], 2)
     assert fit.predicted == pytest.approx(4.0)
 
@@ -158,7 +157,7 @@ def test_fit_phase_bad_confidence_and_predict_size():
 
 
 def test_table1_predicted_runtimes_are_e_to_the_b_within_rounding():
-    """Table 1 of seed 003: b (ln ms, rounded to 0.1) brackets the published predicted seconds."""
+    """Table 1 of Escobar & Boppana: b (ln ms, rounded to 0.1) brackets the published predicted seconds."""
     table = fetch_seed_table("fractal_escobar_table1").frame
     assert len(table) == 10
     predicted_ms = table["phase_predicted_s"].to_numpy() * 1000
@@ -226,7 +225,7 @@ def test_major_phases_cumulative_threshold():
 
 def test_major_phases_when_total_includes_unprofiled_time():
     prof = _profile({"A": lambda n: 1.0, "B": lambda n: 1.0}, [1, 2], total=lambda n: 4.0)
-    with pytest.warns(FractalWarning, match="only 50.0% of the runtime"):
+    with pytest.warns(WorkbenchWarning, match="only 50.0% of the runtime"):
         assert major_phases(prof) == ["A", "B"]
 
 
@@ -243,9 +242,11 @@ def test_convergence_size_on_a_hand_made_profile():
 
 def test_convergence_size_errors():
     prof = _profile({"A": lambda n: n, "B": lambda n: 10.0}, [1, 2, 4, 8, 16])
-    with pytest.raises(ValidationError, match=r"never stabilises within 0.05: it changes by 0.\d+ between the two largest sizes 8 and 16"):
+    with pytest.raises(ValidationError, match=r"never stabilises within 0.05: it changes by 0.\d+ between the two "
+                       r"largest sizes 8 and 16"):
         convergence_size(prof, ["A"])
-    with pytest.raises(ValidationError, match=r"convergence_size: unknown phase\(s\) \['sort'\]; the profile has \['A', 'B'\]"):
+    with pytest.raises(ValidationError, match=r"convergence_size: unknown phase\(s\) \['sort'\]; the profile has "
+                       r"\['A', 'B'\]"):
         convergence_size(prof, ["A", "sort"])
     with pytest.raises(ValidationError, match="at least 2 profiled sizes"):
         convergence_size(_profile({"A": lambda n: 1.0}, [4]), ["A"])
@@ -266,10 +267,10 @@ def test_design_sizes():
 def test_extrapolate_share_hand_values_and_clipping():
     fit = extrapolate_share([1, 2, 3], [0.5, 0.6, 0.7], 5)
     assert (fit.slope, fit.share, fit.clipped) == (pytest.approx(0.1), pytest.approx(0.9), False)
-    with pytest.warns(FractalWarning, match=r"share 1.400 at size 10 is outside \(0, 1\]; using 1.000"):
+    with pytest.warns(WorkbenchWarning, match=r"share 1.400 at size 10 is outside \(0, 1\]; using 1.000"):
         high = extrapolate_share([1, 2, 3], [0.5, 0.6, 0.7], 10)
     assert high.share == 1.0 and high.raw == pytest.approx(1.4) and high.clipped
-    with pytest.warns(FractalWarning, match="using 0.300"):
+    with pytest.warns(WorkbenchWarning, match="using 0.300"):
         low = extrapolate_share([1, 2, 3], [0.5, 0.4, 0.3], 10)
     assert low.share == pytest.approx(0.3) and low.raw == pytest.approx(-0.4)
     with pytest.raises(ValidationError, match=r"shares must be in \[0, 1\], got shares\[1\] = 1.2"):
@@ -278,7 +279,8 @@ def test_extrapolate_share_hand_values_and_clipping():
 
 def test_total_is_sum_of_phase_times_over_sum_of_shares():
     # A = 2 N^2, B = N^2, total 4 N^2 (a quarter unprofiled): r_A = 0.5, r_B = 0.25
-    prof = _profile({"A": lambda n: 2.0 * n**2, "B": lambda n: 1.0 * n**2}, [10, 20, 30, 40, 50], total=lambda n: 4.0 * n**2)
+    prof = _profile({"A": lambda n: 2.0 * n**2, "B": lambda n: 1.0 * n**2}, [10, 20, 30, 40, 50],
+                    total=lambda n: 4.0 * n**2)
     model = FractalExtrapolator().fit(prof)
     assert model.phases_ == ["A", "B"] and model.convergence_size_ == 10.0
     pred = model.predict(100)
@@ -287,9 +289,11 @@ def test_total_is_sum_of_phase_times_over_sum_of_shares():
     assert pred.phases["predicted"].tolist() == pytest.approx([2e4, 1e4])
     assert pred.phases["share_at_target"].tolist() == pytest.approx([0.5, 0.25])
     assert pred.phases["m"].tolist() == pytest.approx([2.0, 2.0])
-    assert pred.phases.columns.tolist() == ["phase", "m", "b", "predicted", "band_low", "band_high", "share_at_target", "r2"]
+    assert pred.phases.columns.tolist() == ["phase", "m", "b", "predicted", "band_low", "band_high",
+                                            "share_at_target", "r2"]
     assert pred.band == (pytest.approx(4e4), pytest.approx(4e4))
-    assert set(model.phase_fits_) == {"A", "B"} and model.phase_fits_["A"].target_size == 100
+    assert set(pred.phase_fits) == {"A", "B"} and pred.phase_fits["A"].target_size == 100
+    assert not hasattr(model, "phase_fits_")  # predicting leaves the model as fitted
 
 
 def test_extrapolator_on_a_noisy_multiphase_profile():
@@ -302,7 +306,7 @@ def test_extrapolator_on_a_noisy_multiphase_profile():
     assert model.phases_ == ["solve"]
     assert 20 < model.convergence_size_ < 200
     # solve's share (0.6 -> 0.9 over the small sizes) extrapolates linearly above 1: clipped
-    with pytest.warns(FractalWarning, match=r"share 1.\d+ at size 800 is outside \(0, 1\]; using 1.000"):
+    with pytest.warns(WorkbenchWarning, match=r"share 1.\d+ at size 800 is outside \(0, 1\]; using 1.000"):
         pred = model.predict(800)
     actual = sum(f(800) for f in truth.values())
     assert abs(pred.total / actual - 1) < 0.05
@@ -311,7 +315,7 @@ def test_extrapolator_on_a_noisy_multiphase_profile():
     # fixing the phases and the start size
     both = FractalExtrapolator(phases=["solve", "stencil"], min_size=100).fit(prof)
     assert both.convergence_size_ == 100 and set(both.data_["size"]) == {100, 120, 140, 160, 180, 200}
-    with pytest.warns(FractalWarning):
+    with pytest.warns(WorkbenchWarning):
         both_pred = both.predict(800)
     assert "add up to 1.091 > 1; using 1" in both_pred.warnings[-1]
     assert both_pred.phases["m"].tolist() == pytest.approx([3.0, 2.0], abs=0.1)
@@ -328,7 +332,7 @@ def test_extrapolator_errors():
         FractalExtrapolator(min_size=6).fit(prof)
     zero = _profile({"A": lambda n: float(n > 2), "B": lambda n: 1.0}, [1, 2, 3, 4])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FractalWarning)
+        warnings.simplefilter("ignore", WorkbenchWarning)
         model = FractalExtrapolator(phases=["A"], min_size=1).fit(zero)
         with pytest.raises(ValidationError, match=r"phase 'A': fit_phase: times must be > 0"):
             model.predict(10)
@@ -339,7 +343,8 @@ def test_extrapolator_errors():
     [
         (lambda f: f.drop(columns="time_s"), r"missing column\(s\) \['time_s'\]"),
         (lambda f: f.iloc[:0], "the profile is empty"),
-        (lambda f: f.assign(time_s=[1.0, -1.0, 1.0, 1.0]), r"'time_s' must be a finite number >= 0 \(seconds\), got -1.0 in row 1"),
+        (lambda f: f.assign(time_s=[1.0, -1.0, 1.0, 1.0]), r"'time_s' must be a finite number >= 0 \(seconds\), got "
+         r"-1.0 in row 1"),
         (lambda f: f.assign(time_s=[1.0, 1.0, np.nan, 1.0]), "'time_s' must be a finite number >= 0.*got nan in row 2"),
         (lambda f: f.assign(size=[1, 1, 0, 0]), "'size' must be a finite number > 0, got 0 in row 2"),
         (lambda f: f.assign(run=[0, 0, 1.5, 0]), "'run' must be an integer >= 0"),

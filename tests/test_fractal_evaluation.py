@@ -1,4 +1,4 @@
-"""workbench.evaluation.fractal: Table 1 of seed 003 from its m and b, and the method of
+"""workbench.evaluation.fractal: Table 1 of Escobar & Boppana from its m and b, and the method of
 sections 2.1-2.3 on SYNTHETIC power-law profiles (exact answers known) and on the
 measured demonstration workload."""
 
@@ -22,7 +22,6 @@ from workbench.evaluation.fractal import (
     table1_check,
 )
 from workbench.io import fetch_dataset, fetch_seed_table
-
 
 # ----------------------------------------------------------------------------- Table 1
 

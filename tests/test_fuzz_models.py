@@ -37,6 +37,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from model_inputs import F, comm_sweep, exchange_frame, fim_runs, gbm_frame, profile
 
 from workbench.errors import WorkbenchError
 from workbench.models import downey
@@ -45,7 +46,7 @@ from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, lm_from_
 from workbench.models.comm.gbm import CommGBM
 from workbench.models.comm.regression import CommRegression, robust_fit
 from workbench.models.comm.semi_empirical import ExchangeModel, PpnFactorModel
-from workbench.models.fim import RBASP, FiMCal, HardwareRegression, calibrate_alpha, calculation_time
+from workbench.models.fim import RBASP, FiMCal, HardwareRegression, calculation_time, calibrate_alpha
 from workbench.models.fim.markov import barrier_stage_time, base_probabilities, transition_matrix
 from workbench.models.fim.service_fit import FAMILIES, fit_station, rates_from_fits
 from workbench.models.fractal import FractalExtrapolator, extrapolate_share, fit_phase
@@ -356,19 +357,6 @@ def mutate(draw, frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-F = 3.0e9
-
-
-def fim_runs() -> pd.DataFrame:
-    rows = []
-    for i, k, p in [(10, 8, 1e4), (20, 8, 2e4), (40, 16, 1e4), (20, 16, 4e4), (10, 16, 2e4), (40, 8, 4e4)]:
-        tc = 5e7 + 2e6 * i + 3e6 * k + 1e3 * p
-        for t in (1, 2, 4):
-            rows.append(dict(iterations=i, clusters=k, points=p, processes=t, cycles=tc, stall_cycles=0.2 * tc,
-                             utilization=0.6, freq_hz=F, calc_time_s=1.3 * calculation_time(t, tc, F)))
-    return pd.DataFrame(rows)
-
-
 @fuzz(60)
 @given(data=st.data(), model=st.sampled_from(["paper", "barrier"]))
 def test_fim_calibration(data, model):
@@ -456,17 +444,6 @@ def test_fim_service_fits(samples, family, loads, bins):
     attempt(rates_from_fits, fits)
 
 
-def comm_sweep(n: int = 120) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
-    frame = pd.DataFrame({
-        "S": 2.0 ** rng.integers(7, 21, n), "M": rng.integers(1, 5, n).astype(float),
-        "PPN": rng.integers(1, 17, n).astype(float), "N": rng.integers(1, 65, n).astype(float),
-        "I": rng.uniform(0.0, 1.0, n), "SW": rng.integers(1, 6, n).astype(float), "R": 1.0,
-    })
-    frame["comm_time_us"] = 3.0 + 1e-4 * frame["S"] * frame["M"] * (1 + frame["PPN"] * frame["I"])
-    return frame
-
-
 @fuzz(100)
 @given(data=st.data(), robust=st.sampled_from(["bisquare", "huber", "ols"]))
 def test_comm_regression(data, robust):
@@ -506,13 +483,6 @@ def test_comm_robust_fit(data, loss):
         assert np.isfinite(fit.intercept) and np.all(np.isfinite(fit.coef))
 
 
-def exchange_frame() -> pd.DataFrame:
-    sizes = [4096, 8192, 65536, 262144]
-    rows = [dict(message_size_bytes=s, processes_per_node=p, avg_comm_time_us=6.1 * p * s / 4096 / 3)
-            for s in sizes for p in (1, 2, 4, 8)]
-    return pd.DataFrame(rows)
-
-
 @fuzz(100)
 @given(data=st.data(), base=st.sampled_from(["auto", "measured", "ratios", 6.1, 0.0, "x"]))
 def test_comm_semi_empirical(data, base):
@@ -529,14 +499,6 @@ def test_comm_semi_empirical(data, base):
         attempt(ppn.predict, [1, 2], [4096, 8192])
 
 
-def gbm_frame(n_per: int = 4) -> pd.DataFrame:
-    rng = np.random.default_rng(0)
-    nodes = np.repeat([4, 8, 16, 32], n_per)
-    load = rng.choice(["memory", "compute"], nodes.size)
-    return pd.DataFrame({"nodes": nodes, "messages": rng.choice([2, 4, 8], nodes.size), "load": load,
-                         "comm_s": 1e-3 * nodes * rng.uniform(0.9, 1.1, nodes.size)})
-
-
 @fuzz(30)
 @given(data=st.data())
 def test_comm_gbm(data):
@@ -551,13 +513,6 @@ def test_comm_gbm(data):
         pred = attempt(model.predict, X)
         if pred is not None:
             assert np.all(np.isfinite(pred))
-
-
-def profile() -> pd.DataFrame:
-    rows = [{"size": s, "phase": p, "time_s": f(s), "run": 0}
-            for s in (100.0, 200.0, 300.0, 400.0, 500.0, 600.0)
-            for p, f in (("solve", lambda s: 1e-4 * s**1.5), ("io", lambda s: 1e-3 * s), ("init", lambda s: 0.01))]
-    return pd.DataFrame(rows)
 
 
 @fuzz(120)

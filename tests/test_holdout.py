@@ -18,7 +18,8 @@ def _downey_frame(A=120.0, sigma=0.6, scale=2.5):
 
 def test_table_rows_and_errors_on_exact_model_data():
     tab = holdout_table(_downey_frame(), n_observed=(3,))
-    assert set(tab["model"]) == {"ADEPT", "ADEPT (paper units, s)", "ADEPT (paper units, ms)", "Amdahl", "USL", "Downey LM"}
+    assert set(tab["model"]) == {"ADEPT", "ADEPT (paper units, s)", "ADEPT (paper units, ms)", "Amdahl", "USL",
+                                 "Downey LM"}
     assert (tab.groupby("model").size() == 6).all()  # 9 counts, 3 observed, 6 held back
     row = tab.iloc[0]
     assert row["error_pct"] == pytest.approx(abs(row["prediction"] - row["actual"]) / row["actual"] * 100)

@@ -18,7 +18,6 @@ from workbench.io import (
 )
 
 
-
 def test_validate_curves_fills_defaults_and_orders_columns():
     frame = validate_curves(pd.DataFrame({"curve_id": ["a", "a", "a"], "n": [1, 2, 4], "time_s": [3.0, 2.0, 1.5],
                                           "extra": [1, 2, 3]}))

@@ -139,7 +139,8 @@ def test_omp_and_mz_fixtures(npb_fixtures):
     assert (ft["processes"], ft["threads"], ft["time_s"], ft["npb_version"]) == (1, 2, 0.21, "3.3.1")
 
     bt = by_name["bt-mz.C.4x4.out"]
-    assert (bt["benchmark"], bt["variant"], bt["processes"], bt["threads"], bt["total_threads"]) == ("bt-mz", "mz", 4, 4, 16)
+    assert ((bt["benchmark"], bt["variant"], bt["processes"], bt["threads"], bt["total_threads"])
+            == ("bt-mz", "mz", 4, 4, 16))
     assert bt["time_s"] == 61.84 and bt["mops_per_process"] == pytest.approx(39260.50 / 4)
 
     sp = by_name["sp-mz.A.3procs.out"]  # 8 threads over 3 processes, failed verification

@@ -59,11 +59,14 @@ def test_units_column_names_delimiters_comments(tmp_path):
 @pytest.mark.parametrize(
     "text, pattern",
     [
-        ("procs,seconds\n1,2\n", r"missing required column\(s\) 'processes', 'time_s'; found columns: 'procs', 'seconds'"),
+        ("procs,seconds\n1,2\n", r"missing required column\(s\) 'processes', 'time_s'; found columns: 'procs', "
+         r"'seconds'"),
         ("processes,time_s\n1,2\n2,\n4,1\n", r"column 'time_s' has empty/NaN cells in line 3\b"),
-        ("processes,time_s\n1,2\nfour,1\n8,abc\n", r"column 'processes' has non-numeric or infinite values 'four' in line 3"),
+        ("processes,time_s\n1,2\nfour,1\n8,abc\n", r"column 'processes' has non-numeric or infinite values 'four' in "
+         r"line 3"),
         ("processes,time_s\n1,2\n2,0\n4,-1\n", r"column 'time_s' must be > 0 .* lines 3, 4"),
-        ("processes,time_s\n0,2\n2,1\n", r"column 'processes' must be >= 1 \(and <= 2147483647\); found \[0.0\] in line 2"),
+        ("processes,time_s\n0,2\n2,1\n", r"column 'processes' must be >= 1 \(and <= 2147483647\); found \[0.0\] in "
+         r"line 2"),
         ("processes,time_s\n1e30,2\n", r"column 'processes' must be >= 1 .*found \[1e\+30\] in line 2"),
         ("processes,time_s\n1.5,2\n2,1\n", r"column 'processes' must hold whole numbers; found \[1.5\] in line 2"),
         ("processes,time_s\n1,2\n1,2.1\n", r"duplicate configurations .* lines 2, 3.*add a `run` column"),
@@ -173,7 +176,8 @@ def test_pi_cluster_packed_cg_curve(pi):
     assert curve["time_s"].tolist() == [1450.11, 550.93, 308.78, 112.39, 106.64]
     spread = select_curve(pi, "cg", "C", "spread (1 per node)")
     assert list(zip(spread["processes"], spread["nodes"])) == [(8, 8), (16, 16)]
-    with pytest.raises(ValidationError, match=r"cg class C was measured with 3 placements .*choose one of these placements"):
+    with pytest.raises(ValidationError, match=r"cg class C was measured with 3 placements .*choose one of these "
+                       r"placements"):
         select_curve(pi, "cg", "C")
 
 
@@ -224,7 +228,8 @@ def test_read_scaling_bytes(npb_fixtures):
 @given(content=st.one_of(
     st.binary(max_size=300),
     st.lists(
-        st.lists(st.sampled_from(["1", "2", "-1", "0", "x", "", "nan", "1e999", "2.5", " 3 ", '"4"']), min_size=2, max_size=3),
+        st.lists(st.sampled_from(["1", "2", "-1", "0", "x", "", "nan", "1e999", "2.5", " 3 ", '"4"']),
+                 min_size=2, max_size=3),
         max_size=6,
     ).map(lambda rows: ("processes,time_s,run\n" + "\n".join(",".join(r) for r in rows)).encode()),
 ))

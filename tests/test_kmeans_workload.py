@@ -151,7 +151,8 @@ def test_a_dying_worker_is_reported(monkeypatch):
 
 def test_lloyd_checks_shapes():
     data = make_points(10, 2, 3)
-    with pytest.raises(ValidationError, match=r"lloyd: data must be \(N, d\) and centroids \(K, d\).*\(10, 3\) and \(2, 2\)"):
+    with pytest.raises(ValidationError, match=r"lloyd: data must be \(N, d\) and centroids \(K, d\).*\(10, 3\) and "
+                       r"\(2, 2\)"):
         lloyd(data, np.zeros((2, 2)), 1, 1)
     with pytest.raises(ValidationError, match="lloyd: processes=11 exceeds the 10 points"):
         lloyd(data, data[:2], 1, 11)

@@ -29,6 +29,7 @@ from workbench.measure import (
 from workbench.measure import perf as perf_module
 from workbench.workloads.kmeans import SINGLE_THREAD_ENV
 
+
 @pytest.fixture(autouse=True)
 def private_measure_dirs(tmp_path_factory, monkeypatch):
     """This test's own measurement lock and default output directory (inherited by the CLIs it

@@ -1,4 +1,4 @@
-"""Measurement outputs and the measurement lock (issue 13, items 8 and 9): CSV + sidecar pairs
+"""Measurement outputs and the measurement lock: CSV + sidecar pairs
 written atomically with the CSV's row count, size and checksum, checked on read; interrupted
 writes (exceptions, Ctrl-C, kill -9) never leave a pair that reads back wrong; existing files
 and the repository's data only with force; one measurement at a time per machine, across
@@ -85,7 +85,8 @@ def test_pair_records_rows_size_and_checksum(tmp_path):
     meta = json.loads((tmp_path / "runs.json").read_text())
     data = path.read_bytes()
     assert meta["date"] == "today"
-    assert meta["csv"] == {"file": "runs.csv", "rows": 50, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert meta["csv"] == {"file": "runs.csv", "rows": 50, "bytes": len(data),
+                           "sha256": hashlib.sha256(data).hexdigest()}
     back = _read(path)
     pd.testing.assert_frame_equal(back, _frame())
     assert back.attrs["csv"]["rows"] == 50
@@ -146,7 +147,8 @@ def test_missing_sidecar_is_a_warning_and_a_bad_one_an_error(tmp_path):
     with pytest.warns(Warning, match="no metadata file runs.json"):
         _read(path)
     (tmp_path / "runs.json").write_text("[1, 2]")
-    with pytest.raises(DataFormatError, match="runs.json: expected the metadata of a measured table as a JSON object .*, got a JSON array"):
+    with pytest.raises(DataFormatError, match="runs.json: expected the metadata of a measured table as a JSON object "
+                       ".*, got a JSON array"):
         _read(path)
     with pytest.raises(DataFormatError, match=r"nothing\.csv: file not found"):
         _read(tmp_path / "nothing.csv")

@@ -13,6 +13,7 @@ from workbench.models.comm.gbm import CommGBM
 from workbench.models.comm.regression import CommRegression
 from workbench.models.comm.semi_empirical import ExchangeModel, PpnFactorModel
 from workbench.models.fim.calibration import FiMCal, HardwareRegression
+from workbench.models.fim.fim_com import FiMCom
 from workbench.models.fim.rbasp import RBASP
 from workbench.models.fractal import FractalExtrapolator
 from workbench.models.pmnf import PMNF
@@ -35,6 +36,7 @@ CASES = {
     "PpnFactorModel": (PpnFactorModel, lambda m: m.predict(1, 4096)),
     "CommRegression": (CommRegression, lambda m: m.predict(FRAME)),
     "CommGBM": (CommGBM, lambda m: m.predict(FRAME)),
+    "FiMCom": (FiMCom, lambda m: m.predict([[100, 4]])),
 }
 
 
@@ -42,6 +44,7 @@ CASES = {
 def test_unfitted_model_raises_the_one_not_fitted_error(case):
     make, call = CASES[case]
     model = make()
-    with pytest.raises(NotFittedError, match=rf"this {type(model).__name__} is not fitted yet; call fit\(.*\) first") as info:
+    with pytest.raises(NotFittedError,
+                       match=rf"this {type(model).__name__} is not fitted yet; call fit\(.*\) first") as info:
         call(model)
     assert isinstance(info.value, SklearnNotFittedError) and isinstance(info.value, ValidationError)

@@ -53,8 +53,11 @@ def test_one_version():
 
 
 def test_the_library_imports_without_jupyter():
-    """``pip install workbench`` (no extras) is enough for the maths: every layer below the
-    dashboards imports with Jupyter, ipywidgets and Voila made unimportable."""
+    """``pip install workbench`` (no extras) is enough for the maths.
+
+    Every layer below the dashboards, their widget-free views included, imports with Jupyter,
+    ipywidgets and Voila made unimportable.
+    """
     code = """
 import importlib, sys
 class NoJupyter:
@@ -66,7 +69,9 @@ sys.meta_path.insert(0, NoJupyter())
 import workbench
 for name in ["workbench.io", "workbench.models", "workbench.models.adept", "workbench.models.scaling",
              "workbench.models.fim", "workbench.models.comm", "workbench.models.fractal", "workbench.models.pmnf",
-             "workbench.evaluation", "workbench.batch", "workbench.cli", "workbench.plots"]:
+             "workbench.evaluation", "workbench.batch", "workbench.cli", "workbench.plots", "workbench.views",
+             *(f"workbench.views.{m}" for m in ("comm_ml", "comm_regression", "fim", "fim_com", "fractal",
+                                                  "panels", "predict"))]:
     importlib.import_module(name)
 from workbench.models.scaling import ScalingPredictor
 frame = ScalingPredictor().fit([1, 2, 4, 8], [100.0, 52.0, 27.0, 15.0]).predict_frame([16, 32])
@@ -80,7 +85,8 @@ print("ok", workbench.__version__)
 def test_environment_yml_only_installs_the_project_with_pip():
     conda, pip = _conda_and_pip(ENVIRONMENT)
     assert sorted(conda) == ["pip", "python=3.11"], f"environment.yml must list only python=3.11 and pip, got {conda}"
-    assert [p.replace(" ", "") for p in pip] == ["-e.[test]"], f"environment.yml must pip-install '-e .[test]', got {pip}"
+    assert [p.replace(" ", "") for p in pip] == ["-e.[test]"], (
+        f"environment.yml must pip-install '-e .[test]', got {pip}")
 
 
 def test_environment_python_satisfies_requires_python():
@@ -93,7 +99,8 @@ def test_environment_python_satisfies_requires_python():
 def test_makefile_installs_from_pyproject_and_has_the_documented_targets():
     makefile = (ROOT / "Makefile").read_text()
     assert 'pip install' in makefile and '-e ".[test]"' in makefile
-    assert re.search(r"^\$\(STAMP\): pyproject\.toml", makefile, flags=re.M), "the venv stamp must depend on pyproject.toml"
+    assert re.search(r"^\$\(STAMP\): pyproject\.toml", makefile, flags=re.M), (
+        "the venv stamp must depend on pyproject.toml")
     targets = set(re.findall(r"^([a-z]+):", makefile, flags=re.M))
     assert {"dashboards", "test", "lab", "bench", "screenshots"} <= targets
 

@@ -6,10 +6,10 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from workbench.errors import ValidationError
+from workbench.errors import ModelWarning, ValidationError
 from workbench.io import fetch_dataset, select_curve
 from workbench.models import downey
-from workbench.models.adept import Adept, AdeptWarning
+from workbench.models.adept import Adept
 from workbench.plots.adept import (
     cross_size_figure,
     fits_table,
@@ -241,8 +241,8 @@ def test_cross_size_figure_shows_base_and_guiding_points():
 
 def test_warnings_html_escapes_and_abridges():
     warnings = [
-        AdeptWarning("high-fit-error", "error <10%> & more", targets=tuple(float(v) for v in range(1, 20))),
-        AdeptWarning("runner-up", "two instances", suggested_n=225.0),
+        ModelWarning("high-fit-error", "error <10%> & more", targets=tuple(float(v) for v in range(1, 20))),
+        ModelWarning("runner-up", "two instances", suggested_n=225.0),
     ]
     out = warnings_html(warnings)
     assert "&lt;10%&gt; &amp; more" in out and "<10%>" not in out

@@ -13,7 +13,6 @@ from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.plots.scaling import (
     MODEL_LABELS,
     allocation_grid,
-    format_leaderboard,
     format_seconds,
     holdout_frame,
     measure_next_html,

@@ -27,7 +27,8 @@ def test_read_profile_csv_converts_milliseconds():
     assert frame.columns.tolist() == ["size", "phase", "time_s", "run", "total_s"]
     assert len(frame) == 9 and frame.attrs["time_unit"] == "s"
     first = frame.iloc[0]
-    assert (first["size"], first["phase"], first["time_s"], first["run"], first["total_s"]) == (64.0, "stencil", pytest.approx(0.1205), 0, 0.2)
+    assert ((first["size"], first["phase"], first["time_s"], first["run"], first["total_s"])
+            == (64.0, "stencil", pytest.approx(0.1205), 0, 0.2))
     shares = phase_shares(frame).set_index(["size", "phase"])
     # size 96: two runs, stencil 270/500 and 272/505
     assert shares.loc[(96.0, "stencil"), "share"] == pytest.approx((270 / 500 + 272 / 505) / 2)
@@ -48,15 +49,21 @@ def test_read_profile_csv_time_units(column, scale):
     [
         ("size,phase\n1,a\n", ValidationError, r"<buffer>: missing column time_s \(or time_ms / time_us\)"),
         ("size,time_s\n1,2\n", ValidationError, r"<buffer>: missing column\(s\) \['phase'\]"),
-        ("size,phase,time_min\n1,a,2\n", DataFormatError, "unknown time unit in column 'time_min'; use one of time_s, time_ms, time_us"),
+        ("size,phase,time_min\n1,a,2\n", DataFormatError, "unknown time unit in column 'time_min'; use one of time_s, "
+         "time_ms, time_us"),
         ("size,phase,time_s,time_ms\n1,a,2,3\n", ValidationError, r"several time columns \['time_s', 'time_ms'\]"),
-        ("size,phase,time_ms\n1,a,2\n1,b,-3\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got '-3' on line 3"),
-        ("size,phase,time_ms\n1,a,2\n1,b,\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got empty on line 3"),
-        ("size,phase,time_ms\n1,a,NaN\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got 'NaN' on line 2"),
+        ("size,phase,time_ms\n1,a,2\n1,b,-3\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got "
+         "'-3' on line 3"),
+        ("size,phase,time_ms\n1,a,2\n1,b,\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got "
+         "empty on line 3"),
+        ("size,phase,time_ms\n1,a,NaN\n", ValidationError, "column 'time_ms' must hold finite times >= 0, got 'NaN' on "
+         "line 2"),
         ("size,phase,time_ms\n1,a,fast\n", ValidationError, "got 'fast' on line 2"),
-        ("# note\nsize,phase,time_s\n0,a,2\n", ValidationError, "column 'size' must be a finite number > 0, got '0' in line 3"),
+        ("# note\nsize,phase,time_s\n0,a,2\n", ValidationError, "column 'size' must be a finite number > 0, got '0' in "
+         "line 3"),
         ("size,phase,time_s,total_ms\n1,a,2,-1\n", ValidationError, "column 'total_ms' must hold finite times >= 0"),
-        ("size,phase,time_s\n1,a,2\n1,a,3\n", ValidationError, "duplicate timing of phase 'a' at size 1, run 0 in line 3"),
+        ("size,phase,time_s\n1,a,2\n1,a,3\n", ValidationError, "duplicate timing of phase 'a' at size 1, run 0 in line "
+         "3"),
         ("", ValidationError, "empty file"),
     ],
 )
@@ -70,7 +77,8 @@ def test_read_profile_csv_file_errors(tmp_path):
         read_profile_csv(tmp_path / "missing.csv")
     binary = tmp_path / "profile.xlsx"
     binary.write_bytes(b"PK\x03\x04 zip")
-    with pytest.raises(DataFormatError, match="profile.xlsx: unknown format: this is a zip archive or an Excel workbook"):
+    with pytest.raises(DataFormatError,
+                       match="profile.xlsx: unknown format: this is a zip archive or an Excel workbook"):
         read_profile_csv(binary)
     bad = tmp_path / "bad.csv"
     bad.write_text("size,phase,time_ms\n8,a,1\n8,b,-1\n")
@@ -103,7 +111,8 @@ def test_read_pprof_function_summary_mean_and_total():
     assert times["threaded_func"] == pytest.approx(0.00275e-3)
     assert mean["total_s"].tolist() == pytest.approx([2.975] * 9) and (mean["size"] == 500).all()
     total = read_pprof(TAUSTUBS, size=500, table="total", run=2).set_index("phase")
-    assert total.loc["compute", "time_s"] == pytest.approx(6.860) and total.loc["do_work", "time_s"] == pytest.approx(0.031)
+    assert total.loc["compute", "time_s"] == pytest.approx(6.860)
+    assert total.loc["do_work", "time_s"] == pytest.approx(0.031)
     assert total["total_s"].tolist() == pytest.approx([11.9] * 9) and (total["run"] == 2).all()
     # exclusive times of the functions add up to the application's inclusive time minus its own exclusive time
     assert total["time_s"].sum() + 0.593e-3 == pytest.approx(11.9, rel=1e-3)
@@ -115,7 +124,8 @@ def test_read_pprof_node_table_with_long_names_and_minutes():
     assert frame.attrs["pprof_table"] == "NODE 0;CONTEXT 0;THREAD 0"
     times = frame.set_index("phase")["time_s"]
     assert times["void compute_tendencies_z(double *, double *, double *)"] == pytest.approx(34.240)
-    assert times["void semi_discrete_step(double *, double *, double *, double, int, double *, double *)"] == pytest.approx(1.167)
+    step = "void semi_discrete_step(double *, double *, double *, double, int, double *, double *)"
+    assert times[step] == pytest.approx(1.167)
     assert times["MPI_File_write_at_all()"] == pytest.approx(1.211)
     assert frame["total_s"].iloc[0] == pytest.approx(70.733)
     # the USER EVENTS table (with '=>' call paths) contributes nothing
@@ -181,10 +191,12 @@ def test_read_pprof_errors(source, kwargs, error, message):
 
 
 def test_read_pprof_needs_a_table_choice_without_summary():
-    two = MINIWEATHER.read_text().replace("USER EVENTS", "NODE 1;CONTEXT 0;THREAD 0:\n" + _rows_only() + "\nUSER EVENTS")
+    two = MINIWEATHER.read_text().replace("USER EVENTS",
+                                          "NODE 1;CONTEXT 0;THREAD 0:\n" + _rows_only() + "\nUSER EVENTS")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ParseWarning)
-        with pytest.raises(ValidationError, match="several pprof tables .* and no 'FUNCTION SUMMARY \\(mean\\):' table to use by default; choose one"):
+        with pytest.raises(ValidationError, match="several pprof tables .* and no 'FUNCTION SUMMARY \\(mean\\):' table "
+                           "to use by default; choose one"):
             read_pprof(two, size=1)
         node1 = read_pprof(two, size=1, table="NODE 1;CONTEXT 0;THREAD 0")
     assert node1["phase"].tolist() == ["solve"]
@@ -204,4 +216,5 @@ def test_profile_frames_fit_the_extrapolator():
         warnings.simplefilter("ignore")
         pred = FractalExtrapolator(phases=["solve", "sweep"], min_size=10).fit(frame).predict(100)
     assert pred.phases.set_index("phase")["m"].to_dict() == {"solve": pytest.approx(3.0), "sweep": pytest.approx(2.0)}
-    assert pred.phases.set_index("phase")["predicted"].to_dict() == {"solve": pytest.approx(10.0), "sweep": pytest.approx(1.0)}
+    assert pred.phases.set_index("phase")["predicted"].to_dict() == {"solve": pytest.approx(10.0),
+                                                                     "sweep": pytest.approx(1.0)}

@@ -104,7 +104,8 @@ def test_make_dashboards_runs_the_command_of_the_tests():
     ``python -m workbench.ui.serve``, which reads voila.json: same configuration."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    dry = subprocess.run(["make", "-n", "dashboards", "PORT=12345"], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    dry = subprocess.run(["make", "-n", "dashboards", "PORT=12345"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=30)
     line = [ln for ln in dry.stdout.splitlines() if "workbench.ui.serve" in ln]
     assert line, f"make dashboards does not run python -m workbench.ui.serve:\n{dry.stdout}{dry.stderr}"
     words = line[-1].split()
@@ -166,7 +167,8 @@ def test_voila_json_is_the_documented_configuration():
     # a closed page's kernel goes within 2 minutes: idle timeout + one culler interval
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 110
     assert config["PasswordIdentityProvider"]["allow_password_change"] is False
-    for dotted in (config["VoilaConfiguration"]["multi_kernel_manager_class"], config["Voila"]["identity_provider_class"]):
+    for dotted in (config["VoilaConfiguration"]["multi_kernel_manager_class"],
+                   config["Voila"]["identity_provider_class"]):
         module, name = dotted.rsplit(".", 1)
         assert getattr(__import__(module, fromlist=[name]), name)
 
@@ -190,7 +192,8 @@ def test_build_app_modes(tmp_path, keep_sigterm):
     app = build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0", open_browser=False, token=TOKEN,
                                  pools={"a.ipynb": 3}))
     assert app.tornado_settings["allow_remote_access"] is True and app.token == TOKEN
-    assert app.config.VoilaKernelManager.kernel_pools_config == {"default": {"pool_size": 1}, "a.ipynb": {"pool_size": 3}}
+    assert app.config.VoilaKernelManager.kernel_pools_config == {"default": {"pool_size": 1},
+                                                                 "a.ipynb": {"pool_size": 3}}
     with pytest.raises(ServeError):
         build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0"))
 
@@ -295,7 +298,8 @@ class Client:
                                                   _NoRedirect())
 
     def request(self, path, *, method="GET", headers=None, data=None):
-        req = urllib.request.Request(self.server.url + path.lstrip("/"), method=method, headers=headers or {}, data=data)
+        req = urllib.request.Request(self.server.url + path.lstrip("/"), method=method, headers=headers or {},
+                                     data=data)
         try:
             with self.opener.open(req, timeout=60) as response:
                 return response.status, response.read().decode(errors="replace"), response.headers

@@ -13,9 +13,8 @@ from workbench.errors import DataFormatError, ValidationError
 from workbench.io import MIRROR_ENV
 from workbench.models.adept import detect_anomalies
 from workbench.ui.adept_dashboard import AdeptDashboard
-from workbench.ui.common import FitCache, frame_html
 from workbench.ui.anomalies import AnomalyDashboard, synthetic_anomaly_frame, verdict_html
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, FitCache, frame_html
 from workbench.ui.cross_size import CrossSizeDashboard, base_candidates
 from workbench.ui.data_picker import DataPicker, default_observed, read_uploads
 

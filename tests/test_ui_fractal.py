@@ -47,7 +47,7 @@ def test_defaults_on_the_synthetic_profile(dash):
     assert dash.target.value == 400 and dash.C.value == AUTO and dash.delta.disabled
     assert dash.k.max == 8  # 9 small sizes: at most 8 distinct sizes above the smallest C
     assert dash.delta.value == pytest.approx(e.delta)  # auto delta shown on the slider
-    assert "m = 3.000" in dash.readout.value and "Table 1 of seed 003" in dash.table1_html.value
+    assert "m = 3.000" in dash.readout.value and "Table 1 of Escobar & Boppana" in dash.table1_html.value
     assert dash.table1_html.value.count("True") == 10  # every published prediction in its bracket
 
 

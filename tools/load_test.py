@@ -60,8 +60,8 @@ from http.cookies import SimpleCookie
 from pathlib import Path
 
 import psutil
-
 from readme_block import write_readme_block
+
 from workbench.ui.serve import CHROMIUM, CHROMIUM_ARGS, TOKEN_ENV, voila_server
 
 PRIMARY_SLIDER_CLASS = "wb-primary-slider"
@@ -248,7 +248,8 @@ class KernelClient:
                     self._figure_changed(state, t)
             elif comm == self.figure:  # e.g. a FigureWidget's custom messages
                 self._figure_changed({}, t)
-        elif kind in ("display_data", "update_display_data", "clear_output") and self.output_capture and parent == self.output_capture:
+        elif (kind in ("display_data", "update_display_data", "clear_output") and self.output_capture
+              and parent == self.output_capture):
             self._figure_changed({"outputs": [content]} if kind != "clear_output" else {}, t)
 
     def _figure_changed(self, state, t):
@@ -288,7 +289,8 @@ class KernelClient:
         deadline = time.monotonic() + timeout
         while not all(self.state_replies.values()):
             if time.monotonic() > deadline or self.closed:
-                raise TimeoutError(f"{sum(not v for v in self.state_replies.values())} of {len(comms)} widget states missing")
+                raise TimeoutError(f"{sum(not v for v in self.state_replies.values())} of {len(comms)} widget states "
+                                   "missing")
             await asyncio.sleep(0.02)
         return len(comms)
 
@@ -365,7 +367,8 @@ async def widget_session(index: int, base_url: str, notebook: str, token: str | 
         html = page.body.decode(errors="replace")
         rec.kernel_id = KERNEL_ID_RE.search(html).group(1)
         cookies = _cookies(page)
-        ws_url = base_url.replace("http", "ws", 1) + f"api/kernels/{rec.kernel_id}/channels?session_id={uuid.uuid4().hex}"
+        ws_url = (base_url.replace("http", "ws", 1)
+                  + f"api/kernels/{rec.kernel_id}/channels?session_id={uuid.uuid4().hex}")
         ws_url += f"&token={token}" if token else ""
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
         ws = await websocket_connect(HTTPRequest(ws_url, headers=headers, request_timeout=args.load_timeout),
@@ -501,8 +504,8 @@ async def browser_session(index: int, browser, page_url: str, notebook: str, arg
             await page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
             move = Move(value=await handle.get_attribute("aria-valuenow"))
             try:
-                await page.wait_for_function(FIGURE_CHANGED_JS, arg=[figure, before], timeout=args.redraw_timeout * 1000,
-                                             polling=20)
+                await page.wait_for_function(FIGURE_CHANGED_JS, arg=[figure, before],
+                                             timeout=args.redraw_timeout * 1000, polling=20)
                 move.redraw_s = time.monotonic() - sent
             except Exception:  # playwright's TimeoutError
                 with contextlib.suppress(Exception):
@@ -608,8 +611,10 @@ def markdown(rows: list[dict], args, meta: dict) -> str:
             cells.append(f"{_fmt(r['ready_median_s'])} / {_fmt(r['ready_max_s'])}")
         cells += [
             f"{_fmt(r['redraw_median_s'], 2)} / {_fmt(r['redraw_p95_s'], 2)}",
-            f"{r['moves_never_redrawn']} of {r['moves_planned']}" + (f" ({r['moves_late']} late)" if r["moves_late"] else ""),
-            f"{r['sessions_without_redraw']} of {r['sessions']}" + (f" ({r['sessions_failed']} failed)" if r["sessions_failed"] else ""),
+            f"{r['moves_never_redrawn']} of {r['moves_planned']}"
+            + (f" ({r['moves_late']} late)" if r["moves_late"] else ""),
+            f"{r['sessions_without_redraw']} of {r['sessions']}"
+            + (f" ({r['sessions_failed']} failed)" if r["sessions_failed"] else ""),
             " → ".join(f"{u['kernels']} ({u['rss_gb']:.1f} GB)" for u in (k["idle"], k["closed"], k["settled"])),
         ]
         if not widget:
@@ -645,7 +650,8 @@ def run(args) -> tuple[list[dict], dict]:
             server = stack.enter_context(voila_server(log, "notebooks", serve_args=pools))
             base_url, server_pid, token = server.url, server.pid, None
             meta["server"] = " ".join(["python -m workbench.ui.serve (voila.json)", *pools])
-            print(f"server {base_url} (pid {server_pid}), log {log}; waiting for the preheated kernels", file=sys.stderr)
+            print(f"server {base_url} (pid {server_pid}), log {log}; waiting for the preheated kernels",
+                  file=sys.stderr)
         query = f"?token={token}" if token else ""
         rows = []
         for n in counts:
@@ -675,12 +681,14 @@ def run(args) -> tuple[list[dict], dict]:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sessions", default="1", help="concurrent sessions; a list (1,5,10) runs one round each")
     p.add_argument("--dashboards", default=DEFAULT_DASHBOARDS, help="comma-separated notebooks, used in turn")
     p.add_argument("--moves", type=int, default=5, help="slider moves per session")
     p.add_argument("--mode", choices=("widget", "browser"), default="widget")
-    p.add_argument("--redraw-timeout", type=float, default=10.0, help="s after a move before it counts as never redrawn")
+    p.add_argument("--redraw-timeout", type=float, default=10.0,
+                   help="s after a move before it counts as never redrawn")
     p.add_argument("--think", type=float, default=1.0, help="pause between moves (s)")
     p.add_argument("--ramp", type=float, default=0.0, help="delay between session starts (s); 0: all at once")
     p.add_argument("--load-timeout", type=float, default=300.0, help="page load / widget state timeout (s)")
@@ -690,7 +698,8 @@ def main(argv=None) -> int:
     p.add_argument("--url", help="test this running server instead of starting one (token in $WORKBENCH_TOKEN)")
     p.add_argument("--server-pid", type=int, help="with --url: the server's process (default: found from the port)")
     p.add_argument("--pool", action="append", default=[], metavar="NOTEBOOK=N",
-                   help="preheated kernels for a notebook on the server started here (python -m workbench.ui.serve --pool)")
+                   help="preheated kernels for a notebook on the server started here (python -m workbench.ui.serve "
+                        "--pool)")
     p.add_argument("--out", action="append", default=[], type=Path, help="write X.md (table) or X.json (records)")
     p.add_argument("--readme", metavar="NAME", help="write the table into README.md's load-test:NAME block")
     args = p.parse_args(argv)

@@ -33,6 +33,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from readme_block import write_readme_block  # noqa: E402  (tools/, this script's folder)
+
 from workbench.evaluation.scaling_benchmark import (  # noqa: E402
     PROTOCOLS,
     benchmark_records,
@@ -44,7 +46,6 @@ from workbench.evaluation.scaling_benchmark import (  # noqa: E402
 )
 from workbench.io import curves_from_scaling_frame, fetch_dataset, fetch_npb_pi_cluster  # noqa: E402
 from workbench.models.scaling.calibration import CALIBRATION_PATH  # noqa: E402
-from readme_block import write_readme_block  # noqa: E402  (tools/, this script's folder)
 
 RESULTS = ROOT / "bench" / "results"
 BEGIN, END = "<!-- scaling-benchmark:begin -->", "<!-- scaling-benchmark:end -->"

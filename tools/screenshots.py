@@ -49,7 +49,8 @@ def take(page, url: str, out: Path) -> None:
     # Grow the window to hold the whole dashboard: parts scrolled out of view may not be
     # painted in an element screenshot.
     box = output.bounding_box()
-    page.set_viewport_size({"width": VIEWPORT["width"], "height": max(VIEWPORT["height"], int(box["y"] + box["height"]) + 20)})
+    page.set_viewport_size({"width": VIEWPORT["width"],
+                            "height": max(VIEWPORT["height"], int(box["y"] + box["height"]) + 20)})
     page.wait_for_timeout(1500)  # let plotly finish its layout (legend, fonts) at the new size
     output.screenshot(path=out)
 

@@ -93,6 +93,7 @@ def _benchmark(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run the ``workbench`` command line (``argv``: default ``sys.argv[1:]``); return the exit status."""
     args = _parser().parse_args(argv)
     try:
         return {"predict": _predict, "benchmark": _benchmark}[args.command](args)
@@ -100,8 +101,8 @@ def main(argv=None) -> int:
         print(f"workbench {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"workbench {args.command}: interrupted" + (" (continue with --resume)" if args.command == "predict" else ""),
-              file=sys.stderr)
+        print(f"workbench {args.command}: interrupted"
+              + (" (continue with --resume)" if args.command == "predict" else ""), file=sys.stderr)
         return 130
 
 

@@ -5,6 +5,11 @@ with a message that names the offending file, column or value, so that a noteboo
 show it to the user instead of a traceback.
 """
 
+import contextlib
+import warnings
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
 
 
@@ -21,8 +26,11 @@ class ValidationError(WorkbenchError):
 
 
 class NotFittedError(ValidationError, _SklearnNotFittedError):
-    """A model was used (predict, intervals, warnings) before ``fit``.  Also a scikit-learn
-    ``NotFittedError``, so code written for scikit-learn estimators catches it too."""
+    """A model was used (predict, intervals, warnings) before ``fit``.
+
+    Also a scikit-learn ``NotFittedError``, so code written for scikit-learn estimators
+    catches it too.
+    """
 
 
 class DatasetNotFoundError(WorkbenchError):
@@ -30,8 +38,10 @@ class DatasetNotFoundError(WorkbenchError):
 
 
 class MeasurementError(WorkbenchError):
-    """A measurement could not be taken: perf missing, counters unsupported, the measured
-    command failed or timed out."""
+    """A measurement could not be taken.
+
+    Perf missing, counters unsupported, the measured command failed or timed out.
+    """
 
 
 class WorkbenchWarning(UserWarning):
@@ -40,3 +50,62 @@ class WorkbenchWarning(UserWarning):
 
 class ParseWarning(WorkbenchWarning):
     """A file was skipped or only partly understood while parsing."""
+
+
+@dataclass(frozen=True)
+class ModelWarning:
+    """Why a fit or a prediction deserves caution, as data: the one warning type of every model.
+
+    Every model keeps its warnings in ``warnings_`` as a list of these, and emits each one
+    found while fitting as a :class:`WorkbenchWarning` (:meth:`emit`), so that both a
+    program (``[w.kind for w in model.warnings_]``) and a person reading a notebook see it.
+
+    Attributes
+    ----------
+    kind : str
+        A short identifier, e.g. ``"retrograde-data"``, ``"linear-section"``; each model
+        documents its kinds.
+    message : str
+        The warning in words, naming the data it concerns.
+    targets : tuple of float
+        The allocations (processes, nodes, sizes) it concerns; empty: all of them.
+    suggested_n : float or None
+        Where a further measurement would help most, if the model can tell.
+    details : Mapping
+        Numbers behind the message (not compared or hashed).
+    """
+
+    kind: str
+    message: str
+    targets: tuple = ()
+    suggested_n: float | None = None
+    details: Mapping = field(default_factory=dict, compare=False, hash=False)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def emit(self, stacklevel: int = 2) -> None:
+        """Issue this warning as a :class:`WorkbenchWarning` (its message)."""
+        warnings.warn(self.message, WorkbenchWarning, stacklevel=stacklevel + 1)
+
+
+def record_warning(store: list, kind: str, message: str, *, stacklevel: int = 2, **fields) -> ModelWarning:
+    """Append a :class:`ModelWarning` to ``store`` (a model's ``warnings_``) and emit it."""
+    warning = ModelWarning(kind, message, **fields)
+    store.append(warning)
+    warning.emit(stacklevel=stacklevel + 1)
+    return warning
+
+
+
+@contextlib.contextmanager
+def quiet_warnings() -> Iterator[None]:
+    """Silence :class:`WorkbenchWarning` s in a ``with`` block.
+
+    For a model fitted inside another (an ensemble member, a cross-validation refit) whose
+    warnings the outer model reports in its own ``warnings_``, and for dashboards, which
+    show ``warnings_`` in a panel instead of as text under the cell.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WorkbenchWarning)
+        yield

@@ -7,24 +7,41 @@ from workbench.errors import NotFittedError, ValidationError
 
 
 def check_fitted(estimator, attribute: str, where: str | None = None, fit: str = "fit(n, t)") -> None:
-    """Raise :class:`~workbench.errors.NotFittedError` unless ``estimator`` has its fitted
-    ``attribute``: the one not-fitted check, and wording, of every model."""
+    """Raise :class:`~workbench.errors.NotFittedError` unless ``estimator`` has its fitted ``attribute``.
+
+    The one not-fitted check, and wording, of every model.
+    """
     if not hasattr(estimator, attribute):
         name = type(estimator).__name__
         raise NotFittedError(f"{where or name}: this {name} is not fitted yet; call {fit} first")
 
 
+def positive_int(value, name: str, where: str) -> int:
+    """Return ``value`` as an int if it is a positive integer (not a bool), else raise a ValidationError.
+
+    The message reads ``where: name must be a positive integer, got value``.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValidationError(f"{where}: {name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
-    """A ValidationError ``where: name must be what, got name[i] = value`` for the first
-    position ``i`` where ``mask_bad`` is set; nothing when none is."""
+    """Raise a ValidationError for the first position ``i`` where ``mask_bad`` is set.
+
+    The message is ``where: name must be what, got name[i] = value``; nothing happens when
+    no position is set.
+    """
     if np.any(mask_bad):
         i = int(np.flatnonzero(mask_bad)[0])
         raise ValidationError(f"{where}: {name} must be {what}, got {name}[{i}] = {arr[i]}")
 
 
 def as_vector(x, name: str, where: str) -> np.ndarray:
-    """``x`` as a 1-D float array (a scalar becomes one element), or a ValidationError
-    saying ``where: name must be ...``."""
+    """Return ``x`` as a 1-D float array (a scalar becomes one element).
+
+    Else a ValidationError saying ``where: name must be ...``.
+    """
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -35,8 +52,10 @@ def as_vector(x, name: str, where: str) -> np.ndarray:
 
 
 def processor_counts(n, where: str) -> np.ndarray:
-    """``n`` (any shape) as a float array of processor counts: numeric, finite and >= 1, else
-    a ValidationError naming the value and its position."""
+    """``n`` (any shape) as a float array of processor counts.
+
+    Numeric, finite and >= 1, else a ValidationError naming the value and its position.
+    """
     try:
         arr = np.asarray(n, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -47,9 +66,12 @@ def processor_counts(n, where: str) -> np.ndarray:
 
 
 def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """Training runs ``(n, t)`` as float vectors of equal length (a scikit-learn style column
-    ``X`` of shape (k, 1) is accepted for ``n`` and ``t``): processor counts finite and >= 1,
-    runtimes finite and > 0; else a ValidationError naming the value and its position."""
+    """Return training runs ``(n, t)`` as float vectors of equal length, else raise a ValidationError.
+
+    A scikit-learn style column ``X`` of shape (k, 1) is accepted for ``n`` and ``t``:
+    processor counts finite and >= 1, runtimes finite and > 0; the error names the value and
+    its position.
+    """
     n, t = (as_vector(_column(x), name, where) for x, name in ((n, "n"), (t, "t")))
     if n.size != t.size:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
@@ -64,8 +86,10 @@ def _column(x):
 
 
 def require_columns(frame, columns, where: str) -> None:
-    """A ValidationError unless ``frame`` is a non-empty DataFrame whose ``columns`` exist
-    and hold finite numbers; the message names the caller, the column and the row."""
+    """Raise a ValidationError unless ``frame`` is a non-empty DataFrame whose ``columns`` hold finite numbers.
+
+    The message names the caller, the column and the row.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]
@@ -78,8 +102,10 @@ def require_columns(frame, columns, where: str) -> None:
 
 
 def numeric_column(frame, name: str, where: str) -> np.ndarray:
-    """Column ``name`` of the DataFrame ``frame`` as finite floats, or a ValidationError naming
-    the caller, the column and the first bad row."""
+    """Return column ``name`` of ``frame`` as finite floats, else raise a ValidationError.
+
+    The error names the caller, the column and the first bad row.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     if name not in frame.columns:
@@ -100,8 +126,10 @@ def numeric_column(frame, name: str, where: str) -> np.ndarray:
 
 
 def numeric_columns(frame, columns, where: str) -> pd.DataFrame:
-    """A copy of the DataFrame ``frame`` with ``columns`` as finite floats (numbers given as
-    text included), after the checks of :func:`require_columns`."""
+    """Return a copy of ``frame`` with ``columns`` as finite floats.
+
+    Numbers given as text are included, after the checks of :func:`require_columns`.
+    """
     require_columns(frame, columns, where)
     out = frame.copy()
     for c in dict.fromkeys(columns):
@@ -115,8 +143,10 @@ MAX_RUNTIME_SPAN = 1e100
 
 
 def require_span(t: np.ndarray, where: str, name: str = "t", limit: float = MAX_RUNTIME_SPAN) -> None:
-    """A ValidationError when the positive values ``t`` span more than ``limit``
-    (max / min), naming the extreme values and their positions."""
+    """Refuse positive values ``t`` that span more than ``limit`` (max / min) with a ValidationError.
+
+    The error names the extreme values and their positions.
+    """
     lo, hi = int(np.argmin(t)), int(np.argmax(t))
     if np.log10(t[hi]) - np.log10(t[lo]) > np.log10(limit):
         raise ValidationError(
@@ -131,8 +161,7 @@ PROFILE_COLUMNS = ("size", "phase", "time_s", "run", "total_s")
 
 
 def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -> pd.DataFrame:
-    """Check a profile frame (the format of :mod:`workbench.models.fractal`'s docstring) and
-    return a normalised copy.
+    """Check a profile frame (the format of :mod:`workbench.models.fractal`'s docstring) and return a normalised copy.
 
     Columns in the order ``size, phase, time_s, run[, total_s]`` (``run`` = 0 when absent),
     ``attrs`` kept plus ``time_unit = "s"``. Raises :class:`~workbench.errors.ValidationError`

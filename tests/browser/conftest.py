@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ui.serve import CHROMIUM, launch_chromium, voila_server as start_voila
+from workbench.ui.serve import CHROMIUM, launch_chromium
+from workbench.ui.serve import voila_server as start_voila
 
 #: Prefixes of variables set by the test run that must not leak into the dashboards' kernels.
 TEST_ONLY_ENV_PREFIXES = ("PYTEST_", "_PYTEST", "COV_CORE_")

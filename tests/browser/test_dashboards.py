@@ -60,7 +60,8 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
     covered = {name for move in dashboard.moves for name in move.figures} | set(dashboard.constant)
     assert on_page <= covered, (f"{notebook}: figures {sorted(on_page - covered)} are not redrawn by any move in "
                                 f"DASHBOARDS (add a Move that changes them, or list them in constant=)")
-    assert covered <= on_page, f"{notebook}: DASHBOARDS names figures that are not on the page: {sorted(covered - on_page)}"
+    assert covered <= on_page, (f"{notebook}: DASHBOARDS names figures that are not on the page: "
+                                f"{sorted(covered - on_page)}")
 
     for move in dashboard.moves:
         before = page.evaluate(DRAWN_REVISIONS_JS)
@@ -69,6 +70,7 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
         if stuck:
             pytest.fail(f"{notebook}: after '{done}' the figures {stuck} were not redrawn within {move.timeout_s} s "
                         f"(drawn revisions before {before}, after {page.evaluate(DRAWN_REVISIONS_JS)})\n"
-                        f"problems: {page_problems(page)}\nunhandled rejections: {page.evaluate('window.__wbRejections')}")
+                        f"problems: {page_problems(page)}\nunhandled rejections: "
+                        f"{page.evaluate('window.__wbRejections')}")
         problems = page_problems(page)
         assert not problems, f"{notebook} after '{done}': {problems}\n{voila_server.log_tail()}"

@@ -1,4 +1,4 @@
-"""Predictions for whole job archives (issue "batch prediction at scale").
+"""Predictions for whole job archives, as a scheduler needs them.
 
 * :func:`predict_many` -- every curve of a runs table (pandas or dask DataFrame, CSV or
   Parquet file) at the given targets, on joblib workers or a Dask cluster, resumable;

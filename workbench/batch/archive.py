@@ -1,5 +1,7 @@
-"""Job archives too large for one process: read in batches of rows, routed to chunks of whole
-curves on disk, so the driver holds one batch (and one chunk per running task) at a time.
+"""Job archives too large for one process.
+
+Read in batches of rows, routed to chunks of whole curves on disk, so the driver holds one
+batch (and one chunk per running task) at a time.
 
 Sources: a pandas DataFrame, a CSV or Parquet path, or a dask DataFrame.  Curve keys read from
 a CSV are text (a key "007" stays "007"); Parquet and dask keep their types.
@@ -47,10 +49,11 @@ class ArchiveSource:
 
     @property
     def name(self) -> str:
+        """The source in words, for messages."""
         return str(self.path) if self.path is not None else f"the {self.kind.replace('frame', 'runs')} table"
 
     def describe(self) -> dict:
-        """What identifies the source for a resumed run."""
+        """Return what identifies the source for a resumed run."""
         if self.path is None:
             return {"kind": self.kind}
         status = self.path.stat()
@@ -79,7 +82,7 @@ class ArchiveSource:
                                   f"allocation and runtime columns, e.g. {','.join(self.columns)})")
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
-        """The rows in batches, only ``columns`` (default: keys, allocation and runtime)."""
+        """Yield the rows in batches, only ``columns`` (default: keys, allocation and runtime)."""
         columns = list(columns or self.columns)
         if self.kind == "frame":
             yield self.frame[columns]
@@ -105,7 +108,7 @@ class ArchiveSource:
                                       "different number of fields, or text that is not UTF-8)") from None
 
     def curve_keys(self) -> pd.DataFrame:
-        """The distinct curve keys, sorted (one pass over the key columns only)."""
+        """Return the distinct curve keys, sorted (one pass over the key columns only)."""
         keys = [b.drop_duplicates() for b in self.batches(self.by)]
         if not keys:
             return pd.DataFrame(columns=self.by)

@@ -1,5 +1,7 @@
-"""Predict every curve of a job archive: one :class:`ScalingPredictor` per curve, curves in
-chunks on local processes (joblib) or a Dask cluster, results written as they come.
+"""Predict every curve of a job archive.
+
+One :class:`ScalingPredictor` per curve, curves in chunks on local processes (joblib) or a
+Dask cluster, results written as they come.
 
 Output (:data:`BATCH_COLUMNS`, one row per curve and target, in the order of the curve keys
 and then of the targets, whatever the engine):
@@ -33,7 +35,7 @@ from itertools import chain
 import numpy as np
 import pandas as pd
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, quiet_warnings
 from workbench.models.scaling import ScalingPredictor
 from workbench.models.scaling.base import check_model_names, check_targets
 from workbench.models.scaling.calibration import check_level
@@ -48,13 +50,13 @@ RECOMMEND_COLUMNS = [
 
 
 def batch_columns(by: Sequence[str], recommend: bool) -> list[str]:
-    """The columns of a batch result (module docstring)."""
+    """Return the columns of a batch result (module docstring)."""
     return [*by, *BATCH_COLUMNS, *(RECOMMEND_COLUMNS if recommend else [])]
 
 
 def recommend_allocation(n_base: float, t_base: float, targets, prediction, lower, upper, *,
                          efficiency: float | None = None, deadline: float | None = None) -> dict[str, float]:
-    """What a scheduler asks of one curve's predictions (NaN where no target qualifies).
+    """Return what a scheduler asks of one curve's predictions (NaN where no target qualifies).
 
     * ``efficient_n``: the largest target up to which the predicted parallel efficiency
       ``E(n) = n_base t_base / (n t(n))``, relative to the smallest observed allocation
@@ -88,11 +90,12 @@ def recommend_allocation(n_base: float, t_base: float, targets, prediction, lowe
 
 def _curve_rows(n, t, targets: np.ndarray, level: float, models: tuple[str, ...],
                 efficiency: float | None, deadline: float | None) -> dict[str, np.ndarray | list]:
-    """The batch columns of one curve (:data:`BATCH_COLUMNS` + recommendations)."""
+    """Return the batch columns of one curve (:data:`BATCH_COLUMNS` + recommendations)."""
     k = targets.size
     observed = int(np.unique(n[np.isfinite(n)]).size)
     try:
-        predictor = ScalingPredictor(models=models).fit(n, t)
+        with quiet_warnings():  # a batch records the warning kinds per row instead of printing them
+            predictor = ScalingPredictor(models=models).fit(n, t)
         frame = predictor.predict_frame(targets, level)
     except WorkbenchError as exc:
         cols = {"n": targets, "prediction": np.full(k, np.nan), "lower": np.full(k, np.nan),
@@ -119,8 +122,10 @@ def _curve_rows(n, t, targets: np.ndarray, level: float, models: tuple[str, ...]
 def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets, level: float = 0.8, models=None, *,
                    n_column: str = "processes", t_column: str = "time_s", efficiency: float | None = None,
                    deadline: float | None = None) -> pd.DataFrame:
-    """Predict every curve of ``runs`` (whole curves, in one process): the batch columns
-    (module docstring) for each curve, in the order of its ``by`` keys."""
+    """Predict every curve of ``runs`` (whole curves, in one process).
+
+    The batch columns (module docstring) for each curve, in the order of its ``by`` keys.
+    """
     targets = check_targets(targets, "predict_many")
     level = check_level(level)
     models = check_model_names(models, "predict_many")

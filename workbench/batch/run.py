@@ -1,5 +1,8 @@
-"""``predict_many``: the curves of a job archive in chunks on joblib workers or a Dask cluster,
-with a progress bar, results kept per chunk so that an interrupted run resumes."""
+"""Run ``predict_many`` over a job archive, resumably.
+
+The curves of a job archive in chunks on joblib workers or a Dask cluster, with a progress bar,
+results kept per chunk so that an interrupted run resumes.
+"""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ _OUT_SUFFIXES = (".csv", ".parquet")
 @dataclass(frozen=True)
 class _Settings:
     """What every chunk is predicted with (and what a resumed run must share)."""
+
     by: tuple[str, ...]
     targets: tuple[float, ...]
     level: float
@@ -57,8 +61,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
                  resume: bool = False, chunk_curves: int | None = None, n_column: str = "processes",
                  t_column: str = "time_s", efficiency: float | None = None,
                  deadline: float | None = None) -> pd.DataFrame:
-    """Predict every curve of a runs table at ``targets`` (see :mod:`workbench.batch.predict`
-    for the columns returned).
+    """Predict every curve of a runs table at ``targets`` (see :mod:`workbench.batch.predict` for the columns returned).
 
     Parameters
     ----------
@@ -138,10 +141,13 @@ def _check_settings(by, targets, level, models, n_column, t_column, efficiency, 
 
 # ----------------------------------------------------------------------------- chunks
 
-def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int], spill: Path) -> Iterator[tuple[int, pd.DataFrame]]:
-    """``(chunk id, runs of its curves)`` for every chunk not ``done``, in order.  A table in
-    memory is split directly; a file or dask source is routed batch by batch to files of
-    whole chunks first, so that only one batch and one chunk are held at a time."""
+def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int],
+            spill: Path) -> Iterator[tuple[int, pd.DataFrame]]:
+    """``(chunk id, runs of its curves)`` for every chunk not ``done``, in order.
+
+    A table in memory is split directly; a file or dask source is routed batch by batch to
+    files of whole chunks first, so that only one batch and one chunk are held at a time.
+    """
     if source.kind == "frame":
         routed = source.frame[source.columns].merge(keys, on=source.by, how="left")
         for chunk_id, part in routed.groupby("_chunk", sort=True):
@@ -168,8 +174,11 @@ def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int], spill: Pa
 # ----------------------------------------------------------------------------- engines
 
 class _engine:
-    """``(execute, workers)``: ``execute(tasks, settings)`` yields ``(chunk id, frame)`` as
-    tasks finish, holding at most ~2 tasks per worker in flight."""
+    """The execution engine as ``(execute, workers)``.
+
+    ``execute(tasks, settings)`` yields ``(chunk id, frame)`` as tasks finish, holding at
+    most ~2 tasks per worker in flight.
+    """
 
     def __init__(self, engine: str, n_jobs: int, client, scheduler):
         self.engine, self.n_jobs, self.client, self.scheduler = engine, n_jobs, client, scheduler
@@ -240,8 +249,10 @@ class _engine:
 # ----------------------------------------------------------------------------- resume
 
 class _ResultStore:
-    """Finished chunks in ``<out>.parts/``, written atomically, with the settings they were
-    made with; the output file is written (atomically) at the end and the folder removed."""
+    """Finished chunks in ``<out>.parts/``, written atomically, with the settings they were made with.
+
+    The output file is written (atomically) at the end and the folder removed.
+    """
 
     def __init__(self, out, settings: _Settings, source: ArchiveSource, chunk_curves: int, resume: bool):
         self.out = Path(out).expanduser()
@@ -271,7 +282,7 @@ class _ResultStore:
 
     @staticmethod
     def earlier_chunk_curves(out) -> int | None:
-        """The chunk size of the run kept beside ``out`` (None: no readable earlier run)."""
+        """Return the chunk size of the run kept beside ``out`` (None: no readable earlier run)."""
         path = Path(out).expanduser()
         try:
             manifest = json.loads((path.with_name(path.name + ".parts") / "manifest.json").read_text())

@@ -1,4 +1,4 @@
-"""Evaluation: metrics that score predictions against measurements (thesis section 3.7)."""
+"""Evaluation: metrics that score predictions against measurements ([Deshmeh2013] section 3.7)."""
 
 from workbench.metrics import (
     error_pct,

@@ -1,19 +1,19 @@
-"""Branikas (seed 004) statistics and gradient-boosting models on real data.
+"""Branikas ([Branikas2024]) statistics and gradient-boosting models on real data.
 
 Two sources, both through the catalogue:
 
 * **our data generator** (``comm-datagen-local``, measured on this machine by
   ``workbench.measure.comm``): per-rank timers -> :func:`datagen_runs` (per-run means,
-  004 section 3.2, and the 0.1 <= comm/total <= 0.8 filter of section 7.2).  Features of
+  [Branikas2024] section 3.2, and the 0.1 <= comm/total <= 0.8 filter of section 7.2).  Features of
   section 7.2 (:data:`~workbench.models.comm.gbm.FEATURES`), target ``comm_s`` (s).  One
   node here, so "small vs big" is taken over processes per node.
 * **OSU broadcast latencies** (``osu-orfeo``, ORFEO, 2 AMD EPYC nodes): one row per
   configuration (:func:`osu_bcast_configurations`), features ``size_bytes``,
   ``processes``, ``mapping`` (core/socket/node placement), ``algorithm`` (Open MPI
-  ``coll_tuned`` id, a category), target ``latency_us``.  The issue's train-small/test-big
+  ``coll_tuned`` id, a category), target ``latency_us``.  Its train-small/test-big
   case trains on <= 64 cores and tests on 128-256 (:func:`osu_train_small_test_big`).
 
-Scenario presets per source (:func:`build_scenario`), mirroring 004 section 7.3:
+Scenario presets per source (:func:`build_scenario`), mirroring [Branikas2024] section 7.3:
 
 ==================  ===========================================  =============================================
 scenario            data generator                               OSU broadcast
@@ -79,7 +79,9 @@ __all__ = [
     "build_scenario",
     "osu_train_small_test_big",
     "compare_with_tables8",
+    "model_frame",
     "source_features",
+    "train_scenario",
     "reproduce_table_6_1",
     "table_6_3_check",
 ]
@@ -91,7 +93,7 @@ OSU = "osu-orfeo"
 #: Data sources of the models: name -> (features, target).
 SOURCES = {"datagen": (FEATURES, TARGET), "osu": (("size_bytes", "processes", "mapping", "algorithm"), "latency_us")}
 OSU_FEATURES, OSU_TARGET = SOURCES["osu"]
-#: The three scenarios of 004 section 7.3 (seed-table names).
+#: The three scenarios of [Branikas2024] section 7.3 (seed-table names).
 SCENARIOS = ("message_scale", "train_small_test_big", "main")
 #: Small/large message boundary of the OSU preset: Open MPI's eager limit region (64 KiB).
 OSU_EAGER_BYTES = 65536
@@ -105,21 +107,26 @@ def source_features(source: str) -> tuple[tuple[str, ...], str]:
 
 
 def load_datagen(mirror=None) -> pd.DataFrame:
-    """The per-rank frame of our data-generator sweep (catalogue :data:`DATAGEN`);
-    raises :class:`~workbench.errors.DatasetNotFoundError` when it is not there."""
+    """Return the per-rank frame of our data-generator sweep (catalogue :data:`DATAGEN`).
+
+    Raises :class:`~workbench.errors.DatasetNotFoundError` when it is not there.
+    """
     return fetch_dataset(DATAGEN, mirror=mirror).frame
 
 
 def datagen_runs(per_rank: pd.DataFrame, low: float = 0.1, high: float = 0.8) -> tuple[pd.DataFrame, FilterReport]:
-    """Per-run means (:func:`~workbench.models.comm.statistics.run_summary`) kept by the
-    ``low <= comm/total <= high`` filter; the rows are indexed 0..n-1."""
+    """Return the per-run means kept by the ``low <= comm/total <= high`` filter.
+
+    Means as :func:`~workbench.models.comm.statistics.run_summary` computes them; the rows
+    are indexed 0..n-1.
+    """
     runs = run_summary(per_rank)
     kept, report = comm_fraction_filter(runs, low, high)
     return kept.reset_index(drop=True), report
 
 
 def osu_bcast_configurations(osu: pd.DataFrame) -> pd.DataFrame:
-    """The ``osu-orfeo`` broadcast rows, one per configuration.
+    """Return the ``osu-orfeo`` broadcast rows, one per configuration.
 
     The files paste several campaigns together (see :mod:`workbench.io.collectives`):
     exact copies are dropped and repeated measurements of a configuration averaged.
@@ -146,8 +153,10 @@ def osu_bcast_configurations(osu: pd.DataFrame) -> pd.DataFrame:
 
 
 def _split_values(values: Sequence) -> tuple[list, list]:
-    """The smaller ~2/3 of the sorted distinct ``values`` and the rest (5 -> 3 + 2 as the
-    thesis's nodes [4, 8, 16] + [32, 64]; 3 -> 2 + 1)."""
+    """Split the sorted distinct ``values`` into the smaller ~2/3 and the rest.
+
+    5 -> 3 + 2 as the thesis's nodes [4, 8, 16] + [32, 64]; 3 -> 2 + 1.
+    """
     values = sorted(set(values))
     if len(values) < 2:
         raise ValidationError(f"train small / test big needs at least 2 values of the varying column, got {values}")
@@ -157,8 +166,11 @@ def _split_values(values: Sequence) -> tuple[list, list]:
 
 def build_scenario(source: str, name: str, frame: pd.DataFrame, *, test_size: float = TEST_SIZE,
                    seed: int = 0) -> Scenario:
-    """Scenario ``name`` (:data:`SCENARIOS`) with the preset of ``source`` (module
-    docstring) on ``frame`` (:func:`datagen_runs` or :func:`osu_bcast_configurations`)."""
+    """Build scenario ``name`` (:data:`SCENARIOS`) with the preset of ``source`` on ``frame``.
+
+    The presets are described in the module docstring; ``frame`` comes from
+    :func:`datagen_runs` or :func:`osu_bcast_configurations`.
+    """
     features, _ = source_features(source)
     if name not in SCENARIOS:
         raise ValidationError(f"unknown scenario {name!r}; available: {list(SCENARIOS)}")
@@ -187,12 +199,15 @@ def build_scenario(source: str, name: str, frame: pd.DataFrame, *, test_size: fl
 def osu_train_small_test_big(osu: pd.DataFrame, *, train_max: int = 64, test_range: tuple[int, int] = (128, 256),
                              estimator: CommGBM | None = None, test_size: float = TEST_SIZE, seed: int = 0,
                              progress=False) -> ScenarioResult:
-    """The issue's case: gradient boosting on OSU broadcast latencies trained on 60 % of
-    the configurations with <= ``train_max`` cores, tested on the other 40 % and on every
-    configuration with ``test_range`` cores (004 section 7.3's train small / test big).
+    """Train gradient boosting on small OSU broadcast configurations and test on large ones.
+
+    Gradient boosting on OSU broadcast latencies trained on 60 % of the configurations
+    with <= ``train_max`` cores, tested on the other 40 % and on every configuration with
+    ``test_range`` cores ([Branikas2024] section 7.3's train small / test big).
     ``estimator`` defaults to :class:`CommGBM()` (6 candidates x 3 folds, ~7 s here);
-    ``CommGBM(n_iter=40, cv=5)`` is the thorough search (~75 s here; held-out R2 0.991
-    vs 0.990, the unseen 128-256 cores unchanged: trees do not extrapolate)."""
+    ``CommGBM(n_iter=40, cv=5)`` is the thorough search (~75 s here; held-out R2 0.991 vs
+    0.990, the unseen 128-256 cores unchanged: trees do not extrapolate).
+    """
     frame = osu_bcast_configurations(osu)
     cores = frame["processes"].unique()
     lo, hi = test_range
@@ -203,7 +218,7 @@ def osu_train_small_test_big(osu: pd.DataFrame, *, train_max: int = 64, test_ran
 
 
 def compare_with_tables8(metrics: pd.DataFrame) -> pd.DataFrame:
-    """Our metrics (``ScenarioResult.metrics``) beside 004's Tables 8.1/8.3/8.5.
+    """Our metrics (``ScenarioResult.metrics``) beside [Branikas2024]'s Tables 8.1/8.3/8.5.
 
     One row per our (model, subset) that has a published counterpart: ``scenario``,
     ``subset``, ``published_subset``, ``r2``, ``rmse``, ``mape_fraction`` (ours) and
@@ -260,8 +275,10 @@ def reproduce_table_6_1(base_us: float | str = "auto", size_factor: float = SIZE
 
 
 def _within_print(value, printed) -> np.ndarray:
-    """True where ``value`` equals the printed number up to its last printed digit
-    (rounded or truncated: |value - printed| <= one unit of that digit)."""
+    """Tell where ``value`` equals the printed number up to its last printed digit.
+
+    Rounded or truncated: True where |value - printed| <= one unit of that digit.
+    """
     value = np.asarray(value, dtype=float)
     unit = np.array([float(Decimal(1).scaleb(Decimal(repr(float(p))).as_tuple().exponent)) for p in printed])
     return np.abs(value - np.asarray(printed, dtype=float)) <= unit * (1 + 1e-9)
@@ -269,8 +286,9 @@ def _within_print(value, printed) -> np.ndarray:
 
 def table_6_3_check(base_us: float | str = "auto", size_factor: float = SIZE_FACTOR,
                     iterations: int = ITERATIONS) -> pd.DataFrame:
-    """Tables 6.3 and 6.4 (32 MiB working set, 64 nodes) recomputed from the formula and
-    Table 6.1, with the thesis's inconsistencies shown, not fitted.
+    """Recompute Tables 6.3 and 6.4 (32 MiB working set, 64 nodes) from the formula and Table 6.1.
+
+    The thesis's inconsistencies are shown, not fitted.
 
     The data generator runs ``iterations`` (32) time iterations, so the model's prediction
     is ``iterations * ExchangeModel.predict`` (section 6.3), in seconds.
@@ -331,3 +349,52 @@ def table_6_3_check(base_us: float | str = "auto", size_factor: float = SIZE_FAC
     })
     out.attrs.update(base_us=model.base_us_, size_factor=float(size_factor))
     return out
+
+
+# ----------------------------------------------------------------------- training
+
+
+def model_frame(source: str, data: pd.DataFrame | None, low: float = 0.1, high: float = 0.8) -> pd.DataFrame:
+    """Return the rows the models of ``source`` train on, from that source's ``data``.
+
+    ``"datagen"``: per-run means of the per-rank frame ``data`` kept by
+    ``low <= comm/total <= high`` (:func:`datagen_runs`; the report is in
+    ``attrs["filter"]``); ``"osu"``: one row per broadcast configuration of the
+    ``osu-orfeo`` frame ``data`` (:func:`osu_bcast_configurations`).
+
+    Raises
+    ------
+    ValidationError
+        An unknown source, no data (``None``), or a filter that keeps no run.
+    """
+    source_features(source)
+    if data is None:
+        raise ValidationError("no data for the models: " + (
+            "our data-generator sweep (comm-datagen-local) is unavailable" if source == "datagen"
+            else "the OSU broadcast latencies (catalogue osu-orfeo) are unavailable (set WORKBENCH_DATA_MIRROR)"))
+    if source == "osu":
+        return osu_bcast_configurations(data)
+    frame, report = datagen_runs(data, low, high)
+    if frame.empty:
+        raise ValidationError(f"no runs left for the models: {report}")
+    frame.attrs["filter"] = f" ({report})"
+    return frame
+
+
+def train_scenario(source: str, scenario: str, frame: pd.DataFrame, *, test_size: float = TEST_SIZE, seed: int = 0,
+                   n_iter: int = 6, cv: int = 3, learning_rate: tuple[float, float] = (0.03, 0.3),
+                   max_depth: tuple[int, int] = (2, 5), n_estimators: tuple[int, int] = (100, 300),
+                   log_target: bool = True, progress=False) -> ScenarioResult:
+    """Search, fit and score :class:`~workbench.models.comm.gbm.CommGBM` on one scenario of ``source``.
+
+    As in [Branikas2024] sections 7.3 and 8.
+
+    ``frame`` is :func:`model_frame`'s; the scenario is :func:`build_scenario`'s preset;
+    the search ranges, folds and candidates go to :class:`CommGBM` (``seed`` also seeds
+    the split); ``progress`` as in :func:`~workbench.models.comm.gbm.run_scenario`.
+    """
+    features, target = source_features(source)
+    split = build_scenario(source, scenario, frame, test_size=test_size, seed=seed)
+    estimator = CommGBM(n_iter=n_iter, cv=cv, learning_rate=learning_rate, max_depth=max_depth,
+                        n_estimators=n_estimators, log_target=log_target, random_state=seed)
+    return run_scenario(frame, split, features=features, target=target, estimator=estimator, progress=progress)

@@ -1,10 +1,10 @@
-"""002's communication regression on real data: our ping-pong sweep and OSU broadcasts.
+"""[Papadopoulou2015]'s communication regression on real data: our ping-pong sweep and OSU broadcasts.
 
-Two measured datasets are turned into 002's descriptor frame (columns ``S, M, PPN, N, I,
+Two measured datasets are turned into [Papadopoulou2015]'s descriptor frame (columns ``S, M, PPN, N, I,
 SW, R`` + ``comm_time_us``, see :mod:`workbench.models.comm.descriptors`):
 
 **Our ping-pong sweep** (catalogue ``comm-pingpong-local``, :func:`pingpong_sweep`):
-002's own benchmark (section III.B) run with mpi4py on this machine; the rows already
+[Papadopoulou2015]'s own benchmark (section III.B) run with mpi4py on this machine; the rows already
 carry the descriptors (COMM_SCHEMA contract).  On one machine every message stays on the
 node: ``N = 1``, ``I = 0``, hence ``NT = V = NI = VI = 0`` -- every point is in Area I and
 the NT threshold has nothing to split; only the message-size split (Ia/Ib) is exercised.
@@ -27,7 +27,7 @@ Each (mapping, algorithm, processes, size) becomes one configuration:
   injects its messages one after another in the order of its row, so the ``k``-th child
   receives ``k`` messages after its parent; ``M`` is the largest such count over ranks
   (basic linear: ``p - 1``, the root's messages; binomial tree of 8 ranks: 6, chain of 16: 6).
-  This replaces 002's "messages per process", which assumes every process sends the
+  This replaces [Papadopoulou2015]'s "messages per process", which assumes every process sends the
   same number of messages -- a broadcast does not;
 * the **rank -> node mapping** (:func:`osu_rank_node`): ``--map-by core`` and
   ``--map-by socket`` fill node 0 (128 cores) before node 1 (block mapping; socket only
@@ -37,7 +37,7 @@ Each (mapping, algorithm, processes, size) becomes one configuration:
 * ``PPN``, ``N``, ``I`` from that mapping and the tree's edges
   (:func:`~workbench.models.comm.descriptors.mapping_descriptors`), ``SW = R = 1``
   (one switch, one rack: two nodes);
-* comm time = ``latency_us`` (or ``max_us``, the slowest rank, closer to 002's maximum
+* comm time = ``latency_us`` (or ``max_us``, the slowest rank, closer to [Papadopoulou2015]'s maximum
   over processes: ``time=``).
 
 The OSU files paste several campaigns together; repeated configurations are averaged as
@@ -51,20 +51,27 @@ puts our numbers beside the paper's 29 % mean error and 60 % within +-30 %
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from workbench.errors import DatasetNotFoundError, ValidationError
 from workbench.evaluation.fim_com import osu_collective_curve
 from workbench.io import fetch_dataset
+from workbench.io._text import csv_frame, decode
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, descriptors, mapping_descriptors
 from workbench.models.comm.patterns import NO_PARTNER, mapping
-from workbench.models.comm.regression import PUBLISHED, CommRegression, CommRegressionResult, evaluate
+from workbench.models.comm.regression import PUBLISHED, AreaSplit, CommRegression, CommRegressionResult, evaluate
 
 __all__ = [
     "BCAST_PATTERNS",
     "CHAIN_FANOUT",
+    "COMM_TIMES_COLUMNS",
+    "COMM_TIMES_EXAMPLE",
+    "EVALUATIONS",
     "ORFEO_CORES_PER_NODE",
     "ORFEO_NODES",
     "OSU_MAPPINGS",
@@ -72,11 +79,15 @@ __all__ = [
     "critical_path_messages",
     "default_sweep",
     "evaluate_split",
+    "evaluation_sets",
+    "fit_and_evaluate",
     "osu_broadcast_frame",
+    "osu_broadcast_label",
     "osu_rank_node",
     "pingpong_sweep",
     "published_comparison",
     "random_split",
+    "read_comm_times_csv",
     "synthetic_sweep",
     "train_test_split_by",
 ]
@@ -96,8 +107,10 @@ BCAST_PATTERNS = {1: "basic_linear", 2: "chain", 5: "binary_tree", 6: "binomial"
 
 
 def _children_to_partners(parent: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Partner array (row = a sender's children in send order) from each rank's parent
-    (root: -1) and the position key that orders siblings."""
+    """Build a partner array from each rank's parent and the position key that orders siblings.
+
+    Row = a sender's children in send order; the root's parent is -1.
+    """
     p = parent.size
     child = np.flatnonzero(parent >= 0)
     sort = np.lexsort((order[child], parent[child]))
@@ -113,9 +126,11 @@ def _children_to_partners(parent: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 def broadcast_partners(algorithm: int, processes: int) -> np.ndarray:
-    """The tree of an Open MPI broadcast rooted at rank 0 as a ``(processes, k)`` partner
-    array: row ``r`` = the ranks ``r`` sends the message to, in send order, padded with
-    ``NO_PARTNER`` (see the module docstring for the algorithms, :data:`BCAST_PATTERNS`)."""
+    """Return the tree of an Open MPI broadcast rooted at rank 0 as a ``(processes, k)`` partner array.
+
+    Row ``r`` = the ranks ``r`` sends the message to, in send order, padded with
+    ``NO_PARTNER`` (see the module docstring for the algorithms, :data:`BCAST_PATTERNS`).
+    """
     where = "broadcast_partners"
     if algorithm not in BCAST_PATTERNS:
         raise ValidationError(
@@ -152,9 +167,12 @@ def broadcast_partners(algorithm: int, processes: int) -> np.ndarray:
 
 
 def critical_path_messages(partners) -> int:
-    """Messages on the longest root-to-leaf path of a broadcast tree (root 0) when every
-    sender injects its messages one after another in row order: child ``k`` (1-based) of a
-    sender receives ``k`` sends after its parent; the maximum over ranks."""
+    """Count the messages on the longest root-to-leaf path of a broadcast tree (root 0).
+
+    Every sender injects its messages one after another in row order: child ``k``
+    (1-based) of a sender receives ``k`` sends after its parent; the result is the maximum
+    over ranks.
+    """
     arr = np.asarray(partners)
     sender, slot = np.nonzero(arr != NO_PARTNER)
     child = arr[sender, slot]
@@ -170,11 +188,14 @@ def critical_path_messages(partners) -> int:
 
 
 def osu_rank_node(mapping_name: str, processes: int) -> np.ndarray:
-    """Node (0 or 1) of every rank of an ORFEO OSU run placed with ``--map-by mapping_name``
-    (see the module docstring)."""
+    """Return the node (0 or 1) of every rank of an ORFEO OSU run placed with ``--map-by mapping_name``.
+
+    The placements are described in the module docstring.
+    """
     kind = OSU_MAPPINGS.get(mapping_name)
     if kind is None:
-        raise ValidationError(f"osu_rank_node: unknown OSU mapping {mapping_name!r}; choose one of {list(OSU_MAPPINGS)}")
+        raise ValidationError(f"osu_rank_node: unknown OSU mapping {mapping_name!r}; "
+                              f"choose one of {list(OSU_MAPPINGS)}")
     if kind == "block":
         return mapping("block", processes, ppn=ORFEO_CORES_PER_NODE)
     return mapping("round_robin", processes, nodes=ORFEO_NODES)
@@ -185,7 +206,7 @@ def osu_rank_node(mapping_name: str, processes: int) -> np.ndarray:
 
 def osu_broadcast_frame(osu: pd.DataFrame, mapping: str = "core", algorithm: int = 1,
                         time: str = "latency_us") -> pd.DataFrame:
-    """002's descriptor frame of the OSU broadcasts of one placement and algorithm.
+    """[Papadopoulou2015]'s descriptor frame of the OSU broadcasts of one placement and algorithm.
 
     ``osu``: the ``osu-orfeo`` frame (:func:`workbench.io.read_osu_orfeo`).  Columns:
     ``mapping``, ``algorithm``, ``processes``, the 13 metrics, ``comm_time_us`` (= the
@@ -215,9 +236,11 @@ def osu_broadcast_frame(osu: pd.DataFrame, mapping: str = "core", algorithm: int
 
 
 def pingpong_sweep(mirror=None) -> pd.DataFrame:
-    """Our ping-pong sweep (catalogue ``comm-pingpong-local``, measured by
-    :mod:`workbench.measure.comm` on this machine) with the 13 metrics added; its
-    ``attrs`` keep the run facts (machine, date, MPI version)."""
+    """Load our ping-pong sweep with the 13 metrics added.
+
+    Catalogue ``comm-pingpong-local``, measured by :mod:`workbench.measure.comm` on this
+    machine; its ``attrs`` keep the run facts (machine, date, MPI version).
+    """
     data = fetch_dataset("comm-pingpong-local", mirror=mirror)
     frame = descriptors(data.frame)
     frame.attrs.update(data.frame.attrs)
@@ -225,12 +248,14 @@ def pingpong_sweep(mirror=None) -> pd.DataFrame:
 
 
 def synthetic_sweep(seed: int = 0, noise: float = 0.05) -> pd.DataFrame:
-    """A SYNTHETIC sweep (not a measurement) in the ping-pong frame's columns: 002's
-    parameter grid on a made-up cluster (N 1..16 nodes, PPN 1..16, M 1..4, S 128 B..1 MiB,
-    ``I`` of a block mapping with random partners approximated by ``1 - (PPN-1)/(P-1)``,
-    SW = R = 1) and times from a three-regime model with ``noise`` log-normal scatter;
-    for demonstrations and tests where no measured sweep is at hand.  ``attrs["synthetic"]``
-    is True."""
+    """Return a SYNTHETIC sweep (not a measurement) in the ping-pong frame's columns.
+
+    [Papadopoulou2015]'s parameter grid on a made-up cluster (N 1..16 nodes, PPN 1..16, M 1..4, S 128 B..1
+    MiB, ``I`` of a block mapping with random partners approximated by
+    ``1 - (PPN-1)/(P-1)``, SW = R = 1) and times from a three-regime model with ``noise``
+    log-normal scatter; for demonstrations and tests where no measured sweep is at hand.
+    ``attrs["synthetic"]`` is True.
+    """
     rng = np.random.default_rng(seed)
     grid = np.array(np.meshgrid([1, 2, 4, 8, 16], [1, 2, 4, 8, 16], [1, 2, 4], 2.0 ** np.arange(7, 21, 2),
                                 indexing="ij")).reshape(4, -1).T
@@ -252,8 +277,7 @@ def synthetic_sweep(seed: int = 0, noise: float = 0.05) -> pd.DataFrame:
 
 
 def default_sweep(mirror=None) -> tuple[pd.DataFrame, str]:
-    """Our measured ping-pong sweep, or -- when it is not there -- the synthetic one, with a
-    label saying which."""
+    """Our measured ping-pong sweep, or -- when it is not there -- the synthetic one, with a label saying which."""
     try:
         return pingpong_sweep(mirror), "ping-pong sweep measured on this machine (comm-pingpong-local)"
     except DatasetNotFoundError:
@@ -265,8 +289,11 @@ def default_sweep(mirror=None) -> tuple[pd.DataFrame, str]:
 
 def train_test_split_by(frame: pd.DataFrame, column: str = "processes", train_max: float = 64,
                         test_min: float | None = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Train-small / test-big: rows with ``column <= train_max`` for training, rows with
-    ``column >= test_min`` (default: everything above ``train_max``) for testing."""
+    """Split ``frame`` into train-small / test-big sets.
+
+    Rows with ``column <= train_max`` for training, rows with ``column >= test_min``
+    (default: everything above ``train_max``) for testing.
+    """
     where = "train_test_split_by"
     if column not in frame.columns:
         raise ValidationError(f"{where}: no column {column!r}; the frame has {list(frame.columns)}")
@@ -286,7 +313,7 @@ def train_test_split_by(frame: pd.DataFrame, column: str = "processes", train_ma
 
 def random_split(frame: pd.DataFrame, train_fraction: float = 0.6, seed: int = 0
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """A random ``train_fraction`` / rest split of the rows (seeded, reproducible)."""
+    """Return a random ``train_fraction`` / rest split of the rows (seeded, reproducible)."""
     if not 0 < train_fraction < 1:
         raise ValidationError(f"random_split: train_fraction must lie in (0, 1), got {train_fraction!r}")
     if len(frame) < 2:
@@ -298,19 +325,143 @@ def random_split(frame: pd.DataFrame, train_fraction: float = 0.6, seed: int = 0
 
 def evaluate_split(train: pd.DataFrame, test: pd.DataFrame | None = None, model: CommRegression | None = None,
                    y: str = TARGET) -> CommRegressionResult:
-    """Fit ``model`` (default :class:`CommRegression()`) on ``train`` and score it on
-    ``test`` (default: on ``train`` itself, an in-sample fit)."""
+    """Fit ``model`` (default :class:`CommRegression()`) on ``train`` and score it on ``test``.
+
+    Without ``test``, it is scored on ``train`` itself (an in-sample fit).
+    """
     model = model if model is not None else CommRegression()
     model.fit(train, y)
     return evaluate(model, train if test is None else test, y)
 
 
 def published_comparison(result: CommRegressionResult) -> pd.DataFrame:
-    """Our overall MAPE (%) and share within +-30 % beside the paper's (section IV):
-    columns ``metric``, ``ours``, ``paper``."""
+    """Our overall MAPE (%) and share within +-30 % beside the paper's (section IV).
+
+    Columns ``metric``, ``ours``, ``paper``.
+    """
     ours = result.overall()
     return pd.DataFrame({
         "metric": ["mean absolute relative error (MAPE, %)", "share of predictions within +-30 %"],
         "ours": [ours["mape"], ours["share_within_30"]],
         "paper": [PUBLISHED["mape"], PUBLISHED["share_within_30"]],
     })
+
+
+def osu_broadcast_label(mapping_name: str, algorithm: int) -> str:
+    """Return the OSU descriptor frame of :func:`osu_broadcast_frame` in words (titles, readouts)."""
+    return (f"OSU broadcast on ORFEO, --map-by {mapping_name}, algorithm {algorithm} "
+            f"({BCAST_PATTERNS.get(algorithm, 'no pattern')}), latency averaged over ranks")
+
+
+#: How :func:`evaluation_sets` scores a fit: key -> the choice in words.
+EVALUATIONS = {
+    "all": "in-sample (fit and score all points)",
+    "scale": "train small / test big (processes)",
+    "random": "random 60 / 40 split (seed 0)",
+}
+
+
+def evaluation_sets(data: pd.DataFrame, how: str = "all") -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """Training and test rows of one of the :data:`EVALUATIONS`, and what they are in words.
+
+    ``"all"`` fits and scores every point; ``"random"`` is a seeded 60/40 split
+    (:func:`random_split`); ``"scale"`` trains small and tests big by ``processes``
+    (:func:`train_test_split_by`): the OSU scenario (train <= 64, test 128..256 processes)
+    where the data reach that far, otherwise train below the largest process count and
+    test at it.
+
+    Raises
+    ------
+    ValidationError
+        Unknown ``how``, or ``"scale"`` on data without a ``processes`` column or with a
+        single process count.
+    """
+    if how not in EVALUATIONS:
+        raise ValidationError(f"the evaluation must be one of {list(EVALUATIONS)}, got {how!r}")
+    if how == "all":
+        return data, data, f"in-sample: fitted and scored on all {len(data)} points"
+    if how == "random":
+        train, test = random_split(data, 0.6, seed=0)
+        return train, test, f"random split: trained on {len(train)}, scored on {len(test)} other points"
+    if "processes" not in data.columns:
+        raise ValidationError("train small / test big needs a 'processes' column in the data")
+    counts = np.unique(data["processes"])
+    if counts.size < 2:
+        raise ValidationError(f"train small / test big needs several process counts, the data have {counts}")
+    # the OSU split of evaluation.comm_ml.osu_train_small_test_big (train <= 64, test 128..256)
+    # where the data reach that far, so the dashboards and the evaluation agree
+    osu_like = (counts <= 64).any() and (counts >= 128).any()
+    train_max, test_min = (64, 128) if osu_like else (counts[-2], counts[-1])
+    train, test = train_test_split_by(data, "processes", train_max, test_min)
+    return train, test, (f"trained on {len(train)} points with <= {train_max:g} processes, scored on "
+                         f"{len(test)} with >= {test_min:g}")
+
+
+def fit_and_evaluate(data: pd.DataFrame, split: AreaSplit, robust: str = "bisquare", how: str = "all"
+                     ) -> tuple[CommRegressionResult, str, CommRegression]:
+    """Fit :class:`~workbench.models.comm.regression.CommRegression` and score it on held-out rows.
+
+    Fitted on the training rows of :func:`evaluation_sets` and scored on the test rows.
+
+    Returns ``(result, evaluation in words, fitted model)``.  The model's warnings (a
+    robust fit that did not converge, an area with too few points) are collected in
+    ``result.warnings`` rather than emitted, so a caller shows them where it wants.
+    """
+    train, test, text = evaluation_sets(data, how)
+    model = CommRegression(split=split, robust=robust)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(train)
+    return evaluate(model, test), text, model
+
+
+# ----------------------------------------------------------------------- uploads
+
+#: Columns a table of communication times must have: [Papadopoulou2015]'s descriptors and the time (µs).
+COMM_TIMES_COLUMNS = (*DESCRIPTOR_COLUMNS, TARGET)
+#: A header line of such a table (said in messages about a bad file).
+COMM_TIMES_EXAMPLE = ",".join(COMM_TIMES_COLUMNS)
+
+
+def _in_file_words(message: str, lines: pd.Index) -> str:
+    """Return a model's message about an uploaded table in the file's terms.
+
+    Without the Python name it starts with (``descriptors:``, ``CommRegression.fit:``) and
+    with the file's line instead of the row position.
+    """
+    message = re.sub(r"^(?:[A-Za-z_][\w.]*: )+", "", message)
+    return re.sub(r"\bin row (\d+)", lambda m: f"on line {lines[int(m[1])]}" if int(m[1]) < len(lines)
+                  else m[0], message)
+
+
+def read_comm_times_csv(name: str, content: bytes) -> pd.DataFrame:
+    """Read a CSV table of measured communication phases as [Papadopoulou2015]'s descriptor frame.
+
+    Needs the columns :data:`COMM_TIMES_COLUMNS` (``S, M, PPN, N, I, SW, R`` and
+    ``comm_time_us`` > 0, case-sensitive); other columns are kept, numbers as numbers
+    ([Papadopoulou2015] section III).
+
+    Raises
+    ------
+    ValidationError, DataFormatError
+        Naming the file, the line and the problem: not UTF-8 text, a missing column, a
+        value the descriptors or the model refuse.
+    """
+    table = csv_frame(decode(bytes(content), name, what="a CSV table of communication times"), name,
+                      example=COMM_TIMES_EXAMPLE, lower=False)
+    missing = [c for c in COMM_TIMES_COLUMNS if c not in table.columns]
+    if missing:
+        found = ", ".join(map(str, table.columns[:12])) + (" ..." if len(table.columns) > 12 else "")
+        lower = {str(c).lower() for c in table.columns}
+        case = ("; column names are case-sensitive" if any(c.lower() in lower for c in missing) else "")
+        raise ValidationError(f"{name}: missing the column(s) {', '.join(missing)} (the file has {found}{case})")
+    try:
+        data = descriptors(table)
+        CommRegression._target(data, TARGET)
+    except ValidationError as exc:
+        raise ValidationError(f"{name}: {_in_file_words(str(exc), table.index)}") from None
+    for column in data.columns:  # cells were read as text: numbers become numbers
+        numbers = pd.to_numeric(data[column], errors="coerce")
+        if numbers.notna().sum() == data[column].notna().sum():
+            data[column] = numbers
+    return data.reset_index(drop=True)

@@ -1,6 +1,8 @@
-"""FiM vs RBASP on measured runs: train on small configurations, predict larger ones,
-score as the paper's Table 4 (best / average / worst relative error, predicted vs actual
-optimal process count) plus Spearman's rank correlation of the process counts.
+"""FiM vs RBASP on measured runs.
+
+Train on small configurations, predict larger ones, score as the paper's Table 4 (best /
+average / worst relative error, predicted vs actual optimal process count) plus Spearman's
+rank correlation of the process counts.
 
 Frames (tidy, one row per measured run; see :mod:`workbench.measure.sweep`):
 
@@ -24,16 +26,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-
 from sklearn.base import clone
 
-from workbench.errors import ValidationError
+from workbench.errors import ValidationError, quiet_warnings
 from workbench.metrics import spearman
 from workbench.models.fim import RBASP, FiMCal
 from workbench.validation import require_columns
 
-__all__ = ["KMEANS_FEATURES", "KMEANS_WORK_FEATURES", "aggregate_runs", "Comparison", "compare_predictions", "default_variants",
-           "FiMExperiment", "run_fim_experiment"]
+__all__ = ["KMEANS_FEATURES", "KMEANS_WORK_FEATURES", "aggregate_runs", "Comparison", "compare_predictions",
+           "default_variants", "FiMExperiment", "run_fim_experiment"]
 
 #: Application parameters of the K-means workload (paper section 2.2.1: I, K, N).
 KMEANS_FEATURES = ("iterations", "clusters", "points")
@@ -78,7 +79,8 @@ def compare_predictions(actual: pd.DataFrame, predictions: Mapping[str, np.ndarr
     for name, pred in predictions.items():
         pred = np.asarray(pred, dtype=float)
         if pred.shape != (len(actual),):
-            raise ValidationError(f"{where}: predictions of {name!r} have shape {pred.shape}, expected ({len(actual)},)")
+            raise ValidationError(f"{where}: predictions of {name!r} have shape {pred.shape}, "
+                                  f"expected ({len(actual)},)")
         part = actual[keys].copy()
         part["model"] = name
         part["actual_s"] = actual[target].to_numpy(dtype=float)
@@ -92,7 +94,7 @@ def compare_predictions(actual: pd.DataFrame, predictions: Mapping[str, np.ndarr
         row = dict(zip(features, config, strict=True), model=name,
                    actual_optimal=int(group.loc[group["actual_s"].idxmin(), "processes"]),
                    predicted_optimal=int(ok.loc[ok["predicted_s"].idxmin(), "processes"]) if len(ok) else np.nan,
-                   spearman=spearman(ok["predicted_s"], ok["actual_s"]) if len(ok) >= 2 else np.nan)
+                   spearman=spearman(ok["actual_s"], ok["predicted_s"]) if len(ok) >= 2 else np.nan)
         configs.append(row)
     per_config = pd.DataFrame(configs)
     summary = []
@@ -119,11 +121,14 @@ KMEANS_WORK_FEATURES = ("iterations*points", "iterations*clusters*points")
 
 
 def default_variants(features=KMEANS_FEATURES, work_features=KMEANS_WORK_FEATURES) -> dict:
-    """Model name -> unfitted estimator: FiM as published (Eq. 11 on the plain parameters),
-    FiM on work terms of the application (beyond the paper: Eq. 11 is linear in whatever
-    features it is given; for K-means TC ~ I N (a + b K)), the same with alpha scaling only
-    TC and SC (Eq. 12 scaling U too caps alpha at ~1/U, see FiMCal), RBASP with linear and
-    quadratic g(q) as published, and RBASP on log2 of the inputs (a power-law variant)."""
+    """Model name -> unfitted estimator.
+
+    FiM as published (Eq. 11 on the plain parameters), FiM on work terms of the application
+    (beyond the paper: Eq. 11 is linear in whatever features it is given; for K-means TC ~
+    I N (a + b K)), the same with alpha scaling only TC and SC (Eq. 12 scaling U too caps
+    alpha at ~1/U, see FiMCal), RBASP with linear and quadratic g(q) as published, and
+    RBASP on log2 of the inputs (a power-law variant).
+    """
     return {
         "FiM (I, K, N)": FiMCal(features),
         "FiM (I*N, I*K*N)": FiMCal(work_features),
@@ -136,8 +141,10 @@ def default_variants(features=KMEANS_FEATURES, work_features=KMEANS_WORK_FEATURE
 
 @dataclass
 class FiMExperiment:
-    """Models fitted on the ``train`` runs and scored on the ``test`` runs (both aggregated
-    over repeats); ``predictions`` maps model name -> seconds per ``test`` row."""
+    """Models fitted on the ``train`` runs and scored on the ``test`` runs (both aggregated over repeats).
+
+    ``predictions`` maps model name -> seconds per ``test`` row.
+    """
 
     train: pd.DataFrame
     test: pd.DataFrame
@@ -159,7 +166,8 @@ def run_fim_experiment(runs: pd.DataFrame, variants: Mapping | None = None, feat
     if "role" not in runs.columns:
         raise ValidationError(f"{where}: missing column 'role' ('train' / 'test' per run)")
     data = aggregate_runs(runs, features, target)
-    train, test = data[data["role"] == "train"].reset_index(drop=True), data[data["role"] == "test"].reset_index(drop=True)
+    train = data[data["role"] == "train"].reset_index(drop=True)
+    test = data[data["role"] == "test"].reset_index(drop=True)
     for name, part in (("train", train), ("test", test)):
         if part.empty:
             raise ValidationError(f"{where}: no runs with role == {name!r}")
@@ -167,7 +175,8 @@ def run_fim_experiment(runs: pd.DataFrame, variants: Mapping | None = None, feat
     models, predictions, notes = {}, {}, []
     for name, estimator in variants.items():
         try:
-            model = clone(estimator).fit(train)
+            with quiet_warnings():  # the experiment's notes list them
+                model = clone(estimator).fit(train)
         except ValidationError as exc:
             notes.append(f"{name}: not fitted: {exc}")
             continue

@@ -1,5 +1,7 @@
-"""FiM-Com against measured collectives: what is mapped to what, station samples derived
-from OSU latencies, and sweeps of the queueing model over data size and process count.
+"""FiM-Com against measured collectives.
+
+What is mapped to what, station samples derived from OSU latencies, and sweeps of the
+queueing model over data size and process count.
 
 Mapping of the OSU Micro-Benchmarks broadcast data (``osu-orfeo``) onto the model:
 
@@ -46,7 +48,7 @@ from tqdm.auto import tqdm
 
 from workbench.errors import ValidationError
 from workbench.models.fim.queueing import simulate_collective
-from workbench.models.fim.service_fit import StationFit, fit_station
+from workbench.models.fim.service_fit import STATION_FAMILIES, StationFit, fit_station
 from workbench.validation import require_columns
 
 __all__ = [
@@ -62,14 +64,23 @@ __all__ = [
     "compare_with_osu",
     "extrap_spread",
     "relative_spread",
+    "OSU_SIZES",
+    "OSU_MAPPINGS",
+    "SWEEP_PROCESSES",
+    "PlacementData",
+    "data_points",
+    "extrap_spread_near",
+    "measured_at",
+    "measured_sweep_curves",
+    "placement_data",
+    "size_label",
+    "sweep_values",
 ]
 
 #: Bytes per data point (section 4.1).
 POINT_BYTES = 20
 #: Eager/rendezvous switch used to split small and large messages (the paper's 64 KB).
 EAGER_BYTES = 65536
-#: The paper's family per station (Eqs. 13-16).
-STATION_FAMILIES = {"D": "uniform_rate", "M": "log", "C": "exponential", "R": "exponential"}
 _OSU_COLUMNS = ["size_bytes", "processes", "latency_us", "min_us", "max_us"]
 
 
@@ -149,8 +160,10 @@ def osu_station_samples(
     point_bytes: int = POINT_BYTES,
     eager_bytes: int = EAGER_BYTES,
 ) -> StationSamples:
-    """Per-station service-time samples (µs) derived from OSU broadcast latencies; the
-    derivation of each station is in the module docstring and in ``provenance``."""
+    """Per-station service-time samples (µs) derived from OSU broadcast latencies.
+
+    The derivation of each station is in the module docstring and in ``provenance``.
+    """
     everything = _select(osu, "bcast", mapping, None)
     pairs = everything[everything["processes"] == 2].sort_values(["algorithm", "size_bytes"])
     warnings: list[str] = []
@@ -214,8 +227,9 @@ def sweep_collective(
     progress: bool = False,
     **rates,
 ) -> pd.DataFrame:
-    """Simulate ``pattern`` for each of ``values`` of ``vary`` (``"n_jobs"`` or
-    ``"processes"``), the other held at its given value (Fig. 6's axes).
+    """Simulate ``pattern`` for each of ``values`` of ``vary``, the other held at its given value.
+
+    ``vary`` is ``"n_jobs"`` or ``"processes"`` (Fig. 6's axes).
 
     Returns a tidy frame: ``pattern, n_jobs, processes, replication, makespan`` (time
     unit of the rates) and ``per_job`` (makespan / n_jobs).
@@ -260,9 +274,11 @@ def compare_with_osu(
     seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """The model's mean makespan at every measured configuration of ``curve`` (from
-    :func:`osu_collective_curve`) beside the measurement: adds ``predicted_us`` and
-    ``error_pct`` (signed, relative to the measured latency)."""
+    """Put the model's mean makespan beside every measured configuration of ``curve``.
+
+    ``curve`` comes from :func:`osu_collective_curve`; adds ``predicted_us`` and
+    ``error_pct`` (signed, relative to the measured latency).
+    """
     predicted = np.empty(len(curve))
     rows = list(curve[["n_jobs", "processes"]].itertuples(index=False))
     for i, (n_jobs, processes) in enumerate(tqdm(rows, desc="FiM-Com vs OSU", disable=not progress)):
@@ -273,8 +289,11 @@ def compare_with_osu(
 
 
 def relative_spread(makespans) -> dict[str, float]:
-    """Dimensionless spread of repeated communication times: IQR / median and the
-    coefficient of variation (comparable across message sizes and units)."""
+    """Dimensionless spread of repeated communication times.
+
+    IQR / median and the coefficient of variation (comparable across message sizes and
+    units).
+    """
     x = np.asarray(makespans, dtype=float)
     if x.size < 2:
         raise ValidationError(f"a spread needs at least 2 replications, got {x.size}")
@@ -283,10 +302,12 @@ def relative_spread(makespans) -> dict[str, float]:
 
 
 def extrap_spread(extrap: pd.DataFrame, collective: str = "MPI_Bcast") -> pd.DataFrame:
-    """Measured repetition spread of one collective from the Extra-P MPI statistics
-    (1600-2000 repetitions per row): ``library, ranks, repetitions, median_us, rel_iqr,
-    cv``.  Message sizes are not recorded there, so only the dimensionless spread is
-    compared with the model's replications (:func:`relative_spread`)."""
+    """Measured repetition spread of one collective from the Extra-P MPI statistics (1600-2000 repetitions per row).
+
+    ``library, ranks, repetitions, median_us, rel_iqr, cv``.  Message sizes are not
+    recorded there, so only the dimensionless spread is compared with the model's
+    replications (:func:`relative_spread`).
+    """
     require_columns(extrap, ["ranks", "median_us", "iqr_us", "mean_us", "sd_us"], "Extra-P MPI statistics")
     rows = extrap[extrap["collective"] == collective]
     if rows.empty:
@@ -299,3 +320,116 @@ def extrap_spread(extrap: pd.DataFrame, collective: str = "MPI_Bcast") -> pd.Dat
         .sort_values(["library", "ranks"])
         .reset_index(drop=True)
     )
+
+
+# ----------------------------------------------------------------------------- the OSU grid
+#: OSU message sizes of the osu-orfeo broadcast files: 1 B .. 1 MiB.
+OSU_SIZES = tuple(int(2**k) for k in range(21))
+#: OSU process placements (``--map-by``) measured in osu-orfeo.
+OSU_MAPPINGS = ("core", "socket", "node")
+#: Process counts of a time-vs-p sweep (:func:`sweep_values` adds the current one).
+SWEEP_PROCESSES = (1, 2, 3, 5, 8, 13, 20, 31, 47, 63, 95, 127, 191, 255)
+
+
+def data_points(size_bytes: int, point_bytes: int = POINT_BYTES) -> int:
+    """Return the model's ``n_jobs`` for a message of ``size_bytes``.
+
+    ``ceil(size / point_bytes)``, at least one (a 1-byte message is one job; see the module
+    docstring).
+    """
+    return max(1, int(np.ceil(size_bytes / point_bytes)))
+
+
+def size_label(size_bytes: int) -> str:
+    """``"64 KiB = 3277 points"``: a message size and its data points at 20 B each."""
+    value, unit = float(size_bytes), "B"
+    for bigger in ("KiB", "MiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, bigger
+    points = data_points(size_bytes)
+    return f"{value:g} {unit} = {points} point{'s' if points > 1 else ''}"
+
+
+def measured_at(curve: pd.DataFrame | None, size_bytes: int, processes: int) -> pd.Series | None:
+    """Return the measured row of ``curve`` at ``size_bytes`` and the core count nearest ``processes + 1``.
+
+    ``curve`` comes from :func:`osu_collective_curve`; None when there is no such row.
+
+    On a tie the smaller core count wins: socket and node placements were measured on 2,
+    6, 10, ... cores only, so 64 cores (63 receivers) reads the 62-core run.
+    """
+    if curve is None:
+        return None
+    rows = curve[curve["size_bytes"] == size_bytes]
+    if rows.empty:
+        return None
+    distance = (rows["cores"] - (processes + 1)).abs()
+    return rows.loc[distance.sort_values(kind="stable").index[0]]
+
+
+def measured_sweep_curves(curve: pd.DataFrame | None, size_bytes: int,
+                          processes: int) -> tuple[pd.DataFrame | None, pd.DataFrame | None]:
+    """Return the measured counterparts of the two sweeps of Fig. 6.
+
+    The latencies over message size at the core count :func:`measured_at` reads, and over
+    core counts at ``size_bytes``; None where ``curve`` is None (no data) or has no such
+    row.
+    """
+    if curve is None:
+        return None, None
+    at = measured_at(curve, size_bytes, processes)
+    over_sizes = curve[curve["cores"] == at["cores"]] if at is not None else None
+    return over_sizes, curve[curve["size_bytes"] == size_bytes]
+
+
+def sweep_values(vary: str, processes: int, sizes=OSU_SIZES, process_counts=SWEEP_PROCESSES) -> list[int]:
+    """Return the grid of a Fig. 6 sweep.
+
+    The data points of the OSU ``sizes`` (``vary="n_jobs"``) or ``process_counts`` with the
+    current ``processes`` added (``vary="processes"``).
+    """
+    if vary == "n_jobs":
+        return sorted({data_points(s) for s in sizes})
+    if vary == "processes":
+        return sorted({*process_counts, int(processes)})
+    raise ValidationError(f"vary must be 'n_jobs' or 'processes', got {vary!r}")
+
+
+@dataclass(frozen=True)
+class PlacementData:
+    """What one OSU placement gives.
+
+    The station ``fits``, the measured broadcast ``curve`` and how the station samples were
+    derived (``provenance``, ``warnings``).
+    """
+
+    mapping: str
+    fits: dict[str, StationFit]
+    curve: pd.DataFrame
+    provenance: dict[str, str]
+    warnings: tuple[str, ...]
+
+
+def placement_data(osu: pd.DataFrame, mapping: str) -> PlacementData:
+    """Fit the stations of one placement of ``osu`` and read its measured broadcast curve.
+
+    Station fits (:func:`fit_stations` of :func:`osu_station_samples`) and the measured
+    broadcast curve (:func:`osu_collective_curve`).
+    """
+    if mapping not in OSU_MAPPINGS:
+        raise ValidationError(f"mapping (OSU placement) must be one of {', '.join(OSU_MAPPINGS)}, got {mapping!r}")
+    samples = osu_station_samples(osu, mapping=mapping)
+    return PlacementData(mapping, fit_stations(samples), osu_collective_curve(osu, mapping=mapping),
+                         dict(samples.provenance), tuple(str(w) for w in samples.warnings))
+
+
+def extrap_spread_near(extrap: pd.DataFrame, collective: str, ranks: int) -> pd.DataFrame:
+    """Return :func:`extrap_spread` of ``collective`` at the measured rank count nearest ``ranks``.
+
+    One row per MPI library.
+    """
+    spread = extrap_spread(extrap, collective)
+    measured = spread["ranks"].unique()
+    nearest = measured[np.argmin(np.abs(measured - ranks))]
+    return spread[spread["ranks"] == nearest].reset_index(drop=True)

@@ -1,4 +1,4 @@
-"""The fractal model (Escobar & Boppana, seed 003) against published and measured runs.
+"""The fractal model (Escobar & Boppana, [EscobarBoppana]) against published and measured runs.
 
 * :func:`table1_check` -- Table 1 of the paper reproduced from its published slope m and
   intercept b.  b is the natural log of the phase time in **milliseconds** (section 2.2:
@@ -35,13 +35,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from workbench.errors import ValidationError
-from workbench.metrics import error_pct
+from workbench.errors import ValidationError, WorkbenchWarning
 from workbench.io import fetch_seed_table
+from workbench.metrics import error_pct
 from workbench.models.fractal import (
     FractalExtrapolator,
     FractalPrediction,
-    FractalWarning,
     convergence_size,
     design_sizes,
     major_phases,
@@ -54,7 +53,9 @@ __all__ = [
     "B_ROUNDING",
     "COMPARISON_COLUMNS",
     "TABLE1_COLUMNS",
+    "DesignChoices",
     "FractalExperiment",
+    "design_choices",
     "demo_experiment",
     "match_sizes",
     "synthetic_profile",
@@ -77,7 +78,7 @@ TOTAL = "total"
 
 
 def table1_check(table: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Table 1 of seed 003 recomputed from its published m and b (one row per phase).
+    """Table 1 of [EscobarBoppana] recomputed from its published m and b (one row per phase).
 
     Columns (times in seconds): ``cores``, ``app``, ``phase``, ``label`` ("8 cores
     comd-ljforce"), ``C``, ``N_Lrg``, ``m``, ``b`` (ln of ms, as published), ``eb_s``
@@ -111,7 +112,7 @@ def table1_check(table: pd.DataFrame | None = None) -> pd.DataFrame:
         "published_predicted_s": published,
         "published_actual_s": actual,
         "inside_bracket": (published >= seconds[1]) & (published <= seconds[2]),
-        "eb_error_pct": error_pct(seconds[0], actual),
+        "eb_error_pct": error_pct(actual, seconds[0]),
         "published_error_pct": t["phase_error_pct"].to_numpy(dtype=float),
         "overall_error_pct": t["overall_error_pct"].to_numpy(dtype=float),
     }, columns=TABLE1_COLUMNS)
@@ -130,7 +131,7 @@ def synthetic_profile(
     runs: int = 1,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """A SYNTHETIC profile frame with exact power-law phases (for teaching and tests).
+    """Return a SYNTHETIC profile frame with exact power-law phases (for teaching and tests).
 
     Phases (:data:`SYNTHETIC_PHASES`): ``solve`` = 1e-6 N^3 s, ``sweep`` = 5e-5 N^2 s,
     ``setup`` = 2e-3 N s, measured at ``sizes`` and at ``target_size`` (the "large run");
@@ -155,10 +156,11 @@ def synthetic_profile(
 
 
 def match_sizes(requested, measured) -> np.ndarray:
-    """The measured size nearest each requested size (ties to the smaller), vectorised.
+    """Return the measured size nearest each requested size (ties to the smaller), vectorised.
 
     ``measured`` must be non-empty and increasing.  Returns one measured size per
-    request (duplicates kept: the caller merges them)."""
+    request (duplicates kept: the caller merges them).
+    """
     req = np.asarray(requested, dtype=float)
     grid = np.asarray(measured, dtype=float)
     if grid.size == 0:
@@ -247,7 +249,8 @@ def _design(small_sizes: np.ndarray, C: float, delta: float | None, k: int) -> t
     if sizes.size < 2:
         raise ValidationError(
             f"fractal design: C = {C:g}, delta = {delta:g}, k = {k} map onto the single measured size {sizes[0]:g}; "
-            f"a fit needs 2 -- choose a smaller C or a delta that reaches other measured sizes (candidates: {', '.join(f'{s:g}' for s in candidates)})")
+            "a fit needs 2 -- choose a smaller C or a delta that reaches other measured sizes (candidates: "
+            f"{', '.join(f'{s:g}' for s in candidates)})")
     return float(delta), requested, sizes, notes
 
 
@@ -262,8 +265,7 @@ def demo_experiment(
     k: int = 5,
     confidence: float = 0.95,
 ) -> FractalExperiment:
-    """Run sections 2.1-2.3 of seed 003 on ``profile`` and compare with the run at
-    ``target_size``.
+    """Run sections 2.1-2.3 of [EscobarBoppana] on ``profile`` and compare with the run at ``target_size``.
 
     Only the runs below ``target_size`` are used to find the major phases (cumulative
     share >= ``threshold``), C (``None``: detected with ``tolerance``) and the fitted
@@ -292,7 +294,7 @@ def demo_experiment(
     small = profile[profile["size"].to_numpy(dtype=float) < target_size]
     # the model's warnings are kept as notes (the dashboard shows them), not re-raised
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FractalWarning)
+        warnings.simplefilter("always", WorkbenchWarning)
         phases = tuple(major_phases(small, threshold))
         notes = [str(w.message) for w in caught]
         auto = C is None
@@ -327,7 +329,7 @@ def demo_experiment(
     errors = np.full(predicted.size, np.nan)
     ok = np.isfinite(actual_all) & (actual_all > 0)
     if ok.any():
-        errors[ok] = error_pct(predicted[ok], actual_all[ok])
+        errors[ok] = error_pct(actual_all[ok], predicted[ok])
     comparison = pd.DataFrame({
         "phase": [*phases, TOTAL],
         "m": np.r_[fits["m"].to_numpy(dtype=float), np.nan],
@@ -347,3 +349,51 @@ def demo_experiment(
         shares=shares, comparison=comparison, large_runs=large_runs,
         measured_total_s=measured_total, error_total_pct=float(errors[-1]), notes=tuple(notes),
     )
+
+
+@dataclass(frozen=True)
+class DesignChoices:
+    """What the method can be asked on a profile's measured sizes (sections 2.2-2.3).
+
+    Attributes
+    ----------
+    targets : the measured sizes with at least 2 smaller ones (possible N_Lrg), increasing.
+    target_size : the chosen N_Lrg (one of ``targets``).
+    small_sizes : the measured sizes below the target.
+    convergence_sizes : the possible C: small sizes with at least 2 measured sizes between
+        them and the target (a fit needs 2).
+    k_max : the most fitted sizes that can be distinct: the small sizes above the smallest.
+    delta_min, delta_max : the range of the size step delta: the smallest gap between small
+        sizes up to their whole range (at least the gap).
+    """
+
+    targets: np.ndarray
+    target_size: float
+    small_sizes: np.ndarray
+    convergence_sizes: np.ndarray
+    k_max: int
+    delta_min: float
+    delta_max: float
+
+
+def design_choices(profile: pd.DataFrame, target_size: float | None = None) -> DesignChoices:
+    """Return the targets, convergence sizes C, k and delta that :func:`demo_experiment` can use.
+
+    On ``profile`` with the target ``target_size`` (None: the largest measured size).
+
+    Raises :class:`~workbench.errors.ValidationError` for fewer than 3 measured sizes or a
+    target that is not a measured size above two others.
+    """
+    sizes = np.unique(profile["size"].to_numpy(dtype=float))
+    if sizes.size < 3:
+        raise ValidationError(f"the profile has {sizes.size} measured size(s); the method needs at least 3: "
+                              "2 small runs to fit and a larger one to predict")
+    targets = sizes[2:]
+    target = float(targets[-1]) if target_size is None else float(target_size)
+    if not np.isin(target, targets):
+        raise ValidationError(f"target size {target:g}: choose a measured size above two others "
+                              f"({', '.join(f'{s:g}' for s in targets)})")
+    small = sizes[sizes < target]
+    gap = float(np.diff(small).min())
+    return DesignChoices(targets=targets, target_size=target, small_sizes=small, convergence_sizes=small[:-2],
+                         k_max=max(2, small.size - 1), delta_min=gap, delta_max=max(float(small[-1] - small[0]), gap))

@@ -13,8 +13,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, clone
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, quiet_warnings
 from workbench.metrics import error_pct
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
@@ -31,18 +32,18 @@ RELIABILITY_KINDS = frozenset({
 
 
 def default_models() -> dict:
-    """Model name -> factory of an unfitted estimator with ``fit(n, t)`` / ``predict(n)``."""
+    """Model name -> unfitted estimator with ``fit(n, t)`` / ``predict(n)`` (cloned per curve)."""
     return {
-        "ADEPT": lambda: Adept(),
-        "ADEPT (paper units, s)": lambda: Adept(units="paper"),
-        "ADEPT (paper units, ms)": lambda: _Milliseconds(Adept(units="paper")),
-        "Amdahl": AmdahlModel,
-        "USL": USLModel,
-        "Downey LM": DowneyLM,
+        "ADEPT": Adept(),
+        "ADEPT (paper units, s)": Adept(units="paper"),
+        "ADEPT (paper units, ms)": _Milliseconds(Adept(units="paper")),
+        "Amdahl": AmdahlModel(),
+        "USL": USLModel(),
+        "Downey LM": DowneyLM(),
     }
 
 
-class _Milliseconds:
+class _Milliseconds(BaseEstimator):
     """Feeds a model milliseconds and returns seconds: shows the unit pitfall of paper mode."""
 
     def __init__(self, model):
@@ -102,21 +103,23 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
             if len(n) <= k:
                 continue
             obs, held = slice(0, k), slice(k, None)
-            for name, factory in models.items():
-                model = factory()
+            for name, estimator in models.items():
+                model = clone(estimator)
                 try:
-                    model.fit(n[obs], t[obs])
+                    with quiet_warnings():  # recorded per target below (warnings_for)
+                        model.fit(n[obs], t[obs])
                     pred = np.asarray(model.predict(n[held]), float)
                     note = ""
                 except WorkbenchError as exc:
                     pred, note = np.full(len(n[held]), np.nan), f"fit failed: {exc}"
                 for target, actual, p in zip(n[held], t[held], pred):
-                    warned, kinds = _warned(model, target) if hasattr(model, "warnings_for") and not note else (False, note)
+                    warned, kinds = (_warned(model, target) if hasattr(model, "warnings_for") and not note
+                                     else (False, note))
                     rows.append({
                         "benchmark": curve.benchmark, "problem_class": curve.problem_class,
                         "placement": curve.placement, "n_observed": k, "observed": tuple(n[obs].astype(int)),
                         "target": target, "actual": actual, "model": name, "prediction": p,
-                        "error_pct": float(error_pct(p, actual)) if np.isfinite(p) else np.nan,
+                        "error_pct": float(error_pct(actual, p)) if np.isfinite(p) else np.nan,
                         "warned": warned, "warning_kinds": kinds,
                     })
     if not rows:
@@ -125,9 +128,11 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
 
 
 def holdout_summary(table: pd.DataFrame, miss_pct: float = 30.0) -> pd.DataFrame:
-    """Per model: predictions made, mean and median PA (= 100 - E), share within
-    ``miss_pct``, and for models that warn, how many misses (E > ``miss_pct``) carried a
-    warning.  Refused predictions (NaN) are counted, not scored."""
+    """Score each model's predictions: count, mean and median PA, share within ``miss_pct``.
+
+    PA = 100 - E; for models that warn, also how many misses (E > ``miss_pct``) carried a
+    warning.  Refused predictions (NaN) are counted, not scored.
+    """
     def one(g: pd.DataFrame) -> pd.Series:
         e = g["error_pct"]
         miss = e > miss_pct

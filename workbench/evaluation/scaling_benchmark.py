@@ -26,12 +26,14 @@ import itertools
 import time
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import ValidationError
+from workbench.errors import DataFormatError, ParseWarning, ValidationError
+from workbench.io import curves_from_scaling_frame, fetch_dataset, fetch_npb_pi_cluster
 from workbench.io.curves import validate_curves
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.models.scaling.base import allocation_medians
@@ -62,6 +64,9 @@ __all__ = [
     "leaderboard",
     "warning_table",
     "speed_table",
+    "HOW_TO_BENCH",
+    "benchmark_curves",
+    "read_benchmark_results",
 ]
 
 PROTOCOLS = ("k3", "k4", "spread")
@@ -73,8 +78,10 @@ _NEUTRAL = Calibration(error_models={}, cv_prior={}, temperature=np.inf, risk_th
 
 
 def protocol_split(allocations: np.ndarray, protocol: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(measured, predicted) allocations of a protocol, or None when the curve is too short
-    (k3 needs 4 allocations, k4 and spread 5)."""
+    """Return the (measured, predicted) allocations of a protocol.
+
+    None when the curve is too short (k3 needs 4 allocations, k4 and spread 5).
+    """
     a = np.sort(np.asarray(allocations, float))
     if protocol in ("k3", "k4"):
         k = int(protocol[1])
@@ -96,7 +103,8 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
     leave-largest-out mean absolute log error on the measured allocations, NaN when the curve
     was too short), ``fit_ms`` (the model's fit on the measured runs), ``failure`` (why it
     could not be fitted), ``predictor_ms`` (the whole predictor fit plus the predictions of
-    this curve's targets, same for every model of a (curve, protocol))."""
+    this curve's targets, same for every model of a (curve, protocol)).
+    """
     curves = validate_curves(curves)
     groups = list(curves.groupby("curve_id", sort=False))
     rows = []
@@ -144,10 +152,12 @@ def _features(frame: pd.DataFrame) -> dict:
 
 
 def _fit_weights(frame: pd.DataFrame) -> np.ndarray:
-    """Record weights for calibration: every (curve, protocol) fit counts once, however many
-    targets it predicted.  (Weighting every source equally instead was tried: it let the
-    smallest, least typical source widen every interval, 85 % coverage for a nominal 80 %,
-    and chose model combinations that carried over worse, leave-one-source-out.)"""
+    """Record weights for calibration: every (curve, protocol) fit counts once, however many targets it predicted.
+
+    (Weighting every source equally instead was tried: it let the smallest, least typical
+    source widen every interval, 85 % coverage for a nominal 80 %, and chose model
+    combinations that carried over worse, leave-one-source-out.)
+    """
     return 1.0 / frame.groupby(["curve_id", "protocol"])["n"].transform("size").to_numpy(float)
 
 
@@ -157,8 +167,11 @@ def _log_error(frame: pd.DataFrame) -> np.ndarray:
 
 
 class _Wide:
-    """The models' rows of benchmark records side by side: one column per (curve, protocol,
-    target), one row per model, so that the predictor's combination is one array operation."""
+    """The models' rows of benchmark records side by side.
+
+    One column per (curve, protocol, target), one row per model, so that the predictor's
+    combination is one array operation.
+    """
 
     def __init__(self, records: pd.DataFrame):
         self.models = list(dict.fromkeys(records["model"]))
@@ -179,8 +192,10 @@ class _Wide:
         return np.where(self.fitted, w, 0.0)
 
     def score(self, w: np.ndarray) -> tuple[float, float]:
-        """(share within 20 %, minus the median relative error) of the combination with
-        weights ``w``, every (curve, protocol) fit counting once."""
+        """Score the combination with weights ``w``: (share within 20 %, minus the median relative error).
+
+        Every (curve, protocol) fit counts once.
+        """
         pred = combine(self.P, w)[0]
         rel = np.abs(pred - self.actual) / self.actual
         rel = np.where(np.isfinite(rel), rel, np.inf)
@@ -191,7 +206,7 @@ class _Wide:
         return float(np.sum(weight * (rel <= 0.2)) / weight.sum()), float(-median)
 
     def rows(self, w: np.ndarray) -> pd.DataFrame:
-        """The predictor's rows: one per (curve, protocol, target)."""
+        """Return the predictor's rows: one per (curve, protocol, target)."""
         pred, spread, best = combine(self.P, w)
         out = self.base.reset_index()
         out["model"] = "predictor"
@@ -214,11 +229,13 @@ EXCLUDED = 50.0
 
 
 def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict]:
-    """Which models to combine (penalty 0, the others :data:`EXCLUDED`), the softmin
-    temperature and the weight of the curve's own cross-validation, chosen to maximise the
-    share within 20 % (then the median PA) of the combination.  An exhaustive search over model subsets, :data:`TEMPERATURES` and
-    :data:`CV_WEIGHTS`: few, discrete choices, because finer per-model penalties fitted
-    this way did not carry over to held-out sources (leave-one-source-out)."""
+    """Choose the models to combine, the softmin temperature and the weight of cross-validation.
+
+    Models with penalty 0 are combined, the others are :data:`EXCLUDED`; the choice maximises the share within 20 %
+    (then the median PA) of the combination.  An exhaustive search over model subsets, :data:`TEMPERATURES` and
+    :data:`CV_WEIGHTS`: few, discrete choices, because finer per-model penalties fitted this way did not carry over to
+    held-out sources (leave-one-source-out).
+    """
     best = None
     for size in range(1, len(wide.models) + 1):
         for subset in itertools.combinations(wide.models, size):
@@ -241,7 +258,8 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
     the largest calibrated miss probability that still flags ``recall_goal`` of the
     predictor's misses (> 30 %) in these records.  The default 0.91 is one point above the
     goal of flagging 90 % of misses on sources the threshold was not chosen on: at 0.90,
-    leave-one-source-out recall was 89 %."""
+    leave-one-source-out recall was 89 %.
+    """
     error_models = {}
     for name, g in records.groupby("model", sort=False):
         g = g[np.isfinite(g["prediction"])]
@@ -262,13 +280,17 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
 
 
 def _relative_error(frame: pd.DataFrame) -> np.ndarray:
-    return np.abs(frame["prediction"].to_numpy(float) - frame["actual"].to_numpy(float)) / frame["actual"].to_numpy(float)
+    actual = frame["actual"].to_numpy(float)
+    return np.abs(frame["prediction"].to_numpy(float) - actual) / actual
 
 
 def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: float = 0.8) -> pd.DataFrame:
-    """Rows of every model and the predictor with ``lower``/``upper`` (``level`` interval),
-    ``miss_probability`` and ``warned`` (predictor rows: its warning rule; single models:
-    NaN, they have no calibrated warning rule), plus ``warnings`` kinds for the predictor."""
+    """Return the rows of every model and the predictor with intervals and warnings.
+
+    Columns ``lower``/``upper`` (``level`` interval), ``miss_probability`` and ``warned``
+    (predictor rows: its warning rule; single models: NaN, they have no calibrated warning
+    rule), plus ``warnings`` kinds for the predictor.
+    """
     parts = []
     for name, g in records.groupby("model", sort=False):
         g = g.copy()
@@ -293,8 +315,11 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
 
 
 def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bool = True) -> pd.DataFrame:
-    """Calibrate on every source but one, apply to that one, for each source; the result has
-    the columns of :func:`apply_calibration` plus ``fold`` (the held-out source)."""
+    """Calibrate on every source but one, apply to that one, for each source.
+
+    The result has the columns of :func:`apply_calibration` plus ``fold`` (the held-out
+    source).
+    """
     sources = list(dict.fromkeys(records["source"]))
     if len(sources) < 2:
         raise ValidationError("leave-one-source-out needs curves from at least 2 sources")
@@ -313,13 +338,16 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bo
 
 
 def leaderboard(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
-    """Per model (and ``by`` groups): ``predictions``, ``refused``, ``median_pa`` (PA = 100 -
-    100 |pred - actual| / actual), ``within_10``, ``within_20`` (shares of all predictions;
-    refused ones count as outside), ``coverage`` (share of actual runtimes inside the
-    interval), ``median_width`` (median upper / lower), ``constant_width`` (upper / lower of a
-    constant log band centred on the predictions with the same coverage), ``warned_share``,
-    ``miss_recall`` (share of > 30 % misses that were warned), ``good_silent`` (share of the
-    other predictions that were not warned), ``fit_ms`` (median)."""
+    """Summarise benchmark results per model (and ``by`` groups).
+
+    Columns ``predictions``, ``refused``, ``median_pa`` (PA = 100 - 100 |pred - actual| / actual),
+    ``within_10``, ``within_20`` (shares of all predictions; refused ones count as outside),
+    ``coverage`` (share of actual runtimes inside the interval), ``median_width`` (median
+    upper / lower), ``constant_width`` (upper / lower of a constant log band centred on the
+    predictions with the same coverage), ``warned_share``, ``miss_recall`` (share of > 30 %
+    misses that were warned), ``good_silent`` (share of the other predictions that were not
+    warned), ``fit_ms`` (median).
+    """
     def one(g: pd.DataFrame) -> pd.Series:
         ok = np.isfinite(g["prediction"].to_numpy(float))
         rel = _relative_error(g)
@@ -349,9 +377,12 @@ def leaderboard(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.Dat
 
 
 def warning_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Each predictor warning kind as a classifier of "error > 30 %": ``kind``, ``fired``
-    (share of predictions), ``precision`` (share of fired ones that missed), ``recall``
-    (share of misses it fired on); the last row, ``warned``, is the combined flag."""
+    """Each predictor warning kind as a classifier of "error > 30 %".
+
+    ``kind``, ``fired`` (share of predictions), ``precision`` (share of fired ones that
+    missed), ``recall`` (share of misses it fired on); the last row, ``warned``, is the
+    combined flag.
+    """
     p = results[results["model"] == "predictor"]
     miss = ~np.isfinite(p["prediction"].to_numpy(float)) | (_relative_error(p) > MISS)
     rows = []
@@ -367,8 +398,10 @@ def warning_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def _least_squares_amdahl(n: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """The speed baseline: one ``scipy.optimize.least_squares`` fit of Amdahl's law
-    ``T1 (f + (1 - f) / n)`` to the runs, on relative errors."""
+    """Fit Amdahl's law once with ``scipy.optimize.least_squares``: the speed baseline.
+
+    The law is ``T1 (f + (1 - f) / n)``, fitted to the runs on relative errors.
+    """
     from scipy import optimize
 
     def resid(x):
@@ -378,10 +411,13 @@ def _least_squares_amdahl(n: np.ndarray, t: np.ndarray) -> np.ndarray:
 
 
 def speed_table(curves: pd.DataFrame, n_measured: int = 4, n_targets: int = 8) -> pd.DataFrame:
-    """Milliseconds per curve of ``ScalingPredictor().fit(...).predict_frame(targets)`` on
-    the ``n_measured`` smallest allocations of every curve (``n_targets`` targets, doubling
-    from twice the largest), beside one scipy least-squares fit of the same runs, timed one
-    after the other in the same loop.  Rows: ``what``, ``curves``, ``median_ms``, ``p90_ms``."""
+    """Time the predictor per curve beside one scipy least-squares fit of the same runs.
+
+    Milliseconds per curve of ``ScalingPredictor().fit(...).predict_frame(targets)`` on the
+    ``n_measured`` smallest allocations of every curve (``n_targets`` targets, doubling from
+    twice the largest), beside one scipy least-squares fit of the same runs, timed one after
+    the other in the same loop.  Rows: ``what``, ``curves``, ``median_ms``, ``p90_ms``.
+    """
     curves = validate_curves(curves)
     times = {"ScalingPredictor fit + predict_frame": [], "one scipy least_squares fit (Amdahl)": []}
     for _, runs in curves.groupby("curve_id", sort=False):
@@ -395,3 +431,43 @@ def speed_table(curves: pd.DataFrame, n_measured: int = 4, n_targets: int = 8) -
             times[what].append((time.perf_counter() - start) * 1e3)
     return pd.DataFrame([{"what": what, "curves": len(v), "median_ms": float(np.median(v)),
                           "p90_ms": float(np.quantile(v, 0.9))} for what, v in times.items()])
+
+
+#: How the per-curve results and the leaderboard are produced (said when they are missing).
+HOW_TO_BENCH = ("WORKBENCH_DATA_MIRROR=../shared/data .venv/bin/python tools/scaling_benchmark.py "
+                "(writes bench/results/scaling_curves.csv and scaling_leaderboard.csv)")
+
+
+def benchmark_curves() -> pd.DataFrame:
+    """Return the benchmark's curves.
+
+    The scaling corpus and the Pi-cluster NPB curves with >= 4 allocations, as
+    ``tools/scaling_benchmark.py`` reads them; needs the real-data mirror (raises
+    :class:`~workbench.errors.DatasetNotFoundError` without it).
+    """
+    corpus = fetch_dataset("scaling-corpus").frame
+    with warnings.catch_warnings():  # aborted NPB logs are skipped, as by the benchmark
+        warnings.simplefilter("ignore", ParseWarning)
+        npb = curves_from_scaling_frame(fetch_npb_pi_cluster().frame, source="npb-pi-cluster", min_points=4)
+    return pd.concat([corpus, npb], ignore_index=True)
+
+
+def read_benchmark_results(per_curve_csv) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read the per-curve results of ``tools/scaling_benchmark.py`` and the overall leaderboard.
+
+    The leaderboard is ``scaling_leaderboard.csv`` in the same folder as the results.
+
+    Raises :class:`~workbench.errors.DataFormatError` naming the file that is missing or not
+    a readable CSV table, with how to produce it (:data:`HOW_TO_BENCH`).
+    """
+    per_curve_csv = Path(per_curve_csv)
+    board_csv = per_curve_csv.with_name("scaling_leaderboard.csv")
+    frames = []
+    for path, what in ((per_curve_csv, "a readable CSV table of benchmark results; produce it again"),
+                       (board_csv, "missing or not a readable CSV table of the overall leaderboard; produce it")):
+        try:
+            frames.append(pd.read_csv(path))
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError):
+            prefix = "not " if path == per_curve_csv else ""
+            raise DataFormatError(f"{path}: {prefix}{what} with: {HOW_TO_BENCH}") from None
+    return frames[0], frames[1]

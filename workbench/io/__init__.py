@@ -15,7 +15,7 @@
   FiM-Com calibration (:mod:`workbench.io.collectives`).
 * :func:`read_osu`, :func:`read_imb`, :func:`imb_exchange_table` - the text output of the
   OSU Micro-Benchmarks (5.x-7.x) and Intel MPI Benchmarks (IMB-MPI1 ...) to tidy frames,
-  and IMB Exchange rows in the layout of Table 6.1 of seed 004
+  and IMB Exchange rows in the layout of Table 6.1 of [Branikas2024]
   (:mod:`workbench.io.microbench`).
 * :func:`read_scaling_corpus`, :func:`read_curves_csv`, :func:`curves_from_scaling_frame`,
   :func:`validate_curves`, :func:`curve_summary` - many strong-scaling curves in one tidy
@@ -23,6 +23,10 @@
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
+* :func:`read_measured_kmeans`, :func:`read_comm_pingpong`, :func:`read_comm_datagen`,
+  :func:`read_fractal_demo` - the tables this project measures itself (CSV + JSON sidecar):
+  their columns, checks and readers (:mod:`workbench.io.measured`; the programs that measure
+  them, :mod:`workbench.measure` and :mod:`workbench.workloads`, write with the same).
 
 Every reader opens files, uploads and text through :mod:`workbench.io._text`: regular files
 only (no folders, named pipes or devices where a file is expected), size caps checked before
@@ -51,6 +55,7 @@ from workbench.io.curves import (
     read_scaling_corpus,
     validate_curves,
 )
+from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.microbench import imb_exchange_table, read_imb, read_osu
 from workbench.io.npb import NPB_COLUMNS, parse_npb_filename, parse_npb_text, read_npb_logs
 from workbench.io.perf import PerfStat, read_perf_stat
@@ -88,8 +93,12 @@ __all__ = [
     "parse_npb_text",
     "placement_labels",
     "read_curves_csv",
+    "read_comm_datagen",
+    "read_comm_pingpong",
     "read_extrap_mpi",
+    "read_fractal_demo",
     "read_imb",
+    "read_measured_kmeans",
     "read_npb_logs",
     "read_osu",
     "read_osu_orfeo",

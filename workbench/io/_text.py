@@ -1,5 +1,6 @@
-"""Safe input for every reader of :mod:`workbench.io`: files, uploads and text, checked
-before any parser or pandas sees them.
+r"""Safe input for every reader of :mod:`workbench.io`.
+
+Files, uploads and text, checked before any parser or pandas sees them.
 
 The readers are reached from dashboards anyone may upload to and from paths a user types,
 so a reader must not hang (a named pipe, ``/dev/zero``), exhaust memory (a huge file, or one
@@ -24,7 +25,7 @@ Text is UTF-8 (a byte-order mark is accepted). Bytes that are not UTF-8 are an e
 names the line, except for the log readers (``legacy=True``: NPB, OSU/IMB and ``perf stat``
 output), whose fields are ASCII: there any other 8-bit text is read as Latin-1, which
 cannot change a number or a keyword. Windows (CRLF) and old Mac (CR) line endings become
-``\\n`` before parsing, so every parser sees the same lines.
+``\n`` before parsing, so every parser sees the same lines.
 
 Limits (module constants; the readers of logs pass a smaller ``max_bytes``: 8 MiB for NPB
 logs and ``perf stat`` output, 16 MiB for OSU/IMB output):
@@ -163,7 +164,7 @@ def _mib(n: int) -> str:
 
 def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = False,
               unknown: type[DataFormatError] = DataFormatError, name: str | None = None) -> str:
-    """The checked text (:func:`decode`) of the regular file ``path``.
+    """Return the checked text (:func:`decode`) of the regular file ``path``.
 
     ``what`` says what the file should hold, for messages ("an NPB log"); ``name`` is how
     messages call the file (default: the path as given). Folders, named pipes, devices,
@@ -199,7 +200,7 @@ def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = F
 
 def read_buffer(buffer, name: str, *, what: str, max_bytes: int | None = None, legacy: bool = False,
                 unknown: type[DataFormatError] = DataFormatError) -> str:
-    """The checked text of a file-like object (bytes or text), reading at most ``max_bytes + 1``."""
+    """Return the checked text of a file-like object (bytes or text), reading at most ``max_bytes + 1``."""
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     try:
         data = buffer.read(max_bytes + 1)
@@ -215,9 +216,11 @@ def read_buffer(buffer, name: str, *, what: str, max_bytes: int | None = None, l
 
 
 def read_json(path, *, what: str, max_bytes: int | None = None, name: str | None = None) -> dict:
-    """The JSON object in the regular file ``path`` (:func:`read_file`'s checks and size
-    cap); a DataFormatError naming the file, and the line and column of invalid
-    JSON, when it holds anything else. ``what`` describes the object ("the sweep grid")."""
+    """Return the JSON object in the regular file ``path`` (:func:`read_file`'s checks and size cap).
+
+    A DataFormatError naming the file, and the line and column of invalid JSON, when it
+    holds anything else. ``what`` describes the object ("the sweep grid").
+    """
     name = str(path) if name is None else name
     text = read_file(path, what=what, max_bytes=max_bytes, name=name)
     try:
@@ -240,7 +243,7 @@ def _json_kind(value) -> str:
 
 def decode(data: bytes, name: str, *, what: str, max_bytes: int | None = None, legacy: bool = False,
            unknown: type[DataFormatError] = DataFormatError) -> str:
-    """``data`` (a file's or an upload's bytes) as text with ``\\n`` line ends.
+    r"""Decode ``data`` (a file's or an upload's bytes) as text with ``\n`` line ends.
 
     Refused with ``unknown``: more than ``max_bytes``, a zip archive (an Excel workbook),
     UTF-16 text, binary content (a NUL byte), too many or too long lines (:data:`MAX_LINES`,
@@ -275,8 +278,10 @@ def decode(data: bytes, name: str, *, what: str, max_bytes: int | None = None, l
 
 def checked_text(text: str, name: str, *, what: str, max_bytes: int | None = None,
                  unknown: type[DataFormatError] = DataFormatError) -> str:
-    """Text given as a ``str`` with the checks of :func:`decode` (no decoding): ``\\n`` line
-    ends, no leading byte-order mark, size and line limits."""
+    r"""Text given as a ``str`` with the checks of :func:`decode` (no decoding).
+
+    ``\n`` line ends, no leading byte-order mark, size and line limits.
+    """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     if not isinstance(text, str):
         raise DataFormatError(f"{name}: expected text, got {type(text).__name__}")
@@ -318,15 +323,17 @@ def _check_lines(data: bytes, name: str, what: str, unknown: type[DataFormatErro
 # ----------------------------------------------------------------------------- CSV
 
 def _separator(header: str) -> str:
-    """The separator of a CSV table: the one of ``,`` ``;`` tab the header line uses most
-    (a comma when it uses none), so that one-column tables and sniffing mistakes in data
-    rows cannot change it."""
+    """Return the separator of a CSV table.
+
+    The one of ``,`` ``;`` tab the header line uses most (a comma when it uses none), so
+    that one-column tables and sniffing mistakes in data rows cannot change it.
+    """
     counts = [header.count(s) for s in _SEPARATORS]
     return _SEPARATORS[int(np.argmax(counts))] if max(counts) else ","
 
 
 def _fields(line: str, sep: str, name: str, number: int) -> list[str]:
-    """The fields of one CSV line, quotes honoured."""
+    """Return the fields of one CSV line, quotes honoured."""
     try:
         return next(csv.reader([line], delimiter=sep, skipinitialspace=True), [])
     except csv.Error:  # the csv module refuses fields over 128 KiB
@@ -335,9 +342,10 @@ def _fields(line: str, sep: str, name: str, number: int) -> list[str]:
 
 
 def check_csv_shape(lines: list[str], numbers, name: str, sep: str, *, lower: bool = True) -> list[str]:
-    """Check CSV lines (blank and comment lines removed, the header first; ``numbers``
-    holds their line numbers in the file) before pandas reads them, and return the
-    header's column names.
+    """Check CSV lines before pandas reads them, and return the header's column names.
+
+    Blank and comment lines are removed, the header first; ``numbers`` holds their line
+    numbers in the file.
 
     A line may have at most :data:`MAX_COLUMNS` fields and no more than the header; the
     table at most :data:`MAX_CELLS` cells; column names must differ (case-insensitively
@@ -377,7 +385,7 @@ def check_csv_shape(lines: list[str], numbers, name: str, sep: str, *, lower: bo
 
 def csv_frame(text: str, name: str, *, example: str, strings: bool = True, lower: bool = True,
               sep: str | None = None) -> pd.DataFrame:
-    """A CSV table from checked text: the index holds each row's line number in the file.
+    """Return a CSV table from checked text: the index holds each row's line number in the file.
 
     Full-line ``#`` comments and blank lines are dropped; the separator is ``sep`` or the
     one the header uses (:func:`_separator`). Column names are stripped (and lower-cased

@@ -27,6 +27,8 @@ from workbench.errors import DatasetNotFoundError
 from workbench.io._text import csv_frame, is_folder, path_exists, read_file
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import read_scaling_corpus
+from workbench.io.locations import DATA_DIR, MIRROR_ENV
+from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
 
@@ -41,10 +43,6 @@ __all__ = [
     "fetch_seed_table",
 ]
 
-#: Environment variable naming the mirror directory of the real datasets.
-MIRROR_ENV = "WORKBENCH_DATA_MIRROR"
-#: The project's bundled data folder.
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 #: Cores per node of the Raspberry Pi 4 cluster (16 workers x 4 cores).
 PI_CORES_PER_NODE = 4
 
@@ -78,7 +76,7 @@ class _Entry:
 
 
 def data_mirror(mirror: str | os.PathLike | None = None) -> Path:
-    """The mirror directory holding the real datasets.
+    """Return the mirror directory holding the real datasets.
 
     ``mirror`` if given, else the environment variable ``WORKBENCH_DATA_MIRROR``.
     Raises :class:`~workbench.errors.DatasetNotFoundError` with instructions when neither
@@ -103,36 +101,14 @@ def _load_pi_cluster(path: Path) -> pd.DataFrame:
     return frame
 
 
-def _load_measured_kmeans(path: Path) -> pd.DataFrame:
-    from workbench.measure.sweep import read_measured_kmeans  # measure imports io: load lazily
-
-    return read_measured_kmeans(path)
-
-
-def _load_comm_pingpong(path: Path) -> pd.DataFrame:
-    from workbench.measure.comm.sweep import read_comm_pingpong  # measure imports io: load lazily
-
-    return read_comm_pingpong(path)
-
-
-def _load_comm_datagen(path: Path) -> pd.DataFrame:
-    from workbench.measure.comm.sweep import read_comm_datagen
-
-    return read_comm_datagen(path)
-
-
 def _load_seed_table(path: Path) -> pd.DataFrame:
-    """A re-typed seed table (comma-separated, typed by pandas) read with the checks of
-    :mod:`workbench.io._text`, like every other reader."""
+    """Read a re-typed seed table with the checks of :mod:`workbench.io._text`, like every other reader.
+
+    The table is comma-separated and typed by pandas.
+    """
     text = read_file(path, what="a seed table (CSV)")
     frame = csv_frame(text, str(path), example="name,value", strings=False, lower=False, sep=",")
     return frame.reset_index(drop=True)
-
-
-def _load_fractal_demo(path: Path) -> pd.DataFrame:
-    from workbench.workloads.phases_demo import read_fractal_demo  # the workload imports io: load lazily
-
-    return read_fractal_demo(path)
 
 
 _PI_DESCRIPTION = (
@@ -146,25 +122,27 @@ _PI_DESCRIPTION = (
 _PI_SOURCE = "GitHub JohnnyPol/Pi_Cluster-ECE_NTUA_2024-2025 at b1a63793 (2025-11), benchmarks/results"
 
 _SEED_TABLES = {
-    "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs actual phase runtimes",
+    "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
+                              "actual phase runtimes",
     "exchange_benchmark_table6_1": "IMB Exchange average time (us) on 64 ARIS nodes (Table 6.1)",
     "exchange_ratios_table6_2": "Message-size ratio vs communication ratio (Table 6.2)",
-    "datagen_vs_semiempirical_table6_3_6_4": "Data-generator communication time vs semi-empirical prediction (Tables 6.3/6.4)",
+    "datagen_vs_semiempirical_table6_3_6_4": "Data-generator communication time vs semi-empirical prediction (Tables "
+                                             "6.3/6.4)",
     "gbm_model_metrics_tables8": "R2, RMSE, MAPE of the gradient-boosting scenarios (Tables 8.1/8.3/8.5)",
     "fim_vs_rbasp_table4": "FIM vs RBASP relative errors and optimal process counts (Table 4)",
     "adept_fit_runtime_table2": "ADEPT thesis Table 2: seconds per fit (LM, exhaustive, GA, ADEPT)",
 }
 _SEED_PAPERS = {
-    "fractal_escobar_table1": "Escobar & Boppana, Performance Prediction of Parallel Scientific Applications "
-    "(seed 003_c864bdef075c5450), Table 1",
+    "fractal_escobar_table1": "Escobar & Boppana, Performance Prediction of Parallel Scientific Applications, "
+    "Table 1",
     "fim_vs_rbasp_table4": "Bhimani, Mi, Leeser & Yang, New Performance Modeling Methods for Parallel Data "
-    "Processing Applications, 2019 (seed 000_8b905cb5527bc10a), Table 4",
-    "adept_fit_runtime_table2": "Deshmeh, PhD thesis, 2013 (seed 001_dd2456169eee47f5), Table 2",
+    "Processing Applications, 2019, Table 4",
+    "adept_fit_runtime_table2": "Deshmeh, PhD thesis, 2013, Table 2",
 }
 # the other tables come from chapters 6 and 8 of this thesis
 _BRANIKAS = (
     "Branikas, Performance Analysis and Modeling of Parallel Applications in Distributed Memory "
-    "Architectures, diploma thesis, NTUA, 2024 (seed 004_9e71b352bdd2dec0)"
+    "Architectures, diploma thesis, NTUA, 2024"
 )
 
 
@@ -219,37 +197,40 @@ def _registry() -> list[_Entry]:
             "workbench.workloads.kmeans run under `perf stat` (counters enabled only around the calculation) "
             "by `python -m workbench.measure.sweep`; small 'train' configurations on 1, 2, 4 processes and "
             "larger 'test' configurations on 1-8 processes, 3 repeats each. Machine, date, perf version and "
-            "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.measure.sweep.",
-            "this project (data/measured/kmeans_fim.json)", "MIT (project)", _load_measured_kmeans,
+            "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.io.measured.KMEANS_COLUMNS.",
+            "this project (data/measured/kmeans_fim.json)", "MIT (project)", read_measured_kmeans,
         ),
         _Entry(
             "comm-pingpong-local", "002 random non-blocking ping-pong, MPICH shared memory on this project's 2-core VM",
             "bundled", "measured/comm_pingpong.csv",
             "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH (mpich wheel) over shared "
-            "memory: the random non-blocking ping-pong benchmark of Papadopoulou et al. (seed 002, section III.B) run "
+            "memory: the random non-blocking ping-pong benchmark of Papadopoulou et al. (2015, section III.B) run "
             "by `python -m workbench.measure.comm pingpong` (mpi4py): S = 128 B .. 4 MiB, M = 1..processes-1 random "
             "partners, 2, 3 and 4 processes (3 and 4 oversubscribe the 2 cores), 200 iterations, 3 repeats; "
             "comm_time_us = max over ranks of each rank's 3rd-quartile iteration time, median_us = median over "
             "ranks. One node, so N = 1 and I = 0 everywhere and SW = R = 1: the inter-node descriptors only vary "
             "on a cluster. Other development processes shared the CPU; machine, MPI version, load averages and "
-            "command are in measured/comm_pingpong.json (frame.attrs). Columns: see workbench.measure.comm.sweep.",
-            "this project (data/measured/comm_pingpong.json)", "MIT (project)", _load_comm_pingpong,
+            "command are in measured/comm_pingpong.json (frame.attrs). Columns: see "
+            "workbench.io.measured.PINGPONG_COLUMNS.",
+            "this project (data/measured/comm_pingpong.json)", "MIT (project)", read_comm_pingpong,
         ),
         _Entry(
-            "comm-datagen-local", "004 halo-exchange data generator, per-rank timers, MPICH on this project's 2-core VM",
+            "comm-datagen-local",
+            "004 halo-exchange data generator, per-rank timers, MPICH on this project's 2-core VM",
             "bundled", "measured/comm_datagen.csv",
             "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH over shared memory: "
-            "Branikas's configurable data generator (seed 004, Listings 2.2/3.1) run by `python -m "
+            "Branikas's configurable data generator (2024, Listings 2.2/3.1) run by `python -m "
             "workbench.measure.comm datagen`: working set 2, 8, 32 MiB per rank, memory-bound (1 op) and "
             "compute-bound (16 ops) Jacobi loads, message size 1, 5, 10, 50, 100 x sqrt(working set), 2, 4, 8 "
             "messages, no barrier, 2 and 4 processes (4 oversubscribe the 2 cores), 16 time steps (the thesis "
             "uses 32). One row per rank and run (run_id): comm_s, comp_s, total_s summed over the time steps. "
             "One node (nodes = 1): node-count effects only appear on a cluster. Machine, MPI version, load "
             "averages and command are in measured/comm_datagen.json (frame.attrs).",
-            "this project (data/measured/comm_datagen.json)", "MIT (project)", _load_comm_datagen,
+            "this project (data/measured/comm_datagen.json)", "MIT (project)", read_comm_datagen,
         ),
         _Entry(
-            "fractal-demo-local", "Multi-phase demo workload (stencil, sort, dense solve) profiled on this project's 2-core VM",
+            "fractal-demo-local", "Multi-phase demo workload (stencil, sort, dense solve) profiled on this project's "
+                                  "2-core VM",
             "bundled", "measured/fractal_demo.csv",
             "MEASURED by this project (not synthetic): the demo workload of workbench.workloads.phases_demo run by "
             "`python -m workbench.workloads.phases_demo` - per run at grid side n, the exclusive times of four phases "
@@ -258,13 +239,14 @@ def _registry() -> list[_Entry]:
             "measured), 3 rounds. frame: the profile frame of workbench.models.fractal (size, phase, time_s, run, "
             "total_s); attrs: target_size, small_sizes, clock (the thread's CPU time by default), machine, date, "
             "BLAS, load averages, per-run wall times and the command (measured/fractal_demo.json). For the fractal "
-            "extrapolation of Escobar & Boppana (seed 003).",
-            "this project (data/measured/fractal_demo.json)", "MIT (project)", _load_fractal_demo,
+            "extrapolation of Escobar & Boppana.",
+            "this project (data/measured/fractal_demo.json)", "MIT (project)", read_fractal_demo,
         ),
         _Entry(
             "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",
             "synthetic/downey_example.csv",
-            "Synthetic, not measured (benchmark 'downey-synthetic', class 'example'): t(n) = 2.5 s x Downey runtime T(n; A=120, sigma=0.6) (thesis Table 1) with "
+            "Synthetic, not measured (benchmark 'downey-synthetic', class 'example'): t(n) = 2.5 s x Downey runtime "
+            "T(n; A=120, sigma=0.6) (thesis Table 1) with "
             "2% multiplicative Gaussian noise, processes 1..256, 3 repetitions (run 0..2) at a few n. "
             "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
             "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
@@ -286,7 +268,8 @@ def _registry() -> list[_Entry]:
             _Entry(
                 f"seed-{stem}", title, "bundled", f"seed-tables/{stem}.csv",
                 f"Table re-typed from {paper}; facts from the publication, see data/seed-tables/README.md.",
-                paper, "facts from the publication (citation required)", _load_seed_table,
+                f"{paper} (seed table: re-typed from the publication)",
+                "facts from the publication (citation required)", _load_seed_table,
             )
         )
     return entries
@@ -360,7 +343,7 @@ def fetch_dataset(name: str, *, mirror: str | os.PathLike | None = None) -> Data
 
 
 def fetch_npb_pi_cluster(*, mirror: str | os.PathLike | None = None) -> Dataset:
-    """The Raspberry Pi cluster NPB logs parsed with :func:`~workbench.io.read_npb_logs`.
+    """Return the Raspberry Pi cluster NPB logs parsed with :func:`~workbench.io.read_npb_logs`.
 
     Skipped logs are warned about (:class:`~workbench.errors.ParseWarning`) and listed in
     ``frame.attrs["skipped"]``; ``frame.attrs["cores_per_node"] == 4`` so that
@@ -370,7 +353,7 @@ def fetch_npb_pi_cluster(*, mirror: str | os.PathLike | None = None) -> Dataset:
 
 
 def fetch_seed_table(name: str) -> Dataset:
-    """A table re-typed from a seed paper, e.g. ``"adept_fit_runtime_table2"``.
+    """Return a table re-typed from one of the cited papers, e.g. ``"adept_fit_runtime_table2"``.
 
     Accepts the file stem, the file name (``.csv``) or the catalogue name (``seed-...``).
     """

@@ -192,8 +192,10 @@ _MAX_WHOLE = 2.0**53
 # ----------------------------------------------------------------------------- helpers
 
 def _read_table(path: Path, header: str, what: str) -> pd.DataFrame:
-    """The CSV as strings, indexed by line number, with its header checked against
-    ``header`` (the expected header line; any column order)."""
+    """Read the CSV as strings, indexed by line number, with its header checked.
+
+    ``header`` is the expected header line; any column order is accepted.
+    """
     try:
         raw = csv_frame(read_file(path, what=what), str(path), example=header)
     except ValidationError as exc:  # empty file / no data rows / repeated names: a format problem here
@@ -214,9 +216,11 @@ def _read_table(path: Path, header: str, what: str) -> pd.DataFrame:
 
 def _numbers(raw: pd.DataFrame, column: str, path: Path, *, integer: bool = False, minimum: float = 0,
              meaning: str = "a number") -> np.ndarray:
-    """Column ``column`` as floats; a DataFormatError naming the file, column, line and
-    value for empty, non-numeric or non-finite cells, fractional values (``integer``) and
-    values below ``minimum``."""
+    """Column ``column`` as floats.
+
+    A DataFormatError naming the file, column, line and value for empty, non-numeric or
+    non-finite cells, fractional values (``integer``) and values below ``minimum``.
+    """
     text = raw[column]
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
 
@@ -238,7 +242,7 @@ def _numbers(raw: pd.DataFrame, column: str, path: Path, *, integer: bool = Fals
 # ----------------------------------------------------------------------------- OSU on ORFEO
 
 def _osu_kind(path: Path) -> tuple[str, str, str | None]:
-    """(schema, benchmark, mapping or None) from the file name."""
+    """Return (schema, benchmark, mapping or None) from the file name."""
     match = _COLLECTIVE_FILE.fullmatch(path.name)
     if match:
         return "collective", match.group(1), match.group(2)

@@ -121,20 +121,23 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table", *, row_label
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    """The comma-separated table at ``path``, typed by pandas, indexed by line number."""
+    """Return the comma-separated table at ``path``, typed by pandas, indexed by line number."""
     return csv_frame(read_file(path, what=_WHAT), str(path), example=EXAMPLE_HEADER, strings=False, lower=False,
                      sep=",")
 
 
 def read_curves_csv(path: str | PathLike) -> pd.DataFrame:
-    """Read a curve table from a CSV file (columns of the module docstring; ``curve_id``,
-    ``n`` and ``time_s`` required; comma-separated, ``#`` comment lines ignored; the checks
-    and limits of :mod:`workbench.io._text`). Messages name the file and its lines."""
+    """Read a curve table from a CSV file.
+
+    Columns of the module docstring; ``curve_id``, ``n`` and ``time_s`` required;
+    comma-separated, ``#`` comment lines ignored; the checks and limits of
+    :mod:`workbench.io._text`. Messages name the file and its lines.
+    """
     return validate_curves(_read_csv(as_path(path)), str(path), row_label="line")
 
 
 def read_scaling_corpus(path: str | PathLike) -> pd.DataFrame:
-    """The scaling corpus (``curves.csv``, or the folder holding it) as a curve table.
+    """Return the scaling corpus (``curves.csv``, or the folder holding it) as a curve table.
 
     ``source`` is the upstream repository (``source_repo``); a ``licence`` column gives each
     row's licence (:data:`CORPUS_LICENCES`): the ``hpc-uk/archer-benchmarks`` rows are
@@ -152,8 +155,10 @@ def read_scaling_corpus(path: str | PathLike) -> pd.DataFrame:
 
 
 def curves_from_scaling_frame(frame: pd.DataFrame, source: str = "custom", min_points: int = 1) -> pd.DataFrame:
-    """One curve per (benchmark, problem class, placement) of a scaling frame (NPB logs or a
-    tidy CSV, :mod:`workbench.io.scaling`), as a curve table with ``unit="processes"``.
+    """Convert a scaling frame to a curve table with ``unit="processes"``.
+
+    One curve per (benchmark, problem class, placement) of a scaling frame (NPB logs or a
+    tidy CSV, :mod:`workbench.io.scaling`).
 
     ``curve_id`` is ``"<benchmark>-<class>-<placement>"``; curves with fewer than
     ``min_points`` distinct process counts are left out.
@@ -182,8 +187,11 @@ def curves_from_scaling_frame(frame: pd.DataFrame, source: str = "custom", min_p
 
 
 def curve_summary(curves: pd.DataFrame) -> pd.DataFrame:
-    """One row per curve: ``curve_id``, ``source``, ``app``, ``machine``, ``unit``, ``metric``,
-    ``n_points`` (distinct allocations), ``runs``, ``n_min``, ``n_max``."""
+    """Summarise a curve table: one row per curve.
+
+    Columns ``curve_id``, ``source``, ``app``, ``machine``, ``unit``, ``metric``, ``n_points``
+    (distinct allocations), ``runs``, ``n_min``, ``n_max``.
+    """
     curves = validate_curves(curves)
     g = curves.groupby("curve_id", sort=False)
     out = g.agg(source=("source", "first"), app=("app", "first"), machine=("machine", "first"),

@@ -51,7 +51,7 @@ of the incomplete last row (IMB also warns when a run has no ``All processes ent
 MPI_Finalize`` line).
 
 :func:`imb_exchange_table` turns IMB ``Exchange`` rows into the layout of Table 6.1 of
-Branikas (2024, seed 004, ``data/seed-tables/exchange_benchmark_table6_1.csv``), the input
+Branikas ([Branikas2024], ``data/seed-tables/exchange_benchmark_table6_1.csv``), the input
 of the semi-empirical Exchange model (§6.1-6.2).
 """
 
@@ -296,9 +296,11 @@ def _slug(name: str) -> str:
 
 def _check_row(table: _Table, fields: list[str], number: int, text: str, lines: list[str],
                path: Path, what: str, notes: list[str]) -> bool:
-    """True if the row fits the header.  A row with too few fields is a run cut short
-    (a note for :func:`_warn_notes`, the row dropped) when no further data row follows it;
-    anything else is an error."""
+    """Return True if the row fits the header.
+
+    A row with too few fields is a run cut short (a note for :func:`_warn_notes`, the row
+    dropped) when no further data row follows it; anything else is an error.
+    """
     n = len(table.columns)
     if len(fields) == n:
         return True
@@ -314,8 +316,10 @@ def _check_row(table: _Table, fields: list[str], number: int, text: str, lines: 
 
 
 def _warn_notes(notes: list[str], path: Path) -> None:
-    """Warn the first few notes one by one and the rest in one line: a file made of a
-    million empty tables must not give a million warnings."""
+    """Warn the first few notes one by one and the rest in one line.
+
+    A file made of a million empty tables must not give a million warnings.
+    """
     for note in notes[:_MAX_WARNINGS]:
         warnings.warn(note, ParseWarning, stacklevel=4)
     if len(notes) > _MAX_WARNINGS:
@@ -324,7 +328,7 @@ def _warn_notes(notes: list[str], path: Path) -> None:
 
 
 def _check_count(count: int, path: Path, number: int) -> None:
-    """A DataFormatError when a file has more runs, blocks or tables than :data:`_MAX_TABLES`."""
+    """Raise a DataFormatError when a file has more runs, blocks or tables than :data:`_MAX_TABLES`."""
     if count >= _MAX_TABLES:
         raise DataFormatError(f"{path}, line {number}: more than {_MAX_TABLES:,} runs or tables in one file; "
                               "split it into smaller files")
@@ -350,7 +354,7 @@ def _warn_ignored(ignored: list[tuple[int, str]], path: Path) -> None:
 
 
 def _table_frame(table: _Table, path: Path) -> pd.DataFrame:
-    """The table's cells as typed columns (vectorised per column), with its context."""
+    """Return the table's cells as typed columns (vectorised per column), with its context."""
     raw = pd.DataFrame(table.cells, columns=table.columns, dtype=object)
     data: dict[str, object] = {}
     for column in table.columns:
@@ -426,7 +430,7 @@ def _collect(path: str | PathLike, parse: Callable[[Path], tuple[list[pd.DataFra
 # ----------------------------------------------------------------------------- OSU
 
 def _osu_benchmark(description: str) -> str:
-    """Executable name (``osu_bcast``) from the title text (``Broadcast Latency``)."""
+    """Return the executable name (``osu_bcast``) from the title text (``Broadcast Latency``)."""
     text = " ".join(description.lower().split())
     if text in _OSU_TITLES:
         return _OSU_TITLES[text]
@@ -576,13 +580,13 @@ def _osu_table(run: dict, columns: list[str], number: int) -> _Table:
 
 def read_osu(path: str | PathLike, *, processes: int | Callable[[str], int | None] | None = None
              ) -> pd.DataFrame:
-    """Read OSU Micro-Benchmarks stdout (a file, or every file of a folder) into a tidy frame.
+    r"""Read OSU Micro-Benchmarks stdout (a file, or every file of a folder) into a tidy frame.
 
     ``path`` holds the text OMB prints (5.x-7.x; see the module docstring for the table
     variants).  OMB states the process count only for ``osu_mbw_mr`` (``pairs``) and the
     two-process point-to-point and one-sided tests; for the others (collectives,
     ``osu_multi_lat``) pass ``processes``: an int for every file, or a function of the file
-    name returning an int or None, e.g. ``lambda name: int(re.search(r"np(\\d+)",
+    name returning an int or None, e.g. ``lambda name: int(re.search(r"np(\d+)",
     name)[1])`` or ``{"bcast_64.txt": 64}.get``.  It only fills tables whose output does
     not state the count.
 
@@ -830,7 +834,7 @@ def read_imb(path: str | PathLike) -> pd.DataFrame:
 
 def imb_exchange_table(frame: pd.DataFrame, ppn: int | Mapping[str, int], *, benchmark: str = "Exchange"
                        ) -> pd.DataFrame:
-    """IMB ``Exchange`` rows of :func:`read_imb` in the layout of Table 6.1 (seed 004).
+    """IMB ``Exchange`` rows of :func:`read_imb` in the layout of Table 6.1 ([Branikas2024]).
 
     Branikas (2024), §6.1: the Exchange benchmark's average time Δt per message size and
     processes per node (PpN) on a fixed node count is the data of the semi-empirical

@@ -188,7 +188,7 @@ def _first_present(fields: dict[str, str], keys: Iterable[str]) -> str | None:
 
 
 def parse_npb_text(text: str, source: str = "<text>") -> dict:
-    """Parse the text of one NPB log into a record (a dict with the :data:`NPB_COLUMNS`).
+    r"""Parse the text of one NPB log into a record (a dict with the :data:`NPB_COLUMNS`).
 
     ``source`` names the log in messages and in the record; when its file name follows
     :func:`parse_npb_filename`'s convention and agrees with the log (same class and
@@ -204,12 +204,12 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
 
 
 def _decode_log(data: bytes, name: str) -> str:
-    """The checked text of an NPB log's bytes (an upload): see :mod:`workbench.io._text`."""
+    """Return the checked text of an NPB log's bytes (an upload): see :mod:`workbench.io._text`."""
     return decode(data, name, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True)
 
 
 def _parse(text: str, source) -> dict:
-    """:func:`parse_npb_text` of checked text (``\n`` line ends)."""
+    r""":func:`parse_npb_text` of checked text (``\n`` line ends)."""
     block = _completed_block(text)
     if block is None:
         raise DataFormatError(f"{source}: {_failure_reason(text)}")

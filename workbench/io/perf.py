@@ -106,8 +106,9 @@ _NO_COUNTERS_HINT = (
 
 @dataclass(frozen=True)
 class PerfStat(Mapping):
-    """The counters of one ``perf stat`` run; also a read-only mapping over
-    :data:`PERF_STAT_KEYS` (``ps["cycles"]``, ``dict(ps)``).
+    """The counters of one ``perf stat`` run.
+
+    Also a read-only mapping over :data:`PERF_STAT_KEYS` (``ps["cycles"]``, ``dict(ps)``).
 
     ``cycles`` - CPU cycles summed over every counted thread (FiM's TC). ``stalled_cycles_*``
     - cycles without progress in the front end (instruction supply) / back end (execution
@@ -143,8 +144,9 @@ class PerfStat(Mapping):
 # ----------------------------------------------------------------------------- numbers
 
 def _human_number(text: str, decimal_comma: bool) -> float | None:
-    """A number as perf prints it, with the locale's separators; None when the digits and
-    marks do not make one (``1.48.2``) or it is not finite.
+    """Parse a number as perf prints it, with the locale's separators.
+
+    None when the digits and marks do not make one (``1.48.2``) or it is not finite.
 
     ``'``, narrow and normal no-break spaces group digits. With both ``.`` and ``,`` the
     last one is the decimal mark; a mark used more than once groups thousands
@@ -183,7 +185,7 @@ def _line(text: str, m: re.Match) -> int:
 
 
 def _number_of(text: str, m: re.Match, raw: str, decimal_comma: bool, source: str, what: str) -> float:
-    """The number ``raw`` read on the line of ``m``, or a DataFormatError naming that line."""
+    """Return the number ``raw`` read on the line of ``m``, or raise a DataFormatError naming that line."""
     value = _human_number(raw, decimal_comma)
     if value is None:
         raise DataFormatError(

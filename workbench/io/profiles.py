@@ -1,4 +1,4 @@
-"""Per-phase profiles of small runs, for the fractal model of seed 003 (§2.1).
+"""Per-phase profiles of small runs, for the fractal model of [EscobarBoppana] (§2.1).
 
 Both readers return the *profile frame* of :mod:`workbench.models.fractal` (one row per
 phase per run: ``size``, ``phase``, ``time_s`` exclusive seconds, ``run``, optional
@@ -18,7 +18,7 @@ seconds), optional ``run`` (repeat index, default 0) and optional ``total_s`` /
 Other columns are ignored.
 
 **TAU pprof text** (:func:`read_pprof`): the text printed by TAU's ``pprof`` (the tool
-seed 003 used, §2.1) - tables headed ``NODE n;CONTEXT c;THREAD t:`` and
+[EscobarBoppana] used, §2.1) - tables headed ``NODE n;CONTEXT c;THREAD t:`` and
 ``FUNCTION SUMMARY (total):`` / ``FUNCTION SUMMARY (mean):`` with the columns ``%Time``,
 ``Exclusive msec``, ``Inclusive total msec``, ``#Call``, ``#Subrs``, ``Inclusive
 usec/call``, ``Name``. Times are milliseconds printed as ``0.593``, ``28,489``,
@@ -37,6 +37,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from io import BytesIO
 from os import PathLike
 from pathlib import Path
 
@@ -48,7 +49,7 @@ from workbench.io._text import as_path, checked_text, csv_frame, decode, is_fold
 from workbench.io.scaling import TIME_UNITS
 from workbench.validation import validate_profile
 
-__all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv"]
+__all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv", "read_profile_files"]
 
 #: File names of saved pprof outputs in a folder: ``profile_<size>[_<run>][.<ext>]``.
 PPROF_FILE_PATTERN = re.compile(r"^profile_(?P<size>\d+(?:\.\d+)?)(?:_(?P<run>\d+))?(?:\.[A-Za-z0-9]+)?$")
@@ -62,7 +63,7 @@ _PPROF_WHAT = "TAU pprof output"
 
 
 def _unit_column(frame: pd.DataFrame, stem: str, name: str, *, required: bool) -> tuple[str | None, float]:
-    """The one ``<stem>_<unit>`` column and its length in seconds."""
+    """Return the one ``<stem>_<unit>`` column and its length in seconds."""
     candidates = [c for c in frame.columns if c == stem or c.startswith(stem + "_")]
     known = [c for c in candidates if c.removeprefix(stem + "_") in TIME_UNITS]
     unknown = [c for c in candidates if c not in known]
@@ -98,7 +99,8 @@ def read_profile_csv(path_or_buffer) -> pd.DataFrame:
         name = str(getattr(path_or_buffer, "name", "<buffer>"))
         text = read_buffer(path_or_buffer, name, what=_CSV_WHAT)
     else:
-        raise DataFormatError(f"read_profile_csv: expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
+        raise DataFormatError("read_profile_csv: expected a CSV path or file-like object, got "
+                              f"{type(path_or_buffer).__name__}")
     frame = csv_frame(text, name, example=EXAMPLE_HEADER)
     missing = [c for c in ("size", "phase") if c not in frame.columns]
     if missing:
@@ -144,9 +146,12 @@ _APPLICATION = ".TAU application"
 
 
 def pprof_msec(token: str) -> float:
-    """A pprof time in milliseconds: ``0.593``, ``28,489``, ``1:10.733`` (m:ss.sss) or
-    ``1:27:15.217`` (h:mm:ss.sss). Anything else is a
-    :class:`~workbench.errors.DataFormatError` (also a ``ValueError``)."""
+    """Parse a pprof time in milliseconds.
+
+    Accepted forms: ``0.593``, ``28,489``, ``1:10.733`` (m:ss.sss) or ``1:27:15.217`` (h:mm:ss.sss).
+
+    Anything else is a :class:`~workbench.errors.DataFormatError` (also a ``ValueError``).
+    """
     parts = str(token).replace(",", "").split(":")
     if (len(parts) > 3 or not all(_MSEC_PART_RE.fullmatch(p) for p in parts[:-1])
             or not _MSEC_LAST_RE.fullmatch(parts[-1])):
@@ -240,8 +245,7 @@ def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
 
 
 def read_pprof(source, size=None, *, run: int = 0, table: str | None = None, name: str | None = None) -> pd.DataFrame:
-    """Per-function exclusive times of TAU ``pprof`` output as a profile frame (see the
-    module docstring).
+    """Per-function exclusive times of TAU ``pprof`` output as a profile frame (see the module docstring).
 
     ``source``: the text (``str`` with a newline, or ``bytes``), the path of a file holding
     it, or a folder of files named ``profile_<size>[_<run>][.<ext>]`` (sizes and repeats from
@@ -291,10 +295,39 @@ def _read_folder(folder: Path, table) -> pd.DataFrame:
         text = read_file(path, what=_PPROF_WHAT)
         frames.append(_pprof_frame(text, str(path), float(match["size"]), int(match["run"] or 0), table))
     if not frames:
-        raise DataFormatError(f"{folder}: no pprof output files named profile_<size>[_<run>][.<ext>] (e.g. profile_64.txt)")
+        raise DataFormatError(f"{folder}: no pprof output files named profile_<size>[_<run>][.<ext>] (e.g. "
+                              "profile_64.txt)")
     if len({"total_s" in f.columns for f in frames}) > 1:
         frames = [f.drop(columns="total_s", errors="ignore") for f in frames]
-        warnings.warn(f"{folder}: some outputs lack '.TAU application': totals dropped for all", ParseWarning, stacklevel=3)
+        warnings.warn(f"{folder}: some outputs lack '.TAU application': totals dropped for all", ParseWarning,
+                      stacklevel=3)
     out = validate_profile(pd.concat(frames, ignore_index=True), str(folder))
     out.attrs.update({"source": str(folder), "pprof_table": frames[0].attrs["pprof_table"]})
     return out
+
+
+def read_profile_files(files) -> pd.DataFrame:
+    """One profile frame from ``(file name, content bytes)`` pairs, e.g. uploaded files.
+
+    ``*.csv`` files are the profile CSV (:func:`read_profile_csv`); any other file is TAU
+    ``pprof`` text (:func:`read_pprof`), whose output does not record the input size, so
+    its name must say it: ``profile_<size>[_<run>][.<ext>]`` (e.g. ``profile_64.txt``,
+    ``profile_64_2.txt``).  Several files are combined.  Raises a
+    :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read.
+    """
+    files = [(name, bytes(content)) for name, content in files]
+    frames = []
+    for name, content in files:
+        if name.lower().endswith(".csv"):
+            buffer = BytesIO(content)
+            buffer.name = name
+            frames.append(read_profile_csv(buffer))
+            continue
+        match = PPROF_FILE_PATTERN.match(name)
+        if match is None:
+            raise ValidationError(f"{name}: a pprof output must be named profile_<size>[_<run>].txt (pprof does not "
+                                  "record the input size), e.g. profile_64.txt; or upload a profile CSV")
+        frames.append(read_pprof(content, size=float(match["size"]), run=int(match["run"] or 0), name=name))
+    if not frames:
+        raise ValidationError("no file uploaded")
+    return validate_profile(pd.concat(frames, ignore_index=True), ", ".join(n for n, _ in files))

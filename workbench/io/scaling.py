@@ -103,7 +103,7 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
 
 
 def _scaling_table(text: str, name: str, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
-    """The validated scaling frame of checked CSV text (the work of :func:`read_scaling_csv`)."""
+    """Return the validated scaling frame of checked CSV text (the work of :func:`read_scaling_csv`)."""
     frame = csv_frame(text, name, example=EXAMPLE_HEADER)
     time_column = time_column.strip().lower()
     labels = {}
@@ -145,17 +145,22 @@ def _rows(index, word: str, limit: int = 8) -> str:
 
 
 def _stripped(column: pd.Series) -> pd.Series:
-    """The text of ``column`` without surrounding blanks, missing cells kept missing (None);
-    each distinct value is stripped once: a million-row column holds a few names, and
-    stripping every cell took seconds."""
+    """Return the text of ``column`` without surrounding blanks, missing cells kept missing (None).
+
+    Each distinct value is stripped once: a million-row column holds a few names, and
+    stripping every cell took seconds.
+    """
     codes, uniques = pd.factorize(column)
     text = np.array([str(u).strip() for u in uniques] + [None], dtype=object)  # code -1 (missing) -> None
     return pd.Series(text[codes], index=column.index, dtype=object)
 
 
 def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.DataFrame:
-    """Validation behind :func:`validate_scaling_frame`; ``rows`` is the word for index
-    labels in messages ("row" or "line"), ``labels`` maps canonical to user column names."""
+    """Validate a scaling frame: the work behind :func:`validate_scaling_frame`.
+
+    ``rows`` is the word for index labels in messages ("row" or "line"), ``labels`` maps
+    canonical to user column names.
+    """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"expected a pandas DataFrame, got {type(frame).__name__}")
     frame = frame.copy()
@@ -329,7 +334,8 @@ def list_curves(frame: pd.DataFrame, *, cores_per_node: int | None = None) -> pd
         curves["benchmark"] + " class " + curves["problem_class"] + ", " + curves["placement"] + ": "
         + curves["n_points"].astype(str) + np.where(curves["n_points"] == 1, " point", " points")
     )
-    curves = curves.sort_values(["benchmark", "problem_class", "n_points", "placement"], ascending=[True, True, False, True])
+    curves = curves.sort_values(["benchmark", "problem_class", "n_points", "placement"],
+                                ascending=[True, True, False, True])
     return curves.reset_index(drop=True)
 
 
@@ -371,7 +377,8 @@ def select_curve(
             f"{benchmark} class {problem_class} has no runs with placement {placement!r}; "
             f"available: {'; '.join(placements)}"
         )
-    curve = frame.loc[same & (frame["placement"] == placement), ["processes", "threads", "nodes", "run", "time_s", "source"]]
+    curve = frame.loc[same & (frame["placement"] == placement),
+                      ["processes", "threads", "nodes", "run", "time_s", "source"]]
     return curve.sort_values(["processes", "nodes", "threads", "run"]).reset_index(drop=True)
 
 
@@ -402,8 +409,10 @@ def read_scaling_data(path) -> pd.DataFrame:
 
 
 def read_scaling_bytes(name: str, content: bytes) -> pd.DataFrame:
-    """Like :func:`read_scaling_data` for an uploaded file's ``name`` and raw ``content``
-    (the same checks and limits as a file on disk; messages name the file ``name``)."""
+    """Read an uploaded file's ``name`` and raw ``content`` like :func:`read_scaling_data`.
+
+    The same checks and limits as a file on disk; messages name the file ``name``.
+    """
     suffix = Path(name).suffix.lower()
     if suffix == ".csv":
         return _scaling_table(decode(bytes(content), name, what=_WHAT), name)

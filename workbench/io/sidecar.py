@@ -1,5 +1,7 @@
-"""Measured tables on disk: ``runs.csv`` with its metadata (machine, date, command, method,
-units) in the JSON sidecar ``runs.json`` beside it, loaded into ``frame.attrs``.
+"""Measured tables on disk.
+
+``runs.csv`` with its metadata (machine, date, command, method, units) in the JSON sidecar
+``runs.json`` beside it, loaded into ``frame.attrs``.
 
 **Writing** (:func:`write_measured_csv`, used by every sweep's writer and CLI):
 
@@ -48,6 +50,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError
 from workbench.io._text import csv_frame, decode, path_exists, read_json
+from workbench.io.locations import DATA_DIR, MIRROR_ENV
 
 __all__ = [
     "MEASURE_DIR_ENV",
@@ -71,16 +74,18 @@ _SIDECAR_KEY = "csv"
 
 
 def sidecar_path(path: str | PathLike) -> Path:
-    """The metadata file of the table at ``path``: the same name with ``.json``."""
+    """Return the metadata file of the table at ``path``: the same name with ``.json``."""
     return Path(path).with_suffix(".json")
 
 
 # ----------------------------------------------------------------------------- where
 
 def default_measure_dir() -> Path:
-    """Where new measurements go by default: ``$WORKBENCH_MEASURE_DIR``, else
-    ``$XDG_DATA_HOME/workbench/measured``, else ``~/.local/share/workbench/measured`` (not
-    created here; the writers create it)."""
+    """Where new measurements go by default.
+
+    ``$WORKBENCH_MEASURE_DIR``, else ``$XDG_DATA_HOME/workbench/measured``, else
+    ``~/.local/share/workbench/measured`` (not created here; the writers create it).
+    """
     explicit = os.environ.get(MEASURE_DIR_ENV)
     if explicit:
         return Path(explicit).expanduser()
@@ -90,10 +95,11 @@ def default_measure_dir() -> Path:
 
 
 def protected_data_dirs() -> list[Path]:
-    """Directories a measurement is written into only with ``force=True``: the repository's
-    tracked ``data/`` and, when set, the reference-data mirror ``$WORKBENCH_DATA_MIRROR``."""
-    from workbench.io.catalogue import DATA_DIR, MIRROR_ENV  # the catalogue imports readers: load lazily
+    """Directories a measurement is written into only with ``force=True``.
 
+    The repository's tracked ``data/`` and, when set, the reference-data mirror
+    ``$WORKBENCH_DATA_MIRROR``.
+    """
     dirs = [DATA_DIR]
     if os.environ.get(MIRROR_ENV):
         dirs.append(Path(os.environ[MIRROR_ENV]).expanduser())
@@ -107,11 +113,14 @@ def _recorded_date(sidecar: Path) -> str:
 
 
 def check_output_path(path: str | PathLike, *, force: bool = False) -> Path:
-    """``path`` as the CSV of a new measurement, or a :class:`~workbench.errors.MeasurementError`
-    when writing there needs ``force=True``: the CSV or its sidecar exists already, or the path
-    lies in the repository's tracked data (:func:`protected_data_dirs`). A path not ending in
-    ``.csv`` is a :class:`~workbench.errors.ValidationError` (its sidecar would be itself).
-    Call it before a long sweep, so that the sweep is not lost at the end."""
+    """Check ``path`` as the CSV of a new measurement and return it.
+
+    A :class:`~workbench.errors.MeasurementError` when writing there needs ``force=True``: the
+    CSV or its sidecar exists already, or the path lies in the repository's tracked data
+    (:func:`protected_data_dirs`). A path not ending in ``.csv`` is a
+    :class:`~workbench.errors.ValidationError` (its sidecar would be itself). Call it before a
+    long sweep, so that the sweep is not lost at the end.
+    """
     path = Path(path).expanduser()
     if path.suffix.lower() != ".csv":
         raise ValidationError(f"{path}: a measured table must be written to a .csv file (its metadata go beside it "
@@ -163,10 +172,13 @@ def _sync_dir(folder: Path) -> None:
 
 
 def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> None:
-    """Write ``data`` to ``path`` through a synced temporary file in the same directory, then
-    rename it into place (``replace=False``: hard-link instead, failing with FileExistsError
-    when ``path`` exists, so that two writers cannot both create it). The file gets the mode of
-    the file it replaces, else 0644."""
+    """Write ``data`` to ``path`` atomically.
+
+    Through a synced temporary file in the same directory, then renamed into place
+    (``replace=False``: hard-linked instead, failing with FileExistsError when ``path`` exists,
+    so that two writers cannot both create it). The file gets the mode of the file it replaces,
+    else 0644.
+    """
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
     except OSError:
@@ -206,9 +218,11 @@ def _json_bytes(meta: Mapping) -> bytes:
 
 
 def write_sidecar(path: str | PathLike, meta: Mapping) -> Path:
-    """Write ``meta`` as the sidecar of the table at ``path``, atomically (values JSON cannot
-    hold, such as numpy scalars or timestamps, are written as text). Prefer
-    :func:`write_measured_csv`, which writes the pair and the checksum."""
+    """Write ``meta`` as the sidecar of the table at ``path``, atomically.
+
+    Values JSON cannot hold, such as numpy scalars or timestamps, are written as text. Prefer
+    :func:`write_measured_csv`, which writes the pair and the checksum.
+    """
     sidecar = sidecar_path(path)
     atomic_write(sidecar, _json_bytes(meta))
     return sidecar
@@ -220,10 +234,13 @@ def _csv_record(path: Path, data: bytes, rows: int) -> dict:
 
 def write_measured_csv(frame: pd.DataFrame, path: str | PathLike, meta: Mapping, *, force: bool = False,
                        float_format: str | None = None) -> Path:
-    """Write ``frame`` (no index) to the CSV ``path`` and ``meta`` plus the CSV's row count,
-    size and SHA-256 (key ``"csv"``) to its sidecar, both atomically, the CSV first (see the
-    module docstring). ``force``: overwrite an existing measurement, or write into the
-    repository's data (:func:`check_output_path`). Returns ``path``."""
+    """Write ``frame`` to the CSV ``path`` and its metadata and checksum to its sidecar, atomically.
+
+    ``frame`` is written without index; ``meta`` plus the CSV's row count, size and SHA-256
+    (key ``"csv"``) go to its sidecar, both atomically, the CSV first (see the module
+    docstring). ``force``: overwrite an existing measurement, or write into the repository's
+    data (:func:`check_output_path`). Returns ``path``.
+    """
     path = check_output_path(path, force=force)
     sidecar = sidecar_path(path)
     data = frame.to_csv(index=False, float_format=float_format, lineterminator="\n").encode("utf-8")
@@ -254,9 +271,12 @@ def write_measured_csv(frame: pd.DataFrame, path: str | PathLike, meta: Mapping,
 
 
 def stamp_sidecar(path: str | PathLike) -> Path:
-    """For a pair written before checksums: record in the sidecar of the CSV at ``path`` the
-    CSV's row count, size and SHA-256 as the CSV is now (atomically; nothing else changes).
-    This vouches that the CSV is complete: check it first. Returns the sidecar's path."""
+    """Add the CSV's checksum to the sidecar of a pair written before checksums.
+
+    Record in the sidecar of the CSV at ``path`` the CSV's row count, size and SHA-256 as
+    the CSV is now (atomically; nothing else changes). This vouches that the CSV is
+    complete: check it first. Returns the sidecar's path.
+    """
     path = Path(path)
     sidecar = sidecar_path(path)
     meta = _load_sidecar(sidecar)
@@ -275,8 +295,10 @@ def stamp_sidecar(path: str | PathLike) -> Path:
 # ----------------------------------------------------------------------------- reading
 
 def _load_sidecar(sidecar: Path, *, strict: bool = True) -> dict | None:
-    """The sidecar's JSON object, ``None`` when the file does not exist; unreadable content is
-    a DataFormatError (``strict=False``: ``None``)."""
+    """Return the sidecar's JSON object, ``None`` when the file does not exist.
+
+    Unreadable content is a DataFormatError (``strict=False``: ``None``).
+    """
     if not path_exists(sidecar):
         return None
     try:
@@ -288,10 +310,12 @@ def _load_sidecar(sidecar: Path, *, strict: bool = True) -> dict | None:
 
 
 def attach_sidecar(frame: pd.DataFrame, path: str | PathLike, unknown: str) -> pd.DataFrame:
-    """Load the sidecar of the table at ``path`` into ``frame.attrs`` (in place; returns
-    ``frame``). A missing sidecar gives a :class:`~workbench.errors.ParseWarning` naming what is
-    then ``unknown``; an unreadable one a :class:`~workbench.errors.DataFormatError`. No
-    integrity check: read measured pairs with :func:`read_measured_csv`."""
+    """Load the sidecar of the table at ``path`` into ``frame.attrs`` (in place; returns ``frame``).
+
+    A missing sidecar gives a :class:`~workbench.errors.ParseWarning` naming what is then
+    ``unknown``; an unreadable one a :class:`~workbench.errors.DataFormatError`. No integrity
+    check: read measured pairs with :func:`read_measured_csv`.
+    """
     meta = _load_sidecar(sidecar_path(path))
     return _attach(frame, meta, path, unknown)
 
@@ -339,8 +363,11 @@ def _mismatch(path: Path, sidecar: Path, detail: str) -> DataFormatError:
 
 
 def _check_record(path: Path, sidecar: Path, record, data: bytes | None) -> None:
-    """Check the CSV's bytes (``None``: the CSV is missing) against the sidecar's ``"csv"``
-    record (``None``: a sidecar from before checksums, not checked)."""
+    """Check the CSV's bytes against the sidecar's ``"csv"`` record.
+
+    ``None`` bytes: the CSV is missing; ``None`` record: a sidecar from before checksums,
+    not checked.
+    """
     if record is None:
         return
     if not isinstance(record, dict):
@@ -368,12 +395,15 @@ def _check_rows(path: Path, sidecar: Path, record, rows: int) -> None:
 
 def read_measured_csv(path: str | PathLike, validate: Callable[[pd.DataFrame, str], pd.DataFrame],
                       unknown: str, *, parse: Callable[[bytes, str], pd.DataFrame] | None = None) -> pd.DataFrame:
-    """Read a measured table written with a sidecar: the CSV at ``path``, checked against the
-    row count, size and checksum its sidecar records (see the module docstring), parsed
-    (``parse(data, name)``; default :func:`pandas.read_csv`), checked by ``validate(frame,
-    name)``, with the sidecar in ``frame.attrs``. An unreadable CSV or sidecar, or a pair that
-    disagree, is a :class:`~workbench.errors.DataFormatError` naming the file(s); a missing
-    sidecar a :class:`~workbench.errors.ParseWarning` naming what is then ``unknown``."""
+    """Read a measured table written with a sidecar.
+
+    The CSV at ``path``, checked against the row count, size and checksum its sidecar records
+    (see the module docstring), parsed (``parse(data, name)``; default
+    :func:`pandas.read_csv`), checked by ``validate(frame, name)``, with the sidecar in
+    ``frame.attrs``. An unreadable CSV or sidecar, or a pair that disagree, is a
+    :class:`~workbench.errors.DataFormatError` naming the file(s); a missing sidecar a
+    :class:`~workbench.errors.ParseWarning` naming what is then ``unknown``.
+    """
     path = Path(path)
     sidecar = sidecar_path(path)
     meta = _load_sidecar(sidecar)

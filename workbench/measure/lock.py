@@ -1,5 +1,7 @@
-"""One measurement at a time per machine: a process-wide and cross-process lock for the
-expensive actions (measuring sweeps), and a cap on the processes one sweep may start.
+"""One measurement at a time per machine.
+
+A process-wide and cross-process lock for the expensive actions (measuring sweeps), and a
+cap on the processes one sweep may start.
 
 A measurement on a shared machine measures the machine's load as much as the program: two
 sweeps at once spoil each other's timings and counters, and on a dashboard served to a class
@@ -84,9 +86,12 @@ def _user() -> str:
 
 
 def runtime_dir() -> Path:
-    """The directory of the measurement lock: ``$WORKBENCH_RUNTIME_DIR``, else
-    ``$XDG_RUNTIME_DIR/workbench``, else ``<tempdir>/workbench-<uid>``; created (mode 0700)
-    if missing. A MeasurementError when it cannot be created or is not safely ours."""
+    """Return the directory of the measurement lock.
+
+    ``$WORKBENCH_RUNTIME_DIR``, else ``$XDG_RUNTIME_DIR/workbench``, else
+    ``<tempdir>/workbench-<uid>``; created (mode 0700) if missing. A MeasurementError when
+    it cannot be created or is not safely ours.
+    """
     explicit = os.environ.get(RUNTIME_DIR_ENV)
     xdg = os.environ.get("XDG_RUNTIME_DIR")
     if explicit:
@@ -111,13 +116,15 @@ def runtime_dir() -> Path:
 
 
 def lock_path() -> Path:
-    """The lock file: ``runtime_dir() / "measure.lock"``."""
+    """Return the lock file: ``runtime_dir() / "measure.lock"``."""
     return runtime_dir() / _LOCK_NAME
 
 
 def max_processes() -> int:
-    """The most processes one measurement may use: ``$WORKBENCH_MAX_PROCESSES`` (an integer
-    >= 1), else ``max(8, 2 * os.cpu_count())``."""
+    """Return the most processes one measurement may use.
+
+    ``$WORKBENCH_MAX_PROCESSES`` (an integer >= 1), else ``max(8, 2 * os.cpu_count())``.
+    """
     value = os.environ.get(MAX_PROCESSES_ENV)
     if value is None or not value.strip():
         return max(8, 2 * (os.cpu_count() or 1))
@@ -134,8 +141,11 @@ def max_processes() -> int:
 # ----------------------------------------------------------------------------- state
 
 class _State:
-    """What this process holds: the lock file's descriptor, the holding thread, the depth of
-    nested entries and the holder's description."""
+    """What this process holds.
+
+    The lock file's descriptor, the holding thread, the depth of nested entries and the
+    holder's description.
+    """
 
     def __init__(self):
         self.guard = threading.Lock()
@@ -206,9 +216,12 @@ def _open_lock() -> int:
 
 
 def current_measurement() -> dict | None:
-    """The description of the measurement running on this machine (``what``, ``processes``,
-    ``started`` ISO time, ``user``, ``pid``, ``host``), or ``None`` when none is. For a
-    dashboard to say so before the user presses its button; the answer may be stale at once."""
+    """Describe the measurement running on this machine, or return ``None`` when none is.
+
+    The description holds ``what``, ``processes``, ``started`` ISO time, ``user``, ``pid``,
+    ``host``. For a dashboard to say so before the user presses its button; the answer may
+    be stale at once.
+    """
     with _state.guard:
         if _state.owner is not None:
             return dict(_state.info or {})
@@ -235,10 +248,11 @@ def current_measurement() -> dict | None:
 
 @contextmanager
 def exclusive_measurement(what: str, *, processes: int | None = None) -> Iterator[dict]:
-    """Run the body as the only measurement on this machine (see the module docstring);
-    yields the holder's description. ``what``: a short description shown to whoever is
-    refused meanwhile (e.g. ``"K-means sweep (105 runs)"``); ``processes``: the most
-    processes the measurement starts at once, checked against :func:`max_processes`.
+    """Run the body as the only measurement on this machine (see the module docstring); yields the holder's description.
+
+    ``what``: a short description shown to whoever is refused meanwhile (e.g.
+    ``"K-means sweep (105 runs)"``); ``processes``: the most processes the measurement
+    starts at once, checked against :func:`max_processes`.
 
     Raises :class:`~workbench.errors.MeasurementError` at once, without waiting, when another
     measurement runs, or when ``processes`` exceeds the cap.

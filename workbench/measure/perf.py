@@ -146,7 +146,8 @@ def _command(ctl_fd: int, ack_fd: int, word: bytes) -> None:
     while b"ack\n" not in buffer:
         ready, _, _ = select.select([ack_fd], [], [], ACK_TIMEOUT_S)
         if not ready:
-            raise MeasurementError(f"perf_region: perf did not acknowledge {word.decode()!r} within {ACK_TIMEOUT_S:g} s")
+            raise MeasurementError(f"perf_region: perf did not acknowledge {word.decode()!r} "
+                                   f"within {ACK_TIMEOUT_S:g} s")
         try:
             chunk = os.read(ack_fd, 64)
         except BlockingIOError:

@@ -1,6 +1,6 @@
-"""Phase timing for Python programs: the per-phase profiles of the fractal model (seed 003).
+"""Phase timing for Python programs: the per-phase profiles of the fractal model ([EscobarBoppana]).
 
-Escobar & Boppana (seed 003, §2.1) time every function of the small runs with TAU and keep
+Escobar & Boppana ([EscobarBoppana] §2.1) time every function of the small runs with TAU and keep
 the *exclusive* time per function. :class:`PhaseTimer` does the same for named regions of a
 Python program, with :func:`time.perf_counter`::
 
@@ -87,7 +87,8 @@ class _Run:
     def __enter__(self):
         timer = self._timer
         if timer._in_run or timer._stack:
-            raise ValidationError("PhaseTimer.run: runs cannot nest and must enclose their phases (a run was opened inside a run or a phase)")
+            raise ValidationError("PhaseTimer.run: runs cannot nest and must enclose their phases (a run was opened "
+                                  "inside a run or a phase)")
         timer._in_run = True
         timer._bucket = {}
         self._start = timer._clock()
@@ -131,8 +132,12 @@ class PhaseTimer:
         return ctx
 
     def timed(self, name: str | None = None):
-        """Decorator timing every call of a function as the phase ``name`` (default: the
-        function's qualified name); also usable bare, as ``@timer.timed``."""
+        """Return a decorator timing every call of a function as the phase ``name``.
+
+        ``name`` defaults to the function's qualified name.
+
+        Also usable bare, as ``@timer.timed``.
+        """
         if callable(name):
             return self.timed(None)(name)
 
@@ -149,9 +154,11 @@ class PhaseTimer:
         return decorate
 
     def run(self, size, run: int | None = None) -> _Run:
-        """Context manager of one run at input ``size``: labels the phases timed inside and
-        measures the run's wall time (``total_s``). ``run`` defaults to the number of runs of
-        that size recorded so far."""
+        """Context manager of one run at input ``size``.
+
+        Labels the phases timed inside and measures the run's wall time (``total_s``).
+        ``run`` defaults to the number of runs of that size recorded so far.
+        """
         s = _positive(size, "size")
         if run is None:
             run = sum(1 for r in self._runs if r[0] == s)
@@ -167,8 +174,10 @@ class PhaseTimer:
         self._bucket = self._pending
 
     def frame(self, size=None, run: int | None = None) -> pd.DataFrame:
-        """The profile frame (columns ``size, phase, time_s, run[, total_s]``; see
-        :mod:`workbench.models.fractal`) of the recorded runs.
+        """Return the profile frame of the recorded runs.
+
+        Columns ``size, phase, time_s, run[, total_s]``; see
+        :mod:`workbench.models.fractal`.
 
         ``size`` / ``run`` select the runs of that size / repeat index; phases timed outside a
         ``run`` block are labelled with ``size`` (required then) and ``run`` (default 0).

@@ -44,6 +44,9 @@ measured and SC is a lower bound.
 CLI: ``python -m workbench.measure.sweep [--out runs.csv] [--force]`` runs the default plan
 and writes the CSV plus ``<same>.json`` with the machine facts, method and the CSV's checksum
 (:func:`write_measured_kmeans`); :func:`read_measured_kmeans` reads both back and checks them.
+The file format (columns, units, checks, reader) is defined in the data layer,
+:mod:`workbench.io.measured`, so that the dataset catalogue reads it without this module;
+it is re-exported here.
 Without ``--out`` the files go to ``kmeans_<host>.csv`` in
 :func:`~workbench.io.sidecar.default_measure_dir` (``$WORKBENCH_MEASURE_DIR``, else
 ``~/.local/share/workbench/measured``), never into the repository's ``data/``; an existing
@@ -57,7 +60,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shlex
 import socket
 import subprocess
@@ -73,10 +75,19 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.errors import MeasurementError, ValidationError, WorkbenchWarning
-from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, sidecar_path, write_measured_csv
+from workbench.io.measured import KMEANS_COLUMNS as MEASURED_COLUMNS
+from workbench.io.measured import (
+    KMEANS_INT_COLUMNS,
+    KMEANS_ROLES,
+    KMEANS_UNITS,
+    read_measured_kmeans,
+    validate_kmeans_runs,
+)
+from workbench.io.sidecar import check_output_path, default_measure_dir, sidecar_path, write_measured_csv
 from workbench.measure.lock import exclusive_measurement
+from workbench.measure.machine import SINGLE_THREAD_ENV, machine_facts
 from workbench.measure.perf import DEFAULT_EVENTS, perf_unavailable_reason, run_perf_stat
-from workbench.workloads.kmeans import SINGLE_THREAD_ENV, positive_int
+from workbench.validation import positive_int
 
 __all__ = [
     "MEASURED_COLUMNS",
@@ -89,29 +100,6 @@ __all__ = [
     "read_measured_kmeans",
     "write_measured_kmeans",
 ]
-
-#: Columns of the measured frame, in order (see the module docstring for units).
-MEASURED_COLUMNS = [
-    "role",
-    "iterations",
-    "clusters",
-    "points",
-    "dims",
-    "processes",
-    "repeat",
-    "calc_time_s",
-    "cycles",
-    "stalled_cycles_frontend",
-    "stalled_cycles_backend",
-    "stall_cycles",
-    "task_clock_ms",
-    "cpus_utilized",
-    "utilization",
-    "freq_hz",
-]
-_INT_COLUMNS = ["iterations", "clusters", "points", "dims", "processes", "repeat"]
-_FLOAT_COLUMNS = MEASURED_COLUMNS[7:]
-_ROLES = ("train", "test")
 
 #: How the data are measured (written into the sidecar JSON).
 METHOD = (
@@ -131,8 +119,11 @@ METHOD = (
 
 @dataclass(frozen=True)
 class KMeansConfig:
-    """One K-means configuration of a sweep: I, K, N, d, and optionally its own process
-    counts (``None``: the sweep's ``processes``) and its role (``"train"`` / ``"test"``)."""
+    """One K-means configuration of a sweep.
+
+    I, K, N, d, and optionally its own process counts (``None``: the sweep's
+    ``processes``) and its role (``"train"`` / ``"test"``).
+    """
 
     points: int
     clusters: int
@@ -147,7 +138,7 @@ class KMeansConfig:
             positive_int(getattr(self, name), name, where)
         if self.clusters > self.points:
             raise ValidationError(f"{where}: clusters must not exceed points")
-        if self.role not in _ROLES:
+        if self.role not in KMEANS_ROLES:
             raise ValidationError(f"{where}: role must be 'train' or 'test', got {self.role!r}")
         if self.processes is not None:
             object.__setattr__(self, "processes", _process_counts(self.processes, where))
@@ -173,13 +164,16 @@ def kmeans_design(
     train_clusters: Sequence[int] = (8, 16, 32),
     train_iterations: Sequence[int] = (20, 40, 80),
     train_processes: Sequence[int] = (1, 2, 4),
-    test_configs: Sequence[tuple[int, int, int]] = ((320_000, 16, 40), (320_000, 32, 80), (640_000, 16, 20), (640_000, 32, 40)),
+    test_configs: Sequence[tuple[int, int, int]] = ((320_000, 16, 40), (320_000, 32, 80), (640_000, 16, 20),
+                                                    (640_000, 32, 40)),
     test_processes: Sequence[int] = (1, 2, 3, 4, 6, 8),
     dims: int = 8,
 ) -> list[KMeansConfig]:
-    """The default sweep plan: the full grid of small training configurations
-    (``train_points`` x ``train_clusters`` x ``train_iterations`` on ``train_processes``) and
-    the larger test configurations ``(points, clusters, iterations)`` on ``test_processes``.
+    """Return the default sweep plan.
+
+    The full grid of small training configurations (``train_points`` x ``train_clusters`` x
+    ``train_iterations`` on ``train_processes``) and the larger test configurations
+    ``(points, clusters, iterations)`` on ``test_processes``.
 
     Sized for this 2-core machine (measured): the smallest run (N = 50 000, K = 8, I = 20)
     calculates for ~75-110 ms, the largest (N = 640 000, K = 32, I = 40, one process) for
@@ -237,7 +231,8 @@ def _run_once(config: KMeansConfig, processes: int, seed: int, use_perf: bool, t
         counters = dict(run.stat)
     else:
         try:
-            proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise MeasurementError(f"{shlex.join(argv)} timed out after {timeout:g} s") from None
         if proc.returncode != 0:
@@ -275,8 +270,9 @@ def measure_kmeans(
     seed: int = 0,
     timeout: float | None = 600.0,
 ) -> pd.DataFrame:
-    """Run every (configuration, process count, repeat) and return the tidy frame of
-    :data:`MEASURED_COLUMNS` (see the module docstring), one row per run.
+    """Run every (configuration, process count, repeat) and return the tidy frame.
+
+    Columns :data:`MEASURED_COLUMNS` (see the module docstring), one row per run.
 
     ``configs``: :class:`KMeansConfig` objects or mappings of their fields; a configuration
     without its own ``processes`` uses ``processes``. ``perf=False``, or perf unavailable,
@@ -290,7 +286,8 @@ def measure_kmeans(
     """
     plan = [_as_config(item, i) for i, item in enumerate(configs)]
     if not plan:
-        raise ValidationError("measure_kmeans: the sweep plan is empty: give at least one configuration (see kmeans_design())")
+        raise ValidationError("measure_kmeans: the sweep plan is empty: give at least one configuration (see "
+                              "kmeans_design())")
     default_processes = _process_counts(processes, "measure_kmeans")
     repeats = positive_int(repeats, "repeats", "measure_kmeans")
     runs = [
@@ -331,8 +328,8 @@ def measure_kmeans(
         finally:
             bar.close()
     frame = pd.DataFrame(rows)
-    frame[_INT_COLUMNS] = frame[_INT_COLUMNS].astype("int64")
-    measured = list(rows[0])[len(_INT_COLUMNS) + 1:]
+    frame[KMEANS_INT_COLUMNS] = frame[KMEANS_INT_COLUMNS].astype("int64")
+    measured = list(rows[0])[len(KMEANS_INT_COLUMNS) + 1:]
     frame[measured] = frame[measured].astype("float64")
     frame = _derive(frame)
     frame.attrs.update({"perf": use_perf, "seed": seed, "repeats": repeats})
@@ -341,61 +338,27 @@ def measure_kmeans(
 
 # ----------------------------------------------------------------------------- files
 
-def _read_first(path: str, key: str) -> str | None:
-    try:
-        for line in Path(path).read_text(errors="replace").splitlines():
-            if line.split(":")[0].strip() == key:
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
-
-
-def machine_facts() -> dict:
-    """Facts about this machine and software for the sidecar JSON."""
-    try:
-        perf_version = subprocess.run(["perf", "--version"], capture_output=True, text=True, timeout=10).stdout.strip() or None
-    except (OSError, subprocess.TimeoutExpired):
-        perf_version = None
-    try:
-        paranoid = int(Path("/proc/sys/kernel/perf_event_paranoid").read_text())
-    except (OSError, ValueError):
-        paranoid = None
-    flags = _read_first("/proc/cpuinfo", "flags") or ""
-    mem_kb = _read_first("/proc/meminfo", "MemTotal")
-    return {
-        "host": socket.gethostname(),
-        "cpu_model": _read_first("/proc/cpuinfo", "model name") or platform.processor() or None,
-        "cpus": os.cpu_count(),
-        "cpus_usable": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "virtual_machine": "hypervisor" in flags.split(),
-        "memory_gb": round(int(mem_kb.split()[0]) / 2**20, 1) if mem_kb else None,
-        "kernel": platform.release(),
-        "os": platform.platform(),
-        "perf_version": perf_version,
-        "perf_event_paranoid": paranoid,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "pandas": pd.__version__,
-    }
-
-
 def default_kmeans_path() -> Path:
-    """Where the sweep goes without an explicit path: ``kmeans_<host>.csv`` in
-    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    """Where the sweep goes without an explicit path.
+
+    ``kmeans_<host>.csv`` in :func:`~workbench.io.sidecar.default_measure_dir` (outside
+    the repository).
+    """
     return default_measure_dir() / f"kmeans_{socket.gethostname()}.csv"
 
 
 def write_measured_kmeans(frame: pd.DataFrame, path=None, *, command: str | None = None, extra: Mapping | None = None,
                           force: bool = False) -> Path:
-    """Write the measured frame to ``path`` (CSV; default :func:`default_kmeans_path`) and
-    ``<path>.json`` with :func:`machine_facts`, the date, ``command``, :data:`METHOD`, the
-    column units and the CSV's row count and checksum, atomically
-    (:func:`~workbench.io.sidecar.write_measured_csv`). An existing measurement, or a path in the
-    repository's tracked ``data/``, is a :class:`~workbench.errors.MeasurementError` unless
-    ``force=True``."""
+    """Write the measured frame and its metadata sidecar, atomically.
+
+    The frame goes to ``path`` (CSV; default :func:`default_kmeans_path`) and ``<path>.json``
+    gets :func:`machine_facts`, the date, ``command``, :data:`METHOD`, the column units and the
+    CSV's row count and checksum, atomically (:func:`~workbench.io.sidecar.write_measured_csv`).
+    An existing measurement, or a path in the repository's tracked ``data/``, is a
+    :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+    """
     path = check_output_path(default_kmeans_path() if path is None else path, force=force)
-    frame = _validate(frame, str(path))
+    frame = validate_kmeans_runs(frame, str(path))
     meta = {
         "machine": machine_facts(),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -406,72 +369,17 @@ def write_measured_kmeans(frame: pd.DataFrame, path=None, *, command: str | None
         "seed": frame.attrs.get("seed"),
         "repeats": frame.attrs.get("repeats"),
         "runs": len(frame),
-        "columns": _COLUMN_UNITS,
+        "columns": KMEANS_UNITS,
         **dict(extra or {}),
     }
     return write_measured_csv(frame, path, meta, force=force)
 
 
-_COLUMN_UNITS = {
-    "role": "train or test", "iterations": "I, count", "clusters": "K, count", "points": "N, count",
-    "dims": "d, count", "processes": "t, count", "repeat": "0-based index",
-    "calc_time_s": "calculation wall time, s", "cycles": "TC, cycles (all processes)",
-    "stalled_cycles_frontend": "cycles", "stalled_cycles_backend": "cycles (NaN: not supported)",
-    "stall_cycles": "SC = frontend + backend (where supported), cycles",
-    "task_clock_ms": "CPU time of all processes in the calculation, ms",
-    "cpus_utilized": "perf's CPUs utilized over the whole run (not the calculation)",
-    "utilization": "U per process = task_clock_s / (calc_time_s * processes), 0..1",
-    "freq_hz": "F = cycles / task_clock_s, Hz",
-}
-
-
-def _validate(frame: pd.DataFrame, name: str) -> pd.DataFrame:
-    missing = [c for c in MEASURED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValidationError(f"{name}: missing column(s) {', '.join(missing)} of a measured K-means table")
-    if frame.empty:
-        raise ValidationError(f"{name}: no runs (the table is empty)")
-    out = frame[MEASURED_COLUMNS].copy()
-    bad_roles = sorted(set(out["role"].astype(str)) - set(_ROLES))
-    if bad_roles:
-        raise ValidationError(f"{name}: column role has values {bad_roles}; expected 'train' or 'test'")
-    out["role"] = out["role"].astype(str)
-    for col in _INT_COLUMNS:
-        values = pd.to_numeric(out[col], errors="coerce")
-        low = 0 if col == "repeat" else 1
-        bad = values.isna() | (values < low) | (values != values.round())
-        if bad.any():
-            rows = list(out.index[bad][:5])
-            raise ValidationError(f"{name}: column {col} must hold integers >= {low}; bad rows {rows}")
-        out[col] = values.astype("int64")
-    for col in _FLOAT_COLUMNS:
-        values = pd.to_numeric(out[col], errors="coerce")
-        bad = values.isna() & out[col].notna()
-        if bad.any():
-            raise ValidationError(f"{name}: column {col} has non-numeric values in rows {list(out.index[bad][:5])}")
-        out[col] = values.astype("float64")
-    bad = ~(out["calc_time_s"] > 0)
-    if bad.any():
-        raise ValidationError(f"{name}: calc_time_s must be > 0 seconds; bad rows {list(out.index[bad][:5])}")
-    out.attrs.update(frame.attrs)
-    return out
-
-
-def read_measured_kmeans(path) -> pd.DataFrame:
-    """Read a measured K-means table (CSV of :data:`MEASURED_COLUMNS`) and its sidecar JSON.
-
-    The sidecar's content (machine, date, command, method, ...) is in ``frame.attrs``; a
-    missing sidecar gives a :class:`~workbench.errors.ParseWarning` and empty attrs.
-    Raises :class:`~workbench.errors.DataFormatError` for an unreadable file and
-    :class:`~workbench.errors.ValidationError` for missing columns or bad values.
-    """
-    return read_measured_csv(path, _validate, "machine, date, method")
-
-
 # ----------------------------------------------------------------------------- CLI
 
 #: A plan of two tiny configurations (a few seconds) to try the harness.
-TINY_DESIGN = (KMeansConfig(20_000, 8, 10, processes=(1, 2)), KMeansConfig(40_000, 8, 10, processes=(1, 2), role="test"))
+TINY_DESIGN = (KMeansConfig(20_000, 8, 10, processes=(1, 2)),
+               KMeansConfig(40_000, 8, 10, processes=(1, 2), role="test"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ predicts runtimes in the input's unit with ``predict(n)`` and speedups
 
 All fits minimise the weighted sum of squared *relative* errors
 ``WSSRE = sum_i w_i ((T_pred(n_i) - t_i) / t_i)^2`` (the objective of ADEPT's curve
-fitting, thesis section 3.5.2), so every fit is invariant under a change of time unit:
+fitting, [Deshmeh2013] section 3.5.2), so every fit is invariant under a change of time unit:
 multiplying ``t`` by ``c`` multiplies the fitted time scale by ``c`` and leaves every
 other parameter unchanged (except in :class:`DowneyLM`'s ``units="paper"`` mode, which
 reproduces the thesis literally).
@@ -23,7 +23,7 @@ strong-scaling curve spans it, and squared relative errors cannot be formed acro
 * :class:`AmdahlModel` -- Amdahl's law ``T(n) = T1 (f + (1 - f) / n)``.
 * :class:`USLModel` -- Gunther's Universal Scalability Law.
 * :class:`DowneyLM` -- Levenberg-Marquardt fit of the Downey model, the baseline of
-  thesis section 3.6 / Table 2, and :func:`lm_from_random_starts`.
+  [Deshmeh2013] section 3.6 / Table 2, and :func:`lm_from_random_starts`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,18 @@ import pandas as pd
 from scipy import optimize
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError
+from workbench.errors import ModelWarning, ValidationError, quiet_warnings
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
-from workbench.validation import as_vector, check_fitted, MAX_RUNTIME_SPAN, processor_counts, require_span, require_valid, training_runs
+from workbench.validation import (
+    MAX_RUNTIME_SPAN,
+    as_vector,
+    check_fitted,
+    processor_counts,
+    require_span,
+    require_valid,
+    training_runs,
+)
 
 __all__ = [
     "MAX_RUNTIME_SPAN",
@@ -65,7 +73,8 @@ class FitResult:
     cost : WSSRE, ``sum_i w_i residuals_i^2`` (twice scipy's ``cost``).
     nfev : model evaluations used (0 for closed-form fits).
     message : the optimiser's termination message.
-    warnings : human-readable caveats about the fit, for display next to it.
+    warnings : caveats about the fit (kinds ``linear-or-better``, ``no-speedup``,
+        ``retrograde-scaling``, ``first-piece-only``, ``not-converged``), also the model's ``warnings_``.
     """
 
     params: dict[str, float]
@@ -74,21 +83,25 @@ class FitResult:
     cost: float
     nfev: int
     message: str = ""
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[ModelWarning] = field(default_factory=list)
 
 
 def _time_scale(t: np.ndarray, w: np.ndarray, where: str) -> float:
-    """A power of two near the median runtime (of the weighted runs), so that ``t / s`` is
-    exact and of order 1; a ValidationError when the runtimes span more than
-    :data:`MAX_RUNTIME_SPAN`, naming the extreme values and their positions."""
+    """Return a power of two near the median runtime (of the weighted runs), so that ``t / s`` is exact and of order 1.
+
+    A ValidationError when the runtimes span more than :data:`MAX_RUNTIME_SPAN`, naming
+    the extreme values and their positions.
+    """
     used = np.flatnonzero(w > 0)
     require_span(np.where(w > 0, t, np.median(t[used])), where)
     return float(np.ldexp(1.0, int(np.round(np.median(np.log2(t[used]))))))
 
 
 def _check_t1(t1: float, n: np.ndarray, t: np.ndarray, where: str) -> None:
-    """A ValidationError when the fitted T(1) is beyond the float range (runs at huge n that
-    extrapolate to n = 1 past 1.8e308 in the unit of t)."""
+    """Refuse a fitted T(1) beyond the float range with a ValidationError.
+
+    Runs at huge n can extrapolate to n = 1 past 1.8e308 in the unit of t.
+    """
     if not np.isfinite(t1):
         i = int(np.argmin(n))
         raise ValidationError(
@@ -124,13 +137,20 @@ class _Baseline(BaseEstimator):
         check_fitted(self, "result_")
 
     def _result(self, n, t, w, params, **kw) -> FitResult:
+        """Return the fit's diagnostics; its warnings also become ``warnings_`` and are emitted."""
         resid = self._predict(n) / t - 1.0
-        return FitResult(params=params, residuals=resid, cost=float(np.sum(w * resid**2)), **kw)
+        result = FitResult(params=params, residuals=resid, cost=float(np.sum(w * resid**2)), **kw)
+        self.warnings_ = list(result.warnings)
+        for warning in self.warnings_:
+            warning.emit(stacklevel=3)
+        return result
 
     def predict(self, n) -> np.ndarray:
         """Runtime at ``n`` processors, in the unit of the fitted ``t``; same shape as ``n``.
+
         A runtime beyond the float range (an extrapolation of runtimes near 1e308) is a
-        ValidationError naming the position."""
+        ValidationError naming the position.
+        """
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
         n = processor_counts(n, where)
@@ -175,6 +195,7 @@ class AmdahlModel(_Baseline):
     """
 
     def fit(self, n, t, sample_weight=None) -> AmdahlModel:
+        """Fit Amdahl's law to the runs ``(n, t)``, optionally weighted; return self."""
         n, t, w = _observations(n, t, sample_weight, 2, "AmdahlModel.fit")
         scale = _time_scale(t, w, "AmdahlModel.fit")
         ts = t / scale
@@ -185,9 +206,10 @@ class AmdahlModel(_Baseline):
         self.serial_fraction_ = float(serial / (serial + parallel))
         notes = []
         if self.serial_fraction_ == 0.0:
-            notes.append("serial fraction at its bound 0: the data scale linearly or better")
+            notes.append(ModelWarning("linear-or-better", "serial fraction at its bound 0: the data scale linearly or "
+                                      "better"))
         elif self.serial_fraction_ == 1.0:
-            notes.append("serial fraction at its bound 1: the data show no speedup")
+            notes.append(ModelWarning("no-speedup", "serial fraction at its bound 1: the data show no speedup"))
         self.result_ = self._result(
             n, t, w,
             {"t1": self.t1_, "serial_fraction": self.serial_fraction_},
@@ -201,8 +223,7 @@ class AmdahlModel(_Baseline):
 
 
 class USLModel(_Baseline):
-    """Gunther's Universal Scalability Law:
-    ``S(n) = n / (1 + alpha (n - 1) + beta n (n - 1))``, ``T(n) = t1 / S(n)``.
+    """Gunther's Universal Scalability Law: ``S(n) = n / (1 + alpha (n - 1) + beta n (n - 1))``, ``T(n) = t1 / S(n)``.
 
     ``alpha`` (contention) and ``beta`` (coherency) are >= 0; the fit minimises the
     WSSRE (relative errors) under these bounds.  ``n T(n) = t1 + (t1 alpha) (n - 1) +
@@ -219,6 +240,7 @@ class USLModel(_Baseline):
     """
 
     def fit(self, n, t, sample_weight=None) -> USLModel:
+        """Fit the universal scalability law to the runs ``(n, t)``, optionally weighted; return self."""
         n, t, w = _observations(n, t, sample_weight, 3, "USLModel.fit")
         scale = _time_scale(t, w, "USLModel.fit")
         ts = t / scale
@@ -249,9 +271,10 @@ class USLModel(_Baseline):
             self.n_peak_ = float("inf")
         notes = []
         if self.alpha_ == 0 and self.beta_ == 0:
-            notes.append("alpha = beta = 0: the data scale linearly or better")
+            notes.append(ModelWarning("linear-or-better", "alpha = beta = 0: the data scale linearly or better"))
         if self.n_peak_ < n.max():
-            notes.append(f"speedup peaks at n = {self.n_peak_:.3g} inside the observed range (retrograde scaling)")
+            notes.append(ModelWarning("retrograde-scaling", f"speedup peaks at n = {self.n_peak_:.3g} inside the "
+                                      "observed range (retrograde scaling)"))
         self.result_ = self._result(
             n, t, w,
             {"t1": self.t1_, "alpha": self.alpha_, "beta": self.beta_},
@@ -266,6 +289,7 @@ class USLModel(_Baseline):
         return n / (1.0 + self.alpha_ * (n - 1.0) + self.beta_ * n * (n - 1.0))
 
     def predict_speedup(self, n) -> np.ndarray:
+        """Return the fitted model's speedup at ``n``."""
         self._check_fitted()
         return self._speedup(processor_counts(n, "USLModel.predict_speedup"))
 
@@ -274,7 +298,7 @@ _UNITS = ("fit", "paper")
 
 
 class DowneyLM(_Baseline):
-    """Levenberg-Marquardt fit of the Downey model (thesis section 3.6, Table 2 baseline).
+    """Levenberg-Marquardt fit of the Downey model ([Deshmeh2013] section 3.6, Table 2 baseline).
 
     Model: ``t(n) = scale * runtime(n, A, sigma)`` with :func:`workbench.models.downey.runtime`
     in model units.  ``units="fit"`` (default, as :class:`~workbench.models.adept.ADEPT`)
@@ -283,7 +307,7 @@ class DowneyLM(_Baseline):
     (:func:`~workbench.models.adept.search.profiled_scale`), so LM works on (A, sigma)
     only with the scale profiled out, and the fit is unit-invariant.
     ``units="paper"`` fixes ``scale = 1`` input unit, as the thesis did (which silently
-    makes T(inf) = 1 input unit; see spec section 2).
+    makes T(inf) = 1 input unit; see docs/decisions/adept.md).
 
     Plain, unconstrained LM (``scipy.optimize.least_squares(method="lm")``, MINPACK,
     finite-difference Jacobian) on relative residuals, from the initial guess
@@ -321,6 +345,7 @@ class DowneyLM(_Baseline):
         return x0
 
     def fit(self, n, t, sample_weight=None) -> DowneyLM:
+        """Fit Downey's model to the runs ``(n, t)`` by Levenberg-Marquardt, optionally weighted; return self."""
         A0, sigma0 = self._check_params()
         n, t_in, w = _observations(n, t, sample_weight, 3, "DowneyLM.fit")
         sw = np.sqrt(w)
@@ -366,15 +391,17 @@ class DowneyLM(_Baseline):
         self.converged_ = bool(sol.status > 0)
         notes = []
         if not self.converged_:
-            notes.append(f"Levenberg-Marquardt stopped without converging: {sol.message}")
+            notes.append(ModelWarning("not-converged",
+                                      f"Levenberg-Marquardt stopped without converging: {sol.message}"))
         first_piece_end = A if sigma <= 1 else float(downey.max_useful_allocation(A, sigma))
         if not paper and np.all(n <= first_piece_end):
             # there T(n) = scale (c + d / n): two numbers for three unknowns
-            notes.append(
+            notes.append(ModelWarning(
+                "first-piece-only",
                 f"every observation lies on the first piece of the fitted model (n <= {first_piece_end:.4g}): "
                 "with a fitted time scale, A and sigma are not identifiable there and extrapolations "
                 "are unreliable"
-            )
+            ))
         self.result_ = self._result(
             n, t_in, w,
             {"A": self.A_, "sigma": self.sigma_, "scale": self.scale_},
@@ -387,6 +414,7 @@ class DowneyLM(_Baseline):
         return self.scale_ * downey.runtime(n, self.A_, self.sigma_)
 
     def predict_speedup(self, n) -> np.ndarray:
+        """Return Downey's speedup at ``n`` with the fitted A and sigma."""
         self._check_fitted()
         return downey.speedup(processor_counts(n, "DowneyLM.predict_speedup"), self.A_, self.sigma_)
 
@@ -402,8 +430,10 @@ def lm_from_random_starts(
     sigma_range: tuple[float, float] = (0.0, 3000.0),
     max_nfev: int = 2000,
 ) -> pd.DataFrame:
-    """Fit :class:`DowneyLM` from ``n_starts`` random initial guesses (thesis section 3.6:
-    LM with "arbitrary initial guesses" is highly sensitive to them).
+    """Fit :class:`DowneyLM` from ``n_starts`` random initial guesses.
+
+    [Deshmeh2013] section 3.6: LM with "arbitrary initial guesses" is highly sensitive to
+    them.
 
     Starts are drawn uniformly from the thesis' search box (A in [1, 3000], sigma in
     [0, 3000] by default) with ``numpy.random.default_rng(seed)``.
@@ -426,6 +456,7 @@ def lm_from_random_starts(
     starts = np.column_stack([rng.uniform(*A_range, n_starts), rng.uniform(*sigma_range, n_starts)])
     rows = []
     for A0, sigma0 in starts:
-        m = DowneyLM(x0=(A0, sigma0), units=units, max_nfev=max_nfev).fit(n, t, sample_weight=w)
+        with quiet_warnings():  # the table's converged column says what the warnings would
+            m = DowneyLM(x0=(A0, sigma0), units=units, max_nfev=max_nfev).fit(n, t, sample_weight=w)
         rows.append((A0, sigma0, m.A_, m.sigma_, m.scale_, m.cost_, m.nfev_, m.converged_))
     return pd.DataFrame(rows, columns=["A0", "sigma0", "A", "sigma", "scale", "cost", "nfev", "converged"])

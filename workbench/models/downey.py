@@ -1,4 +1,4 @@
-"""Downey's speedup model (Downey 1997), as tabulated in the ADEPT thesis, Table 1.
+"""Downey's speedup model ([Downey1997]), as tabulated in [Deshmeh2013] Table 1.
 
 Two parameters: ``A`` (average parallelism, A >= 1) and ``sigma`` (variance of
 parallelism, sigma >= 0).  Low variance (sigma <= 1)::
@@ -47,7 +47,8 @@ def check_parameters(A, sigma) -> tuple[np.ndarray, np.ndarray]:
     if not np.all(np.isfinite(A)) or np.any(A < 1):
         raise ValidationError(f"Downey parameter A (average parallelism) must be finite and >= 1, got {A!r}")
     if not np.all(np.isfinite(sigma)) or np.any(sigma < 0):
-        raise ValidationError(f"Downey parameter sigma (variance of parallelism) must be finite and >= 0, got {sigma!r}")
+        raise ValidationError("Downey parameter sigma (variance of parallelism) must be finite and >= 0, "
+                              f"got {sigma!r}")
     return A, sigma
 
 
@@ -59,8 +60,10 @@ def _check_n(n) -> np.ndarray:
 
 
 def max_useful_allocation(A, sigma) -> np.ndarray:
-    """Smallest n at which the speedup reaches its maximum A: 2A - 1 (low variance)
-    or A + A sigma - sigma (high variance) (thesis section 3.3.2)."""
+    """Smallest n at which the speedup reaches its maximum A.
+
+    2A - 1 (low variance) or A + A sigma - sigma (high variance) ([Deshmeh2013] section 3.3.2).
+    """
     A, sigma = check_parameters(A, sigma)
     # A + (A - 1) sigma rather than A + A sigma - sigma: it cannot round below A (>= 1),
     # so the result is always a valid processor count
@@ -68,7 +71,7 @@ def max_useful_allocation(A, sigma) -> np.ndarray:
 
 
 def speedup(n, A, sigma) -> np.ndarray:
-    """Downey speedup S(n) (thesis Table 1), vectorised over n, A and sigma."""
+    """Downey speedup S(n) ([Deshmeh2013] Table 1), vectorised over n, A and sigma."""
     n = _check_n(n)
     A, sigma = check_parameters(A, sigma)
     n, A, sigma = np.broadcast_arrays(n, A, sigma)
@@ -102,7 +105,7 @@ def serial_runtime(A, sigma) -> np.ndarray:
 
 
 def runtime(n, A, sigma) -> np.ndarray:
-    """Downey runtime T(n) in model units (thesis Table 1, T column).
+    """Downey runtime T(n) in model units ([Deshmeh2013] Table 1, T column).
 
     Low variance: (A - sigma/2)/n + sigma/2, then sigma (A - 1/2)/n + 1 - sigma/2, then 1.
     High variance: sigma + (A + A sigma - sigma)/n, then sigma + 1.
@@ -133,7 +136,7 @@ def efficiency(n, A, sigma) -> np.ndarray:
 
 
 def processor_working_set(A, sigma) -> np.ndarray:
-    """Smallest integer n maximising eta(n) = S(n)^2 / n (Ghosal 1991; thesis 3.3.2).
+    """Smallest integer n maximising eta(n) = S(n)^2 / n ([Ghosal1991]; [Deshmeh2013] section 3.3.2).
 
     On every rising piece S has the form n / (c + d n), so eta = n / (c + d n)^2 up to a
     constant, with its maximum at n = c / d; on the saturated piece eta decreases.  The

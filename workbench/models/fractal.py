@@ -1,6 +1,6 @@
-"""Fractal extrapolation of phase runtimes to a large input (Escobar & Boppana, seed 003).
+"""Fractal extrapolation of phase runtimes to a large input (Escobar & Boppana, [EscobarBoppana]).
 
-The method has three steps (seed 003, section 2):
+The method has three steps ([EscobarBoppana] section 2):
 
 1. **Major phases** (§2.1): from per-function (per-phase) times of a few small runs, the
    phases that cumulatively make >= 70 % of the runtime (:func:`major_phases`); the
@@ -36,15 +36,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 from scipy import stats
+from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError, WorkbenchWarning
+from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning
 from workbench.validation import PROFILE_COLUMNS, as_vector, check_fitted, validate_profile
 
 __all__ = [
     "PROFILE_COLUMNS",
     "FractalExtrapolator",
     "FractalPrediction",
-    "FractalWarning",
     "PhaseFit",
     "ShareFit",
     "convergence_size",
@@ -56,13 +56,9 @@ __all__ = [
     "validate_profile",
 ]
 
-class FractalWarning(WorkbenchWarning):
-    """A fractal fit or extrapolation is usable but weak (no band, clipped share, ...)."""
-
-
 def _warn(messages: list[str], text: str) -> None:
     messages.append(text)
-    warnings.warn(text, FractalWarning, stacklevel=3)
+    warnings.warn(text, WorkbenchWarning, stacklevel=3)
 
 
 # ----------------------------------------------------------------------------- §2.2 phase fit
@@ -70,7 +66,7 @@ def _warn(messages: list[str], text: str) -> None:
 
 @dataclass(frozen=True, eq=False)
 class PhaseFit:
-    """Least-squares line ``ln T = m ln(N / N_Lrg) + b`` of one phase (seed 003, §2.2).
+    """Least-squares line ``ln T = m ln(N / N_Lrg) + b`` of one phase ([EscobarBoppana] §2.2).
 
     ``m``: slope = fractal dimension (e.g. 3 for an O(N^3) phase). ``b``: intercept, ln of
     the time unit of ``times`` (Table 1 uses ln ms). ``predicted = e^b``: the phase time at
@@ -161,15 +157,17 @@ def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float, float, flo
 
 
 def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFit:
-    """Fractal fit of one phase (seed 003, §2.2): least squares of ``ln(times)`` on
-    ``x = ln(sizes / target_size)``; ``predicted = e^b`` is the time at ``target_size``.
+    """Fractal fit of one phase ([EscobarBoppana] §2.2).
+
+    Least squares of ``ln(times)`` on ``x = ln(sizes / target_size)``; ``predicted = e^b``
+    is the time at ``target_size``.
 
     ``sizes``: the k small input sizes N_i (strictly increasing, > 0); ``times``: the phase
     times T_i (> 0, any unit - ``b`` and ``predicted`` are in that unit); ``target_size``:
     N_Lrg (> 0). Raises :class:`~workbench.errors.ValidationError` for fewer than 2 sizes,
     lengths that differ, non-finite or non-positive sizes or times, sizes not strictly
     increasing and target_size <= 0. With k = 2 the line is exact and has no residual degrees
-    of freedom: ``band`` is ``(nan, nan)`` and a :class:`FractalWarning` is raised (and kept in
+    of freedom: ``band`` is ``(nan, nan)`` and a :class:`~workbench.errors.WorkbenchWarning` is raised (and kept in
     ``warnings``).
     """
     where = "fit_phase"
@@ -198,7 +196,8 @@ def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFi
         half = stats.t.ppf(0.5 + conf / 2, k - 2) * residual_std * np.sqrt(1 + 1 / k + x.mean() ** 2 / sxx)
         band = (float(np.exp(b - half)), float(np.exp(b + half)))
     if target <= n[-1]:
-        _warn(notes, f"fit_phase: target_size {target:g} is not above the largest fitted size {n[-1]:g} (no extrapolation)")
+        _warn(notes, f"fit_phase: target_size {target:g} is not above the largest fitted size {n[-1]:g} (no "
+              "extrapolation)")
     return PhaseFit(
         m=m, b=b, predicted=float(np.exp(b)), target_size=target, sizes=n, times=t, r2=float(r2),
         residual_std=residual_std, band=band, confidence=conf, warnings=tuple(notes),
@@ -209,7 +208,7 @@ def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFi
 
 
 def phase_shares(profile) -> pd.DataFrame:
-    """Mean time and share of each phase per size (seed 003, §2.1/§2.3).
+    """Mean time and share of each phase per size ([EscobarBoppana] §2.1/§2.3).
 
     Per run, the total is ``total_s`` when the frame has it, else the sum of that run's phase
     times; each row's share is ``time_s / total``. Returned (one row per size and phase, sorted
@@ -264,32 +263,34 @@ def _check_fraction(value, name: str, where: str, *, low_open: bool = True) -> f
 
 
 def major_phases(profile, threshold: float = 0.70) -> list[str]:
-    """Phases that cumulatively make >= ``threshold`` of the runtime (seed 003, §2.1: 70 %).
+    """Phases that cumulatively make >= ``threshold`` of the runtime ([EscobarBoppana] §2.1: 70 %).
 
     Pooling: each phase's share is the mean over the profile's sizes of its mean-over-runs
     share (:func:`phase_shares`), so every small size weighs the same whatever its runtime.
     Phases are sorted by that share, descending (ties by name), and the shortest prefix whose
     cumulative share reaches ``threshold`` is returned. When ``total_s`` includes unprofiled
     time and even all phases together stay below ``threshold``, all phases are returned and
-    a :class:`FractalWarning` says so.
+    a :class:`~workbench.errors.WorkbenchWarning` says so.
     """
     thr = _check_fraction(threshold, "threshold", "major_phases")
-    return _major_from_shares(phase_shares(profile), thr)
+    phases, note = _major_from_shares(phase_shares(profile), thr)
+    if note:
+        note.emit()
+    return phases
 
 
-def _major_from_shares(shares: pd.DataFrame, thr: float) -> list[str]:
+def _major_from_shares(shares: pd.DataFrame, thr: float) -> tuple[list[str], ModelWarning | None]:
+    """Return the major phases, and a warning when even all of them stay below ``thr``."""
     pooled = shares.groupby("phase")["share"].mean()
     pooled = pooled.sort_index().sort_values(ascending=False, kind="stable")
     cumulative = pooled.cumsum().to_numpy()
     reached = np.flatnonzero(cumulative >= thr - 1e-12)
     if reached.size == 0:
-        warnings.warn(
+        return list(pooled.index), ModelWarning(
+            "phases-below-threshold",
             f"major_phases: all phases together make only {cumulative[-1]:.1%} of the runtime, below the "
-            f"threshold {thr:.0%}: returning all of them",
-            FractalWarning, stacklevel=3,
-        )
-        return list(pooled.index)
-    return list(pooled.index[: reached[0] + 1])
+            f"threshold {thr:.0%}: returning all of them")
+    return list(pooled.index[: reached[0] + 1]), None
 
 
 def _check_phases(phases, available, where: str) -> list[str]:
@@ -309,9 +310,11 @@ def _combined_share(shares: pd.DataFrame, phases: list[str]) -> pd.Series:
 
 
 def convergence_size(profile, phases, tolerance: float = 0.05) -> float:
-    """Convergence size C (seed 003, §2.1): the smallest profiled size beyond which the share
-    of time in ``phases`` (summed) changes by at most ``tolerance`` (absolute share, e.g. 0.05
-    = 5 percentage points) between every pair of consecutive sizes.
+    """Convergence size C ([EscobarBoppana] §2.1).
+
+    The smallest profiled size beyond which the share of time in ``phases`` (summed) changes
+    by at most ``tolerance`` (absolute share, e.g. 0.05 = 5 percentage points) between every
+    pair of consecutive sizes.
 
     Needs >= 2 sizes. Raises :class:`~workbench.errors.ValidationError` for unknown phases and
     when the share never stabilises (its last step already exceeds ``tolerance``).
@@ -339,7 +342,7 @@ def _convergence_from_shares(shares: pd.DataFrame, phases, tol: float) -> float:
 
 
 def design_sizes(C, delta, k: int = 5) -> np.ndarray:
-    """Sizes of the fitting runs ``N_i = C + i*delta``, ``i = 1..k`` (seed 003, §2.1; k = 5)."""
+    """Sizes of the fitting runs ``N_i = C + i*delta``, ``i = 1..k`` ([EscobarBoppana] §2.1; k = 5)."""
     where = "design_sizes"
     try:
         c, d = float(C), float(delta)
@@ -379,16 +382,18 @@ class ShareFit:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def predict(self, size) -> np.ndarray | float:
-        """The unclipped line at ``size``."""
+        """Return the unclipped line at ``size``."""
         s = as_vector(size, "size", "ShareFit.predict")
         out = self.intercept + self.slope * s
         return float(out[0]) if np.ndim(size) == 0 else out
 
 
 def extrapolate_share(sizes, shares, target_size) -> ShareFit:
-    """Least-squares line of a phase's share (0..1) on the input size, evaluated at
-    ``target_size`` and clipped to ``(0, 1]`` (seed 003, §2.3; see :class:`ShareFit`).
-    A :class:`FractalWarning` is raised when the value is clipped."""
+    """Fit a least-squares line of a phase's share (0..1) on the input size and evaluate it at ``target_size``.
+
+    The value is clipped to ``(0, 1]`` ([EscobarBoppana] §2.3; see :class:`ShareFit`). A
+    :class:`~workbench.errors.WorkbenchWarning` is raised when the value is clipped.
+    """
     where = "extrapolate_share"
     n, r = _sizes_and_values(sizes, shares, "shares", where)
     if np.any((r < 0) | (r > 1)):
@@ -405,7 +410,8 @@ def extrapolate_share(sizes, shares, target_size) -> ShareFit:
         share = float(r.min()) if r.min() > 0 else float(r[r > 0].min()) if np.any(r > 0) else np.nan
     clipped = share != raw
     if clipped:
-        _warn(notes, f"{where}: the extrapolated share {raw:.3f} at size {target:g} is outside (0, 1]; using {share:.3f}")
+        _warn(notes, f"{where}: the extrapolated share {raw:.3f} at size {target:g} is outside (0, 1]; using "
+              f"{share:.3f}")
     if not np.isfinite(share):
         raise ValidationError(f"{where}: every observed share is 0; the phase takes no time")
     return ShareFit(
@@ -418,7 +424,7 @@ def extrapolate_share(sizes, shares, target_size) -> ShareFit:
 class FractalPrediction:
     """Prediction of :meth:`FractalExtrapolator.predict` at ``target_size``.
 
-    ``total``: ``T = sum t_P / sum r_P`` (seed 003, §2.3), s. ``band``: ``(low, high)`` =
+    ``total``: ``T = sum t_P / sum r_P`` ([EscobarBoppana] §2.3), s. ``band``: ``(low, high)`` =
     ``(sum low_P / sum r_P, sum high_P / sum r_P)`` from the phases' prediction bands - the
     phases' errors taken as fully correlated (conservative); the uncertainty of the share
     extrapolation is not included. ``phases``: one row per phase, columns ``phase``, ``m``,
@@ -435,8 +441,8 @@ class FractalPrediction:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
-class FractalExtrapolator:
-    """The whole method of seed 003 (§2.1-2.3) as a scikit-learn style estimator.
+class FractalExtrapolator(BaseEstimator):
+    """The whole method of [EscobarBoppana] (§2.1-2.3) as a scikit-learn style estimator.
 
     Parameters: ``threshold`` (cumulative share of the major phases, §2.1: 0.70),
     ``tolerance`` (share stability of :func:`convergence_size`), ``confidence`` (of the
@@ -446,8 +452,10 @@ class FractalExtrapolator:
     :meth:`fit` (profile frame of the small runs) sets ``phases_``, ``convergence_size_`` (C,
     or ``min_size`` when given), ``shares_`` (:func:`phase_shares` of the whole profile) and
     ``data_`` (the per-size mean phase times and shares of the rows used). The regressions
-    need the target size, so :meth:`predict` does them and sets ``phase_fits_`` and
-    ``share_fits_``.
+    need the target size, so :meth:`predict` does them and returns them in its
+    :class:`FractalPrediction` (``phase_fits``, ``share_fits``), leaving the model as fitted.
+    ``warnings_``: :class:`~workbench.errors.ModelWarning` s of the fit (kind
+    ``phases-below-threshold``: all phases together stay below ``threshold``).
     """
 
     def __init__(self, threshold=0.70, tolerance=0.05, confidence=0.95, phases=None, min_size=None):
@@ -458,11 +466,13 @@ class FractalExtrapolator:
         self.min_size = min_size
 
     def fit(self, profile) -> "FractalExtrapolator":
+        """Fit each phase's time and share against the input size of ``profile``; return self."""
         where = "FractalExtrapolator.fit"
         _check_confidence(self.confidence, where)
         shares = phase_shares(profile)
+        note = None
         if self.phases is None:
-            phases = _major_from_shares(shares, _check_fraction(self.threshold, "threshold", where))
+            phases, note = _major_from_shares(shares, _check_fraction(self.threshold, "threshold", where))
         else:
             phases = _check_phases(self.phases, shares["phase"].unique(), where)
         if self.min_size is None:
@@ -482,12 +492,16 @@ class FractalExtrapolator:
                 "the fits need at least 2 - profile more sizes above C"
             )
         self.phases_ = phases
+        self.warnings_ = [note] if note else []
+        for warning in self.warnings_:
+            warning.emit()
         self.convergence_size_ = start
         self.shares_ = shares
         self.data_ = data
         return self
 
     def predict(self, target_size) -> FractalPrediction:
+        """Predict the runtime at ``target_size`` from the fitted phases."""
         where = "FractalExtrapolator.predict"
         check_fitted(self, "data_", where, fit="fit(profile)")
         target = _check_target(target_size, where)
@@ -495,7 +509,7 @@ class FractalExtrapolator:
         fits: dict[str, PhaseFit] = {}
         share_fits: dict[str, ShareFit] = {}
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", FractalWarning)
+            warnings.simplefilter("always", WorkbenchWarning)
             for phase in self.phases_:
                 rows = self.data_[self.data_["phase"] == phase].sort_values("size")
                 try:
@@ -517,7 +531,7 @@ class FractalExtrapolator:
         low = np.array([fits[p].band[0] for p in self.phases_])
         high = np.array([fits[p].band[1] for p in self.phases_])
         for text in notes:
-            warnings.warn(text, FractalWarning, stacklevel=2)
+            warnings.warn(text, WorkbenchWarning, stacklevel=2)
         table = pd.DataFrame(
             {
                 "phase": list(self.phases_),
@@ -530,8 +544,6 @@ class FractalExtrapolator:
                 "r2": [fits[p].r2 for p in self.phases_],
             }
         )
-        self.phase_fits_ = fits
-        self.share_fits_ = share_fits
         return FractalPrediction(
             target_size=target,
             total=float(t.sum() / share_sum),

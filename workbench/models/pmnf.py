@@ -127,7 +127,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError, WorkbenchWarning
+from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning
 from workbench.validation import as_vector, check_fitted, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
@@ -231,7 +231,7 @@ class PMNFHypothesis:
         return "c0" if self.is_constant else f"c0 + c1 * {self.term}"
 
     def evaluate(self, n) -> np.ndarray:
-        """The term ``n^i * log2(n)^j`` at ``n`` (``log2(1)^0 = 1``)."""
+        """Return the term ``n^i * log2(n)^j`` at ``n`` (``log2(1)^0 = 1``)."""
         n = np.asarray(n, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return n**self.i * np.log2(n) ** self.j
@@ -357,6 +357,21 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
     }
 
 
+def _unscale(res: dict, k: int, y_scale: float, t: np.ndarray, where: str) -> None:
+    """Scale the search's coefficients and RSS in ``res`` back by ``y_scale``, in place.
+
+    An RSS beyond the float range is reported as inf; a ValidationError is raised when the
+    chosen candidate ``k``'s coefficients exceed it.
+    """
+    with np.errstate(over="ignore"):  # an RSS beyond the float range is reported as inf
+        for key in ("c0", "c1"):
+            res[key] = res[key] * y_scale
+        res["rss"] = res["rss"] * y_scale * y_scale
+    if not (np.isfinite(res["c0"][k]) and np.isfinite(res["c1"][k])):
+        raise ValidationError(f"{where}: the fitted coefficients exceed the float range (runtimes up to "
+                              f"{t.max():g}): give t in a larger unit")
+
+
 class PMNF(BaseEstimator):
     """Extra-P's single-parameter PMNF model ``c0 + c1 n^i log2(n)^j`` chosen by LOO SMAPE.
 
@@ -406,6 +421,8 @@ class PMNF(BaseEstimator):
         Distinct training ``n`` (sorted), the runtime ``measure`` at each, number of runs.
     n_min_, n_max_ : float
         Smallest and largest training ``n``.
+    warnings_ : list of ModelWarning
+        Kinds ``no-log-terms`` (a training n <= 1) and ``two-allocations`` (only 2 distinct n).
     floor_ : float
         What :meth:`predict` returns where the model is not positive (input unit).
     may_clip_ : bool
@@ -453,7 +470,7 @@ class PMNF(BaseEstimator):
         return [float(v) for v in arr]
 
     def _space(self, where: str) -> tuple[np.ndarray, np.ndarray]:
-        """The hypotheses ``(I, J)`` to search, in order."""
+        """Return the hypotheses ``(I, J)`` to search, in order."""
         if self.poly_exponents is None and self.log_exponents is None:
             pairs = list(EXTRAP_DEFAULT_HYPOTHESES)
             if self.allow_negative_exponents:
@@ -487,17 +504,57 @@ class PMNF(BaseEstimator):
         self
         """
         where = f"{type(self).__name__}.fit"
-        if self.measure not in _MEASURES:
-            raise ValidationError(f"{where}: measure must be one of {_MEASURES}, got {self.measure!r}")
-        mtc = float(self.min_term_contribution)
-        if not (np.isfinite(mtc) and mtc >= 0):
-            raise ValidationError(f"{where}: min_term_contribution must be finite and >= 0, got {mtc!r}")
+        mtc = self._checked_settings(where)
         n, t = training_runs(n, t, where)
         if t.size:
             require_span(t, where)
         I, J = self._space(where)
 
         ns, t_agg, runs = _aggregate(n, t, self.measure)
+        m = ns.size
+        self._check_allocations(ns, where)
+        notes: list[ModelWarning] = []
+        if self.allow_negative_exponents and ns[0] <= 1 and np.any(J != 0):
+            # [ExtraP4] basic.py get_matching_hypotheses / are_measurements_log_capable.
+            keep = J == 0
+            I, J = I[keep], J[keep]
+            notes.append(ModelWarning("no-log-terms", f"{where}: a training n is <= 1, so (as Extra-P does with "
+                                      "negative exponents) no hypothesis with a log factor is used"))
+        self._check_cost_range(ns, t_agg, where)
+        y_scale, y = self._search_values(ns, t_agg)
+        cv = bool(self.crossvalidation) and m >= 3
+        if m == 2:
+            notes.append(ModelWarning("two-allocations", f"{where}: only 2 distinct n: every hypothesis "
+                                      "interpolates both points, so the choice follows Extra-P's hypothesis order, "
+                                      "not the data"))
+        res = _search(ns, y, I, J, cv, mtc)
+        k = res["chosen"]
+        if k < 0:
+            raise ValidationError(f"{where}: no hypothesis could be scored on these runs (t from {t.min():g} to "
+                                  f"{t.max():g}): the runtimes are too far apart for sums of squares")
+        self._scaled = (y_scale, float(res["c0"][k]), float(res["c1"][k]))
+        _unscale(res, k, y_scale, t, where)
+        self._store_fit(I, J, res, k, cv, ns, t_agg, runs)
+        self.warnings_ = notes
+        for warning in notes:
+            warning.emit()
+        return self
+
+    def _checked_settings(self, where: str) -> float:
+        """Check ``measure`` and ``min_term_contribution``; return the latter as a float."""
+        if self.measure not in _MEASURES:
+            raise ValidationError(f"{where}: measure must be one of {_MEASURES}, got {self.measure!r}")
+        mtc = float(self.min_term_contribution)
+        if not (np.isfinite(mtc) and mtc >= 0):
+            raise ValidationError(f"{where}: min_term_contribution must be finite and >= 0, got {mtc!r}")
+        return mtc
+
+    def _check_allocations(self, ns: np.ndarray, where: str) -> None:
+        """Raise a ValidationError unless the distinct training ``ns`` are enough, and not too many.
+
+        At least 2 are needed; leave-one-out cross-validation accepts at most
+        :attr:`MAX_CV_ALLOCATIONS`.
+        """
         m = ns.size
         if m < 2:
             got = f" (all runs at n = {ns[0]:g})" if m else ""
@@ -507,12 +564,9 @@ class PMNF(BaseEstimator):
                 f"{where}: leave-one-out cross-validation is limited to {self.MAX_CV_ALLOCATIONS} distinct n, got "
                 f"{m} (its cost grows with the square of that number); repeated runs at one n count once: "
                 "aggregate or select allocations, or pass crossvalidation=False (training SMAPE, no limit)")
-        if self.allow_negative_exponents and ns[0] <= 1 and np.any(J != 0):
-            # [ExtraP4] basic.py get_matching_hypotheses / are_measurements_log_capable.
-            keep = J == 0
-            I, J = I[keep], J[keep]
-            warnings.warn(f"{where}: a training n is <= 1, so (as Extra-P does with negative "
-                          "exponents) no hypothesis with a log factor is used", WorkbenchWarning, stacklevel=2)
+
+    def _check_cost_range(self, ns: np.ndarray, t_agg: np.ndarray, where: str) -> None:
+        """With ``strong_scaling``, raise a ValidationError if a cost ``t * n`` exceeds the float range."""
         if self.strong_scaling:
             with np.errstate(over="ignore"):
                 over = ~np.isfinite(t_agg * ns)
@@ -522,29 +576,22 @@ class PMNF(BaseEstimator):
                     f"{where}: the cost t * n at n = {ns[i]:g} (runtime {t_agg[i]:g}) exceeds the largest float "
                     f"({np.finfo(float).max:.3g}); PMNF models the cost of a strong-scaling curve: give t in a "
                     "larger unit")
-        # the search runs on y / 2^k with 2^k near the median of y (exact in floating point, and
-        # every choice it makes is scale-free), so that runtimes near 1e-308 or 1e308 do not
-        # underflow or overflow its sums of squares; coefficients are scaled back below
+
+    def _search_values(self, ns: np.ndarray, t_agg: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the scale ``2^k`` and the modelled values (cost or runtime) divided by it.
+
+        The search runs on y / 2^k with 2^k near the median of y (exact in floating point, and
+        every choice it makes is scale-free), so that runtimes near 1e-308 or 1e308 do not
+        underflow or overflow its sums of squares; coefficients are scaled back afterwards
+        (:func:`_unscale`).
+        """
         log_y = np.log2(t_agg) + (np.log2(ns) if self.strong_scaling else 0.0)
         y_scale = float(np.ldexp(1.0, int(np.round(np.median(log_y)))))
         y = t_agg / y_scale * ns if self.strong_scaling else t_agg / y_scale
-        cv = bool(self.crossvalidation) and m >= 3
-        if m == 2:
-            warnings.warn(f"{where}: only 2 distinct n: every hypothesis interpolates both points, so the "
-                          "choice follows Extra-P's hypothesis order, not the data", WorkbenchWarning, stacklevel=2)
-        res = _search(ns, y, I, J, cv, mtc)
-        k = res["chosen"]
-        if k < 0:
-            raise ValidationError(f"{where}: no hypothesis could be scored on these runs (t from {t.min():g} to "
-                                  f"{t.max():g}): the runtimes are too far apart for sums of squares")
-        self._scaled = (y_scale, float(res["c0"][k]), float(res["c1"][k]))
-        with np.errstate(over="ignore"):  # an RSS beyond the float range is reported as inf
-            for key in ("c0", "c1"):
-                res[key] = res[key] * y_scale
-            res["rss"] = res["rss"] * y_scale * y_scale
-        if not (np.isfinite(res["c0"][k]) and np.isfinite(res["c1"][k])):
-            raise ValidationError(f"{where}: the fitted coefficients exceed the float range (runtimes up to "
-                                  f"{t.max():g}): give t in a larger unit")
+        return y_scale, y
+
+    def _store_fit(self, I, J, res: dict, k: int, cv: bool, ns, t_agg, runs) -> None:
+        """Set the fitted attributes from candidate ``k`` of the search result ``res`` (index 0: constant)."""
         self.hypothesis_ = PMNFHypothesis(0.0, 0.0) if k == 0 else PMNFHypothesis(float(I[k - 1]), float(J[k - 1]))
         self.coefficients_ = (float(res["c0"][k]), float(res["c1"][k]))
         self.smape_ = float(res["smape"][k])
@@ -558,11 +605,12 @@ class PMNF(BaseEstimator):
         self.may_clip_ = self._may_clip()
         self._candidates = (I, J, res)
         self._table = None
-        return self
 
     def _may_clip(self) -> bool:
-        """Whether ``c0 + c1 g(n) <= 0`` for some ``n >= 1`` (``g`` = the chosen term); decided
-        on the fit's scale (same signs, and no underflow for runtimes near 1e-308)."""
+        """Whether ``c0 + c1 g(n) <= 0`` for some ``n >= 1`` (``g`` = the chosen term).
+
+        Decided on the fit's scale (same signs, and no underflow for runtimes near 1e-308).
+        """
         c0, c1 = self.coefficients_ if self.hypothesis_.is_constant else self._scaled[1:]
         h = self.hypothesis_
         if h.is_constant or c1 == 0:
@@ -585,8 +633,10 @@ class PMNF(BaseEstimator):
 
     @property
     def hypotheses_(self) -> pd.DataFrame:
-        """All candidates with their fits and scores (see the class docstring); built lazily,
-        because a DataFrame costs more than the whole fit."""
+        """All candidates with their fits and scores (see the class docstring).
+
+        Built lazily, because a DataFrame costs more than the whole fit.
+        """
         self._check_fitted(f"{type(self).__name__}.hypotheses_")
         if self._table is None:
             I, J, res = self._candidates
@@ -620,8 +670,10 @@ class PMNF(BaseEstimator):
 
     # -- predict ---------------------------------------------------------------------------------------
     def cost(self, n) -> np.ndarray:
-        """The fitted model of Eq. (1) at ``n`` without clipping: the cost ``t * n`` if
-        ``strong_scaling``, else the runtime.  Same shape as ``n``."""
+        """Return the fitted model of Eq. (1) at ``n`` without clipping.
+
+        The cost ``t * n`` if ``strong_scaling``, else the runtime.  Same shape as ``n``.
+        """
         where = f"{type(self).__name__}.cost"
         self._check_fitted(where)
         return self._cost(self._check_n(n, where))
@@ -632,10 +684,13 @@ class PMNF(BaseEstimator):
             return scale * inner
 
     def _scaled_cost(self, n: np.ndarray) -> tuple[float, np.ndarray]:
-        """``(scale, inner)`` with the cost ``scale * inner`` (exactly ``c0 + c1 g(n)`` wherever
-        that is a normal float: the scale is a power of two): evaluated on the fit's scale so
-        that large coefficients of opposite sign do not overflow on the way, and so that the
-        sign of a cost that underflows (runtimes near 1e-308) is still known."""
+        """Return ``(scale, inner)`` with the cost ``scale * inner``.
+
+        Exactly ``c0 + c1 g(n)`` wherever that is a normal float: the scale is a power of two.
+        Evaluated on the fit's scale so that large coefficients of opposite sign do not overflow
+        on the way, and so that the sign of a cost that underflows (runtimes near 1e-308) is
+        still known.
+        """
         if self.hypothesis_.is_constant:
             return 1.0, np.full(n.shape, self.coefficients_[0])
         scale, s0, s1 = self._scaled

@@ -1,4 +1,6 @@
-"""Figures: functions that take data (arrays, DataFrames, fitted estimators) and return a
-:class:`plotly.graph_objects.Figure`.  No widgets here; :mod:`workbench.ui` wires these
-functions to controls.  One module per method, e.g. :mod:`workbench.plots.downey`.
+"""Figures: functions that take data and return a :class:`plotly.graph_objects.Figure`.
+
+The data are arrays, DataFrames or fitted estimators.  No widgets here;
+:mod:`workbench.ui` wires these functions to controls.  One module per method, e.g.
+:mod:`workbench.plots.downey`.
 """

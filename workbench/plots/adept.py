@@ -1,4 +1,4 @@
-"""Figures and result tables of ADEPT (Deshmeh 2013, thesis chapter 3).
+"""Figures and result tables of ADEPT ([Deshmeh2013] chapter 3).
 
 Every function takes a *fitted* :class:`~workbench.models.adept.Adept` (or its
 :class:`~workbench.models.adept.AnomalyReport`) plus plain arrays and returns data (a
@@ -13,7 +13,7 @@ place (:func:`workbench.ui.common.update_figure_widget`).
 Speedup view
 ------------
 ADEPT predicts speedup as S(n*) = T(1)/T(n*) of the model instance fitted for the target
-n* (thesis 3.8.1): it needs no run on one processor.  How the speedup view is drawn:
+n* ([Deshmeh2013] section 3.8.1): it needs no run on one processor.  How the speedup view is drawn:
 
 * **t(1) measured** (a run on one processor was observed): everything is the runtime view
   divided into t(1) -- observed and held-back runs at t(1)/t(n), predictions at
@@ -26,7 +26,7 @@ n* (thesis 3.8.1): it needs no run on one processor.  How the speedup view is dr
   for the target n = 1, and the points are at S = tau T(1)/t(n).
 
 The hover texts say which case applies.  Prediction accuracy (PA) is always computed on
-runtimes, PA = 100 - |t_pred - t| / t * 100 (thesis 3.7), in both views.
+runtimes, PA = 100 - |t_pred - t| / t * 100 ([Deshmeh2013] section 3.7), in both views.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from workbench.errors import ValidationError
+from workbench.errors import ModelWarning, ValidationError, quiet_warnings
 from workbench.evaluation.holdout import RELIABILITY_KINDS
 from workbench.metrics import error_pct
 from workbench.models import downey
-from workbench.models.adept import Adept, AdeptWarning, AnomalyReport
+from workbench.models.adept import Adept, AnomalyReport
 
 __all__ = [
     "GRID_POINTS",
@@ -65,7 +65,7 @@ __all__ = [
 ]
 
 #: Log-spaced targets of the predicted curve.  Every target is its own biased fit
-#: (thesis 3.5.2), so this sets the cost of a redraw (~2 ms per target).
+#: ([Deshmeh2013] section 3.5.2), so this sets the cost of a redraw (~2 ms per target).
 GRID_POINTS = 40
 VIEWS = ("speedup", "runtime")
 
@@ -114,8 +114,11 @@ def _check_view(view: str) -> None:
 
 
 def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.ndarray:
-    """Targets for the predicted curve: ``points`` log-spaced allocations from 1 to
-    max(4 n_max observed, largest extra n), plus the observed and ``n_extra`` allocations."""
+    """Targets for the predicted curve.
+
+    ``points`` log-spaced allocations from 1 to max(4 n_max observed, largest extra n),
+    plus the observed and ``n_extra`` allocations.
+    """
     n_obs = model.observations_["n"].to_numpy(float)
     n_extra = np.asarray(n_extra, float).ravel()
     hi = max(4 * n_obs.max(), n_extra.max() if n_extra.size else 0.0)
@@ -127,15 +130,19 @@ def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.n
 
 
 def measured_t1(model: Adept) -> float | None:
-    """The observed runtime on one processor (averaged repeats), or None."""
+    """Return the observed runtime on one processor (averaged repeats), or None."""
     obs = model.observations_
     one = obs[(obs["n"] == 1) & (obs["kind"] == "observed")]
     return float(one["t"].iloc[0]) if len(one) else None
 
 
 def speedup_reference(model: Adept) -> tuple[float, str]:
-    """The serial time T1_ref that puts runtimes into speedup space, and how it was obtained
-    (see the module docstring): a measured t(1), else ADEPT's prediction for n = 1."""
+    """Return the serial time T1_ref that puts runtimes into speedup space, and how it was obtained.
+
+    See the module docstring.
+
+    A measured t(1), else ADEPT's prediction for n = 1.
+    """
     t1 = measured_t1(model)
     if t1 is not None:
         return t1, "S = t(1)/t(n) with the measured t(1)"
@@ -165,13 +172,13 @@ def prediction_curve(model: Adept, n_grid) -> pd.DataFrame:
     })
 
 
-def _target_kinds(warnings: Sequence[AdeptWarning], target: float) -> list[str]:
+def _target_kinds(warnings: Sequence[ModelWarning], target: float) -> list[str]:
     """Kinds of the warnings that concern ``target`` (fit-level warnings have no targets)."""
     return sorted({w.kind for w in warnings if not w.targets or target in w.targets})
 
 
 def holdout_frame(model: Adept, actual) -> pd.DataFrame:
-    """Prediction vs measurement at held-back allocations (thesis 3.7).
+    """Prediction vs measurement at held-back allocations ([Deshmeh2013] section 3.7).
 
     ``actual``: (n, t) of runs not used for fitting (repeats are averaged per n).  Columns:
     ``n``; ``actual`` and ``prediction`` (input time unit); ``error_pct``
@@ -190,7 +197,7 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
     ok = np.isfinite(pred)
     err = np.full(n.size, np.nan)
     if ok.any():
-        err[ok] = error_pct(pred[ok], t[ok])
+        err[ok] = error_pct(t[ok], pred[ok])
     warns = model.warnings_for(n)
     kinds = [_target_kinds(warns, v) for v in n]
     return pd.DataFrame({
@@ -202,7 +209,7 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
 
 
 def fits_table(model: Adept, targets) -> pd.DataFrame:
-    """The per-target fits (thesis 3.5.2) as a display table, one row per target.
+    """Return the per-target fits ([Deshmeh2013] section 3.5.2) as a display table, one row per target.
 
     Columns: ``target n``, ``A``, ``σ``, ``variance`` (low/high mode), ``τ`` (time scale,
     input unit per model unit; 1 in paper mode), ``fixed point n`` (the observation the
@@ -218,19 +225,23 @@ def fits_table(model: Adept, targets) -> pd.DataFrame:
 
 
 def effective_weights(model: Adept, target: float) -> np.ndarray:
-    """Weights W_i' the fit for ``target`` gives each row of ``model.observations_``:
+    """Weights W_i' the fit for ``target`` gives each row of ``model.observations_``.
+
     W_i = q max_j |n* - n_j| - |n* - n_i| (3.5.2) times the anomaly factor max(0, (θ - D)/θ)
     (3.9.2), zero outside the target's phase (3.9.3) and for cross-size guiding points
-    reserved for another target (3.14)."""
+    reserved for another target (3.14).
+    """
     # Adept keeps this in a private method; use it rather than re-deriving the rules here.
     return model.weights_for([float(target)]).to_numpy()[0]
 
 
 def unit_pitfall_table(n, t_seconds, target: float, base=None) -> pd.DataFrame:
-    """Fit the same runs given in seconds and in milliseconds, in ``fit`` and ``paper``
-    units (spec section 2), and report the instance fitted for ``target``.
+    """Fit the same runs given in seconds and in milliseconds, in ``fit`` and ``paper`` units.
 
-    ``base``: (n, t in seconds) of a base size for a cross-size fit (thesis 3.12), scaled
+    Report the instance fitted for ``target`` (the ``units`` choice is explained in
+    docs/decisions/adept.md).
+
+    ``base``: (n, t in seconds) of a base size for a cross-size fit ([Deshmeh2013] section 3.12), scaled
     with the target runs.  Columns: ``units``, ``time unit``, ``A``, ``σ``, ``τ [s]`` (time
     scale in seconds; in paper mode 1 input unit, i.e. 1 s or 0.001 s), ``T(1) [s]`` of the
     instance, ``predicted S`` and ``predicted t [s]`` at ``target``, and ``warnings``
@@ -245,7 +256,8 @@ def unit_pitfall_table(n, t_seconds, target: float, base=None) -> pd.DataFrame:
     for units in ("fit", "paper"):
         for unit, factor in (("s", 1.0), ("ms", 1e3)):
             scaled_base = (n_b, t_b * factor) if base is not None else None
-            model = Adept(units=units).fit(n, t_seconds * factor, base=scaled_base)
+            with quiet_warnings():  # the table shows the verdicts
+                model = Adept(units=units).fit(n, t_seconds * factor, base=scaled_base)
             e = model.explain([target]).iloc[0]
             tau_s = float(e["scale"]) / factor
             rows.append({
@@ -268,8 +280,11 @@ def _hover_instance(label: str) -> str:
 
 
 def _instance_scale(model: Adept, A: float, sigma: float) -> float:
-    """Time scale for drawing an instance over the runs: 1 in paper mode, else the tau that
-    fits the used observations best with uniform weights (closed form, thesis 3.5.2 WSSRE)."""
+    """Time scale for drawing an instance over the runs.
+
+    1 in paper mode, else the tau that fits the used observations best with uniform weights
+    (closed form, [Deshmeh2013] section 3.5.2 WSSRE).
+    """
     if model.units == "paper":
         return 1.0
     obs = model.observations_[model.observations_["weight_factor"] > 0]
@@ -278,7 +293,7 @@ def _instance_scale(model: Adept, A: float, sigma: float) -> float:
 
 
 def _runner_up(model: Adept, targets: np.ndarray) -> pd.Series | None:
-    """The fit with a runner-up instance (Table 3) for the largest such target, if any."""
+    """Return the fit with a runner-up instance (Table 3) for the largest such target, if any."""
     if targets.size == 0:
         return None
     e = model.explain(targets)
@@ -303,7 +318,7 @@ def prediction_figure(
     time_unit: str = "s",
     title: str | None = None,
 ) -> go.Figure:
-    """ADEPT's prediction over n (thesis Figs. 4-8 and 11), ``view`` "speedup" or "runtime".
+    """ADEPT's prediction over n ([Deshmeh2013] Figs. 4-8 and 11), ``view`` "speedup" or "runtime".
 
     Traces, always in this order (empty when absent):
 
@@ -396,7 +411,8 @@ def prediction_figure(
         what = "speedup S = T(1)/T(n) of the instance fitted for this n (unit-free, needs no measured T(1))"
     else:
         what = f"predicted runtime [{time_unit}]"
-    fig.add_scatter(x=grid, y=y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)", mode="lines",
+    fig.add_scatter(x=grid, y=y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)",
+                    mode="lines",
                     line=dict(color=_C["pred"], width=2.5), customdata=curve[["A", "sigma"]].to_numpy(),
                     hovertemplate=_hover_instance(what))
 
@@ -472,10 +488,12 @@ def prediction_figure(
 
 def cross_size_figure(model: Adept, base, actual=None, *, view: str = "runtime", time_unit: str = "s",
                       n_grid=None) -> go.Figure:
-    """Cross-problem-size prediction (thesis 3.12-3.15, Figs. 12-16): the base-size runs,
-    the target-size observations, the guiding points t_base(n)·R, the predicted target
-    curve and the held-back target runs ``actual`` with PA.  ``model`` must have been fitted
-    with ``base=``; the traces are those of :func:`prediction_figure`."""
+    """Cross-problem-size prediction ([Deshmeh2013] section 3.12-3.15, Figs. 12-16).
+
+    The base-size runs, the target-size observations, the guiding points t_base(n)·R, the
+    predicted target curve and the held-back target runs ``actual`` with PA.  ``model`` must
+    have been fitted with ``base=``; the traces are those of :func:`prediction_figure`.
+    """
     if getattr(model, "ratio_", None) is None:
         raise ValidationError("cross_size_figure needs an Adept fitted with base=(n_base, t_base)")
     h = holdout_frame(model, actual)
@@ -489,12 +507,13 @@ def cross_size_figure(model: Adept, base, actual=None, *, view: str = "runtime",
 
 
 def r_metric_figure(report: AnomalyReport, epsilon: float) -> go.Figure:
-    """The R metric (thesis 3.9.1) and the R curves after removing each candidate (Figs. 9-10).
+    """Return the R metric ([Deshmeh2013] section 3.9.1) and the R curves after removing each candidate (Figs. 9-10).
 
     R_i of the pair (n_i, n_{i+1}) is drawn at n_{i+1}.  Traces: 0 the R curve; 1 the flag
     threshold, a dotted segment over each pair (n_i, n_{i+1}) at (1 + ε) R_{i-1} -- an R_i
-    above it flags both observations of that pair as anomaly candidates; 2 the candidates; 3 the resolved anomalies (with D and
-    the weight factor); then one dashed curve per removed candidate (its flatness = total
+    above it flags both observations of that pair as anomaly candidates; 2 the candidates;
+    3 the resolved anomalies (with D and the weight factor); then one dashed curve per
+    removed candidate (its flatness = total
     relative rise; the flattest removal identifies the anomaly, 3.9.2).
     """
     r = report.r
@@ -553,9 +572,11 @@ def r_metric_figure(report: AnomalyReport, epsilon: float) -> go.Figure:
 
 
 def weights_figure(model: Adept, target: float | None = None) -> go.Figure:
-    """Per-observation weights after anomaly handling (thesis 3.9.2): the factor
-    max(0, (θ - D)/θ) (bars 0) and, for ``target``, the effective weight W_i' of its fit
-    relative to the largest (bars 1; empty without a target)."""
+    """Per-observation weights after anomaly handling ([Deshmeh2013] section 3.9.2).
+
+    The factor max(0, (θ - D)/θ) (bars 0) and, for ``target``, the effective weight W_i'
+    of its fit relative to the largest (bars 1; empty without a target).
+    """
     obs = model.observations_
     labels = [f"n={v:g}" + (" (guide)" if k == "guiding" else "") for v, k in zip(obs["n"], obs["kind"])]
     factor = obs["weight_factor"].to_numpy(float)
@@ -578,8 +599,10 @@ def weights_figure(model: Adept, target: float | None = None) -> go.Figure:
 
 def side_by_side(figures: Sequence[go.Figure], titles: Sequence[str] | None = None,
                  widths: Sequence[float] | None = None) -> go.Figure:
-    """Place figures next to each other as subplots of one figure (one FigureWidget instead
-    of several); axis types, titles and ranges are kept, legends are merged."""
+    """Place figures next to each other as subplots of one figure (one FigureWidget instead of several).
+
+    Axis types, titles and ranges are kept, legends are merged.
+    """
     titles = list(titles) if titles is not None else [f.layout.title.text or "" for f in figures]
     out = make_subplots(rows=1, cols=len(figures), subplot_titles=titles, column_widths=widths,
                         horizontal_spacing=0.08)
@@ -603,9 +626,12 @@ def _targets_text(targets: Sequence[float], limit: int = 6) -> str:
     return shown + (f", … ({len(vals)} targets)" if len(vals) > limit else "")
 
 
-def warnings_html(warnings: Sequence[AdeptWarning]) -> str:
-    """ADEPT's warnings (thesis 3.10, Table 3) as an HTML list: kind, message, the targets
-    concerned (abridged) and a suggested allocation to measure.  Text is escaped."""
+def warnings_html(warnings: Sequence[ModelWarning]) -> str:
+    """ADEPT's warnings ([Deshmeh2013] section 3.10, Table 3) as an HTML list.
+
+    Kind, message, the targets concerned (abridged) and a suggested allocation to measure.
+    Text is escaped.
+    """
     if not warnings:
         return '<div class="wb-adept-warnings"><b>Reliability:</b> no warnings.</div>'
     items = []

@@ -1,5 +1,7 @@
-"""Figures of Branikas (2024, seed 004): per-rank statistics (chapter 4), the
-semi-empirical Exchange model (chapter 6) and the gradient-boosting models (chapter 8).
+"""Figures of Branikas ([Branikas2024]).
+
+Per-rank statistics (chapter 4), the semi-empirical Exchange model (chapter 6) and the
+gradient-boosting models (chapter 8).
 
 Every function takes data -- a per-rank frame, a :func:`~workbench.models.comm.statistics
 .rank_statistics` table, :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`,
@@ -61,7 +63,7 @@ _TIME_LABELS = {"comm_s": "communication time [s]", "comp_s": "computation time 
 
 
 def value_label(column: str, value) -> str:
-    """A readable value of ``column``: sizes in B/KiB/MiB/GiB for ``*_bytes`` columns."""
+    """Return a readable value of ``column``: sizes in B/KiB/MiB/GiB for ``*_bytes`` columns."""
     if column.endswith("bytes") and isinstance(value, (int, float, np.integer, np.floating)):
         v, unit = float(value), "B"
         for bigger in ("KiB", "MiB", "GiB"):
@@ -88,9 +90,11 @@ def _groups(frame: pd.DataFrame, by: str, where: str) -> list:
 
 
 def rank_box_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", title: str | None = None) -> go.Figure:
-    """004 Fig. 4.1: one box per value of ``by`` over the per-rank ``value``s, with the
-    mean (dashed line) and +-1 sample standard deviation (dashed rhombus) and every rank
-    as a jittered point."""
+    """[Branikas2024] Fig. 4.1: one box per value of ``by`` over the per-rank ``value``s.
+
+    With the mean (dashed line) and +-1 sample standard deviation (dashed rhombus) and
+    every rank as a jittered point.
+    """
     where = "rank_box_figure"
     require_columns(per_rank, [value], where)
     groups = _groups(per_rank, by, where)
@@ -110,10 +114,12 @@ def rank_box_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", titl
 
 def rank_density_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", bins: int = 30,
                         title: str | None = None) -> go.Figure:
-    """004 Fig. 4.2: per value of ``by`` a probability-density histogram of the per-rank
-    ``value`` (``min(bins, ceil(sqrt(n)))`` bins for ``n`` ranks) and, as a line, the
-    normal density ``N(mu, sigma^2)`` with the group's mean and sample standard deviation
-    (none for a constant group or a single rank)."""
+    """[Branikas2024] Fig. 4.2: per value of ``by`` a histogram of the per-rank ``value`` and a normal density.
+
+    A probability-density histogram (``min(bins, ceil(sqrt(n)))`` bins for ``n`` ranks)
+    and, as a line, the normal density ``N(mu, sigma^2)`` with the group's mean and sample
+    standard deviation (none for a constant group or a single rank).
+    """
     where = "rank_density_figure"
     require_columns(per_rank, [value], where)
     groups = _groups(per_rank, by, where)
@@ -144,9 +150,11 @@ def rank_density_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", 
 
 def mean_std_band_figure(statistics: pd.DataFrame, x: str, group: str | None = None,
                          value_label_text: str = "communication time [s]", title: str | None = None) -> go.Figure:
-    """004 Fig. 4.3: ``mean`` against ``x`` with a ``mean +- std`` band, one band per
-    value of ``group`` (a :func:`~workbench.models.comm.statistics.rank_statistics`
-    table grouped by ``[group, x]`` or ``x``)."""
+    """[Branikas2024] Fig. 4.3: ``mean`` against ``x`` with a ``mean +- std`` band per value of ``group``.
+
+    From a :func:`~workbench.models.comm.statistics.rank_statistics` table grouped by
+    ``[group, x]`` or ``x``.
+    """
     where = "mean_std_band_figure"
     require_columns(statistics, ["mean"], where)
     for c in (x, "std"):
@@ -179,8 +187,7 @@ def mean_std_band_figure(statistics: pd.DataFrame, x: str, group: str | None = N
 
 
 def semi_empirical_figure(table: pd.DataFrame, title: str | None = None) -> go.Figure:
-    """004 Figs. 6.4 (left) and 6.5 (right) from
-    :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`.
+    """[Branikas2024] Figs. 6.4 (left) and 6.5 (right) from :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`.
 
     Left, log-log: measured Exchange time per PpN (markers), the semi-empirical
     prediction (line) and the PpN-factor model of Fig. 6.3 (dotted, legend-only).
@@ -234,8 +241,9 @@ def semi_empirical_figure(table: pd.DataFrame, title: str | None = None) -> go.F
 def prediction_vs_actual_figure(predictions: pd.DataFrame, color_by: str | None = None, *, band_pct: float = BAND_PCT,
                                 unit: str = "", max_points: int = MAX_POINTS, seed: int = 0,
                                 title: str | None = None) -> go.Figure:
-    """004 Figs. 8.1-8.5: predicted against actual (log-log), the line y = x and the
-    +-``band_pct`` % band; points above the line are over-predictions.
+    """[Branikas2024] Figs. 8.1-8.5: predicted against actual (log-log), the line y = x and the +-``band_pct`` % band.
+
+    Points above the line are over-predictions.
 
     ``predictions``: a ``ScenarioResult.predictions`` frame (``actual``, ``predicted``,
     ``subset`` and feature columns).  ``color_by``: a column; up to 12 distinct values get
@@ -310,10 +318,12 @@ def _hover_text(rows: pd.DataFrame, color_by: str | None) -> list[str]:
 
 def importance_figure(importances: pd.DataFrame, models: Sequence[str] | None = None,
                       title: str | None = None) -> go.Figure:
-    """Tables 8.2/8.4/8.6 as bars: left the inverse mean minimum depth (the thesis's
-    YDF ``INV_MEAN_MIN_DEPTH``), right the permutation importance (drop of R2 with its
-    standard deviation over repeats), one bar group per model.  Features no tree splits
-    on (NaN) are labelled "(no split)"."""
+    """Tables 8.2/8.4/8.6 as bars.
+
+    Left the inverse mean minimum depth (the thesis's YDF ``INV_MEAN_MIN_DEPTH``), right
+    the permutation importance (drop of R2 with its standard deviation over repeats), one
+    bar group per model.  Features no tree splits on (NaN) are labelled "(no split)".
+    """
     missing = [c for c in ("model", "feature", "inv_mean_min_depth") if c not in importances.columns]
     if missing:
         raise ValidationError(f"importance_figure: missing column(s) {missing}")

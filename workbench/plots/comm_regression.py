@@ -1,4 +1,4 @@
-"""Figures of 002's communication regression (Papadopoulou, Goumas & Koziris, Figs. 1-2).
+"""Figures of [Papadopoulou2015]'s communication regression (Papadopoulou, Goumas & Koziris, Figs. 1-2).
 
 Every function takes data -- descriptor frames (:func:`workbench.models.comm.descriptors`),
 correlation tables (:func:`workbench.models.comm.pearson_table`,
@@ -56,9 +56,11 @@ _COLORSCALE = "RdBu_r"
 
 
 def target_heatmap(tables: Mapping[str, pd.DataFrame], target: str = TARGET) -> go.Figure:
-    """Pearson's r of each metric (rows) with ``target`` under each of ``tables`` (columns,
-    e.g. ``{"linear": pearson_table(f), "log10": pearson_table(f, log=True)}``).  Cells
-    without an r (a constant metric) stay blank; the hover gives n, p and the note."""
+    """Draw Pearson's r of each metric (rows) with ``target`` under each of ``tables`` (columns).
+
+    E.g. ``{"linear": pearson_table(f), "log10": pearson_table(f, log=True)}``.  Cells
+    without an r (a constant metric) stay blank; the hover gives n, p and the note.
+    """
     if not tables:
         raise ValidationError("target_heatmap: give at least one correlation table")
     labels = list(tables)
@@ -86,8 +88,11 @@ def target_heatmap(tables: Mapping[str, pd.DataFrame], target: str = TARGET) -> 
 
 
 def correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson's r between the metrics") -> go.Figure:
-    """A square correlation matrix (:func:`~workbench.models.comm.correlation_matrix`) as
-    a heatmap with the values written in the cells (blank: undefined, a constant column)."""
+    """Draw a square correlation matrix as a heatmap with the values written in the cells.
+
+    The matrix of :func:`~workbench.models.comm.correlation_matrix`; blank cells are
+    undefined (a constant column).
+    """
     z = matrix.to_numpy(dtype=float)
     text = np.where(np.isfinite(z), np.char.mod("%.2f", np.nan_to_num(z)), "")
     fig = go.Figure(go.Heatmap(z=z, x=list(matrix.columns), y=list(matrix.index), text=text,
@@ -110,10 +115,12 @@ def _areas(frame: pd.DataFrame, split: AreaSplit | None) -> np.ndarray:
 
 def metric_scatter(frame: pd.DataFrame, metric: str, target: str = TARGET, split: AreaSplit | None = None,
                    log: bool = True) -> go.Figure:
-    """``target`` against ``metric``, one colour per area (the frame's ``area`` column or
-    ``split``'s labels), Fig. 1 of the paper.  For ``NT`` and ``S`` the corresponding
-    threshold of ``split`` is drawn.  On log axes points <= 0 cannot be drawn: how many
-    were left out is said in the title."""
+    """Plot ``target`` against ``metric``, one colour per area (Fig. 1 of [Papadopoulou2015]).
+
+    Areas from the frame's ``area`` column or ``split``'s labels.  For ``NT`` and ``S``
+    the corresponding threshold of ``split`` is drawn.  On log axes points <= 0 cannot be
+    drawn: how many were left out is said in the title.
+    """
     require_columns(frame, [metric, target], "metric_scatter")
     split = split or AreaSplit()
     labels = _areas(frame, split)
@@ -180,11 +187,14 @@ def _positive_range(*arrays) -> tuple[float, float]:
 
 
 def predicted_vs_observed(predictions: pd.DataFrame, pct: float = BAND_PCT, title: str | None = None) -> go.Figure:
-    """Fig. 2 (a)-(c) in one panel: predicted against observed communication time on log
-    axes, area colours, the ``pct`` band around the diagonal.  ``predictions``: columns
-    ``area``, ``observed``, ``predicted``, ``error_pct`` (a
+    """Fig. 2 (a)-(c) in one panel.
+
+    Predicted against observed communication time on log axes, area colours, the ``pct``
+    band around the diagonal.  ``predictions``: columns ``area``, ``observed``,
+    ``predicted``, ``error_pct`` (a
     :class:`~workbench.models.comm.CommRegressionResult`'s).  Predictions <= 0 (a linear
-    model can give them) cannot be drawn on log axes; the legend counts them."""
+    model can give them) cannot be drawn on log axes; the legend counts them.
+    """
     require_columns(predictions, ["observed", "predicted", "error_pct"], "predicted_vs_observed")
     lo, hi = _positive_range(predictions["observed"], predictions["predicted"])
     fig = go.Figure([*_band_traces(lo, hi, pct), *_prediction_traces(predictions)])
@@ -196,8 +206,10 @@ def predicted_vs_observed(predictions: pd.DataFrame, pct: float = BAND_PCT, titl
 
 
 def residuals_by_area(predictions: pd.DataFrame, pct: float = BAND_PCT) -> go.Figure:
-    """Signed relative error ``100 (predicted - observed) / observed`` per area as box plots
-    with every point (Fig. 2 (d)), the ``pct`` band dashed."""
+    """Plot the signed relative error per area as box plots with every point (Fig. 2 (d)).
+
+    The error is ``100 (predicted - observed) / observed``; the ``pct`` band is dashed.
+    """
     require_columns(predictions, ["error_pct"], "residuals_by_area")
     fig = go.Figure()
     for area in AREAS:
@@ -215,7 +227,7 @@ def residuals_by_area(predictions: pd.DataFrame, pct: float = BAND_PCT) -> go.Fi
 
 def split_and_fit_figure(data: pd.DataFrame, predictions: pd.DataFrame, split: AreaSplit,
                          target: str = TARGET, title: str = "", pct: float = BAND_PCT) -> go.Figure:
-    """The dashboard's main figure, two panels.
+    """Return the dashboard's main figure, two panels.
 
     Left: ``target`` against ``NT + 1`` B (log-log, so the purely intra-node points with
     ``NT = 0`` appear at 1 B instead of vanishing), coloured by ``split``'s areas, with the

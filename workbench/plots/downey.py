@@ -1,4 +1,4 @@
-"""Figures of the Downey speedup model (Downey 1997; ADEPT thesis, Table 1 and section 3.3.2).
+"""Figures of the Downey speedup model ([Downey1997]; [Deshmeh2013] Table 1 and section 3.3.2).
 
 :func:`downey_curves` tabulates the model on a grid of processor counts (data);
 :func:`downey_figure` draws it as three panels sharing the n axis: speedup with its bounds,
@@ -26,8 +26,11 @@ _COLORS = {"model": "#1f77b4", "ideal": "#7f7f7f", "bound": "#d62728", "pws": "#
 
 
 def variance_mode(sigma: float) -> str:
-    """``"low"`` for sigma <= 1, ``"high"`` otherwise (at sigma == 1 both formulas agree;
-    :mod:`workbench.models.downey` uses the low-variance ones there)."""
+    """Return ``"low"`` for sigma <= 1, ``"high"`` otherwise.
+
+    At sigma == 1 both formulas agree; :mod:`workbench.models.downey` uses the
+    low-variance ones there.
+    """
     return "low" if float(sigma) <= 1 else "high"
 
 
@@ -71,7 +74,7 @@ def downey_figure(A: float, sigma: float, n_max: float | None = None, log_x: boo
 
     Panel 1 shows S(n) with the ideal linear speedup S = n, the asymptote S = A, the maximum
     useful allocation (2A - 1 low variance, A + A sigma - sigma high variance) and the
-    processor working set (smallest n maximising S^2/n), thesis section 3.3.2.  Panel 2 shows
+    processor working set (smallest n maximising S^2/n), [Deshmeh2013] section 3.3.2.  Panel 2 shows
     T(n) in model units (log scale), panel 3 the efficiency S(n)/n; both mark the same two
     allocations.  Markers outside ``1 <= n <= n_max`` are left empty rather than removed so
     the trace list is identical for every parameter value.
@@ -110,7 +113,8 @@ def downey_figure(A: float, sigma: float, n_max: float | None = None, log_x: boo
             y = getattr(downey, column)(np.asarray(x, dtype=float), A, sigma) if x else []
             fig.add_scatter(
                 x=x, y=y, name=f"{label} (n = {at:.4g})", legendgroup=label, showlegend=col == 1,
-                mode="markers", marker=dict(color=_COLORS[color], symbol=symbol, size=11, line=dict(width=1, color="white")),
+                mode="markers",
+                marker=dict(color=_COLORS[color], symbol=symbol, size=11, line=dict(width=1, color="white")),
                 row=1, col=col, hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>{column} = %{{y:.4g}}<extra></extra>",
             )
 

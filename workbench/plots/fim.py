@@ -1,4 +1,4 @@
-"""Figures and tables of FiM-Cal (Bhimani, Mi, Leeser, Yang 2019, section 2 and 4).
+"""Figures and tables of FiM-Cal ([Bhimani2019] sections 2 and 4).
 
 Every function takes data -- measured runs (tidy frames of
 :mod:`workbench.evaluation.fim`), a fitted
@@ -34,6 +34,7 @@ from plotly.subplots import make_subplots
 
 from workbench.errors import ValidationError
 from workbench.evaluation.fim import KMEANS_FEATURES, Comparison
+from workbench.evaluation.fim_explore import display_probabilities
 from workbench.models.fim import CalibrationResult, HardwareRegression, feature_columns
 from workbench.validation import require_columns
 
@@ -100,8 +101,10 @@ def _as_config(config, features: Sequence[str]) -> dict:
 
 
 def select_config(frame: pd.DataFrame, config, features: Sequence[str] = KMEANS_FEATURES) -> np.ndarray:
-    """Boolean mask of the rows of ``frame`` with the application parameters ``config``
-    (a mapping feature -> value, or a tuple in ``features`` order)."""
+    """Return the boolean mask of the rows of ``frame`` with the application parameters ``config``.
+
+    ``config`` is a mapping feature -> value, or a tuple in ``features`` order.
+    """
     config = _as_config(config, features)
     mask = np.ones(len(frame), dtype=bool)
     for f, v in config.items():
@@ -119,9 +122,11 @@ def _nearest_median(values: np.ndarray) -> float:
 
 def _regression_view(runs: pd.DataFrame, regression: HardwareRegression, variable: str, x: str, y: str,
                      fixed: Mapping | None, where: str) -> tuple[str, list[str], dict, np.ndarray]:
-    """Checks shared by the two regression views: the hardware column, the other
-    parameters, their fixed values (default: measured value nearest the median) and the
-    mask of the runs on that slice."""
+    """Run the checks shared by the two regression views.
+
+    The hardware column, the other parameters, their fixed values (default: measured value
+    nearest the median) and the mask of the runs on that slice.
+    """
     if not hasattr(regression, "coef_"):
         raise ValidationError(f"{where}: the regression is not fitted")
     column = hardware_column(variable)
@@ -193,11 +198,14 @@ def regression_surface(runs: pd.DataFrame, regression: HardwareRegression, varia
 
 def regression_slices(runs: pd.DataFrame, regression: HardwareRegression, variable: str, x: str, y: str,
                       fixed: Mapping | None = None, grid: int = 25) -> go.Figure:
-    """Paper Fig. 10 in 2-D: the same data as :func:`regression_surface`, as one line per
-    measured value of ``y`` -- the Eq. 11 fit over ``x`` at that ``y`` (the other
-    parameters at ``fixed``) -- with the measured runs of that slice as markers of the
-    same colour.  Plain features give straight, parallel lines; a product feature fans
-    them out.  Traces, per value of ``y``: the fitted line, then the measured points."""
+    """Paper Fig. 10 in 2-D.
+
+    The same data as :func:`regression_surface`, as one line per measured value of ``y``
+    -- the Eq. 11 fit over ``x`` at that ``y`` (the other parameters at ``fixed``) -- with
+    the measured runs of that slice as markers of the same colour.  Plain features give
+    straight, parallel lines; a product feature fans them out.  Traces, per value of
+    ``y``: the fitted line, then the measured points.
+    """
     column, _, fixed, on_slice = _regression_view(runs, regression, variable, x, y, fixed, "regression_slices")
     gx = np.linspace(runs[x].min(), runs[x].max(), grid)
     sel = runs[on_slice]
@@ -224,13 +232,14 @@ def regression_slices(runs: pd.DataFrame, regression: HardwareRegression, variab
 
 def calibration_trace(result: CalibrationResult, tau: float, alpha_used: float | None = None,
                       error: str = "relative") -> go.Figure:
-    """Algorithm 1's walk: RMS error against alpha (log y), the threshold tau, the chosen
-    alpha (star) and, on the right axis, how many training rows were valid at each alpha
-    (the others are neglected, line 17).  The x axis zooms on the alphas where some row
-    is valid; the title says when the walk went on beyond them.  ``alpha_used``: an alpha
-    used for prediction that differs from the calibrated one (dotted vertical line; empty
-    trace otherwise).
-    Fixed traces: RMS, tau, chosen alpha, alpha used, valid rows.
+    """Plot Algorithm 1's walk: RMS error against alpha, the threshold tau and the chosen alpha.
+
+    RMS error on a log y axis, the chosen alpha as a star and, on the right axis, how many
+    training rows were valid at each alpha (the others are neglected, line 17).  The x
+    axis zooms on the alphas where some row is valid; the title says when the walk went on
+    beyond them.  ``alpha_used``: an alpha used for prediction that differs from the
+    calibrated one (dotted vertical line; empty trace otherwise). Fixed traces: RMS, tau,
+    chosen alpha, alpha used, valid rows.
     """
     if not (np.isfinite(tau) and tau > 0):
         raise ValidationError(f"calibration_trace: tau must be > 0, got {tau!r}")
@@ -294,32 +303,17 @@ def calibration_trace(result: CalibrationResult, tau: float, alpha_used: float |
 # ------------------------------------------------------------------ Markov (Eqs. 6-8)
 
 
-def display_probabilities(tc: float, sc: float, u: float, display_tc: float) -> tuple[float, float, float, float]:
-    """Base-case probabilities (Eqs. 1-5) of a chain that completes after ``display_tc``
-    cycles instead of TC, for drawing it: with TC ~ 1e9 the completion probability per
-    cycle, 1/TC, is invisible in a heatmap or an occupancy plot.
-
-    Kept from the real chain: P_pass = SC/TC and P_p2a = 1 - SC/TC (Eqs. 3-4), and the
-    split of an active cycle between staying active and turning passive, U : 1 - U.
-    Changed: completion P_s1 = 1/``display_tc``, so P_act = U (1 - 1/TC') and
-    P_a2p = (1 - U)(1 - 1/TC') -- Eq. 1-2 up to the factor 1 - 1/TC', which keeps the
-    chain valid whatever U is.  U is clipped to [0, 1].  Returns the argument tuple of
-    :func:`~workbench.models.fim.transition_matrix`.
-    """
-    if not (np.isfinite(tc) and np.isfinite(sc) and tc > 0 and 0 < sc < tc):
-        raise ValidationError(f"display_probabilities: need 0 < SC < TC, got SC = {sc!r}, TC = {tc!r}")
-    if not (np.isfinite(display_tc) and display_tc > 1):
-        raise ValidationError(f"display_probabilities: display_tc must be > 1, got {display_tc!r}")
-    u = float(np.clip(u, 0.0, 1.0))
-    keep = 1.0 - 1.0 / display_tc
-    return u * keep, (1.0 - u) * keep, sc / tc, 1.0 - sc / tc
-
+# display_probabilities (the chain drawn with a short stage) is computed in
+# workbench.evaluation.fim_explore; imported above for the callers of this module.
 
 
 def transition_heatmap(matrix: np.ndarray, title: str | None = None) -> go.Figure:
-    """Heatmap of P_ij(t) (Eqs. 6-8): rows i = active processes now, columns j = active
-    processes one cycle later, plus a last column ``done`` = 1 - sum_j P_ij, the
-    probability that an active process completes the stage (Eq. 9 for i = t)."""
+    """Heatmap of P_ij(t) (Eqs. 6-8).
+
+    Rows i = active processes now, columns j = active processes one cycle later, plus a
+    last column ``done`` = 1 - sum_j P_ij, the probability that an active process
+    completes the stage (Eq. 9 for i = t).
+    """
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
         raise ValidationError(f"transition_heatmap: matrix must be square, got shape {matrix.shape}")
@@ -340,9 +334,11 @@ def transition_heatmap(matrix: np.ndarray, title: str | None = None) -> go.Figur
 
 
 def occupancy_figure(occupancy: np.ndarray, title: str | None = None) -> go.Figure:
-    """State occupancy over cycles (:func:`workbench.models.fim.state_occupancy`, shape
-    ``(cycles + 1, t + 2)``): the probability of each number of active processes as
-    stacked areas, and the completed mass (last column) as its own line."""
+    """State occupancy over cycles (:func:`workbench.models.fim.state_occupancy`, shape ``(cycles + 1, t + 2)``).
+
+    The probability of each number of active processes as stacked areas, and the completed
+    mass (last column) as its own line.
+    """
     occupancy = np.asarray(occupancy, dtype=float)
     if occupancy.ndim != 2 or occupancy.shape[1] < 3:
         raise ValidationError(f"occupancy_figure: expected shape (cycles + 1, t + 2), got {occupancy.shape}")
@@ -373,8 +369,10 @@ _RANGE_FACTOR = 20.0
 
 
 def _clip_range(values: np.ndarray, actual: np.ndarray) -> tuple[float, float]:
-    """Log-axis range covering ``actual`` and the positive ``values`` within
-    :data:`_RANGE_FACTOR` of it, with a margin."""
+    """Return a log-axis range covering ``actual`` and the positive ``values`` near it.
+
+    Values within :data:`_RANGE_FACTOR` of ``actual`` count; the range has a margin.
+    """
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values) & (values > 0)]
     a_lo, a_hi = float(np.min(actual)), float(np.max(actual))
@@ -451,8 +449,11 @@ def prediction_vs_actual(test_frame: pd.DataFrame, predictions: Mapping[str, np.
 
 
 def parity_figure(comparison: Comparison, band_pct: float = 20.0) -> go.Figure:
-    """Predicted against actual time for every test run and model (log axes), with
-    y = x and the +-``band_pct`` % band (the paper: FiM's errors stay below 20 %)."""
+    """Plot predicted against actual time for every test run and model (log axes).
+
+    With y = x and the +-``band_pct`` % band ([Bhimani2019]: FiM's errors stay below 20
+    %).
+    """
     runs = comparison.per_run
     require_columns(runs, ["actual_s"], "parity_figure")
     actual = runs["actual_s"].to_numpy(float)
@@ -491,7 +492,7 @@ TABLE4_COLUMNS = ["source", "application", "model", "best_pct", "average_pct", "
 
 def table4_frame(comparison: Comparison | None = None, paper: pd.DataFrame | None = None, apps=("KM",),
                  ours_label: str = "ours: K-means measured here") -> pd.DataFrame:
-    """The paper's Table 4 rows beside our measured summary, one row per (source, model).
+    """Return the paper's Table 4 rows beside our measured summary, one row per (source, model).
 
     Columns: ``source`` (``"paper Table 4"`` or ``ours_label``), ``application``,
     ``model``, ``best_pct`` / ``average_pct`` / ``worst_pct`` (relative error, %),
@@ -528,9 +529,12 @@ def table4_frame(comparison: Comparison | None = None, paper: pd.DataFrame | Non
 
 
 def table4_figure(table: pd.DataFrame) -> go.Figure:
-    """Error ranges of :func:`table4_frame` rows: a bar from the best to the worst relative
-    error with the average marked, one row per (source, model), log x axis (a model
-    without any valid prediction keeps its row, empty)."""
+    """Error ranges of :func:`table4_frame` rows.
+
+    A bar from the best to the worst relative error with the average marked, one row per
+    (source, model), log x axis (a model without any valid prediction keeps its row,
+    empty).
+    """
     missing = [c for c in ("source", "application", "model", "best_pct", "average_pct", "worst_pct") if c not in table]
     if missing:
         raise ValidationError(f"table4_figure: missing column(s) {missing} (build the table with table4_frame)")

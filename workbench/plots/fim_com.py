@@ -1,4 +1,4 @@
-"""Figures of FiM-Com (Bhimani, Mi, Leeser, Yang 2019, section 3, Fig. 6 and Fig. 11).
+"""Figures of FiM-Com ([Bhimani2019] section 3, Fig. 6 and Fig. 11).
 
 Every function takes data -- a :class:`~workbench.models.fim.CollectiveSimulation`,
 fitted stations (:class:`~workbench.models.fim.service_fit.StationFit`), a sweep summary
@@ -63,9 +63,11 @@ MAX_CDF_POINTS = 1000
 
 
 def ecdf(values, max_points: int = MAX_CDF_POINTS) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted ``values`` and their empirical CDF ``i / n`` (a step function, draw with
-    ``line_shape="hv"``); beyond ``max_points`` evenly spaced order statistics, so the
-    drawn curve keeps the shape at a fixed size."""
+    """Sorted ``values`` and their empirical CDF ``i / n`` (a step function, draw with ``line_shape="hv"``).
+
+    Beyond ``max_points`` evenly spaced order statistics, so the drawn curve keeps the
+    shape at a fixed size.
+    """
     x = np.sort(np.asarray(values, dtype=float).ravel())
     x = x[np.isfinite(x)]
     y = np.arange(1, x.size + 1) / max(x.size, 1)
@@ -90,9 +92,11 @@ def fit_label(fit: StationFit) -> str:
 
 
 def _simulated_samples(sim: CollectiveSimulation) -> dict[str, np.ndarray]:
-    """The simulation's per-station service times in the units of the measured samples:
+    """Return the simulation's per-station service times in the units of the measured samples.
+
     R's draws include phi (Eq. 16); divided by phi they are one fetch's time, which is
-    what the OSU R samples measure (see workbench.evaluation.fim_com)."""
+    what the OSU R samples measure (see workbench.evaluation.fim_com).
+    """
     samples = {s: np.asarray(sim.samples.get(s, ()), dtype=float) for s in STATIONS}
     samples["R"] = samples["R"] / sim.phi
     return samples
@@ -102,8 +106,10 @@ def _simulated_samples(sim: CollectiveSimulation) -> dict[str, np.ndarray]:
 
 
 def makespan_figure(sim: CollectiveSimulation, measured_us: float | None = None) -> go.Figure:
-    """The makespans (µs) of ``sim``'s replications as a histogram, their mean (red
-    line) and, if given, the measured latency (OSU average over ranks, black dashed).
+    """Plot the makespans (µs) of ``sim``'s replications as a histogram with their mean.
+
+    The mean as a red line and, if given, the measured latency (OSU average over ranks,
+    black dashed).
 
     Fixed traces: histogram bars, mean, measured (empty without ``measured_us``).  The
     title gives mean ± standard deviation, the time per data point (the y axis of Fig. 6)
@@ -150,10 +156,12 @@ def makespan_figure(sim: CollectiveSimulation, measured_us: float | None = None)
 
 
 def station_fit_frame(fits: Mapping[str, StationFit]) -> pd.DataFrame:
-    """One row per fitted station: ``station``, ``family``, ``parameters`` (text, rates in
-    points/µs, times in µs), ``n`` (measured samples), ``chi2``, ``dof``, ``p_value``
-    (NaN without a test), ``ks`` (Kolmogorov-Smirnov distance of the fit) and ``note``
-    (the fit's warnings)."""
+    """One row per fitted station.
+
+    ``station``, ``family``, ``parameters`` (text, rates in points/µs, times in µs), ``n``
+    (measured samples), ``chi2``, ``dof``, ``p_value`` (NaN without a test), ``ks``
+    (Kolmogorov-Smirnov distance of the fit) and ``note`` (the fit's warnings).
+    """
     rows = [dict(station=s, family=f.family, parameters=fit_label(f).split("(", 1)[1].rstrip(")"), n=f.n,
                  chi2=f.chi2, dof=f.dof, p_value=f.p_value, ks=f.ks_statistic, note="; ".join(f.warnings))
             for s, f in fits.items()]
@@ -163,14 +171,14 @@ def station_fit_frame(fits: Mapping[str, StationFit]) -> pd.DataFrame:
 
 def station_cdf_figure(fits: Mapping[str, StationFit] | None,
                        simulated: CollectiveSimulation | None = None) -> go.Figure:
-    """Paper Fig. 11 for the four stations (2 x 2 subplots D, M, C, R), service time per
-    data point (µs): the measured empirical CDF (black steps), the fitted model's CDF
-    (red, Eqs. 13-16) and, with ``simulated``, the empirical CDF of the service times
-    that simulation drew in its first replication (blue steps; R divided by phi, i.e.
-    one fetch).  Each subplot title names the fitted family, its parameters and the
-    chi-square p-value (a *small* p rejects the fit; "n/a" with the reason when the
-    samples are too few for a test).  An x axis is logarithmic when the positive times
-    shown span more than two decades.
+    """Paper Fig. 11 for the four stations (2 x 2 subplots D, M, C, R), service time per data point (µs).
+
+    The measured empirical CDF (black steps), the fitted model's CDF (red, Eqs. 13-16)
+    and, with ``simulated``, the empirical CDF of the service times that simulation drew
+    in its first replication (blue steps; R divided by phi, i.e. one fetch).  Each subplot
+    title names the fitted family, its parameters and the chi-square p-value (a *small* p
+    rejects the fit; "n/a" with the reason when the samples are too few for a test).  An x
+    axis is logarithmic when the positive times shown span more than two decades.
 
     Fixed traces, per station in D, M, C, R order: measured, simulated, fitted (empty
     when absent; the fit drawn last, dotted, because a simulation with the fitted
@@ -223,9 +231,11 @@ def station_cdf_figure(fits: Mapping[str, StationFit] | None,
 
 def sweep_figure(summary: pd.DataFrame, vary: str, measured: pd.DataFrame | None = None,
                  per_job: bool = False) -> go.Figure:
-    """Paper Fig. 6 (b)-(d): communication time over data points N (``vary="n_jobs"``,
-    log x, hover also gives the message size in bytes at :data:`POINT_BYTES` per point)
-    or over processes p (``vary="processes"``).
+    """Paper Fig. 6 (b)-(d).
+
+    Communication time over data points N (``vary="n_jobs"``, log x, hover also gives the
+    message size in bytes at :data:`POINT_BYTES` per point) or over processes p
+    (``vary="processes"``).
 
     ``summary``: :func:`~workbench.evaluation.fim_com.summarize_sweep` of one pattern
     (columns ``pattern, n_jobs, processes, mean, min, max``); the model's mean is a line

@@ -1,4 +1,4 @@
-"""Figures of the fractal model (Escobar & Boppana, seed 003).
+"""Figures of the fractal model (Escobar & Boppana, [EscobarBoppana]).
 
 Every function takes data -- a phase-share frame
 (:func:`~workbench.models.fractal.phase_shares`), per-phase fits
@@ -93,7 +93,8 @@ def shares_figure(
     colors = phase_colors(phases)
     traces = [
         go.Scatter(x=x, y=major[p].to_numpy(), name=p, mode="lines", stackgroup="major",
-                   line=dict(color=colors[p], width=1), hovertemplate=f"{p}: %{{y:.1%}} at size %{{x:g}}<extra></extra>")
+                   line=dict(color=colors[p], width=1),
+                   hovertemplate=f"{p}: %{{y:.1%}} at size %{{x:g}}<extra></extra>")
         for p in phases
     ]
     traces.append(go.Scatter(x=x, y=np.clip(1.0 - cumulative, 0.0, None), name=OTHER, mode="lines",
@@ -133,7 +134,7 @@ def loglog_figure(
     actual: Mapping[str, float] | None = None,
     measured: pd.DataFrame | None = None,
 ) -> go.Figure:
-    """Fig. 1 of seed 003 for every phase: the log-log fit and its extrapolation.
+    """Fig. 1 of [EscobarBoppana] for every phase: the log-log fit and its extrapolation.
 
     ``fits`` maps phase -> :class:`~workbench.models.fractal.PhaseFit` (attributes
     ``sizes``, ``times``, ``target_size``, ``m``, ``b``, ``band``).  Per phase, five
@@ -257,12 +258,14 @@ def prediction_figure(comparison: pd.DataFrame, target_size: float | None = None
 
 
 def table1_figure(check: pd.DataFrame) -> go.Figure:
-    """Table 1 of seed 003 relative to e^b: per row of
-    :func:`~workbench.evaluation.fractal.table1_check`, the rounding bracket
+    """Table 1 of [EscobarBoppana] relative to e^b.
+
+    Per row of :func:`~workbench.evaluation.fractal.table1_check`, the rounding bracket
     e^(-+0.05) of the printed intercept (the same for every row, 0.951 ... 1.051), the
     published predicted time / e^b (inside the bracket when b was rounded from it) and the
     published actual time / e^b (its distance from 1 is the error of e^b).  Linear y axis:
-    on a log axis of seconds the 10 % bracket would vanish; hover shows the seconds."""
+    on a log axis of seconds the 10 % bracket would vanish; hover shows the seconds.
+    """
     require_columns(check, ["eb_s", "bracket_low_s", "bracket_high_s", "published_predicted_s",
                             "published_actual_s"], "Table 1 figure")
     labels = check["label"].astype(str).tolist()
@@ -288,8 +291,8 @@ def table1_figure(check: pd.DataFrame) -> go.Figure:
                    hovertemplate="published actual %{customdata[0]:.5g} s = %{y:.4f} e^b<extra></extra>"),
     ])
     fig.update_layout(
-        title=dict(text=f"Table 1 (seed 003) relative to e^b ms: published prediction inside the rounding bracket "
-                        f"e^(b ± 0.05) in {inside} of {len(check)} rows", font=dict(size=14)),
+        title=dict(text=f"Table 1 of Escobar & Boppana relative to e^b ms: published prediction inside the "
+                        f"rounding bracket e^(b ± 0.05) in {inside} of {len(check)} rows", font=dict(size=14)),
         yaxis=dict(title="time / e^b", tickformat=".2f"), xaxis=dict(tickangle=-35),
         height=420, margin=dict(l=60, r=20, t=70, b=120), legend=dict(orientation="h", y=1.1, x=0),
     )

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from workbench.errors import ValidationError
+from workbench.errors import ValidationError, quiet_warnings
 from workbench.models.scaling import MODELS, WARNING_KINDS
 from workbench.models.scaling.calibration import default_calibration
 from workbench.plots.adept import _pair
@@ -71,7 +71,7 @@ def _rgba(color: str, alpha: float) -> str:
 
 
 def format_seconds(t: float) -> str:
-    """A runtime in seconds with 3 significant digits, and in minutes or hours when long."""
+    """Return a runtime in seconds with 3 significant digits, and in minutes or hours when long."""
     if not np.isfinite(t):
         return "–"
     text = f"{t:.3g} s"
@@ -83,17 +83,21 @@ def format_seconds(t: float) -> str:
 
 
 def allocation_grid(n_min: float, n_max: float, points: int = GRID_POINTS) -> np.ndarray:
-    """``points`` log-spaced allocations from ``n_min`` to ``n_max``, rounded to 4
-    significant digits (nearby grids share allocations, which ADEPT caches)."""
+    """Return ``points`` log-spaced allocations from ``n_min`` to ``n_max``, to 4 significant digits.
+
+    Rounded so that nearby grids share allocations, which ADEPT caches.
+    """
     grid = np.geomspace(max(float(n_min), 1.0), max(float(n_max), float(n_min), 1.0), points)
     step = 10.0 ** (np.floor(np.log10(grid)) - 3)
     return np.unique(np.round(grid / step) * step)
 
 
 def prediction_curves(predictor, grid, level: float = 0.8) -> pd.DataFrame:
-    """Every fitted model's and the predictor's prediction and calibrated ``level``
-    interval on ``grid``: columns ``model`` (a name of ``MODELS`` or ``"predictor"``),
-    ``n``, ``prediction``, ``lower``, ``upper`` (NaN where a model refuses)."""
+    """Every fitted model's and the predictor's prediction and calibrated ``level`` interval on ``grid``.
+
+    Columns ``model`` (a name of ``MODELS`` or ``"predictor"``), ``n``, ``prediction``,
+    ``lower``, ``upper`` (NaN where a model refuses).
+    """
     grid = np.asarray(grid, float)
     frame = predictor.predict_frame(grid, level)
     parts = [pd.DataFrame({"model": PREDICTOR, "n": grid, "prediction": frame["prediction"].to_numpy(float),
@@ -107,11 +111,13 @@ def prediction_curves(predictor, grid, level: float = 0.8) -> pd.DataFrame:
 
 
 def weights_frame(predictor) -> pd.DataFrame:
-    """One row per model of the predictor: ``model`` (name), ``label`` (with its reference
-    key), ``weight`` (combination weight, 0 when not fitted), ``cv_error`` (mean absolute
-    log error predicting this curve's own largest allocation(s), NaN: too short),
-    ``status`` ("fitted", "fitted, drawn only" when its weight is negligible, or why it could
-    not be fitted)."""
+    """One row per model of the predictor.
+
+    ``model`` (name), ``label`` (with its reference key), ``weight`` (combination weight, 0
+    when not fitted), ``cv_error`` (mean absolute log error predicting this curve's own
+    largest allocation(s), NaN: too short), ``status`` ("fitted", "fitted, drawn only" when
+    its weight is negligible, or why it could not be fitted).
+    """
     rows = []
     for name in predictor.models:
         weight = float(predictor.weights_.get(name, 0.0))
@@ -123,10 +129,12 @@ def weights_frame(predictor) -> pd.DataFrame:
 
 
 def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
-    """The predictor against runs it did not see: one row per held-back allocation with
-    ``n``, ``actual`` (median runtime there), ``prediction``, ``lower``, ``upper``,
-    ``error_pct`` (|prediction - actual| / actual, %), ``inside`` (actual in the interval)
-    and ``warned``."""
+    """Tabulate the predictor against runs it did not see.
+
+    One row per held-back allocation with ``n``, ``actual`` (median runtime there),
+    ``prediction``, ``lower``, ``upper``, ``error_pct`` (|prediction - actual| / actual,
+    %), ``inside`` (actual in the interval) and ``warned``.
+    """
     n, t = _pair(held_back, "held_back")
     columns = ["n", "actual", "prediction", "lower", "upper", "error_pct", "inside", "warned"]
     if n.size == 0:
@@ -151,9 +159,12 @@ def prediction_title(row, unit: str = "processes", level: float = 0.8) -> str:
 
 
 def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
-    """The warning kinds of the first row of a ``predict_frame`` result, each in words
-    (``frame.attrs["messages"]``), as an HTML list (a green note when there are none); with
-    ``predictor``, the single models' own notes (``warnings_``) in a collapsed list below."""
+    """List the warning kinds of the first row of a ``predict_frame`` result in words, as HTML.
+
+    Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
+    with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
+    below.
+    """
     row = frame.iloc[0]
     kinds = list(row["warnings"])
     messages = frame.attrs.get("messages", {})
@@ -175,9 +186,11 @@ def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
 
 
 def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes", rows: int = 5) -> str:
-    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`:
-    the best allocation in words and the ``rows`` best candidates as a small table (with the
-    run's cost in ``unit``-hours when ``frame`` has a ``cost`` column: n x predicted seconds)."""
+    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`.
+
+    The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
+    in ``unit``-hours when ``frame`` has a ``cost`` column: n x predicted seconds).
+    """
     head = "<b>Where to measure next</b>"
     if frame.empty:
         return f"<div style='font-size:13px'>{head}: no candidate allocation</div>"
@@ -198,15 +211,18 @@ def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes
 
 
 def _band(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Closed polygon of an interval band, dropping allocations without a finite interval."""
+    """Return the closed polygon of an interval band, dropping allocations without a finite interval."""
     ok = np.isfinite(lower) & np.isfinite(upper) & (lower > 0)
     x, lower, upper = x[ok], lower[ok], upper[ok]
     return np.concatenate([x, x[::-1]]), np.concatenate([upper, lower[::-1]])
 
 
 def _y_range(runs: Sequence[np.ndarray], bands: Sequence[np.ndarray], clip: float = 20.0) -> list[float]:
-    """log10 y range holding the runs and the bands, the bands cut at ``clip`` times beyond
-    the runs (an interval spanning decades must not squash the data into a line)."""
+    """Return the log10 y range holding the runs and the bands.
+
+    The bands are cut at ``clip`` times beyond the runs (an interval spanning decades must
+    not squash the data into a line).
+    """
     def finite(values):
         v = np.concatenate([np.asarray(a, float).ravel() for a in values] or [np.zeros(0)])
         return v[np.isfinite(v) & (v > 0)]
@@ -325,11 +341,13 @@ def prediction_figure(
 
 
 def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go.Figure:
-    """One curve of a curve table (:mod:`workbench.io.curves`) as the scaling benchmark sees
-    it under ``protocol`` (``k3``, ``k4``, ``spread``,
-    :func:`~workbench.evaluation.scaling_benchmark.protocol_split`): the predictor fitted on
-    the measured allocations, the others held back, the target its largest predicted
-    allocation; drawn by :func:`prediction_figure` (a placeholder when the curve is too short)."""
+    """Draw one curve of a curve table as the scaling benchmark sees it under ``protocol``.
+
+    Curve tables are described in :mod:`workbench.io.curves`; protocols are ``k3``, ``k4``,
+    ``spread`` (:func:`~workbench.evaluation.scaling_benchmark.protocol_split`): the predictor
+    fitted on the measured allocations, the others held back, the target its largest predicted
+    allocation; drawn by :func:`prediction_figure` (a placeholder when the curve is too short).
+    """
     from workbench.evaluation.scaling_benchmark import protocol_split
     from workbench.models.scaling import ScalingPredictor
 
@@ -344,7 +362,8 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
                           xaxis=dict(visible=False), yaxis=dict(visible=False))
         return fig
     keep = np.isin(n, split[0])
-    predictor = ScalingPredictor().fit(n[keep], t[keep])
+    with quiet_warnings():  # a figure shows the prediction; the warnings are in predictor.warnings_
+        predictor = ScalingPredictor().fit(n[keep], t[keep])
     unit = str(runs["unit"].iloc[0]) if "unit" in runs.columns else "processes"
     fig = prediction_figure(predictor, float(split[1].max()), level=level, observed=(n[keep], t[keep]),
                             held_back=(n[~keep], t[~keep]), unit=unit, grid=allocation_grid(n.min(), 2 * n.max()))
@@ -356,8 +375,7 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
 
 #: Columns of the per-curve benchmark file (``leaderboard(..., by=("curve_id", "fold", "model"))``).
 def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
-    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at
-    the target) highlighted."""
+    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at the target) highlighted."""
     rows = []
     for r in frame.itertuples(index=False):
         style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
@@ -381,8 +399,11 @@ _BOARD_NAMES = {
 
 
 def format_leaderboard(frame: pd.DataFrame, approximate: Sequence[str] = ()) -> pd.DataFrame:
-    """Leaderboard rows for display: shares in %, PA in %, widths as ``1.23x``; columns
-    named in words, those in ``approximate`` marked with ``≈``."""
+    """Leaderboard rows for display.
+
+    Shares in %, PA in %, widths as ``1.23x``; columns named in words, those in
+    ``approximate`` marked with ``≈``.
+    """
     out = pd.DataFrame(index=frame.index)
     for col, name in _BOARD_NAMES.items():
         if col not in frame.columns:

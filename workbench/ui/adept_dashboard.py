@@ -1,5 +1,7 @@
-"""ADEPT prediction dashboard (thesis chapter 3): pick a strong-scaling curve, choose which
-runs ADEPT sees, and compare its per-target predictions with the runs held back.
+"""ADEPT prediction dashboard ([Deshmeh2013] chapter 3).
+
+Pick a strong-scaling curve, choose which runs ADEPT sees, and compare its per-target
+predictions with the runs held back.
 
 Wiring only: the estimator is :class:`workbench.models.adept.Adept`, the figure
 :func:`workbench.plots.adept.prediction_figure`, the tables
@@ -23,10 +25,10 @@ from workbench.models.adept import Adept
 from workbench.plots.adept import fits_table, holdout_frame, prediction_figure, warnings_html
 from workbench.ui.common import (
     FitCache,
-    frame_html,
-    placeholder_figure,
     figure_widget,
+    frame_html,
     message_panel,
+    placeholder_figure,
     readout_html,
     rounded,
     show_errors,
@@ -59,8 +61,10 @@ def summary_html(model: Adept, holdout: pd.DataFrame, seconds: float, extra: dic
 
 
 class AdeptDashboard(widgets.VBox):
-    """Data picker, δ / q sliders, units and view toggles, one live figure, the summary,
-    the prediction-vs-actual and per-target fit tables, and ADEPT's warnings.
+    """Build the ADEPT dashboard's widgets.
+
+    Data picker, δ / q sliders, units and view toggles, one live figure, the summary, the
+    prediction-vs-actual and per-target fit tables, and ADEPT's warnings.
 
     Attributes: ``picker`` (:class:`~workbench.ui.data_picker.DataPicker`), ``q`` (the
     primary slider), ``delta``, ``units``, ``view`` (controls), ``figure`` (LiveFigure),
@@ -106,7 +110,7 @@ class AdeptDashboard(widgets.VBox):
         ])
 
     def parameters(self) -> dict:
-        """Current ADEPT parameters from the controls (slider values rounded)."""
+        """Return the current ADEPT parameters from the controls (slider values rounded)."""
         return {"delta": rounded(self.delta.value, 3), "q": rounded(self.q.value, 4), "units": self.units.value}
 
     def _fit(self) -> Adept:

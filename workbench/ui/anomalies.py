@@ -1,6 +1,7 @@
-"""Anomaly dashboard (thesis 3.9): the R metric, anomaly candidates and the curves after
-removing each one, the resulting weights, the pattern verdict, and the fit with and
-without anomaly handling.
+"""Anomaly dashboard ([Deshmeh2013] section 3.9).
+
+The R metric, anomaly candidates and the curves after removing each one, the resulting
+weights, the pattern verdict, and the fit with and without anomaly handling.
 
 Wiring only: :class:`workbench.models.adept.Adept` detects and handles anomalies;
 :func:`workbench.plots.adept.r_metric_figure`, :func:`~workbench.plots.adept.prediction_figure`
@@ -32,8 +33,17 @@ from workbench.plots.adept import (
     weights_figure,
 )
 from workbench.ui.adept_dashboard import summary_html
-from workbench.ui.common import FitCache, frame_html, placeholder_figure
-from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
+from workbench.ui.common import (
+    FitCache,
+    figure_widget,
+    frame_html,
+    message_panel,
+    placeholder_figure,
+    rounded,
+    show_errors,
+    slider,
+    update_figure_widget,
+)
 from workbench.ui.data_picker import DataPicker, Source
 
 __all__ = ["AnomalyDashboard", "anomaly_dashboard", "synthetic_anomaly_frame", "verdict_html", "NO_HANDLING_EPSILON"]
@@ -47,9 +57,9 @@ def synthetic_anomaly_frame(A: float = 40.0, sigma: float = 0.5, tau: float = 2.
                             speedup_excess: float = 0.25) -> pd.DataFrame:
     """SYNTHETIC strong-scaling curve with one injected anomaly (nothing here was measured).
 
-    t(n) = tau * T(n; A, sigma) seconds (Downey model, thesis Table 1, no noise), except at
+    t(n) = tau * T(n; A, sigma) seconds (Downey model, [Deshmeh2013] Table 1, no noise), except at
     ``anomaly_at``, whose runtime is divided by 1 + ``speedup_excess``: its speedup is 25 %
-    too high, like the fast points of thesis Fig. 9.  Returns a scaling frame
+    too high, like the fast points of [Deshmeh2013] Fig. 9.  Returns a scaling frame
     (:mod:`workbench.io.scaling`) with benchmark ``"SYNTHETIC-anomaly"``, problem class
     ``"example"`` and a ``source`` column saying how each row was made.
     """
@@ -71,13 +81,15 @@ SYNTHETIC_ANOMALY = Source("synthetic-anomaly", "SYNTHETIC: Downey model with on
 
 
 def _all_but_largest(processes: list[float]) -> list[float]:
-    """Observe every run except the largest allocation (kept to score the prediction);
-    with fewer than 5 counts observe all (>= 4 are needed to resolve anomalies, 3.9.2)."""
+    """Observe every run except the largest allocation (kept to score the prediction).
+
+    With fewer than 5 counts observe all (>= 4 are needed to resolve anomalies, 3.9.2).
+    """
     return processes[:-1] if len(processes) >= 5 else processes
 
 
 def verdict_html(report: AnomalyReport) -> str:
-    """The outcome of anomaly detection (thesis 3.9.2-3.9.3) as a short HTML summary."""
+    """Return the outcome of anomaly detection ([Deshmeh2013] section 3.9.2-3.9.3) as a short HTML summary."""
     rows = [f"<b>pattern</b>: {html.escape(report.pattern)}"]
     if len(report.anomalies):
         items = ", ".join(
@@ -98,7 +110,9 @@ def verdict_html(report: AnomalyReport) -> str:
 
 
 class AnomalyDashboard(widgets.VBox):
-    """Data picker, ε (primary) and θ sliders, the live R-metric figure, the verdict, and a
+    """Build the anomaly dashboard's widgets.
+
+    Data picker, ε (primary) and θ sliders, the live R-metric figure, the verdict, and a
     second figure with the prediction with/without anomaly handling and the weights.
 
     Attributes: ``picker``, ``epsilon``, ``theta``, ``view`` (controls), ``figure`` (R
@@ -147,6 +161,7 @@ class AnomalyDashboard(widgets.VBox):
         ])
 
     def parameters(self) -> dict:
+        """Return the current epsilon and theta (slider values rounded)."""
         return {"epsilon": rounded(self.epsilon.value, 3), "theta": rounded(self.theta.value, 3)}
 
     def _update(self):

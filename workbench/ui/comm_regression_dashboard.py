@@ -1,10 +1,13 @@
-"""Communication-regression dashboard (Papadopoulou, Goumas & Koziris, seed 002): descriptive
-metrics, their correlations with communication time, the area split and the robust
-per-area regression, judged on predicted vs observed with the +-30 % band.
+"""Communication-regression dashboard (Papadopoulou, Goumas & Koziris, [Papadopoulou2015]).
+
+Descriptive metrics, their correlations with communication time, the area split and the
+robust per-area regression, judged on predicted vs observed with the +-30 % band.
 
 Wiring only: descriptors, correlations and the regression are :mod:`workbench.models.comm`,
-the datasets and splits :mod:`workbench.evaluation.comm_regression`, the figures
-:mod:`workbench.plots.comm_regression`.  Times in µs.
+the datasets, splits and the upload reader :mod:`workbench.evaluation.comm_regression`,
+the figures :mod:`workbench.plots.comm_regression`, the panels of a state
+:mod:`workbench.views.comm_regression`, the data menu and upload
+:class:`~workbench.ui.data_source.DataSource`.  Times in µs.
 
 * **Data**: OSU broadcasts on ORFEO by placement and algorithm (needs the data mirror; the
   default when it is there: ``--map-by core``, algorithm 5, binary tree, see below), our
@@ -40,10 +43,7 @@ SVG markers dominates).
 
 from __future__ import annotations
 
-import html
-import re
 import time
-import warnings
 
 import ipywidgets as widgets
 import numpy as np
@@ -53,38 +53,25 @@ import plotly.graph_objects as go
 from workbench.errors import DatasetNotFoundError, ValidationError
 from workbench.evaluation.comm_regression import (
     BCAST_PATTERNS,
+    COMM_TIMES_COLUMNS,
+    COMM_TIMES_EXAMPLE,
     OSU_MAPPINGS,
     default_sweep,
     osu_broadcast_frame,
-    published_comparison,
-    random_split,
-    train_test_split_by,
+    osu_broadcast_label,
+    read_comm_times_csv,
+)
+from workbench.evaluation.comm_regression import (
+    EVALUATIONS as _EVALUATION_LABELS,
 )
 from workbench.io import fetch_dataset
-from workbench.io._text import csv_frame, decode
-from workbench.models.comm.correlation import TARGET, correlation_matrix, pearson_table
-from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
-from workbench.models.comm.regression import (
-    PUBLISHED,
-    ROBUST_LOSSES,
-    AreaSplit,
-    CommRegression,
-    CommRegressionResult,
-    evaluate,
-)
-from workbench.plots.comm_regression import (
-    correlation_heatmap,
-    metric_scatter,
-    residuals_by_area,
-    split_and_fit_figure,
-    target_heatmap,
-)
+from workbench.models.comm.descriptors import METRIC_COLUMNS
+from workbench.models.comm.regression import ROBUST_LOSSES, AreaSplit, CommRegressionResult
 from workbench.ui.common import (
     FitCache,
-    QuietChanges,
     NamedFigures,
+    QuietChanges,
     figure_widget,
-    frame_html,
     message_panel,
     placeholder_figure,
     readout_html,
@@ -93,20 +80,18 @@ from workbench.ui.common import (
     slider,
     update_figure_widget,
 )
+from workbench.ui.data_source import UPLOAD, Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
+from workbench.views import comm_regression as views
 
 __all__ = ["DATASETS", "EVALUATIONS", "DEFAULT_OSU", "UPLOAD_FORMAT", "CommRegressionDashboard",
            "comm_regression_dashboard", "read_upload"]
 
-#: Dataset choices of the picker, in menu order (the first available is the default).
-DATASETS = {"osu": "OSU broadcast (ORFEO)", "pingpong": "ping-pong sweep (this machine)", "upload": "uploaded CSV"}
-#: Evaluation choices: label -> key.
-EVALUATIONS = {
-    "in-sample (fit and score all points)": "all",
-    "train small / test big (processes)": "scale",
-    "random 60 / 40 split (seed 0)": "random",
-}
-_UPLOAD_NEEDS = [*DESCRIPTOR_COLUMNS, TARGET]
+#: Dataset choices of the picker, in menu order (the first available is the default; an
+#: uploaded CSV becomes an entry of its own).
+DATASETS = {"osu": "OSU broadcast (ORFEO)", "pingpong": "ping-pong sweep (this machine)", UPLOAD: "uploaded CSV"}
+#: Evaluation choices: label -> key (:data:`workbench.evaluation.comm_regression.EVALUATIONS`).
+EVALUATIONS = {label: key for key, label in _EVALUATION_LABELS.items()}
 #: The OSU set shown first when the data mirror is there: (--map-by, algorithm); see the
 #: module docstring.
 DEFAULT_OSU = ("core", 5)
@@ -117,59 +102,71 @@ UPLOAD_FORMAT = UploadFormat(
     "inter-node messages, 0 to 1), SW (switches) and R (racks, > 0), and the time comm_time_us (microseconds, "
     "> 0); column names are case-sensitive, other columns (e.g. processes, for 'train small / test big') are "
     "kept.",
-    ",".join(_UPLOAD_NEEDS))
+    COMM_TIMES_EXAMPLE)
+#: Kept importable from here: the reader of the upload button.
+read_upload = read_comm_times_csv
+_UPLOAD_NEEDS = list(COMM_TIMES_COLUMNS)
 
 
 def _snap(value: float) -> float:
-    """``value`` on the thresholds' grid: ``2^(k/4)`` rounded to whole bytes."""
+    """Return ``value`` on the thresholds' grid: ``2^(k/4)`` rounded to whole bytes."""
     return float(round(2.0 ** (round(4 * np.log2(value)) / 4)))
 
 
 def _threshold_slider(description: str, value: float, lo: int, hi: int, primary: bool = False):
-    """Log slider in bytes over ``2^lo .. 2^hi`` with quarter-power-of-two steps, so the
-    paper's 4 KiB and 128 KiB are slider positions."""
+    """Build a log slider in bytes over ``2^lo .. 2^hi`` with quarter-power-of-two steps.
+
+    So that the paper's 4 KiB and 128 KiB are slider positions.
+    """
     return slider(description, _snap(value), 2.0**lo, 2.0**hi, np.log10(2) / 4, log=True, primary=primary,
                   readout_format=".4s")
 
 
-def _in_file_words(message: str, lines: pd.Index) -> str:
-    """A model's message about an uploaded table in the file's terms: without the Python
-    name it starts with (``descriptors:``, ``CommRegression.fit:``) and with the file's line
-    instead of the row position."""
-    message = re.sub(r"^(?:[A-Za-z_][\w.]*: )+", "", message)
-    return re.sub(r"\bin row (\d+)", lambda m: f"on line {lines[int(m[1])]}" if int(m[1]) < len(lines)
-                  else m[0], message)
+def _check_arguments(dataset: str, osu: pd.DataFrame | None, robust: str, evaluation: str) -> None:
+    """Refuse initial control values the dashboard cannot show, in the dashboard's words."""
+    if dataset not in DATASETS or dataset == UPLOAD:
+        raise ValidationError(f"dataset must be 'pingpong' or 'osu' (upload a file in the dashboard), got "
+                              f"{dataset!r}")
+    if dataset == "osu" and osu is None:
+        raise ValidationError("dataset 'osu' needs the OSU data (catalogue osu-orfeo, set WORKBENCH_DATA_MIRROR)")
+    if robust not in ROBUST_LOSSES:
+        raise ValidationError(f"robust must be one of {list(ROBUST_LOSSES)}, got {robust!r}")
+    if evaluation not in EVALUATIONS.values():
+        raise ValidationError(f"evaluation must be one of {list(EVALUATIONS.values())}, got {evaluation!r}")
 
 
-def read_upload(name: str, content: bytes) -> pd.DataFrame:
-    """An uploaded CSV as a descriptor frame: needs ``S, M, PPN, N, I, SW, R`` and
-    ``comm_time_us`` (> 0); errors name the file, the line and the problem (see
-    :data:`UPLOAD_FORMAT` for what is expected)."""
-    table = csv_frame(decode(bytes(content), name, what="a CSV table of communication times"), name,
-                      example=UPLOAD_FORMAT.example, lower=False)
-    missing = [c for c in _UPLOAD_NEEDS if c not in table.columns]
-    if missing:
-        found = ", ".join(map(str, table.columns[:12])) + (" ..." if len(table.columns) > 12 else "")
-        lower = {str(c).lower() for c in table.columns}
-        case = ("; column names are case-sensitive" if any(c.lower() in lower for c in missing) else "")
-        raise ValidationError(f"{name}: missing the column(s) {', '.join(missing)} (the file has {found}{case})")
+def _load_osu(notice: widgets.HTML) -> pd.DataFrame | None:
+    """Return the OSU broadcast latencies of the catalogue, or None (said in ``notice``)."""
     try:
-        data = descriptors(table)
-        CommRegression._target(data, TARGET)
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {_in_file_words(str(exc), table.index)}") from None
-    for column in data.columns:  # cells were read as text: numbers become numbers
-        numbers = pd.to_numeric(data[column], errors="coerce")
-        if numbers.notna().sum() == data[column].notna().sum():
-            data[column] = numbers
-    return data.reset_index(drop=True)
+        return fetch_dataset("osu-orfeo").frame
+    except DatasetNotFoundError as exc:
+        show_message(notice, f"The OSU broadcast data (catalogue osu-orfeo) are unavailable, so that "
+                             f"choice is hidden: {str(exc).split(';')[0]}.", kind="info")
+        return None
+
+
+def _load_pingpong(notice: widgets.HTML) -> tuple[pd.DataFrame, str, dict]:
+    """Return our ping-pong sweep (or the SYNTHETIC one, said in ``notice``), its label and run facts."""
+    sweep, label = default_sweep()
+    # the run facts (machine, date, MPI version) are kept apart because pandas deep-copies
+    # ``attrs`` on every column access
+    facts = dict(sweep.attrs)
+    sweep.attrs = {}
+    if facts.get("synthetic"):
+        show_message(notice, "The measured ping-pong sweep (catalogue comm-pingpong-local) is not "
+                             "available: the ping-pong choice shows a SYNTHETIC sweep.", kind="warning")
+    return sweep, label, facts
 
 
 class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
-    """Controls, the main live figure (area split + predicted vs observed), readouts and
-    static correlation / scatter / residual panels.
+    """Build the communication regression dashboard's widgets.
 
-    Attributes: ``dataset``, ``osu_mapping``, ``osu_algorithm``, ``upload``,
+    Controls, the main live figure (area split + predicted vs observed), readouts and
+    static correlation / scatter / residual panels; the panels come from
+    :mod:`workbench.views.comm_regression`.
+
+    Attributes: ``source`` (the :class:`~workbench.ui.data_source.DataSource`), ``dataset``
+    (its menu), ``upload`` (its upload button), ``osu_mapping``, ``osu_algorithm``,
     ``nt_threshold`` (primary slider, bytes), ``s_threshold`` (bytes), ``log_scale``,
     ``robust``, ``evaluation``, ``metric`` (controls); ``figure`` (main LiveFigure);
     ``heatmap_out``, ``matrix_out``, ``scatter_out``, ``residuals_out`` (LiveFigures) and the
@@ -182,46 +179,50 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def __init__(self, dataset: str | None = None, nt_threshold_bytes: float = 128 * 1024,
                  s_threshold_bytes: float = 4 * 1024, robust: str = "bisquare", evaluation: str = "all",
                  osu: pd.DataFrame | None = None):
-        self.messages = message_panel()
-        self.notes = message_panel()
-        self.notice = message_panel()
+        self.messages, self.notes, self.notice = message_panel(), message_panel(), message_panel()
         self._fits = FitCache(64)
         self._frames: dict[tuple, pd.DataFrame] = {}
-        self._upload: tuple[str, pd.DataFrame] | None = None
+        self._uploads: list[str] = []  # names of the uploaded files, in order (the fit cache's key)
         self.figures: dict[str, go.Figure] = {}
         self.result: CommRegressionResult | None = None
+        self.data: pd.DataFrame | None = None
+        self.data_label, self._key, self._refreshed = "", None, False
         self.last_update_s = float("nan")
-        self.osu = osu if osu is not None else self._load_osu()
-        self.pingpong, self.pingpong_label = default_sweep()
-        #: run facts of the sweep (machine, date, MPI version); kept apart because pandas
-        #: deep-copies ``attrs`` on every column access
-        self.pingpong_facts = dict(self.pingpong.attrs)
-        self.pingpong.attrs = {}
-        if self.pingpong_facts.get("synthetic"):
-            show_message(self.notice, "The measured ping-pong sweep (catalogue comm-pingpong-local) is not "
-                                      "available: the ping-pong choice shows a SYNTHETIC sweep.", kind="warning")
-        if dataset is None:  # data that show the split working, when the mirror has them
-            dataset = "osu" if self.osu is not None else "pingpong"
-        if dataset not in DATASETS or dataset == "upload":
-            raise ValidationError(f"dataset must be 'pingpong' or 'osu' (upload a file in the dashboard), got "
-                                  f"{dataset!r}")
-        if dataset == "osu" and self.osu is None:
-            raise ValidationError("dataset 'osu' needs the OSU data (catalogue osu-orfeo, set WORKBENCH_DATA_MIRROR)")
-        if robust not in ROBUST_LOSSES:
-            raise ValidationError(f"robust must be one of {list(ROBUST_LOSSES)}, got {robust!r}")
-        if evaluation not in EVALUATIONS.values():
-            raise ValidationError(f"evaluation must be one of {list(EVALUATIONS.values())}, got {evaluation!r}")
+        self.osu = osu if osu is not None else _load_osu(self.notice)
+        self.pingpong, self.pingpong_label, self.pingpong_facts = _load_pingpong(self.notice)
+        dataset = dataset or ("osu" if self.osu is not None else "pingpong")  # data that show the split working
+        _check_arguments(dataset, self.osu, robust, evaluation)
+        self._build_controls(dataset, nt_threshold_bytes, s_threshold_bytes, robust, evaluation)
 
+        main = None
+        with show_errors(self.messages):
+            self._load_data()
+            start = time.perf_counter()
+            main = self._main_figure()
+            self.last_update_s = time.perf_counter() - start
+            self._refresh_panels()
+            self._refresh_exploration()
+        self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
+        self._sync_visibility()
+        self._observe()
+        self._layout()
+
+    # ------------------------------------------------------------------ widgets
+    def _build_controls(self, dataset: str, nt_threshold_bytes: float, s_threshold_bytes: float, robust: str,
+                        evaluation: str) -> None:
         wide = {"description_width": "initial"}
-        self.dataset = widgets.Dropdown(options=[(v, k) for k, v in DATASETS.items()], value=dataset,
-                                        description="data", style=wide, layout=widgets.Layout(width="330px"))
+        entries = [Dataset("osu", DATASETS["osu"], lambda: self.osu)] if self.osu is not None else []
+        entries.append(Dataset("pingpong", DATASETS["pingpong"], lambda: self.pingpong))
+        self.source = DataSource(entries, value=dataset, upload=UPLOAD_FORMAT, read_upload=self._read_files,
+                                 multiple=False, upload_label="upload CSV", messages=self.messages,
+                                 description="data")
+        self.dataset, self.upload = self.source.menu, self.source.upload
         self.osu_mapping = widgets.ToggleButtons(options=list(OSU_MAPPINGS), value=DEFAULT_OSU[0],
-                                                 description="--map-by",
-                                                 style={**wide, "button_width": "70px"})
+                                                 description="--map-by", style={**wide, "button_width": "70px"})
         self.osu_algorithm = widgets.Dropdown(options=[(f"{k}: {v}", k) for k, v in BCAST_PATTERNS.items()],
                                               value=DEFAULT_OSU[1], description="algorithm", style=wide,
                                               layout=widgets.Layout(width="260px"))
-        self.upload = widgets.FileUpload(accept=".csv", multiple=False, description="upload CSV")
+        self._osu_controls = widgets.HBox([self.osu_mapping, self.osu_algorithm])
         self.nt_threshold = _threshold_slider("NT threshold [B] (Area I ≤ · < Area II)", nt_threshold_bytes, 6, 34,
                                               primary=True)
         self.s_threshold = _threshold_slider("S threshold [B] (Ia ≤ · < Ib)", s_threshold_bytes, 0, 24)
@@ -234,39 +235,24 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
                                            description="evaluation", style=wide, layout=widgets.Layout(width="400px"))
         self.metric = widgets.Dropdown(options=list(METRIC_COLUMNS), value="PT", description="scatter metric",
                                        style=wide, layout=widgets.Layout(width="220px"))
-        self.readout = widgets.HTML()
-        self.scores = widgets.HTML()
-        self.coefficients = widgets.HTML()
+        self.readout, self.scores, self.coefficients = widgets.HTML(), widgets.HTML(), widgets.HTML()
         self.heatmap_out, self.matrix_out, self.scatter_out, self.residuals_out = (
             figure_widget(placeholder_figure(""), name=name, width="50%")
             for name in ("heatmap", "matrix", "scatter", "residuals"))
-        self._osu_controls = widgets.HBox([self.osu_mapping, self.osu_algorithm])
-        self.dataset.options = [(v, k) for k, v in DATASETS.items() if k != "osu" or self.osu is not None]
 
-        main = None
-        with show_errors(self.messages):
-            self._load_data()
-            start = time.perf_counter()
-            main = self._main_figure()
-            self.last_update_s = time.perf_counter() - start
-            self._refresh_panels()
-            self._refresh_exploration()
-        self.figure = figure_widget(main if main is not None else placeholder_figure("No fit yet"), primary=True)
-        self._sync_visibility()
-
-        self.dataset.observe(self._on_data, names="value")
-        self.osu_mapping.observe(self._on_data, names="value")
-        self.osu_algorithm.observe(self._on_data, names="value")
-        self.upload.observe(self._on_upload, names="value")
+    def _observe(self) -> None:
+        self.source.on_change(self._on_source)
+        self.osu_mapping.observe(self._on_osu, names="value")
+        self.osu_algorithm.observe(self._on_osu, names="value")
         for control in (self.nt_threshold, self.s_threshold, self.robust, self.evaluation):
             control.observe(self._on_fit_change, names="value")
         self.log_scale.observe(self._on_view_change, names="value")
         self.metric.observe(self._on_view_change, names="value")
 
+    def _layout(self) -> None:
         h = widgets.HTML
         super().__init__([
-            self.notice,
-            widgets.HBox([self.dataset, self.upload]), self._osu_controls,
+            self.notice, self.source, self._osu_controls,
             widgets.HBox([widgets.VBox([self.nt_threshold, self.s_threshold, self.log_scale]),
                           widgets.VBox([self.robust, self.evaluation])]),
             self.messages, self.readout,
@@ -279,134 +265,75 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
         ])
 
     # ------------------------------------------------------------------ data
-    def _load_osu(self) -> pd.DataFrame | None:
-        try:
-            return fetch_dataset("osu-orfeo").frame
-        except DatasetNotFoundError as exc:
-            show_message(self.notice, f"The OSU broadcast data (catalogue osu-orfeo) are unavailable, so that "
-                                      f"choice is hidden: {str(exc).split(';')[0]}.", kind="info")
-            return None
-
-    def _data_key(self) -> tuple:
-        kind = self.dataset.value
-        if kind == "osu":
-            return ("osu", self.osu_mapping.value, int(self.osu_algorithm.value))
-        if kind == "upload":
-            return ("upload", self._upload[0] if self._upload else None)
-        return ("pingpong",)
+    def _read_files(self, files: list[tuple[str, bytes]]) -> pd.DataFrame:
+        """Read the upload button's file (:func:`read_upload`) and remember its name."""
+        name, content = files[0]
+        data = read_upload(name, content)
+        self._uploads.append(name)
+        return data
 
     def _load_data(self) -> None:
-        key = self._data_key()
-        kind = key[0]
-        if kind == "pingpong":
-            data, label = self.pingpong, self.pingpong_label
-        elif kind == "osu":
+        """Set ``data``, ``data_label`` and the fit-cache key from the data source and the OSU controls."""
+        kind = self.source.key
+        if self.source.frame is None:
+            raise ValidationError("no data: choose a dataset or upload a CSV (columns "
+                                  f"{', '.join(_UPLOAD_NEEDS)})")
+        if kind == "osu":
+            key = ("osu", self.osu_mapping.value, int(self.osu_algorithm.value))
             if key not in self._frames:
-                self._frames[key] = osu_broadcast_frame(self.osu, key[1], key[2])
-            data = self._frames[key]
-            label = (f"OSU broadcast on ORFEO, --map-by {key[1]}, algorithm {key[2]} ({BCAST_PATTERNS[key[2]]}), "
-                     "latency averaged over ranks")
+                self._frames[key] = osu_broadcast_frame(self.source.frame, key[1], key[2])
+            data, label = self._frames[key], osu_broadcast_label(key[1], key[2])
+        elif kind == UPLOAD:
+            key = (UPLOAD, len(self._uploads))
+            data, label = self.source.frame, f"uploaded {self._uploads[-1]}"
         else:
-            if self._upload is None:
-                raise ValidationError("no CSV uploaded yet: use the upload button (columns "
-                                      f"{', '.join(_UPLOAD_NEEDS)})")
-            label, data = f"uploaded {self._upload[0]}", self._upload[1]
+            key, data, label = ("pingpong",), self.source.frame, self.pingpong_label
         self.data, self.data_label, self._key = data, label, key
 
     def _sync_visibility(self) -> None:
-        self._osu_controls.layout.display = "" if self.dataset.value == "osu" else "none"
+        self._osu_controls.layout.display = "" if self.source.key == "osu" else "none"
 
-    # ------------------------------------------------------------------ model
+    # ------------------------------------------------------------------ refresh
     def split(self) -> AreaSplit:
-        """The area split of the sliders, snapped to their grid of quarter powers of two in
-        whole bytes (the log sliders' floating-point values are 131072.00000001 and such)."""
+        """Return the area split of the sliders, snapped to their grid in whole bytes.
+
+        Their grid is quarter powers of two (the log sliders' floating-point values are
+        131072.00000001 and such).
+        """
         return AreaSplit(nt_threshold_bytes=_snap(self.nt_threshold.value),
                          s_threshold_bytes=_snap(self.s_threshold.value))
 
-    def _train_test(self) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-        data, how = self.data, self.evaluation.value
-        if how == "all":
-            return data, data, f"in-sample: fitted and scored on all {len(data)} points"
-        if how == "random":
-            train, test = random_split(data, 0.6, seed=0)
-            return train, test, f"random split: trained on {len(train)}, scored on {len(test)} other points"
-        if "processes" not in data.columns:
-            raise ValidationError("train small / test big needs a 'processes' column in the data")
-        counts = np.unique(data["processes"])
-        if counts.size < 2:
-            raise ValidationError(f"train small / test big needs several process counts, the data have {counts}")
-        # the issue's scenario (OSU: train <= 64, test 128..256) where the data reach that far;
-        # otherwise train below the largest process count and test at it
-        osu_like = (counts <= 64).any() and (counts >= 128).any()
-        train_max, test_min = (64, 128) if osu_like else (counts[-2], counts[-1])
-        train, test = train_test_split_by(data, "processes", train_max, test_min)
-        return train, test, (f"trained on {len(train)} points with <= {train_max:g} processes, scored on "
-                             f"{len(test)} with >= {test_min:g}")
+    def state(self) -> views.CommRegressionState:
+        """Return the current data and control values (the state of :mod:`workbench.views.comm_regression`)."""
+        split = self.split()
+        return views.CommRegressionState(
+            data=self.data, data_label=self.data_label, data_key=self._key,
+            nt_threshold_bytes=split.nt_threshold_bytes, s_threshold_bytes=split.s_threshold_bytes,
+            robust=self.robust.value, evaluation=self.evaluation.value, metric=self.metric.value,
+            log_scale=self.log_scale.value)
 
-    def _fit(self) -> None:
-        """Fit (or reuse the cached fit of) the current data and controls: sets ``result``,
-        ``model`` and ``evaluation_text``."""
-        split, loss, how = self.split(), self.robust.value, self.evaluation.value
-
-        def run():
-            train, test, text = self._train_test()
-            model = CommRegression(split=split, robust=loss)
-            with warnings.catch_warnings():  # shown in the notes panel instead
-                warnings.simplefilter("ignore")
-                model.fit(train)
-            return evaluate(model, test), text, model
-
-        self.result, self.evaluation_text, self.model = self._fits.get((self._key, split, loss, how), run)
-
-    # ------------------------------------------------------------------ refresh
     def _main_figure(self) -> go.Figure:
-        """Fit (or reuse the fit) and draw the main figure."""
-        self._fit()
-        title = (f"{html.escape(self.data_label)}<br><sup>{html.escape(self.evaluation_text)}; "
-                 f"robust loss {self.robust.value}</sup>")
-        return split_and_fit_figure(self.data, self.result.predictions, self.split(), title=title)
+        """Fit (or reuse the fit: sets ``result``, ``model``, ``evaluation_text``) and draw the main figure."""
+        state = self.state()
+        self._fit = views.fit(state, self._fits)
+        self.result, self.evaluation_text, self.model = self._fit.result, self._fit.evaluation_text, self._fit.model
+        return views.main_figure(state, self._fit)
 
     def _refresh_panels(self) -> None:
         """Readouts and the static panels that depend on the fit or the split."""
-        self._readout()
-        self._show("residuals", self.residuals_out, residuals_by_area(self.result.predictions))
-        self._show("scatter", self.scatter_out, metric_scatter(self.data, self.metric.value, split=self.split(),
-                                                               log=self.log_scale.value))
+        state = self.state()
+        panels = views.fit_panels(state, self._fit)
+        rows = {**panels.readout_rows, "redraw": f"{self.last_update_s * 1000:.0f} ms (last change -> main figure)"}
+        self.readout.value = readout_html(rows)
+        self.scores.value, self.coefficients.value = panels.scores, panels.coefficients
+        show_message(self.notes, panels.notes, kind="warning")
+        self._show("residuals", self.residuals_out, panels.residuals)
+        self._show("scatter", self.scatter_out, views.scatter_figure(state))
 
     def _refresh_exploration(self) -> None:
-        tables = {"linear": pearson_table(self.data), "log10": pearson_table(self.data, log=True)}
-        self._show("heatmap", self.heatmap_out, target_heatmap(tables))
-        log = self.log_scale.value
-        self._show("matrix", self.matrix_out, correlation_heatmap(
-            correlation_matrix(self.data, log=log), f"Pearson's r between the metrics{' (log10)' if log else ''}"))
-
-    def _readout(self) -> None:
-        result, text = self.result, self.evaluation_text
-        overall = result.overall()
-        nt = self.data["NT"].to_numpy(float)
-        rows = {
-            "data": f"{self.data_label} ({len(self.data)} points)",
-            "evaluation": text,
-            "areas": "; ".join(f"{a}: {r}" for a, r in self.split().describe().items()),
-            "overall (ours)": f"MAPE {overall['mape']:.1f} %, {overall['share_within_30']:.0%} within ±30 %, "
-                              f"R² {overall['r2']:.3f} ({int(overall['n_points'])} points)",
-            "paper 002 (3D-Jacobi / advection, 16-8192 processes)":
-                f"mean error {PUBLISHED['mape']:.0f} %, {PUBLISHED['share_within_30']:.0%} within ±30 %",
-        }
-        if not (nt > 0).any():
-            rows["note"] = ("NT = 0 for every point (one node: all messages intra-node), so everything is in "
-                            "Area I and the NT threshold only moves the line; the S threshold splits Ia / Ib")
-        rows["redraw"] = f"{self.last_update_s * 1000:.0f} ms (last change -> main figure)"
-        self.readout.value = readout_html(rows)
-        metrics = result.metrics[["area", "n_points", "mape", "share_within_30", "mpe", "r2", "rmse"]].rename(
-            columns={"mape": "MAPE %", "share_within_30": "within ±30 %", "mpe": "MPE %", "rmse": "RMSE µs"})
-        comparison = published_comparison(result).rename(columns={"ours": "ours", "paper": "paper 002"})
-        self.scores.value = (frame_html(metrics, "Scores per area (MAPE in percent)")
-                             + frame_html(comparison, "Beside the published numbers"))
-        coef = self.model.coef_[["area", "term", "coef", "stderr", "source"]]
-        self.coefficients.value = frame_html(coef, "Coefficients (µs per unit of the term; stderr approximate)")
-        notes = result.warnings
-        show_message(self.notes, "\n".join(notes) if notes else None, kind="warning")
+        heatmap, matrix = views.exploration_panels(self.state())
+        self._show("heatmap", self.heatmap_out, heatmap)
+        self._show("matrix", self.matrix_out, matrix)
 
     def refresh(self, exploration: bool = False) -> None:
         """Refit and redraw everything that depends on the controls."""
@@ -435,60 +362,47 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
             return
         log = change["owner"] is self.log_scale
         with show_errors(self.messages, stale=(self.scatter_out, self.matrix_out) if log else (self.scatter_out,)):
-            split = self.split()
-            self._show("scatter", self.scatter_out, metric_scatter(self.data, self.metric.value, split=split,
-                                                                   log=self.log_scale.value))
+            self._show("scatter", self.scatter_out, views.scatter_figure(self.state()))
             if log:
                 self._refresh_exploration()
 
-    def _switch_data(self) -> bool | None:
-        """Load the data the controls name and redraw everything; True on success, None when
-        the data could not be loaded (nothing changed), False when they were loaded but could
-        not be fitted (then every panel is marked out of date)."""
-        previous = (self.data, self.data_label, self._key)
-        loaded = False
-        with show_errors(self.messages):
-            self._load_data()
-            loaded = True
-        if not loaded:
-            self.data, self.data_label, self._key = previous
-            return None
-        with show_errors(self.messages, stale=(*self.panels, self.heatmap_out, self.matrix_out)):
-            self.refresh(exploration=True)
-            return True
-        return False
+    def _switch_data(self) -> bool:
+        """Use the data the source and the OSU controls name and redraw everything.
 
-    def _on_data(self, change) -> None:
-        if self._quiet:
-            return
+        True on success; False when they could not be used or fitted (then every panel is
+        marked out of date and the message says why).
+        """
         self._sync_visibility()
-        if self._switch_data() is None and change["owner"] is self.dataset and change["old"] is not None:
-            with self._quietly():  # keep showing the previous data, and say so in the picker
-                self.dataset.value = change["old"]
-            self._sync_visibility()
+        self._refreshed = False
+        with show_errors(self.messages, stale=(*self.panels, self.heatmap_out, self.matrix_out)):
+            self._load_data()
+            self.refresh(exploration=True)
+            self._refreshed = True
+        return self._refreshed
+
+    def _on_source(self, source: DataSource) -> None:
+        self._switch_data()
+
+    def _on_osu(self, change) -> None:
+        if not self._quiet and self.source.key == "osu":
+            self._switch_data()
 
     def load_csv(self, name: str, content: bytes) -> bool:
-        """Use an uploaded CSV (see :func:`read_upload`); True on success, else a red message
-        (what is wrong, what the dashboard expects, an example header) and the current data
-        stay."""
-        data = None
-        with show_errors(self.messages), UPLOAD_FORMAT.explaining([name]):
-            data = read_upload(name, content)
-        if data is None:
-            return False
-        self._upload = (name, data)
-        with self._quietly():
-            self.dataset.value = "upload"
-        self._sync_visibility()
-        return bool(self._switch_data())
+        """Use an uploaded CSV (see :func:`read_upload`).
 
-    def _on_upload(self, change) -> None:
-        self._take_upload(change, lambda files: self.load_csv(*files[0]))
+        True on success, else a red message (what is wrong, what the dashboard expects, an
+        example header) and the current data stay; False too when the file was read but
+        could not be fitted (then the panels are marked out of date).
+        """
+        self._refreshed = False
+        return self.source.load_files([(name, content)]) and self._refreshed
 
 
 def comm_regression_dashboard(**kwargs) -> CommRegressionDashboard:
     """Build the communication-regression dashboard; display it as a cell's last expression.
+
     Keyword arguments set the initial controls (``dataset`` ``"pingpong"``/``"osu"``,
     ``nt_threshold_bytes``, ``s_threshold_bytes``, ``robust``, ``evaluation``
-    ``"all"``/``"scale"``/``"random"``) or pass an OSU frame (``osu=``)."""
+    ``"all"``/``"scale"``/``"random"``) or pass an OSU frame (``osu=``).
+    """
     return CommRegressionDashboard(**kwargs)

@@ -40,16 +40,15 @@ import html
 import json
 import logging
 import math
-from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Iterable
 
 import ipywidgets as widgets
-import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from workbench.errors import WorkbenchError
+from workbench.errors import WorkbenchError, quiet_warnings
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
+from workbench.views.panels import FitCache, frame_html, placeholder_figure, readout_html
 
 __all__ = [
     "ERROR_CLASS",
@@ -95,13 +94,15 @@ _BOX_STYLE = {
 
 
 def message_panel() -> widgets.HTML:
-    """An initially empty panel for errors, warnings and notes of a dashboard."""
+    """Return an initially empty panel for errors, warnings and notes of a dashboard."""
     return widgets.HTML(value="", _dom_classes=(MESSAGE_PANEL_CLASS,))
 
 
 def show_message(panel: widgets.HTML, text: str | None, kind: str = "error") -> None:
-    """Show ``text`` in ``panel`` as an ``error``, ``warning`` or ``info`` box; ``None`` or
-    ``""`` clears the panel.  The text is HTML-escaped (messages quote file contents)."""
+    """Show ``text`` in ``panel`` as an ``error``, ``warning`` or ``info`` box; ``None`` or ``""`` clears the panel.
+
+    The text is HTML-escaped (messages quote file contents).
+    """
     if kind not in _BOX_STYLE:
         raise ValueError(f"kind must be one of {sorted(_BOX_STYLE)}, got {kind!r}")
     if not text:
@@ -123,8 +124,9 @@ class show_errors(contextlib.ContextDecorator):
 
     A :class:`~workbench.errors.WorkbenchError` (bad input, unreadable file, ...) shows its
     message; any other exception is a bug: the page says so in the project's words
-    (:data:`INTERNAL_ERROR`, never the library's text) and the server log gets the traceback.  Either way it is suppressed, so a callback never dumps a
-    traceback into the page; a block that completes clears the panel.  ``stale``: the
+    (:data:`INTERNAL_ERROR`, never the library's text) and the server log gets the
+    traceback.  Either way it is suppressed, so a callback never dumps a traceback into the
+    page; a block that completes clears the panel.  ``stale``: the
     panels (figures, HTML readouts) that the block was to refresh; after an error they are
     marked out of date (:func:`mark_stale`), so that nothing on screen pretends to show the
     new input.  Usage::
@@ -141,11 +143,17 @@ class show_errors(contextlib.ContextDecorator):
     def __init__(self, panel: widgets.HTML, stale: Iterable[widgets.Widget] = ()):
         self.panel = panel
         self.stale = tuple(stale)
+        self._quiet: list[contextlib.AbstractContextManager] = []  # a stack: a decorator's instance is reused
 
     def __enter__(self):
+        # the dashboards show models' warnings_ in their panels; emitted, they would also
+        # land under the notebook cell as stderr text
+        self._quiet.append(quiet_warnings())
+        self._quiet[-1].__enter__()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> bool:
+        self._quiet.pop().__exit__(None, None, None)
         if exc_type is None:
             show_message(self.panel, None)
             return False
@@ -162,9 +170,11 @@ class show_errors(contextlib.ContextDecorator):
 
 
 def mark_stale(widget: widgets.Widget, reason: str) -> None:
-    """Mark a panel out of date, saying ``reason``: a :class:`LiveFigure` shows a notice
-    instead of its figure, an HTML readout is replaced by the notice (the next refresh
-    overwrites both)."""
+    """Mark a panel out of date, saying ``reason``.
+
+    A :class:`LiveFigure` shows a notice instead of its figure, an HTML readout is
+    replaced by the notice (the next refresh overwrites both).
+    """
     if isinstance(widget, LiveFigure):
         widget.mark_stale(reason)
     elif isinstance(widget, widgets.HTML):
@@ -173,15 +183,6 @@ def mark_stale(widget: widgets.Widget, reason: str) -> None:
     else:
         raise TypeError(f"cannot mark a {type(widget).__name__} out of date")
 
-
-def readout_html(rows: Mapping[str, str]) -> str:
-    """A compact two-column HTML table of ``label -> value`` readouts (values escaped)."""
-    body = "".join(
-        f'<tr><td style="padding:1px 10px 1px 0;color:#555">{html.escape(k)}</td>'
-        f'<td style="padding:1px 0"><b>{html.escape(v)}</b></td></tr>'
-        for k, v in rows.items()
-    )
-    return f'<table style="font-size:13px;line-height:1.5">{body}</table>'
 
 
 # --------------------------------------------------------------------------- sliders
@@ -248,8 +249,10 @@ def slider(
 
 
 class LiveFigure(widgets.Output):
-    """A figure panel that follows its inputs: one plotly figure shown as an output of a
-    core ``ipywidgets.Output`` widget, drawn in the browser by plotly's mime renderer.
+    """A figure panel that follows its inputs.
+
+    One plotly figure shown as an output of a core ``ipywidgets.Output`` widget, drawn in
+    the browser by plotly's mime renderer.
 
     Why not plotly's ``FigureWidget``: it is an anywidget whose model carries plotly.js
     (~5 MB) in its ``_esm`` trait, evaluated once per figure per page load, and anywidget
@@ -284,10 +287,12 @@ class LiveFigure(widgets.Output):
 
     @property
     def data(self):
+        """The traces of the figure shown."""
         return self.figure.data
 
     @property
     def stale(self) -> bool:
+        """Whether the figure is marked as no longer matching the inputs."""
         return STALE_CLASS in self._dom_classes
 
     def update(self, fig: go.Figure) -> bool:
@@ -313,17 +318,23 @@ class LiveFigure(widgets.Output):
         return True
 
     def mark_stale(self, reason: str) -> None:
-        """Replace the figure by a notice that it no longer matches the inputs, saying
-        ``reason`` (what happened and what to do); the next :meth:`update` shows a figure
-        again.  After an error nothing on screen may look like the result of the new input."""
+        """Replace the figure by a notice that it no longer matches the inputs, saying ``reason``.
+
+        ``reason`` says what happened and what to do; the next :meth:`update` shows a
+        figure again.  After an error nothing on screen may look like the result of the new
+        input.
+        """
         self.update(placeholder_figure(f"Out of date: {reason}"))
         self.add_class(STALE_CLASS)
 
 
 def figure_widget(fig: go.Figure, *, name: str | None = None, primary: bool = False, **layout) -> LiveFigure:
-    """A :class:`LiveFigure` showing ``fig``; ``primary=True`` marks the dashboard's main
-    figure (:data:`MAIN_FIGURE_CLASS`), ``name`` any other (DOM class ``wb-figure-<name>``);
-    ``layout`` goes to the widget's ``Layout`` (width)."""
+    """Return a :class:`LiveFigure` showing ``fig``.
+
+    ``primary=True`` marks the dashboard's main figure (:data:`MAIN_FIGURE_CLASS`), ``name``
+    any other (DOM class ``wb-figure-<name>``); ``layout`` goes to the widget's ``Layout``
+    (width).
+    """
     return LiveFigure(fig, name=name, primary=primary, **layout)
 
 
@@ -332,45 +343,12 @@ def update_figure_widget(widget: LiveFigure, fig: go.Figure) -> None:
     widget.update(fig)
 
 
-class FitCache:
-    """A small least-recently-used cache of fitted models keyed on (data, parameters)."""
-
-    def __init__(self, size: int = 32):
-        self.size = size
-        self._items: OrderedDict = OrderedDict()
-
-    def get(self, key: Hashable, fit: Callable[[], object]):
-        """The cached value for ``key``, computing it with ``fit()`` on a miss."""
-        if key in self._items:
-            self._items.move_to_end(key)
-            return self._items[key]
-        value = fit()
-        self._items[key] = value
-        if len(self._items) > self.size:
-            self._items.popitem(last=False)
-        return value
-
-
-def frame_html(frame: pd.DataFrame, title: str = "") -> str:
-    """A compact HTML table of a small DataFrame (4 significant digits, NaN as '–')."""
-    table = frame.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}",
-                          classes="wb-table", justify="left")
-    head = f"<b>{title}</b>" if title else ""
-    return (f'<div style="font-size:12px;overflow-x:auto">{head}<style>.wb-table td,.wb-table th'
-            f'{{padding:1px 8px;text-align:right}}</style>{table}</div>')
-
-
-def placeholder_figure(text: str) -> go.Figure:
-    """An empty figure with a title, shown until the first successful fit."""
-    fig = go.Figure()
-    fig.update_layout(title=dict(text=text), height=420, xaxis=dict(visible=False), yaxis=dict(visible=False))
-    return fig
-
-
 class QuietChanges:
-    """Mixin for a widget class whose code sets its own widgets: inside ``with
-    self._quietly():`` the change handlers (which return early while ``self._quiet``)
-    do not run."""
+    """Mixin for a widget class whose code sets its own widgets.
+
+    Inside ``with self._quietly():`` the change handlers (which return early while
+    ``self._quiet``) do not run.
+    """
 
     _quiet = False
 
@@ -383,11 +361,13 @@ class QuietChanges:
             self._quiet = previous
 
     def _take_upload(self, change, load) -> None:
-        """Body of a ``FileUpload`` handler (the widget is ``self.upload``): hand the uploaded
-        files to ``load`` as a list of ``(name, content bytes)``, then clear the widget quietly,
-        so that the same file can be uploaded again after a fix.  Files over
+        """Body of a ``FileUpload`` handler (the widget is ``self.upload``).
+
+        Hand the uploaded files to ``load`` as a list of ``(name, content bytes)``, then clear
+        the widget quietly, so that the same file can be uploaded again after a fix.  Files over
         ``workbench.ui.limits.UPLOAD_LIMIT_BYTES`` in total are refused with a message in
-        ``self.messages`` (a larger one would reach the server's websocket limit)."""
+        ``self.messages`` (a larger one would reach the server's websocket limit).
+        """
         files = change["new"]
         if self._quiet or not files:
             return
@@ -407,9 +387,11 @@ class QuietChanges:
 
 
 class NamedFigures:
-    """Mixin for a dashboard with secondary figure panels (:class:`LiveFigure` s): every
-    figure shown through :meth:`_show` is also kept by name in ``figures`` (tests,
-    screenshots).  Create ``self.figures = {}`` in the constructor."""
+    """Mixin for a dashboard with secondary figure panels (:class:`LiveFigure` s).
+
+    Every figure shown through :meth:`_show` is also kept by name in ``figures`` (tests,
+    screenshots).  Create ``self.figures = {}`` in the constructor.
+    """
 
     figures: dict[str, go.Figure]
 

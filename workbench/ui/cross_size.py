@@ -1,11 +1,13 @@
-"""Cross-problem-size dashboard (thesis 3.12-3.15): predict a larger problem size from many
-runs of a smaller one (the *base*) and a few runs of the larger one (the *target*).
+"""Cross-problem-size dashboard ([Deshmeh2013] section 3.12-3.15).
+
+Predict a larger problem size from many runs of a smaller one (the *base*) and a few runs
+of the larger one (the *target*).
 
 Wiring only: :meth:`workbench.models.adept.Adept.fit` with ``base=`` builds the guiding
 points t_base(n)·R and fits the union; :func:`workbench.plots.adept.cross_size_figure`
 draws it.  The target curve and its observed runs come from a
 :class:`~workbench.ui.data_picker.DataPicker`; the base curve is another problem class of the
-same benchmark with at least 4 processor counts (thesis 3.12).
+same benchmark with at least 4 processor counts ([Deshmeh2013] section 3.12).
 """
 
 from __future__ import annotations
@@ -31,9 +33,11 @@ MIN_BASE_POINTS = 4
 
 
 def base_candidates(curves, target: tuple) -> list[tuple]:
-    """Curves usable as the base size for ``target`` (benchmark, class, placement): the other
-    problem classes of the same benchmark with >= 4 processor counts (thesis 3.12), those
-    with the same placement first, then by number of points."""
+    """Curves usable as the base size for ``target`` (benchmark, class, placement).
+
+    The other problem classes of the same benchmark with >= 4 processor counts ([Deshmeh2013] section 3.12),
+    those with the same placement first, then by number of points.
+    """
     usable = curves[(curves["n_points"] >= MIN_BASE_POINTS) & (curves["benchmark"] == target[0])
                     & (curves["problem_class"] != target[1])]
     keys = sorted(((r.benchmark, r.problem_class, r.placement, r.n_points) for r in usable.itertuples()),
@@ -49,13 +53,15 @@ NEEDS = (f"Cross-size prediction needs two problem sizes of one benchmark: a bas
 
 
 def targets_with_a_base(usable, curves):
-    """The curves of ``usable`` that have a base size among ``curves`` (DataPicker ``offer``)."""
+    """Return the curves of ``usable`` that have a base size among ``curves`` (DataPicker ``offer``)."""
     keep = [bool(base_candidates(curves, (r.benchmark, r.problem_class, r.placement))) for r in usable.itertuples()]
     return usable[keep]
 
 
 class CrossSizeDashboard(widgets.VBox):
-    """Target-size picker (curve + observed runs), base-size menu, q (primary), γ and δ
+    """Build the cross-size dashboard's widgets.
+
+    Target-size picker (curve + observed runs), base-size menu, q (primary), γ and δ
     sliders, view toggle, one live figure, summary, held-back table and warnings.
 
     Attributes: ``picker`` (target size), ``base`` (Dropdown of base curves), ``q``,
@@ -108,6 +114,7 @@ class CrossSizeDashboard(widgets.VBox):
         ])
 
     def parameters(self) -> dict:
+        """Return the current q, gamma and delta (slider values rounded)."""
         return {"q": rounded(self.q.value, 4), "gamma": rounded(self.gamma.value, 3),
                 "delta": rounded(self.delta.value, 3)}
 
@@ -146,11 +153,13 @@ class CrossSizeDashboard(widgets.VBox):
         self.summary.value = summary_html(model, holdout, self.last_update_s, {
             "target size": self.picker.label,
             "runtime ratio R = t_target(n0)/t_base(n0)": f"{model.ratio_:.4g}",
-            "guiding points": f"{int(guides.sum())} (n = {', '.join(f'{v:g}' for v in model.observations_['n'][guides])})",
+            "guiding points": f"{int(guides.sum())} (n = "
+                              f"{', '.join(f'{v:g}' for v in model.observations_['n'][guides])})",
             "sizes differ (3.15)": "yes" if any(w.kind == "sizes-differ" for w in model.warnings_) else "no",
         })
         self.tables.value = frame_html(
-            holdout.drop(columns=["warned"]).rename(columns={"actual": "actual t [s]", "prediction": "predicted t [s]"}),
+            holdout.drop(columns=["warned"]).rename(
+                columns={"actual": "actual t [s]", "prediction": "predicted t [s]"}),
             "Target size: prediction vs actual at the held-back runs (PA = 100 − E)")
         self.warnings.value = warnings_html(model.warnings_for(np.union1d(holdout["n"], model.fits_["target"])))
         return fig

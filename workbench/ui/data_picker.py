@@ -10,10 +10,12 @@ Three steps, top to bottom:
 3. **observed runs**: one toggle per processor count of the curve; the toggled counts are
    the observations a model is fitted on, the others are held back to score it.
 
-The picker exposes the selection (:attr:`DataPicker.observed`, :attr:`DataPicker.held_back`,
-:attr:`DataPicker.key`) and calls the functions registered with
-:meth:`DataPicker.on_change` after every change.  Bad uploads and a missing mirror become
-messages in the panels, never a traceback: the previous data stay selected.
+The source step is a :class:`~workbench.ui.data_source.DataSource` (attribute ``data``),
+shared with the other dashboards.  The picker exposes the selection
+(:attr:`DataPicker.observed`, :attr:`DataPicker.held_back`, :attr:`DataPicker.key`) and
+calls the functions registered with :meth:`DataPicker.on_change` after every change.  Bad
+uploads and a missing mirror become messages in the panels, never a traceback: the
+previous data stay selected.
 """
 
 from __future__ import annotations
@@ -27,9 +29,8 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
-from workbench.errors import DatasetNotFoundError, ParseWarning, ValidationError
+from workbench.errors import ParseWarning, ValidationError
 from workbench.io import (
-    data_mirror,
     fetch_dataset,
     fetch_npb_pi_cluster,
     list_curves,
@@ -37,7 +38,8 @@ from workbench.io import (
     select_curve,
     validate_scaling_frame,
 )
-from workbench.ui.common import QuietChanges, message_panel, show_errors, show_message
+from workbench.ui.common import QuietChanges, message_panel, show_errors
+from workbench.ui.data_source import Dataset, DataSource, mirror_problem
 from workbench.ui.uploads import UploadFormat
 
 __all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "UPLOAD_FORMAT", "default_observed", "read_uploads"]
@@ -54,8 +56,11 @@ UPLOAD_FORMAT = UploadFormat(
 
 @dataclass(frozen=True)
 class Source:
-    """A data source of the picker: ``load()`` returns a scaling frame (see
-    :mod:`workbench.io.scaling`) or raises a :class:`~workbench.errors.WorkbenchError`."""
+    """A data source of the picker.
+
+    ``load()`` returns a scaling frame (see :mod:`workbench.io.scaling`) or raises a
+    :class:`~workbench.errors.WorkbenchError`.
+    """
 
     key: str
     label: str
@@ -70,8 +75,10 @@ def _pi_cluster() -> pd.DataFrame:
 
 
 def _pi_cluster_merged() -> pd.DataFrame:
-    """The Pi-cluster logs with every placement of a class in one curve (nodes unknown):
-    the larger classes were run on a few processor counts, each with another placement."""
+    """Return the Pi-cluster logs with every placement of a class in one curve (nodes unknown).
+
+    The larger classes were run on a few processor counts, each with another placement.
+    """
     frame = _pi_cluster().copy()
     frame["nodes"] = pd.array([pd.NA] * len(frame), dtype="Int64")
     # runs at one processor count on different placements become repeats
@@ -99,9 +106,11 @@ MIRRORED = frozenset({"npb-pi-cluster", "npb-pi-cluster-merged", "scaling-corpus
 
 
 def _scaling_corpus() -> pd.DataFrame:
-    """The scaling corpus (catalogue ``scaling-corpus``, a curve table) as a scaling frame:
-    benchmark "<app> on <machine>", problem_class the curve_id, ``processes`` the allocation
-    n, whose unit (``nodes`` or ``gpus``) is kept in the extra column ``unit``."""
+    """Return the scaling corpus (catalogue ``scaling-corpus``, a curve table) as a scaling frame.
+
+    Benchmark "<app> on <machine>", problem_class the curve_id, ``processes`` the allocation
+    n, whose unit (``nodes`` or ``gpus``) is kept in the extra column ``unit``.
+    """
     c = fetch_dataset("scaling-corpus").frame
     return validate_scaling_frame(pd.DataFrame({
         "benchmark": c["app"] + " on " + c["machine"], "problem_class": c["curve_id"], "processes": c["n"],
@@ -109,13 +118,14 @@ def _scaling_corpus() -> pd.DataFrame:
 
 
 def default_observed(processes: Sequence[float]) -> list[float]:
-    """The runs a first prediction uses (thesis 3.8: 3 or 4 inputs).
+    """Return the runs a first prediction uses ([Deshmeh2013] section 3.8: 3 or 4 inputs).
 
     Long curves (>= 8 counts): 4 counts spread evenly (by rank) from the smallest to the
     second largest, so that the inputs reach past the linear section and the largest count
     is an extrapolation; 4 smallest counts that all lie in the linear section leave the
-    saturation undetermined (thesis 3.10) -- try it by toggling.  Shorter curves: the 4
-    smallest of >= 6, else the 3 smallest."""
+    saturation undetermined ([Deshmeh2013] section 3.10) -- try it by toggling.  Shorter curves: the 4
+    smallest of >= 6, else the 3 smallest.
+    """
     n = sorted(processes)
     if len(n) >= 8:
         return [n[i] for i in sorted(set(np.round(np.linspace(0, len(n) - 2, 4)).astype(int)))]
@@ -123,10 +133,12 @@ def default_observed(processes: Sequence[float]) -> list[float]:
 
 
 def read_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
-    """One scaling frame from uploaded files given as (file name, content) pairs: NPB logs
-    (``.out``, ``.log``, ``.txt``) and/or tidy CSV tables, dispatched on the file name by
-    :func:`workbench.io.read_scaling_bytes`.  Raises a
-    :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read."""
+    """One scaling frame from uploaded files given as (file name, content) pairs.
+
+    NPB logs (``.out``, ``.log``, ``.txt``) and/or tidy CSV tables, dispatched on the file
+    name by :func:`workbench.io.read_scaling_bytes`.  Raises a
+    :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read.
+    """
     frames = [read_scaling_bytes(name, bytes(content)) for name, content in files]
     if not frames:
         raise ValidationError("no file uploaded")
@@ -135,11 +147,7 @@ def read_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
 
 def _mirror_problem() -> str | None:
     """Why the real-data mirror cannot be used, or None when it can."""
-    try:
-        data_mirror()
-    except DatasetNotFoundError as exc:
-        return str(exc)
-    return None
+    return mirror_problem()
 
 
 class DataPicker(QuietChanges, widgets.VBox):
@@ -184,39 +192,34 @@ class DataPicker(QuietChanges, widgets.VBox):
         self.min_points = min_points
         self._offer, self.needs = offer, needs
         self._callbacks: list[Callable[[DataPicker], None]] = []
-        self._frames: dict[str, pd.DataFrame] = {}
+        # curves of each frame the data source accepted (id -> (frame, curves)): listed once
+        self._usable_curves: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = {}
         self._toggles: dict[float, widgets.ToggleButton] = {}
 
-        self.notice = message_panel()
         own_panel = messages is None
         self.messages = message_panel() if own_panel else messages
-        problem = _mirror_problem() if MIRRORED.intersection(self._sources) else None
-        options = [(s.label + (" (mirror not available)" if k in MIRRORED and problem else ""), k)
-                   for k, s in self._sources.items()]
-        self.source = widgets.Dropdown(options=options, description="Source", style={"description_width": "70px"},
-                                       layout=widgets.Layout(width="640px"))
-        self.upload = widgets.FileUpload(accept=".csv,.out,.log,.txt", multiple=True,
-                                         description="Upload NPB logs / CSV", layout=widgets.Layout(width="220px"))
+        initial = source or next(iter(self._sources))
+        self._initial_label = self._sources[initial].label
+        self.data: DataSource | None = None
+        data = DataSource(
+            [Dataset(s.key, s.label, s.load, needs_mirror=s.key in MIRRORED) for s in self._sources.values()],
+            value=initial, upload=UPLOAD_FORMAT, read_upload=read_uploads, accept=".csv,.out,.log,.txt",
+            upload_label="Upload NPB logs / CSV", validate=self._usable, messages=self.messages,
+            description="Source", row_noun="runs")
+        self.data = data
+        self.source, self.upload, self.notice = data.menu, data.upload, data.notice
         self.curve = widgets.Dropdown(description="Curve", style={"description_width": "70px"},
                                       layout=widgets.Layout(width="640px"))
         self.points = widgets.HBox(layout=widgets.Layout(flex_flow="row wrap"))
         self.summary = widgets.HTML()
+        if data.frame is None:  # the initial data could not be loaded: a bug in the bundled data, let it raise
+            self._usable(self._sources[data.menu.value or initial].load())
+        self._use_source(data.frame)
 
-        initial = source or next(iter(self._sources))
-        if problem:
-            if initial in MIRRORED:
-                initial = next((k for k in self._sources if k not in MIRRORED), initial)
-            show_message(self.notice, f"Real data not available: {problem}. Showing the bundled SYNTHETIC data "
-                                      "instead; upload your own runs with the Upload button.", kind="warning")
-        with self._quietly():
-            self.source.value = initial
-        self._use_source(initial)  # an error here is a bug in the bundled data: let it raise
-
-        self.source.observe(self._on_source, names="value")
+        data.on_change(self._on_source)
         self.curve.observe(self._on_curve, names="value")
-        self.upload.observe(self._on_upload, names="value")
         label = widgets.HTML("<b>Observed runs</b> (toggled: used for fitting; the others are held back):")
-        children = [widgets.HBox([self.source, self.upload]), self.curve, label, self.points, self.summary, self.notice]
+        children = [data, self.curve, label, self.points, self.summary]
         super().__init__(children + ([self.messages] if own_panel else []))
 
     # ------------------------------------------------------------------ public
@@ -275,40 +278,28 @@ class DataPicker(QuietChanges, widgets.VBox):
 
     @property
     def label(self) -> str:
+        """The selected curve in words: benchmark, class and placement."""
         b, c, p = self.curve_key
         return f"{b} class {c}, {p}"
 
     def load_files(self, files: Iterable[tuple[str, bytes]]) -> bool:
-        """Use uploaded (file name, content) pairs as the source; True on success, else the
-        error is shown in :attr:`messages` and the previous data stay selected."""
-        files = list(files)
-        ok = False
-        with show_errors(self.messages):
-            with UPLOAD_FORMAT.explaining([name for name, _ in files]):
-                frame = read_uploads(files)
-                self._check_curves(frame, "the uploaded files")
-            self._frames[UPLOAD] = frame
-            names = ", ".join(name for name, _ in files)
-            label = f"uploaded: {names[:80]}{'…' if len(names) > 80 else ''} ({len(frame)} runs)"
-            options = [o for o in self.source.options if o[1] != UPLOAD] + [(label, UPLOAD)]
-            with self._quietly():
-                self.source.options = options
-                self.source.value = UPLOAD
-            self._use_source(UPLOAD)
-            ok = True
-        if ok:
-            self._fire()
-        return ok
+        """Use uploaded (file name, content) pairs as the source.
+
+        True on success, else the error is shown in :attr:`messages` and the previous data
+        stay selected.
+        """
+        return self.data.load_files(files)
 
     # ----------------------------------------------------------------- helpers
     def _fire(self) -> None:
         for callback in self._callbacks:
             callback(self)
 
-    def _load(self, key: str) -> pd.DataFrame:
-        if key not in self._frames:
-            self._frames[key] = self._sources[key].load()
-        return self._frames[key]
+    def _usable(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``validate`` of the data source: refuse data without a curve this picker offers."""
+        where = self.data.loading if self.data is not None else self._initial_label
+        self._usable_curves[id(frame)] = (frame, self._check_curves(frame, where))
+        return frame
 
     def _check_curves(self, frame: pd.DataFrame, where: str) -> pd.DataFrame:
         curves = list_curves(frame)
@@ -324,9 +315,9 @@ class DataPicker(QuietChanges, widgets.VBox):
                 raise ValidationError(f"{where}: no curve this dashboard can use. {self.needs} (found: {found})")
         return usable
 
-    def _use_source(self, key: str) -> None:
-        frame = self._load(key)
-        curves = self._check_curves(frame, self.source.label or key)
+    def _use_source(self, frame: pd.DataFrame) -> None:
+        kept = self._usable_curves.get(id(frame))
+        curves = kept[1] if kept is not None and kept[0] is frame else self._check_curves(frame, self.data.label)
         self.frame, self.curves, self.all_curves = frame, curves, list_curves(frame)
         options = [(row.label, (row.benchmark, row.problem_class, row.placement)) for row in curves.itertuples()]
         values = [v for _, v in options]
@@ -364,7 +355,8 @@ class DataPicker(QuietChanges, widgets.VBox):
         held = [n for n in self.processes if n not in obs]
         runs = len(self.observed[0])
         self.summary.value = (  # the label comes from the data (an upload's benchmark names): escaped
-            f"<span style='font-size:13px'>{html.escape(self.label)}: observed n = {', '.join(f'{v:g}' for v in obs) or 'none'} "
+            f"<span style='font-size:13px'>{html.escape(self.label)}: observed n = "
+            f"{', '.join(f'{v:g}' for v in obs) or 'none'} "
             f"({runs} run{'s' if runs != 1 else ''}); held back: {len(held)} processor count"
             f"{'s' if len(held) != 1 else ''}</span>"
         )
@@ -376,18 +368,11 @@ class DataPicker(QuietChanges, widgets.VBox):
         return sel["processes"].to_numpy(float), sel["time_s"].to_numpy(float)
 
     # ---------------------------------------------------------------- handlers
-    def _on_source(self, change) -> None:
-        if self._quiet:
-            return
-        ok = False
-        with show_errors(self.messages):
-            self._use_source(change["new"])
-            ok = True
-        if not ok:  # keep showing the previous data and the error
-            with self._quietly():
-                self.source.value = change["old"]
-            return
-        self._fire()
+    def _on_source(self, data: DataSource) -> None:
+        # the data were checked by _usable: choosing a curve of them fails only on a bug
+        with show_errors(self.messages, stale=(self.summary,)):
+            self._use_source(data.frame)
+            self._fire()
 
     def _on_curve(self, change) -> None:
         if self._quiet:
@@ -407,6 +392,3 @@ class DataPicker(QuietChanges, widgets.VBox):
             return
         self._after_points()
         self._fire()
-
-    def _on_upload(self, change) -> None:
-        self._take_upload(change, self.load_files)

@@ -1,4 +1,4 @@
-"""Interactive explorer of the Downey speedup model (ADEPT thesis Table 1, section 3.3.2).
+"""Interactive explorer of the Downey speedup model (ADEPT [Deshmeh2013] Table 1, section 3.3.2).
 
 Wiring only: the model is :mod:`workbench.models.downey`, the figure
 :func:`workbench.plots.downey.downey_figure`.  This is the template the other dashboards
@@ -30,7 +30,9 @@ N_MAX_RANGE = (2.0, 1e6)
 
 
 class DowneyExplorer(widgets.VBox):
-    """A, sigma and n-range controls, readouts of the derived allocations, and a live
+    """Build the Downey explorer's widgets.
+
+    A, sigma and n-range controls, readouts of the derived allocations, and a live
     three-panel figure (speedup with bounds, runtime in model units, efficiency).
 
     Attributes: ``A`` (the primary slider), ``sigma``, ``auto_range``, ``n_max``, ``log_x``
@@ -44,7 +46,8 @@ class DowneyExplorer(widgets.VBox):
             "A (average parallelism)", A, *A_RANGE, log=True, step=0.01, continuous_update=True, primary=True
         )
         self.sigma = slider("σ (variance of parallelism)", sigma, *SIGMA_RANGE, step=0.05, continuous_update=True)
-        self.auto_range = widgets.Checkbox(value=n_max is None, description="n range: 2 × max useful allocation", indent=False)
+        self.auto_range = widgets.Checkbox(value=n_max is None, description="n range: 2 × max useful allocation",
+                                           indent=False)
         self.n_max = slider(
             "largest n shown", n_max or default_n_max(A, sigma), *N_MAX_RANGE, log=True, step=0.05,
             disabled=n_max is None,
@@ -62,7 +65,7 @@ class DowneyExplorer(widgets.VBox):
         super().__init__([widgets.HBox([controls, self.readout]), self.messages, self.figure])
 
     def parameters(self) -> tuple[float, float, float]:
-        """Current (A, sigma, n_max), rounded (keyboard steps give 3.4999999999999996)."""
+        """Return the current (A, sigma, n_max), rounded (keyboard steps give 3.4999999999999996)."""
         A, sigma = rounded(self.A.value), round(self.sigma.value, 4)
         n_max = default_n_max(A, sigma) if self.auto_range.value else rounded(self.n_max.value)
         return A, sigma, n_max
@@ -91,6 +94,7 @@ class DowneyExplorer(widgets.VBox):
         )
 
 
-def downey_explorer(A: float = 100.0, sigma: float = 2.0, n_max: float | None = None, log_x: bool = True) -> DowneyExplorer:
+def downey_explorer(A: float = 100.0, sigma: float = 2.0, n_max: float | None = None,
+                    log_x: bool = True) -> DowneyExplorer:
     """Build the Downey model explorer; display it by making it a cell's last expression."""
     return DowneyExplorer(A=A, sigma=sigma, n_max=n_max, log_x=log_x)

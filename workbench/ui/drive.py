@@ -31,7 +31,8 @@ class Move:
     its text), ``checkbox`` (click it) or ``button`` (click the button whose text is
     ``label``).  ``label`` is the control's description (None: the primary slider, or a
     toggle without one).  ``figures`` are figure names (``wb-figure-<name>``; ``main`` is
-    the main figure): each must show a newer revision, drawn, within ``timeout_s``."""
+    the main figure): each must show a newer revision, drawn, within ``timeout_s``.
+    """
 
     kind: str
     label: str | None = None
@@ -44,9 +45,12 @@ class Move:
 
 @dataclass(frozen=True)
 class Dashboard:
-    """How the browser test drives one dashboard: ``moves`` in order on one page load; every
-    figure on the page must be redrawn by some move or be listed in ``constant`` (figures
-    that depend on no control, e.g. a paper's table)."""
+    """How the browser test drives one dashboard.
+
+    ``moves`` in order on one page load; every figure on the page must be redrawn by some
+    move or be listed in ``constant`` (figures that depend on no control, e.g. a paper's
+    table).
+    """
 
     moves: tuple[Move, ...] = (Move("slider"),)
     constant: tuple[str, ...] = ()
@@ -123,6 +127,7 @@ VISIBLE_FIGURES_DRAWN_JS = """() => Array.from(document.querySelectorAll('.wb-fi
 
 
 def page_problems(page) -> list[str]:
+    """Return the error outputs, error panels and error texts shown on ``page``."""
     problems = [f"error output: {t!r}" for t in page.locator(ERROR_OUTPUTS).all_inner_texts()]
     problems += [f"{ERROR_CLASS} panel: {t!r}" for t in page.locator(f".{ERROR_CLASS}").all_inner_texts()]
     body = page.inner_text("body")
@@ -142,7 +147,8 @@ def _labelled(page, css: str, label: str | None):
 def perform(page, move: Move) -> str:
     """Perform ``move``; returns what was done (for failure messages)."""
     if move.kind == "slider":
-        box = page.locator(f".{PRIMARY_SLIDER_CLASS}") if move.label is None else _labelled(page, ".widget-slider", move.label)
+        box = (page.locator(f".{PRIMARY_SLIDER_CLASS}") if move.label is None
+               else _labelled(page, ".widget-slider", move.label))
         readout = box.locator(".widget-readout")
         before = readout.inner_text()
         box.locator(".noUi-handle").focus()
@@ -180,9 +186,11 @@ def perform(page, move: Move) -> str:
 
 
 def wait_for_redraw(page, figures, before: dict, timeout_s: float) -> list[str]:
-    """Wait until every figure in ``figures`` shows a drawn revision newer than in
-    ``before`` (a :data:`DRAWN_REVISIONS_JS` result); returns the ones that did not within
-    ``timeout_s`` (empty: all redrawn)."""
+    """Wait until every figure in ``figures`` shows a drawn revision newer than in ``before``.
+
+    ``before`` is a :data:`DRAWN_REVISIONS_JS` result; returns the figures that did not
+    within ``timeout_s`` (empty: all redrawn).
+    """
     try:
         page.wait_for_function(
             f"([names, before]) => {{ const now = ({DRAWN_REVISIONS_JS})();"
@@ -195,10 +203,14 @@ def wait_for_redraw(page, figures, before: dict, timeout_s: float) -> list[str]:
 
 
 def open_dashboard(page, url: str, timeout_s: float) -> None:
-    """Load a dashboard and wait as a person would: the main figure drawn, the primary
-    slider there and every visible figure drawn once (hidden views draw when shown).
-    Raises playwright's ``TimeoutError`` after ``timeout_s``."""
+    """Load a dashboard and wait as a person would.
+
+    The main figure drawn, the primary slider there and every visible figure drawn once
+    (hidden views draw when shown). Raises playwright's ``TimeoutError`` after
+    ``timeout_s``.
+    """
     page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
-    page.wait_for_selector(f".{MAIN_FIGURE_CLASS} .js-plotly-plot .main-svg", state="attached", timeout=timeout_s * 1000)
+    page.wait_for_selector(f".{MAIN_FIGURE_CLASS} .js-plotly-plot .main-svg", state="attached",
+                           timeout=timeout_s * 1000)
     page.locator(f".{PRIMARY_SLIDER_CLASS} .noUi-handle").wait_for(timeout=timeout_s * 1000)
     page.wait_for_function(VISIBLE_FIGURES_DRAWN_JS, timeout=timeout_s * 1000)

@@ -1,11 +1,13 @@
-"""FiM-Com dashboard (Bhimani et al. 2019, section 3, Fig. 6 and Fig. 11): the D -> M ->
-C -> R queueing model of scatter, broadcast and gather with its service-rate sliders,
-against OSU broadcast latencies measured on ORFEO (catalogue ``osu-orfeo``).
+"""FiM-Com dashboard ([Bhimani2019] section 3, Fig. 6 and Fig. 11).
 
-Wiring only: the model is :func:`workbench.models.fim.simulate_collective`, the station
-fits and the OSU mapping (message size <-> data points at 20 B, cores - 1 <-> receivers,
-station samples) are :mod:`workbench.evaluation.fim_com`, the figures
-:mod:`workbench.plots.fim_com`.  Times in µs.
+The D -> M -> C -> R queueing model of scatter, broadcast and gather with its service-rate
+sliders, against OSU broadcast latencies measured on ORFEO (catalogue ``osu-orfeo``).
+
+Wiring only: the panels are :mod:`workbench.views.fim_com` (widget-free), on top of the
+model :func:`workbench.models.fim.simulate_collective`, the station fits and the OSU mapping
+(message size <-> data points at 20 B, cores - 1 <-> receivers, station samples) of
+:mod:`workbench.evaluation.fim_com` and the figures of :mod:`workbench.plots.fim_com`.
+Times in µs.
 
 * Controls: pattern, OSU placement (core/socket/node: whose station fits and measured
   curve are used), message size (the OSU sizes 1 B .. 1 MiB), processes p (receivers,
@@ -44,37 +46,32 @@ and says that the measured side is unavailable.
 
 from __future__ import annotations
 
-import html
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import replace
 
 import ipywidgets as widgets
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import DatasetNotFoundError, ValidationError
+from workbench.evaluation.fim_com import OSU_MAPPINGS as MAPPINGS
 from workbench.evaluation.fim_com import (
-    POINT_BYTES,
-    extrap_spread,
-    fit_stations,
-    osu_collective_curve,
-    osu_station_samples,
-    relative_spread,
-    summarize_sweep,
-    sweep_collective,
+    OSU_SIZES,
+    SWEEP_PROCESSES,
+    PlacementData,
+    measured_at,
+    placement_data,
+    size_label,
 )
 from workbench.io import fetch_dataset
-from workbench.models.fim.queueing import PATTERNS, CollectiveSimulation, default_phi, simulate_collective
-from workbench.models.fim.service_fit import StationFit, rates_from_fits
-from workbench.plots.fim_com import makespan_figure, station_cdf_figure, station_fit_frame, sweep_figure
+from workbench.models.fim.queueing import PATTERNS, CollectiveSimulation, default_phi
+from workbench.models.fim.service_fit import rates_from_fits
 from workbench.ui.common import (
     FitCache,
-    QuietChanges,
     NamedFigures,
+    QuietChanges,
     figure_widget,
-    frame_html,
     message_panel,
     placeholder_figure,
     readout_html,
@@ -82,7 +79,17 @@ from workbench.ui.common import (
     show_errors,
     show_message,
     slider,
-    update_figure_widget,
+)
+from workbench.views.fim_com import (
+    DEFAULT_RATES,
+    RATE_NAMES,
+    SWEEP_REPLICATIONS,
+    VARIES,
+    FiMComState,
+    fit_table_html,
+    sweep_summary,
+    sweep_view,
+    view,
 )
 
 __all__ = [
@@ -90,6 +97,7 @@ __all__ = [
     "DEFAULT_RATES",
     "MAPPINGS",
     "OSU_SIZES",
+    "SWEEP_PROCESSES",
     "SWEEP_REPLICATIONS",
     "FiMComDashboard",
     "fim_com_dashboard",
@@ -97,84 +105,51 @@ __all__ = [
     "size_label",
 ]
 
-#: OSU message sizes of the osu-orfeo broadcast files: 1 B .. 1 MiB.
-OSU_SIZES = tuple(int(2**k) for k in range(21))
-#: OSU process placements (``--map-by``).
-MAPPINGS = ("core", "socket", "node")
-#: Rates used without the data mirror: the core placement's station fits rounded to 2-3
-#: digits (points/µs for zeta, µs otherwise); a test keeps them in step with the fits.
-DEFAULT_RATES = {"zeta_min": 425.0, "zeta_max": 890.0, "metadata_coef": 1.65e-5, "eta": 0.54, "psi": 0.00087}
 #: The initial configuration (see the module docstring for why this one).
 DEFAULT_CONFIG = {"pattern": "broadcast", "mapping": "core", "size_bytes": 65536, "processes": 29}
-#: Replications per point of the time-vs-N and time-vs-p sweeps.
-SWEEP_REPLICATIONS = 3
-#: Process counts of the time-vs-p sweep (the current p is added).
-SWEEP_PROCESSES = (1, 2, 3, 5, 8, 13, 20, 31, 47, 63, 95, 127, 191, 255)
-#: Service-time samples kept from the simulation for the CDF panel.
-SAMPLE_LIMIT = 2000
-#: Extra-P collective with the measured repetition spread of each pattern (no scatter there).
-_EXTRAP_COLLECTIVE = {"broadcast": "MPI_Bcast", "gather": "MPI_Gather"}
-_RATE_SLIDERS = {  # name: (label, min, max)
+_RATE_SLIDERS = {  # name: (label, min, max), in the order of RATE_NAMES
     "zeta_min": ("ζ_min (D rate, points/µs)", 1.0, 1e5),
     "zeta_max": ("ζ_max (D rate, points/µs)", 1.0, 1e5),
     "metadata_coef": ("metadata coef (M, µs · ln χ)", 1e-6, 1.0),
     "eta": ("η (C mean, µs)", 1e-3, 1e3),
     "psi": ("ψ (R mean per point, µs)", 1e-6, 1.0),
 }
+_WIDE = {"description_width": "initial"}
 
 
-def size_label(size_bytes: int) -> str:
-    """``"64 KiB = 3277 points"``: a message size and its data points at 20 B each."""
-    value, unit = float(size_bytes), "B"
-    for bigger in ("KiB", "MiB"):
-        if value < 1024:
-            break
-        value, unit = value / 1024, bigger
-    points = max(1, int(np.ceil(size_bytes / POINT_BYTES)))
-    return f"{value:g} {unit} = {points} point{'s' if points > 1 else ''}"
+def _check_choices(pattern: str, mapping: str, size_bytes: int) -> None:
+    if pattern not in PATTERNS:
+        raise ValidationError(f"pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
+    if mapping not in MAPPINGS:
+        raise ValidationError(f"mapping (OSU placement) must be one of {', '.join(MAPPINGS)}, got {mapping!r}")
+    if size_bytes not in OSU_SIZES:
+        raise ValidationError(f"size_bytes must be one of the OSU sizes {OSU_SIZES}, got {size_bytes}")
 
 
-def measured_at(curve: pd.DataFrame | None, size_bytes: int, processes: int) -> pd.Series | None:
-    """The measured OSU row (:func:`~workbench.evaluation.fim_com.osu_collective_curve`)
-    of ``size_bytes`` at the core count nearest ``processes + 1`` (the smaller on a tie:
-    socket and node placements were measured on 2, 6, 10, ... cores only), or None."""
-    if curve is None:
+def _load_osu(notice: widgets.HTML) -> pd.DataFrame | None:
+    """Return the osu-orfeo frame, or None with a warning in ``notice`` (no data mirror)."""
+    try:
+        return fetch_dataset("osu-orfeo").frame
+    except DatasetNotFoundError as exc:
+        rates = ", ".join(f"{k} = {v:g}" for k, v in DEFAULT_RATES.items())
+        show_message(notice, f"The measured OSU broadcast data (catalogue osu-orfeo) are unavailable, so the measured "
+                             f"side (latencies, station samples, fits) is not shown: {str(exc).split(';')[0]}.\n"
+                             f"The model runs with the core placement's fits: {rates}.", kind="warning")
         return None
-    rows = curve[curve["size_bytes"] == size_bytes]
-    if rows.empty:
+
+
+def _load_extrap() -> pd.DataFrame | None:
+    """Return the Extra-P MPI statistics (measured repetition spreads), None without the mirror."""
+    try:
+        return fetch_dataset("extrap-mpi").frame
+    except DatasetNotFoundError:
         return None
-    distance = (rows["cores"] - (processes + 1)).abs()
-    return rows.loc[distance.sort_values(kind="stable").index[0]]
-
-
-@dataclass(frozen=True)
-class _Measured:
-    """What one OSU placement gives the dashboard."""
-
-    fits: dict[str, StationFit]
-    curve: pd.DataFrame
-    provenance: dict[str, str]
-    warnings: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class _SweepRequest:
-    """Everything the sweep panels depend on (compared to skip stale work)."""
-
-    pattern: str
-    rates: tuple[tuple[str, float], ...]
-    phi: float | None
-    seed: int
-    size_bytes: int
-    n_jobs: int
-    processes: int
-    mapping: str
-    per_point: bool
 
 
 class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
-    """Controls, readouts, two live figures -- makespan distribution (main) and station
-    CDFs -- and the time-vs-N / time-vs-p panels.
+    """Controls, readouts, two live figures.
+
+    Makespan distribution (main) and station CDFs -- and the time-vs-N / time-vs-p panels.
 
     Attributes: ``pattern``, ``mapping``, ``size`` (bytes), ``processes``, ``replications``,
     ``seed``, ``zeta_min``, ``zeta_max``, ``metadata_coef``, ``eta``, ``psi`` (primary
@@ -190,44 +165,56 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def __init__(self, pattern: str = DEFAULT_CONFIG["pattern"], mapping: str = DEFAULT_CONFIG["mapping"],
                  size_bytes: int = DEFAULT_CONFIG["size_bytes"], processes: int = DEFAULT_CONFIG["processes"],
                  replications: int = 20, seed: int = 0, osu: pd.DataFrame | None = None):
-        self.messages = message_panel()
-        self.sweep_messages = message_panel()
-        self.notice = message_panel()
+        _check_choices(pattern, mapping, size_bytes)
+        self.messages, self.sweep_messages, self.notice = message_panel(), message_panel(), message_panel()
         self._sim_cache = FitCache(64)
         self._sweep_cache = FitCache(64)  # touched only by the sweep thread
-        self._measured: dict[str, _Measured] = {}
+        self._placements: dict[str, PlacementData] = {}
         self._executor: ThreadPoolExecutor | None = None
-        self._sweep_request: _SweepRequest | None = None
+        self._sweep_state: FiMComState | None = None
         self._sweep_future: Future | None = None
         self.figures: dict[str, go.Figure] = {}
         self.simulation: CollectiveSimulation | None = None
         self.measured_row: pd.Series | None = None
         self.last_main_s = self.last_update_s = float("nan")
-        self.osu = osu if osu is not None else self._load_osu()
-        self.extrap = self._load_extrap() if self.osu is not None else None
+        self.osu = osu if osu is not None else _load_osu(self.notice)
+        self.extrap = _load_extrap() if self.osu is not None else None
 
-        if pattern not in PATTERNS:
-            raise ValidationError(f"pattern must be one of {', '.join(PATTERNS)}, got {pattern!r}")
-        if mapping not in MAPPINGS:
-            raise ValidationError(f"mapping (OSU placement) must be one of {', '.join(MAPPINGS)}, got {mapping!r}")
-        wide = {"description_width": "initial"}
+        self._build_controls(pattern, mapping, size_bytes, processes, replications, seed)
+        self.readout, self.fit_table, self.sweep_status = widgets.HTML(), widgets.HTML(), widgets.HTML()
+        self.figure = figure_widget(placeholder_figure("No simulation yet"), primary=True)
+        self.cdf = figure_widget(placeholder_figure("No station CDFs yet"), name="cdf")
+        self.vs_n_out, self.vs_p_out = (figure_widget(placeholder_figure(""), name=name, width="50%")
+                                        for name in ("vs_n", "vs_p"))
+        with show_errors(self.messages):
+            self._refresh_live()
+
+        for control in (self.pattern, self.size, self.processes, self.replications, self.seed, self.phi_default,
+                        self.phi, *(getattr(self, n) for n in RATE_NAMES)):
+            control.observe(self._on_change, names="value")
+        self.mapping.observe(self._on_mapping, names="value")
+        self.per_point.observe(self._on_per_point, names="value")
+        self.reset.on_click(self._on_reset)
+        super().__init__(self._layout())
+        with show_errors(self.sweep_messages, stale=(self.vs_n_out, self.vs_p_out)):
+            self._request_sweeps()
+
+    def _build_controls(self, pattern: str, mapping: str, size_bytes: int, processes: int, replications: int,
+                        seed: int) -> None:
         self.pattern = widgets.ToggleButtons(options=list(PATTERNS), value=pattern, description="pattern",
-                                             style={**wide, "button_width": "90px"})
+                                             style={**_WIDE, "button_width": "90px"})
         self.mapping = widgets.ToggleButtons(options=list(MAPPINGS), value=mapping, description="OSU placement",
-                                             disabled=self.osu is None, style={**wide, "button_width": "70px"})
-        if size_bytes not in OSU_SIZES:
-            raise ValidationError(f"size_bytes must be one of the OSU sizes {OSU_SIZES}, got {size_bytes}")
+                                             disabled=self.osu is None, style={**_WIDE, "button_width": "70px"})
         self.size = widgets.SelectionSlider(options=[(size_label(s), s) for s in OSU_SIZES], value=size_bytes,
-                                            description="message size", continuous_update=False, style=wide,
+                                            description="message size", continuous_update=False, style=_WIDE,
                                             layout=widgets.Layout(width="420px"))
         self.processes = slider("p (receivers = cores - 1)", processes, 1, 255, integer=True)
         self.replications = slider("replications", replications, 1, 200, integer=True)
-        self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed", style=wide,
+        self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1, description="seed", style=_WIDE,
                                            layout=widgets.Layout(width="180px"))
         start = dict(DEFAULT_RATES)
         with show_errors(self.messages):
-            if self.osu is not None:
-                start = self._fitted_rates(mapping)
+            start = self._fitted_rates(mapping)
         for name, (label, lo, hi) in _RATE_SLIDERS.items():
             # exponent readouts: d3's ".4g" writes 5.7e-5 as 0.00005700, too wide for the readout
             setattr(self, name, slider(label, start[name], lo, hi, log=True, primary=name == "psi",
@@ -239,37 +226,13 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.reset = widgets.Button(description="reset to fitted", icon="undo", layout=widgets.Layout(width="150px"),
                                     tooltip="put back the rates fitted to the chosen placement's OSU station samples")
         self.per_point = widgets.Checkbox(value=True, description="time per data point (Fig. 6)", indent=False)
-        self.readout = widgets.HTML()
-        self.fit_table = widgets.HTML()
-        self.sweep_status = widgets.HTML()
-        self.vs_n_out, self.vs_p_out = (figure_widget(placeholder_figure(""), name=name, width="50%")
-                                        for name in ("vs_n", "vs_p"))
 
-        main = cdf = None
-        with show_errors(self.messages):
-            self._show_fits()
-            start = time.perf_counter()
-            main = self._main_figure()
-            self.last_main_s = time.perf_counter() - start
-            cdf = self._cdf_figure()
-            self.last_update_s = time.perf_counter() - start
-            self.readout.value = self._readout(self.simulation, self.measured_row)
-        self.figure = figure_widget(main if main is not None else placeholder_figure("No simulation yet"),
-                                    primary=True)
-        self.cdf = figure_widget(cdf if cdf is not None else placeholder_figure("No station CDFs yet"), name="cdf")
-
-        for control in (self.pattern, self.size, self.processes, self.replications, self.seed, self.phi_default,
-                        self.phi, *(getattr(self, n) for n in _RATE_SLIDERS)):
-            control.observe(self._on_change, names="value")
-        self.mapping.observe(self._on_mapping, names="value")
-        self.per_point.observe(self._on_per_point, names="value")
-        self.reset.on_click(self._on_reset)
-
+    def _layout(self) -> list[widgets.Widget]:
         h = widgets.HTML
-        rates = widgets.VBox([*(getattr(self, n) for n in _RATE_SLIDERS), widgets.HBox([self.phi, self.phi_default]),
+        rates = widgets.VBox([*(getattr(self, n) for n in RATE_NAMES), widgets.HBox([self.phi, self.phi_default]),
                               self.reset])
         setup = widgets.VBox([self.pattern, self.mapping, self.size, self.processes, self.replications, self.seed])
-        super().__init__([
+        return [
             self.notice,
             widgets.HBox([setup, rates]),
             self.messages, self.readout,
@@ -279,122 +242,34 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
             h("<h4>Communication time vs data points N and vs processes p (paper Fig. 6)</h4>"),
             widgets.HBox([self.per_point, self.sweep_status]), self.sweep_messages,
             widgets.HBox([self.vs_n_out, self.vs_p_out]),
-        ])
-        self._request_sweeps()
+        ]
 
     # ------------------------------------------------------------------ data
-    def _load_osu(self) -> pd.DataFrame | None:
-        try:
-            return fetch_dataset("osu-orfeo").frame
-        except DatasetNotFoundError as exc:
-            rates = ", ".join(f"{k} = {v:g}" for k, v in DEFAULT_RATES.items())
-            show_message(self.notice, f"The measured OSU broadcast data (catalogue osu-orfeo) are unavailable, so the "
-                                      f"measured side (latencies, station samples, fits) is not shown: "
-                                      f"{str(exc).split(';')[0]}.\nThe model runs with the node placement's fits: "
-                                      f"{rates}.", kind="warning")
-            return None
-
-    @staticmethod
-    def _load_extrap() -> pd.DataFrame | None:
-        try:
-            return fetch_dataset("extrap-mpi").frame
-        except DatasetNotFoundError:
-            return None
-
-    def _spread_row(self, sim: CollectiveSimulation) -> str:
-        """The model's repetition spread beside Extra-P's measured one (IQR / median)."""
-        model = relative_spread(sim.makespan)["rel_iqr"]
-        collective = _EXTRAP_COLLECTIVE.get(sim.pattern)
-        if self.extrap is None or collective is None:
-            return f"model {model:.3g}; no measured {sim.pattern} spread in the Extra-P statistics"
-        spread = extrap_spread(self.extrap, collective)
-        ranks = spread["ranks"].unique()
-        nearest = int(ranks[np.argmin(np.abs(ranks - (sim.processes + 1)))])
-        measured = ", ".join(f"{r.library} {r.rel_iqr:.3g}" for r in spread[spread["ranks"] == nearest].itertuples())
-        return f"model {model:.3g}; Extra-P {collective} at {nearest} ranks: {measured}"
-
-    def measured(self, mapping: str) -> _Measured | None:
+    def measured(self, mapping: str) -> PlacementData | None:
         """Fits, curve and sample provenance of one OSU placement (None without data)."""
         if self.osu is None:
             return None
-        if mapping not in self._measured:
-            samples = osu_station_samples(self.osu, mapping=mapping)
-            self._measured[mapping] = _Measured(fit_stations(samples), osu_collective_curve(self.osu, mapping=mapping),
-                                                samples.provenance, tuple(samples.warnings))
-        return self._measured[mapping]
+        if mapping not in self._placements:
+            self._placements[mapping] = placement_data(self.osu, mapping)
+        return self._placements[mapping]
 
     def _fitted_rates(self, mapping: str) -> dict[str, float]:
         data = self.measured(mapping)
         return rates_from_fits(data.fits) if data is not None else dict(DEFAULT_RATES)
 
-    def _show_fits(self) -> None:
-        data = self.measured(self.mapping.value)
-        if data is None:
-            self.fit_table.value = "<i>No station fits: the measured OSU data are unavailable.</i>"
-            return
-        notes = "".join(f"<li><b>{s}</b>: {html.escape(text)}</li>" for s, text in data.provenance.items())
-        notes += "".join(f"<li>{html.escape(w)}</li>" for w in data.warnings)
-        self.fit_table.value = (
-            frame_html(station_fit_frame(data.fits), f"Station fits, OSU broadcast, placement {self.mapping.value} "
-                                                     "(χ² goodness of fit: a small p-value rejects the family)")
-            + f"<details style='font-size:12px'><summary>how the samples were derived</summary><ul>{notes}</ul>"
-              "</details>")
-
     # ------------------------------------------------------------------ model
+    def state(self) -> FiMComState:
+        """Return the controls and the chosen placement's data (log-slider values rounded to 4 significant digits)."""
+        return FiMComState(
+            pattern=self.pattern.value, size_bytes=int(self.size.value), processes=int(self.processes.value),
+            replications=int(self.replications.value), seed=int(self.seed.value),
+            rates=tuple((name, rounded(getattr(self, name).value, 4)) for name in RATE_NAMES),
+            phi=None if self.phi_default.value else rounded(self.phi.value, 4), mapping=self.mapping.value,
+            per_point=bool(self.per_point.value), placement=self.measured(self.mapping.value), extrap=self.extrap)
+
     def parameters(self) -> dict:
-        """Keyword arguments of :func:`simulate_collective` from the controls (log-slider
-        values rounded to 4 significant digits)."""
-        params = {name: rounded(getattr(self, name).value, 4) for name in _RATE_SLIDERS}
-        n_jobs = max(1, int(np.ceil(self.size.value / POINT_BYTES)))
-        return dict(pattern=self.pattern.value, n_jobs=n_jobs, processes=int(self.processes.value),
-                    phi=None if self.phi_default.value else rounded(self.phi.value, 4),
-                    seed=int(self.seed.value), replications=int(self.replications.value), **params)
-
-    def _simulate(self, params: dict) -> CollectiveSimulation:
-        key = tuple(sorted(params.items()))
-        return self._sim_cache.get(key, lambda: simulate_collective(**params, sample_limit=SAMPLE_LIMIT))
-
-    def _main_figure(self) -> go.Figure:
-        """Simulate (or reuse the cached run) and draw the makespan distribution."""
-        sim = self._simulate(self.parameters())
-        self.simulation = sim
-        row = measured_at(self._curve(), self.size.value, sim.processes) if sim.pattern == "broadcast" else None
-        self.measured_row = row
-        return makespan_figure(sim, None if row is None else float(row["latency_us"]))
-
-    def _cdf_figure(self) -> go.Figure:
-        data = self.measured(self.mapping.value)
-        return station_cdf_figure(data.fits if data is not None else None, self.simulation)
-
-    def _curve(self) -> pd.DataFrame | None:
-        data = self.measured(self.mapping.value)
-        return None if data is None else data.curve
-
-    def _readout(self, sim: CollectiveSimulation, row: pd.Series | None) -> str:
-        s = sim.summary()
-        finish = sim.station_finish.mean()
-        rows = {
-            "model makespan": f"{s['mean']:.4g} ± {s['std']:.2g} µs (min {s['min']:.4g}, max {s['max']:.4g}; "
-                              f"{sim.replications} replications)",
-            "per data point": f"{s['mean'] / sim.n_jobs:.4g} µs ({size_label(self.size.value)})",
-            "last departure D, M, C, R": ", ".join(f"{finish[k]:.4g}" for k in ("D", "M", "C", "R")) + " µs",
-            "φ used": f"{sim.phi:g}" + (" (pattern default)" if self.phi_default.value else ""),
-        }
-        if sim.replications >= 4:
-            rows["repetition spread (IQR / median)"] = self._spread_row(sim)
-        if sim.pattern != "broadcast":
-            rows["measured (OSU)"] = "broadcast only: no measured scatter/gather in osu-orfeo"
-        elif row is None:
-            rows["measured (OSU)"] = "unavailable (no data mirror)"
-        else:
-            cores = int(row["cores"])
-            where = "" if cores == sim.processes + 1 else f", nearest measured to {sim.processes + 1}"
-            rows[f"measured OSU bcast ({self.mapping.value}, {cores} cores{where}, basic linear)"] = (
-                f"{row['latency_us']:.4g} µs (ranks {row['min_us']:.4g} … {row['max_us']:.4g})")
-            rows["model vs measured"] = f"{(s['mean'] - row['latency_us']) / row['latency_us'] * 100:+.1f} %"
-        rows["redraw"] = (f"main figure {self.last_main_s * 1000:.0f} ms, all live panels "
-                          f"{self.last_update_s * 1000:.0f} ms")
-        return readout_html(rows)
+        """Keyword arguments of :func:`~workbench.models.fim.queueing.simulate_collective` from the controls."""
+        return self.state().parameters()
 
     # ------------------------------------------------------------------ refresh
     @property
@@ -402,24 +277,36 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """The panels that follow the controls (the sweeps follow them in the background)."""
         return (self.figure, self.cdf, self.readout, self.vs_n_out, self.vs_p_out)
 
-    def _refresh(self) -> None:
+    def _refresh_live(self) -> None:
+        """Simulate the controls' state and show the live panels (the main figure first)."""
         start = time.perf_counter()
-        update_figure_widget(self.figure, self._main_figure())
+        state = self.state()
+        self.fit_table.value = fit_table_html(state.placement)
+        panels = view(state, self._sim_cache)
+        self.simulation, self.measured_row = panels.simulation, panels.measured_row
+        self.figure.update(panels.main)
         self.last_main_s = time.perf_counter() - start
-        update_figure_widget(self.cdf, self._cdf_figure())
+        self.cdf.update(panels.cdf)
         self.last_update_s = time.perf_counter() - start
-        self.readout.value = self._readout(self.simulation, self.measured_row)
+        self.readout.value = readout_html({**panels.readout, "redraw": (
+            f"main figure {self.last_main_s * 1000:.0f} ms, all live panels {self.last_update_s * 1000:.0f} ms")})
+
+    def _refresh(self) -> None:
+        self._refresh_live()
         self._request_sweeps()
 
     def _applied(self, change) -> None:
-        """Apply ``change()`` and refresh; on an error mark the panels out of date and drop
-        the pending sweeps (they were asked for the previous settings)."""
+        """Apply ``change()`` and refresh.
+
+        On an error mark the panels out of date and drop the pending sweeps (they were
+        asked for the previous settings).
+        """
         ok = False
         with show_errors(self.messages, stale=self.panels):
             change()
             ok = True
         if not ok:
-            self._sweep_request = None  # a sweep still running for the previous settings is not shown
+            self._sweep_state = None  # a sweep still running for the previous settings is not shown
             self.sweep_status.value = ""
 
     def _on_change(self, change) -> None:
@@ -437,7 +324,7 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     def _set_rates(self, rates: dict[str, float]) -> None:
         with self._quietly():
-            for name in _RATE_SLIDERS:
+            for name in RATE_NAMES:
                 getattr(self, name).value = rates[name]
 
     def _on_mapping(self, change) -> None:
@@ -451,9 +338,9 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
                 with self._quietly():
                     self.mapping.value = change["old"]
             return
+
         def apply():
             self._set_rates(rates)
-            self._show_fits()
             self._refresh()
 
         self._applied(apply)
@@ -469,50 +356,34 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self._request_sweeps()
 
     # ------------------------------------------------------------------ sweeps
-    def _sweep_key(self) -> _SweepRequest:
-        p = self.parameters()
-        return _SweepRequest(p["pattern"], tuple((name, p[name]) for name in _RATE_SLIDERS), p["phi"], p["seed"],
-                             int(self.size.value), p["n_jobs"], p["processes"], self.mapping.value,
-                             bool(self.per_point.value))
-
     def _request_sweeps(self) -> None:
-        """Ask the sweep thread for the time-vs-N and time-vs-p panels of the current
-        controls."""
-        request = self._sweep_key()
-        if request == self._sweep_request:
+        """Ask the sweep thread for the time-vs-N and time-vs-p panels of the current controls."""
+        state = replace(self.state(), replications=SWEEP_REPLICATIONS)
+        if state == self._sweep_state:
             return
-        self._sweep_request = request
+        self._sweep_state = state
         self.sweep_status.value = "<i>computing the sweeps …</i>"
         if self._executor is None:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fim-com-sweeps")
-        self._sweep_future = self._executor.submit(self._run_sweeps, request, self._curve())
+        self._sweep_future = self._executor.submit(self._run_sweeps, state)
 
-    def _run_sweeps(self, request: _SweepRequest, curve: pd.DataFrame | None) -> None:
-        """Sweep thread: compute (or reuse) both sweeps, then show them if ``request`` is
-        still the latest; stale requests stop before and between the sweeps."""
-        r = request
+    def _run_sweeps(self, state: FiMComState) -> None:
+        """Sweep thread: compute (or reuse) both sweeps, then show them if ``state`` is still the latest.
+
+        Stale requests stop before and between the sweeps.
+        """
         start = time.perf_counter()
         with show_errors(self.sweep_messages, stale=(self.vs_n_out, self.vs_p_out)):
-            values = {"n_jobs": sorted({max(1, int(np.ceil(s / POINT_BYTES))) for s in OSU_SIZES}),
-                      "processes": sorted({*SWEEP_PROCESSES, r.processes})}
             summaries = {}
-            for vary in ("n_jobs", "processes"):
-                if r != self._sweep_request:
+            for vary in VARIES:
+                if state != self._sweep_state:
                     return
-                key = (vary, r.pattern, r.rates, r.phi, r.seed, r.processes if vary == "n_jobs" else r.n_jobs)
-                summaries[vary] = self._sweep_cache.get(key, lambda vary=vary: summarize_sweep(sweep_collective(
-                    r.pattern, vary=vary, values=values[vary], n_jobs=r.n_jobs, processes=r.processes,
-                    replications=SWEEP_REPLICATIONS, seed=r.seed, phi=r.phi, **dict(r.rates))))
-            if r != self._sweep_request:
+                summaries[vary] = sweep_summary(state, vary, self._sweep_cache)
+            if state != self._sweep_state:
                 return
-            measured_n = measured_p = None
-            if curve is not None and r.pattern == "broadcast":
-                at = measured_at(curve, r.size_bytes, r.processes)
-                measured_n = curve[curve["cores"] == at["cores"]] if at is not None else None
-                measured_p = curve[curve["size_bytes"] == r.size_bytes]
-            self._show("vs_n", self.vs_n_out, sweep_figure(summaries["n_jobs"], "n_jobs", measured_n, r.per_point))
-            self._show("vs_p", self.vs_p_out, sweep_figure(summaries["processes"], "processes", measured_p,
-                                                           r.per_point))
+            panels = sweep_view(state, summaries)
+            self._show("vs_n", self.vs_n_out, panels.vs_n)
+            self._show("vs_p", self.vs_p_out, panels.vs_p)
             self.sweep_status.value = (f"<span style='font-size:12px;color:#555'>sweeps: {SWEEP_REPLICATIONS} "
                                        f"replications per point, {time.perf_counter() - start:.2f} s</span>")
 
@@ -523,7 +394,9 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
 
 def fim_com_dashboard(**kwargs) -> FiMComDashboard:
-    """Build the FiM-Com dashboard; display it as a cell's last expression.  Keyword
-    arguments set the initial controls (``pattern``, ``mapping``, ``size_bytes``,
-    ``processes``, ``replications``, ``seed``) or pass an OSU frame (``osu=``)."""
+    """Build the FiM-Com dashboard; display it as a cell's last expression.
+
+    Keyword arguments set the initial controls (``pattern``, ``mapping``, ``size_bytes``,
+    ``processes``, ``replications``, ``seed``) or pass an OSU frame (``osu=``).
+    """
     return FiMComDashboard(**kwargs)

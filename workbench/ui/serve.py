@@ -1,5 +1,7 @@
-"""Serve the dashboards with Voila: one definition for ``make dashboards``, the browser tests
-and the tools, and headless chromium from Python.
+"""Serve the dashboards with Voila.
+
+One definition for ``make dashboards``, the browser tests and the tools, and headless
+chromium from Python.
 
 Command line (what ``make dashboards`` runs; see ``docs/serving.md``)::
 
@@ -116,8 +118,10 @@ class ServeError(Exception):
 
 
 class WorkbenchKernelManager(AsyncMappingKernelManager):
-    """Voila's kernel manager base (``VoilaConfiguration.multi_kernel_manager_class``) with a
-    culler that frees the kernel of a closed page soon without touching open pages.
+    """Voila's kernel manager base with a culler that frees the kernel of a closed page soon.
+
+    The base is ``VoilaConfiguration.multi_kernel_manager_class``; the culler does not touch
+    open pages.
 
     jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts a kernel
     down when it has been idle longer than ``cull_idle_timeout``, is not busy and, with
@@ -152,11 +156,13 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         self._ever_connected: set[str] = set()
 
     def notify_connect(self, kernel_id):
+        """Record that a page connected to ``kernel_id``."""
         super().notify_connect(kernel_id)
         self._ever_connected.add(kernel_id)
         self._disconnected_at.pop(kernel_id, None)
 
     def notify_disconnect(self, kernel_id):
+        """Record when the last connection to ``kernel_id`` closed."""
         super().notify_disconnect(kernel_id)
         if self._kernel_connections.get(kernel_id, 0) <= 0:
             self._disconnected_at[kernel_id] = time.monotonic()
@@ -176,6 +182,7 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         return max(0.0, since + grace - now)
 
     async def cull_kernel_if_idle(self, kernel_id):
+        """Cull ``kernel_id`` by the base rules once it is dead or its grace (:meth:`cull_grace_left`) is over."""
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
             return None
@@ -184,6 +191,7 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         return await super().cull_kernel_if_idle(kernel_id)
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+        """Shut ``kernel_id`` down and forget its culling state."""
         try:
             return await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
@@ -198,8 +206,9 @@ def _ready(heating: asyncio.Future) -> bool:
 
 
 def _class_pool_factory(voila_factory):
-    """Wrap ``voila.voila_kernel_manager.voila_kernel_manager_factory`` so that preheated
-    kernels serve a class without slowing it down.
+    """Wrap Voila's kernel manager factory so that preheated kernels serve a class without slowing it down.
+
+    The factory is ``voila.voila_kernel_manager.voila_kernel_manager_factory``.
 
     Voila's pool (0.5.13) counts a refill that has not started yet as a kernel: a page
     arriving after the pool was used waits for that refill, ``fill_delay`` included, and
@@ -268,8 +277,9 @@ def install_class_pool() -> None:
 
 
 class WorkbenchIdentityProvider(PasswordIdentityProvider):
-    """jupyter_server's token/password identity provider (``Voila.identity_provider_class``)
-    that also gives every dashboard page its ``_xsrf`` cookie.
+    """Identity provider that also gives every dashboard page its ``_xsrf`` cookie.
+
+    jupyter_server's token/password identity provider (``Voila.identity_provider_class``).
 
     When a tab closes, Voila 0.5.13's page posts ``_xsrf=<cookie>`` to
     ``voila/api/shutdown/<kernel>`` (``navigator.sendBeacon`` in its widget manager), but the
@@ -280,6 +290,7 @@ class WorkbenchIdentityProvider(PasswordIdentityProvider):
     """
 
     async def get_user(self, handler):
+        """Return the request's user, setting the ``_xsrf`` cookie on dashboard page requests."""
         user = super().get_user(handler)
         if isinstance(user, Awaitable):
             user = await user
@@ -298,7 +309,7 @@ class WorkbenchIdentityProvider(PasswordIdentityProvider):
 
 
 def is_loopback(host: str) -> bool:
-    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine."""
+    """Return True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine."""
     if host.strip("[]").lower() == "localhost":
         return True
     try:
@@ -324,6 +335,7 @@ class ServeOptions:
 
     @property
     def loopback(self) -> bool:
+        """Whether the server listens on a loopback address only."""
         return is_loopback(self.host)
 
     def check(self) -> None:
@@ -334,7 +346,8 @@ class ServeOptions:
             raise ServeError(
                 f"refusing to serve on {self.host!r} (beyond this machine) without a token or a password:\n"
                 "every visitor runs the dashboards' code on this server.  Give one of\n"
-                f"  {TOKEN_ENV}=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))') make dashboards HOST={self.host}\n"
+                f"  {TOKEN_ENV}=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))') make dashboards "
+                f"HOST={self.host}\n"
                 f"  make dashboards HOST={self.host} SERVE_ARGS=--generate-token\n"
                 f"  python -m workbench.ui.serve --host {self.host} --password\n"
                 "(see docs/serving.md), or keep the default --host 127.0.0.1."
@@ -361,7 +374,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
                "--Class.trait=value options go to Voila. See docs/serving.md.",
     )
-    p.add_argument("notebook_dir", nargs="?", default=str(ROOT / "notebooks"), help="folder served (default: notebooks/)")
+    p.add_argument("notebook_dir", nargs="?", default=str(ROOT / "notebooks"), help="folder served (default: "
+                   "notebooks/)")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
                         "interface, needs a token or a password)")
@@ -372,7 +386,8 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--generate-token", action="store_true", help="make a random token and print the URL with it")
     auth.add_argument("--password", action="store_true", help="ask for a password (login page instead of a token)")
     auth.add_argument("--password-hash-file", type=Path,
-                      help="file holding a hashed password (python -c 'from jupyter_server.auth import passwd; print(passwd())')")
+                      help="file holding a hashed password (python -c 'from jupyter_server.auth import passwd; "
+                           "print(passwd())')")
     p.add_argument("--pool", type=_pool, action="append", default=[], metavar="NOTEBOOK=N",
                    help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
                         "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
@@ -381,7 +396,8 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> tuple[ServeOptions, bool]:
+def parse_args(argv: Sequence[str] | None = None,
+               environ: Mapping[str, str] | None = None) -> tuple[ServeOptions, bool]:
     """Options from the command line and the environment; returns ``(options, print_config)``."""
     environ = os.environ if environ is None else environ
     parser = _parser()
@@ -409,8 +425,10 @@ def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | N
 
 
 def serve_command(options: ServeOptions | None = None, *, python: str = sys.executable) -> list[str]:
-    """The command line that serves ``options`` (never holding a secret: the token travels in
-    :data:`TOKEN_ENV`).  :func:`voila_server` runs it; ``make dashboards`` runs the same module."""
+    """Return the command line that serves ``options`` (never holding a secret: the token travels in :data:`TOKEN_ENV`).
+
+    :func:`voila_server` runs it; ``make dashboards`` runs the same module.
+    """
     o = options or ServeOptions()
     cmd = [python, "-m", "workbench.ui.serve", str(o.notebook_dir), "--host", o.host, "--port", str(o.port)]
     if not o.open_browser:
@@ -431,11 +449,13 @@ def _voila_argv(o: ServeOptions) -> list[str]:
 
 
 def build_app(options: ServeOptions):
-    """A configured, not yet started ``voila.app.Voila``: voila.json (found from
-    :data:`ROOT`, whatever the current directory), then the options.  Beyond loopback the
-    Host check is off (clients use the server's name or address) and the token or password
-    is what keeps visitors out; on loopback only ``localhost``/loopback Host headers are
-    served (DNS rebinding protection)."""
+    """Return a configured, not yet started ``voila.app.Voila``.
+
+    Voila.json (found from :data:`ROOT`, whatever the current directory), then the
+    options.  Beyond loopback the Host check is off (clients use the server's name or
+    address) and the token or password is what keeps visitors out; on loopback only
+    ``localhost``/loopback Host headers are served (DNS rebinding protection).
+    """
     from jupyter_core.paths import jupyter_config_path
     from traitlets.config import Config
     from voila.app import Voila
@@ -467,7 +487,7 @@ def build_app(options: ServeOptions):
 
 
 def describe(app, options: ServeOptions) -> dict:
-    """The effective configuration (secrets masked), as ``--print-config`` shows it."""
+    """Return the effective configuration (secrets masked), as ``--print-config`` shows it."""
     c = app.config
     return {
         "command": serve_command(options),
@@ -496,6 +516,7 @@ def _public_url(options: ServeOptions) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the dashboards from the command line; return the exit status."""
     try:
         options, print_config = parse_args(argv)
         os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
@@ -525,6 +546,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 @dataclass(frozen=True)
 class VoilaServer:
+    """A started Voila server: its URL, process, log file and token."""
+
     url: str  # e.g. http://127.0.0.1:40123/
     process: subprocess.Popen
     log_path: Path  # the server's stdout and stderr
@@ -541,6 +564,7 @@ class VoilaServer:
         return f"{self.url}voila/render/{notebook}{query}"
 
     def log_tail(self, chars: int = 4000) -> str:
+        """Return the last ``chars`` characters of the server's log."""
         return self.log_path.read_text(errors="replace")[-chars:]
 
 
@@ -596,8 +620,9 @@ def voila_server(
     token: str | None = None,
     serve_args: Sequence[str] = (),
 ) -> Iterator[VoilaServer]:
-    """Run :func:`serve_command` (the command of ``make dashboards``, configured by
-    voila.json) over ``notebook_dir`` (relative to :data:`ROOT`) on a free port.
+    """Run :func:`serve_command` over ``notebook_dir`` (relative to :data:`ROOT`) on a free port.
+
+    The command of ``make dashboards``, configured by voila.json.
 
     ``cell_timeout_s`` overrides voila.json's cell timeout only when given; ``token`` is
     passed in :data:`TOKEN_ENV`; ``serve_args`` are more command-line options.  The server
@@ -630,7 +655,8 @@ def voila_server(
                     if response.status == 200:
                         break
             if time.monotonic() > deadline:
-                raise RuntimeError(f"voila did not answer on {server.url} within {start_timeout_s} s:\n{server.log_tail()}")
+                raise RuntimeError(f"voila did not answer on {server.url} within {start_timeout_s} "
+                                   f"s:\n{server.log_tail()}")
             time.sleep(0.2)
         yield server
     finally:
@@ -638,7 +664,7 @@ def voila_server(
 
 
 def launch_chromium(playwright, executable: Path = CHROMIUM):
-    """A headless chromium ``Browser`` from a started ``sync_playwright()``."""
+    """Return a headless chromium ``Browser`` from a started ``sync_playwright()``."""
     return playwright.chromium.launch(executable_path=str(executable), args=list(CHROMIUM_ARGS), headless=True)
 
 

@@ -28,15 +28,20 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class UploadFormat:
-    """What a dashboard reads from an upload: ``expects`` in words (a sentence or two) and
-    ``example``, a header line of a file it accepts."""
+    """What a dashboard reads from an upload.
+
+    ``expects`` in words (a sentence or two) and ``example``, a header line of a file it
+    accepts.
+    """
 
     expects: str
     example: str
 
     def explain(self, message: str) -> str:
-        """``message`` followed by what the dashboard expects and the example header (left
-        out when the message quotes it already)."""
+        """Append what the dashboard expects and the example header to ``message``.
+
+        The example header is left out when the message quotes it already.
+        """
         text = str(message).rstrip()
         tail = self.expects
         if self.example not in text:
@@ -45,10 +50,12 @@ class UploadFormat:
 
     @contextlib.contextmanager
     def explaining(self, names: Sequence[str] = ()) -> Iterator[None]:
-        """Re-raise a :class:`~workbench.errors.WorkbenchError` of the body with
-        :meth:`explain` ed text (same type); any other exception of a reader becomes a
+        """Re-raise a :class:`~workbench.errors.WorkbenchError` of the body with :meth:`explain` ed text (same type).
+
+        Any other exception of a reader becomes a
         :class:`~workbench.errors.DataFormatError` naming the files, logged with its
-        traceback."""
+        traceback.
+        """
         try:
             yield
         except WorkbenchError as exc:

@@ -17,8 +17,8 @@ clusters K and points N. This is a real implementation to measure on this machin
 
 BLAS must run single-threaded, or each worker's matrix product would use every core and
 the process count would not be the parallelism measured: OpenBLAS / MKL / OpenMP read
-:data:`SINGLE_THREAD_ENV` once when numpy loads, so the runner sets it for the child and
-the CLI re-executes itself with it when it is missing.
+:data:`~workbench.measure.machine.SINGLE_THREAD_ENV` once when numpy loads, so the runner sets it
+for the child and the CLI re-executes itself with it when it is missing.
 
 CLI: ``python -m workbench.workloads.kmeans --points N --clusters K --iterations I
 --processes t [--dims d --seed s]`` prints one JSON line (:meth:`KMeansRun.summary`).
@@ -37,12 +37,12 @@ from time import perf_counter
 import numpy as np
 
 from workbench.errors import MeasurementError, ValidationError, WorkbenchError
+from workbench.measure.machine import SINGLE_THREAD_ENV
 from workbench.measure.perf import perf_region
+from workbench.validation import positive_int
 
 __all__ = ["SINGLE_THREAD_ENV", "KMeansRun", "initial_centroids", "lloyd", "make_points", "run_kmeans"]
 
-#: Environment that makes BLAS / OpenMP single-threaded (read when numpy is imported).
-SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # Rows per block of the distance matrix: bounds a worker's temporary memory to ~8 MB
 # whatever N and K (a loop over blocks, not over points).
 _BLOCK_ELEMENTS = 1 << 20
@@ -89,16 +89,11 @@ class KMeansRun:
         }
 
 
-def positive_int(value, name: str, where: str = "run_kmeans") -> int:
-    """``value`` as an int if it is a positive integer (not a bool), else a ValidationError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValidationError(f"{where}: {name} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def make_points(points: int, clusters: int, dims: int = 8, seed: int = 0) -> np.ndarray:
-    """``points`` x ``dims`` float64 points in ``clusters`` Gaussian blobs (unit spread,
-    centres uniform in [-10, 10]^dims), deterministic from ``seed``."""
+    """Make ``points`` x ``dims`` float64 points in ``clusters`` Gaussian blobs, deterministic from ``seed``.
+
+    Unit spread, centres uniform in [-10, 10]^dims.
+    """
     rng = np.random.default_rng(seed)
     centres = rng.uniform(-_CENTRE_RANGE, _CENTRE_RANGE, size=(clusters, dims))
     labels = rng.integers(0, clusters, size=points)
@@ -144,7 +139,7 @@ def _worker(chunk: np.ndarray, conn) -> None:
 
 
 def lloyd(data: np.ndarray, centroids: np.ndarray, iterations: int, processes: int):
-    """``iterations`` bulk-synchronous Lloyd iterations on ``processes`` forked workers.
+    """Run ``iterations`` bulk-synchronous Lloyd iterations on ``processes`` forked workers.
 
     Returns ``(centroids, inertia_history, empty_clusters, calc_time_s)``; see
     :class:`KMeansRun`. ``data`` (N, d) is split into ``processes`` contiguous chunks.
@@ -206,24 +201,26 @@ def _worker_died(workers) -> MeasurementError:
     return MeasurementError(f"k-means: {dead or 'a worker pipe broke'} during an iteration")
 
 
-def run_kmeans(points: int, clusters: int, iterations: int, processes: int, *, dims: int = 8, seed: int = 0) -> KMeansRun:
+def run_kmeans(points: int, clusters: int, iterations: int, processes: int, *, dims: int = 8,
+               seed: int = 0) -> KMeansRun:
     """Generate the data and run the measured K-means calculation (see the module docstring).
 
     ``points`` N, ``clusters`` K, ``iterations`` I, ``processes`` t (workers), ``dims`` d:
     positive integers with ``processes <= points`` and ``clusters <= points``. Only the
     calculation runs inside :func:`~workbench.measure.perf.perf_region`.
     """
-    points = positive_int(points, "points")
-    clusters = positive_int(clusters, "clusters")
-    iterations = positive_int(iterations, "iterations")
-    processes = positive_int(processes, "processes")
-    dims = positive_int(dims, "dims")
+    points = positive_int(points, "points", "run_kmeans")
+    clusters = positive_int(clusters, "clusters", "run_kmeans")
+    iterations = positive_int(iterations, "iterations", "run_kmeans")
+    processes = positive_int(processes, "processes", "run_kmeans")
+    dims = positive_int(dims, "dims", "run_kmeans")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValidationError(f"run_kmeans: seed must be a non-negative integer, got {seed!r}")
     if processes > points:
         raise ValidationError(f"run_kmeans: processes={processes} exceeds points={points}: every worker needs a point")
     if clusters > points:
-        raise ValidationError(f"run_kmeans: clusters={clusters} exceeds points={points}: centroids start at distinct points")
+        raise ValidationError(f"run_kmeans: clusters={clusters} exceeds points={points}: centroids start at distinct "
+                              "points")
     data = make_points(points, clusters, dims, seed)
     init = initial_centroids(data, clusters, seed)
     with perf_region():

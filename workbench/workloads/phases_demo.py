@@ -1,6 +1,6 @@
-"""A real multi-phase program whose phases have different polynomial complexity in n.
+r"""A real multi-phase program whose phases have different polynomial complexity in n.
 
-The demonstration workload of the fractal model (seed 003, Escobar & Boppana): every run
+The demonstration workload of the fractal model (Escobar & Boppana, [EscobarBoppana]): every run
 at input size ``n`` executes four timed phases (:class:`~workbench.measure.phases.PhaseTimer`,
 exclusive time; ``total_s`` = the whole run on the same clock; see :func:`measure_phases_demo`
 for the choice of clock):
@@ -17,7 +17,7 @@ for the choice of clock):
 
 At small n the O(n^2) phases dominate; the O(n^3) solve takes over as n grows, so the share
 of time in the major phases is not stable at first - which is what the convergence size C of
-seed 003 (§2.1) detects. With the constants (:data:`SWEEPS`, :data:`KEY_DIVISOR`), on this
+[EscobarBoppana] (§2.1) detects. With the constants (:data:`SWEEPS`, :data:`KEY_DIVISOR`), on this
 project's 2-core VM the solve's share grows from ~0.3 at n = 250 to ~0.75 at n = 3000 and
 ~0.8 at n = 8000, while the O(n^2) stencil + setup fall from ~0.6 to ~0.15.
 
@@ -29,16 +29,18 @@ other phase is single-threaded numpy anyway.
 
 CLI::
 
-    python -m workbench.workloads.phases_demo --sizes 250 500 1000 1500 1800 2100 2400 2700 3000 \\
+    python -m workbench.workloads.phases_demo --sizes 250 500 1000 1500 1800 2100 2400 2700 3000 \
         --target 8000 --repeats 3 --out fractal_demo.csv
 
 runs one untimed warm-up round over the small sizes, then ``repeats`` rounds; each round runs
 every small size then the target size (rounds interleave the sizes, so that a burst of load
-from other processes hits several sizes rather than all repeats of one). It writes the profile frame (``size, phase, time_s, run,
-total_s``) as CSV and a ``.json`` sidecar with the machine, date, BLAS, load averages before
+from other processes hits several sizes rather than all repeats of one). It writes the
+profile frame (``size, phase, time_s, run, total_s``) as CSV and a ``.json`` sidecar with
+the machine, date, BLAS, load averages before
 and after, the exact command, ``small_sizes``, ``target_size`` and the CSV's row count and
 checksum, both atomically (:func:`~workbench.io.sidecar.write_measured_csv`).
-:func:`read_fractal_demo` reads both back and checks them (sidecar in ``frame.attrs``).
+:func:`read_fractal_demo` reads both back and checks them (sidecar in ``frame.attrs``); it belongs
+to the data layer (:func:`workbench.io.measured.read_fractal_demo`) and is re-exported here.
 Without ``--out`` the files go to ``fractal_demo.csv`` in
 :func:`~workbench.io.sidecar.default_measure_dir` (``$WORKBENCH_MEASURE_DIR``, else
 ``~/.local/share/workbench/measured``); an existing file, or a path in the repository's
@@ -49,7 +51,6 @@ Without ``--out`` the files go to ``fractal_demo.csv`` in
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import shlex
 import sys
@@ -61,8 +62,10 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ValidationError, WorkbenchError
-from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, write_measured_csv
+from workbench.io.measured import read_fractal_demo
+from workbench.io.sidecar import check_output_path, default_measure_dir, write_measured_csv
 from workbench.measure.lock import exclusive_measurement
+from workbench.measure.machine import machine_facts
 from workbench.measure.phases import PhaseTimer
 
 __all__ = [
@@ -90,10 +93,12 @@ CLOCKS = {"cpu": thread_time, "wall": perf_counter}
 
 METHOD = (
     "Each run at size n times four phases with workbench.measure.phases.PhaseTimer (exclusive time on the clock "
-    "named in 'clock': thread CPU time by default, wall time with --clock wall): setup (two n x n grid buffers, random n x n matrix and n^2/{k} sort keys, O(n^2)), "
+    "named in 'clock': thread CPU time by default, wall time with --clock wall): setup (two n x n grid buffers, random "
+    "n x n matrix and n^2/{k} sort keys, O(n^2)), "
     "stencil ({s} Jacobi sweeps of the 5-point Poisson stencil on the n x n grid, O(n^2)), sort (np.sort of n^2/{k} "
     "float64 keys, O(n^2 log n)), dense_solve (np.linalg.solve of an n x n diagonally dominant system, LU, "
-    "O(n^3)). total_s = the run's time on the same clock (timer.run); wall_s lists each run's wall time. BLAS limited to 1 thread with threadpoolctl. Rounds "
+    "O(n^3)). total_s = the run's time on the same clock (timer.run); wall_s lists each run's wall time. BLAS limited "
+    "to 1 thread with threadpoolctl. Rounds "
     "repeat every small size then the target size, after one untimed warm-up round over the small sizes. Other "
     "development processes shared the 2 cores (see load_before / load_after)."
 ).format(s=SWEEPS, k=KEY_DIVISOR)
@@ -106,8 +111,10 @@ def _size(value, where: str) -> int:
 
 
 def run_phases(n: int, timer: PhaseTimer, *, run: int | None = None, seed: int = 0) -> float:
-    """One run of the workload at size ``n`` recorded in ``timer``; returns a checksum
-    (so that no phase's result is dead code)."""
+    """One run of the workload at size ``n`` recorded in ``timer``.
+
+    Returns a checksum (so that no phase's result is dead code).
+    """
     n = _size(n, "run_phases")
     rng = np.random.default_rng(seed)
     with timer.run(n, run):
@@ -146,10 +153,11 @@ def _load() -> list[float] | None:
 def measure_phases_demo(
     sizes, target_size: int, *, repeats: int = 3, seed: int = 0, clock: str = "cpu", progress=None
 ) -> pd.DataFrame:
-    """Measure the workload at every size in ``sizes`` and at ``target_size``, ``repeats``
-    rounds; returns the profile frame with ``attrs`` ``small_sizes``, ``target_size``,
-    ``repeats``, ``clock``, ``sweeps``, ``key_divisor``, ``blas`` (threadpoolctl info during the
-    runs), ``load_before`` / ``load_after`` (1/5/15-minute load averages) and ``wall_s`` (one
+    """Measure the workload at every size in ``sizes`` and at ``target_size``, ``repeats`` rounds.
+
+    Returns the profile frame with ``attrs`` ``small_sizes``, ``target_size``, ``repeats``,
+    ``clock``, ``sweeps``, ``key_divisor``, ``blas`` (threadpoolctl info during the runs),
+    ``load_before`` / ``load_after`` (1/5/15-minute load averages) and ``wall_s`` (one
     ``[size, run, wall seconds]`` per run, whatever the clock).
 
     ``clock``: ``"cpu"`` (default; :func:`time.thread_time`, the CPU time of the measuring
@@ -214,19 +222,23 @@ def measure_phases_demo(
 
 
 def default_demo_path() -> Path:
-    """Where the demo goes without an explicit path: ``fractal_demo.csv`` in
-    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    """Where the demo goes without an explicit path.
+
+    ``fractal_demo.csv`` in :func:`~workbench.io.sidecar.default_measure_dir` (outside the
+    repository).
+    """
     return default_measure_dir() / "fractal_demo.csv"
 
 
 def write_fractal_demo(frame: pd.DataFrame, path=None, *, command: str | None = None, force: bool = False) -> Path:
-    """Write the profile frame as CSV (default :func:`default_demo_path`) and ``<path>.json``
-    (machine facts, date, method, command, the frame's attrs and the CSV's row count and
-    checksum), atomically (:func:`~workbench.io.sidecar.write_measured_csv`). An existing
-    measurement, or a path in the repository's tracked ``data/``, is a
-    :class:`~workbench.errors.MeasurementError` unless ``force=True``."""
-    from workbench.measure.sweep import machine_facts
+    """Write the profile frame and its metadata sidecar, atomically.
 
+    CSV at ``path`` (default :func:`default_demo_path`) and ``<path>.json`` (machine facts,
+    date, method, command, the frame's attrs and the CSV's row count and checksum),
+    atomically (:func:`~workbench.io.sidecar.write_measured_csv`). An existing measurement,
+    or a path in the repository's tracked ``data/``, is a
+    :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+    """
     path = check_output_path(default_demo_path() if path is None else path, force=force)
     clock = frame.attrs.get("clock", "unknown")
     meta = {
@@ -244,22 +256,6 @@ def write_fractal_demo(frame: pd.DataFrame, path=None, *, command: str | None = 
         **{k: v for k, v in frame.attrs.items() if k != "time_unit"},
     }
     return write_measured_csv(frame, path, meta, force=force, float_format="%.9g")
-
-
-def read_fractal_demo(path) -> pd.DataFrame:
-    """The measured profile CSV (:func:`workbench.io.read_profile_csv`) with its sidecar JSON
-    in ``frame.attrs`` (``target_size``, ``small_sizes``, ``machine``, ``date``, ...), checked
-    against the row count and checksum the sidecar records
-    (:func:`~workbench.io.sidecar.read_measured_csv`: a DataFormatError naming both files when
-    they disagree); a missing sidecar gives a :class:`~workbench.errors.ParseWarning`."""
-    from workbench.io.profiles import read_profile_csv
-
-    def parse(data: bytes, name: str) -> pd.DataFrame:
-        buffer = io.BytesIO(data)
-        buffer.name = name  # read_profile_csv names the file in its messages
-        return read_profile_csv(buffer)
-
-    return read_measured_csv(Path(path), lambda frame, name: frame, "target size, machine, date", parse=parse)
 
 
 # ----------------------------------------------------------------------------- CLI

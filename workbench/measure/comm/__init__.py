@@ -1,9 +1,9 @@
 """Communication benchmarks under MPI (mpi4py; the optional ``mpi`` extra) and their sweep driver.
 
 * :mod:`workbench.measure.comm.pingpong` -- the random non-blocking ping-pong of Papadopoulou,
-  Goumas & Koziris (seed 002, section III.B) and its reduction (:func:`third_quartile`,
+  Goumas & Koziris ([Papadopoulou2015] section III.B) and its reduction (:func:`third_quartile`,
   :func:`reported_time`: per process drop the slowest 25 %, max over processes).
-* :mod:`workbench.measure.comm.datagen` -- Branikas's halo-exchange data generator (seed 004,
+* :mod:`workbench.measure.comm.datagen` -- Branikas's halo-exchange data generator ([Branikas2024],
   Listings 2.2, 3.1, 4.1): message size, messages, working set, memory/compute load, optional
   socket/global barrier, per-rank comm/comp/total timers.
 * :mod:`workbench.measure.comm.sweep` -- grids, one ``mpiexec`` launch per process count,

@@ -1,4 +1,4 @@
-"""The configurable halo-exchange "data generator" of Branikas (seed 004, sections 2.2, 3.2 and 4.3).
+"""The configurable halo-exchange "data generator" of Branikas ([Branikas2024] sections 2.2, 3.2 and 4.3).
 
 Per configuration every rank runs ``iterations`` time steps (32 in the thesis, section 3.2) of
 
@@ -56,6 +56,8 @@ from pathlib import Path
 import numpy as np
 
 from workbench.errors import ValidationError
+from workbench.io.measured import BARRIERS, DATAGEN_COLUMNS, LOADS
+from workbench.measure.comm.worker import worker_main
 from workbench.models.comm.patterns import halo_partners, integer_at_least, nodes_and_ppn
 
 __all__ = [
@@ -71,15 +73,6 @@ __all__ = [
     "main",
 ]
 
-#: Columns of the per-rank data-generator frame, in order (timers in seconds, summed over iterations).
-DATAGEN_COLUMNS = [
-    "run_id", "rank", "host", "nodes", "ppn", "processes", "wss_bytes", "load", "extra_ops", "msg_multiple",
-    "message_bytes", "messages", "iterations", "barrier", "comm_s", "comp_s", "total_s",
-]
-#: Computational loads and their default operations per element (004 section 4.3 naming).
-LOADS = {"memory": 1, "compute": 16}
-#: Barrier placements between communication and computation (004 Listing 4.1).
-BARRIERS = ("none", "socket", "global")
 #: Rows per block of :func:`jacobi_sweep` target about this many bytes (an L2-sized block, so
 #: the repeated operations of a compute-bound load re-use cached data like the per-element loop
 #: of Listing 2.2 does).
@@ -88,20 +81,26 @@ BLOCK_BYTES = 256 * 1024
 
 
 def grid_side(wss_bytes: int) -> int:
-    """Side ``n`` of the rank's ``n x n`` float64 grid for a working set of ``wss_bytes``
-    (``n = isqrt(wss_bytes / 8)``; 2 MiB -> 512, 8 MiB -> 1024, 32 MiB -> 2048)."""
+    """Return the side ``n`` of the rank's ``n x n`` float64 grid for a working set of ``wss_bytes``.
+
+    ``n = isqrt(wss_bytes / 8)``; 2 MiB -> 512, 8 MiB -> 1024, 32 MiB -> 2048.
+    """
     return math.isqrt(int(wss_bytes) // 8)
 
 
 def message_bytes(msg_multiple: float, wss_bytes: int) -> int:
-    """``msg_multiple * sqrt(wss_bytes)`` rounded to a multiple of 8 bytes, at least 8 (004 section 2.3)."""
+    """``msg_multiple * sqrt(wss_bytes)`` rounded to a multiple of 8 bytes, at least 8 ([Branikas2024] section 2.3)."""
     return max(8, 8 * int(round(msg_multiple * math.sqrt(wss_bytes) / 8)))
 
 
 @dataclass(frozen=True)
 class DatagenConfig:
-    """One data-generator configuration (004 section 2.4's features, minus nodes and PPN which
-    come from the launch). ``extra_ops`` defaults to :data:`LOADS` ``[load]``."""
+    """One data-generator configuration: [Branikas2024] section 2.4's features.
+
+    Nodes and PPN are not among them: they come from the launch.
+
+    ``extra_ops`` defaults to :data:`LOADS` ``[load]``.
+    """
 
     wss_bytes: int
     load: str
@@ -124,15 +123,21 @@ class DatagenConfig:
             raise ValidationError(f"{where}: msg_multiple must be a positive number, got {self.msg_multiple!r}")
         ops = LOADS[self.load] if self.extra_ops is None else integer_at_least(self.extra_ops, "extra_ops", where, 1)
         if (self.load == "memory") != (ops == 1):
-            raise ValidationError(f"{where}: load {self.load!r} needs extra_ops {'1' if self.load == 'memory' else '>= 2'}, got {ops}")
+            raise ValidationError(f"{where}: load {self.load!r} needs extra_ops "
+                                  f"{'1' if self.load == 'memory' else '>= 2'}, got {ops}")
         object.__setattr__(self, "extra_ops", ops)
 
     @property
     def message_bytes(self) -> int:
+        """The message size of this configuration in bytes."""
         return message_bytes(self.msg_multiple, self.wss_bytes)
 
     @classmethod
     def from_mapping(cls, item, index: int) -> DatagenConfig:
+        """Return ``item`` (a configuration or a mapping of its fields) as a configuration.
+
+        ``index`` is the item's position, named in error messages.
+        """
         if isinstance(item, cls):
             return item
         if not isinstance(item, Mapping):
@@ -147,8 +152,10 @@ class DatagenConfig:
 # ----------------------------------------------------------------------------- computation
 
 def jacobi_sweep(u: np.ndarray, new: np.ndarray, extra_ops: int = 1, block_bytes: int = BLOCK_BYTES) -> None:
-    """One time step of Listing 2.2's computation: ``new[i, j] = (u[i-1, j] + u[i+1, j] +
-    u[i, j-1] + u[i, j+1]) / 4`` on the interior, computed ``extra_ops`` times per element.
+    """One time step of Listing 2.2's computation.
+
+    ``new[i, j] = (u[i-1, j] + u[i+1, j] + u[i, j-1] + u[i, j+1]) / 4`` on the interior,
+    computed ``extra_ops`` times per element.
 
     Works in place in ``new`` (no temporaries) block of rows by block of rows; each block
     (about ``block_bytes``) is recomputed ``extra_ops`` times while it is in cache, so one
@@ -171,8 +178,11 @@ def jacobi_sweep(u: np.ndarray, new: np.ndarray, extra_ops: int = 1, block_bytes
 # ----------------------------------------------------------------------------- socket of a rank
 
 def socket_id() -> int:
-    """The processor socket this process is bound to (Linux ``physical_package_id`` shared by
-    every CPU of its affinity mask), or -1 when unbound across sockets or unknown."""
+    """Return the processor socket this process is bound to, or -1.
+
+    Linux ``physical_package_id`` shared by every CPU of its affinity mask; -1 when unbound
+    across sockets or unknown.
+    """
     try:
         cpus = os.sched_getaffinity(0)
         packages = {
@@ -195,9 +205,12 @@ def _exchange(comm, send, recv, destinations, sources):
 
 
 def run_datagen(comm, configs, *, iterations: int = 32, progress=None) -> list[dict] | None:
-    """Run every configuration on ``comm`` (all ranks call this); rank 0 returns one row per
-    rank and configuration (:data:`DATAGEN_COLUMNS`, ``run_id`` = configuration index), the
-    other ranks ``None``. ``progress(done, total)`` is called on rank 0 after each configuration."""
+    """Run every configuration on ``comm`` (all ranks call this).
+
+    Rank 0 returns one row per rank and configuration (:data:`DATAGEN_COLUMNS`, ``run_id`` =
+    configuration index), the other ranks ``None``. ``progress(done, total)`` is called on rank 0
+    after each configuration.
+    """
     from mpi4py import MPI
 
     plan = [DatagenConfig.from_mapping(c, i) for i, c in enumerate(configs)]
@@ -262,11 +275,14 @@ def run_datagen(comm, configs, *, iterations: int = 32, progress=None) -> list[d
     return rows if rank == 0 else None
 
 
+def _run_launch(comm, spec: dict, progress) -> list[dict] | None:
+    """One sweep launch: :func:`run_datagen` on the grid ``spec``."""
+    return run_datagen(comm, spec["configs"], iterations=spec.get("iterations", 32), progress=progress)
+
+
 def main(argv: list[str] | None = None) -> int:
     """MPI program entry point (see the module docstring)."""
-    from workbench.measure.comm.worker import worker_main
-
-    return worker_main("datagen", argv)
+    return worker_main("datagen", _run_launch, argv)
 
 
 if __name__ == "__main__":

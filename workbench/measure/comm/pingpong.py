@@ -1,4 +1,4 @@
-"""The random non-blocking ping-pong benchmark of Papadopoulou, Goumas & Koziris (seed 002, section III.B).
+"""The random non-blocking ping-pong benchmark of Papadopoulou, Goumas & Koziris ([Papadopoulou2015] section III.B).
 
 "Each process performs simultaneous non-blocking ping-pongs with one or more randomly selected
 processes, with messages of equal size. [...] the core ping-pong operations are executed for a
@@ -24,7 +24,7 @@ iterations, drop the slowest ``floor(iterations / 4)`` and keep the maximum of t
 nearest-rank 3rd quartile); ``comm_time_us`` is the maximum over processes of these, and
 ``median_us`` their median (a robustness companion the paper does not report).
 
-Descriptors recorded per row (002 section III.A): ``PPN`` and ``N`` from the real rank -> host
+Descriptors recorded per row ([Papadopoulou2015] section III.A): ``PPN`` and ``N`` from the real rank -> host
 mapping (``MPI.Get_processor_name``), ``I`` from the partners actually used and that mapping
 (:func:`~workbench.models.comm.patterns.internode_ratio`); ``SW`` (switches) and ``R`` (racks)
 from an optional host map ``{"host": {"switch": "...", "rack": "..."}}``
@@ -49,6 +49,8 @@ import numpy as np
 
 from workbench.errors import ValidationError
 from workbench.io._text import read_json
+from workbench.io.measured import PINGPONG_COLUMNS
+from workbench.measure.comm.worker import library_name, worker_main
 from workbench.models.comm.patterns import NO_PARTNER, integer_at_least, internode_ratio, nodes_and_ppn, random_partners
 
 __all__ = [
@@ -65,12 +67,7 @@ __all__ = [
     "main",
 ]
 
-#: Columns of the ping-pong sweep frame, in order (see the module docstring; times in microseconds).
-PINGPONG_COLUMNS = [
-    "S", "M", "PPN", "N", "I", "SW", "R", "processes", "iterations", "repeat",
-    "comm_time_us", "median_us", "mpi_library", "host",
-]
-#: Share of each process's slowest iterations dropped before taking its maximum (002 section III.B).
+#: Share of each process's slowest iterations dropped before taking its maximum ([Papadopoulou2015] section III.B).
 DROP_FRACTION = 0.25
 
 
@@ -91,10 +88,15 @@ class PingPongConfig:
 
     @classmethod
     def from_mapping(cls, item, index: int) -> PingPongConfig:
+        """Return ``item`` (a configuration or a mapping of its fields) as a configuration.
+
+        ``index`` is the item's position, named in error messages.
+        """
         if isinstance(item, cls):
             return item
         if not isinstance(item, Mapping):
-            raise ValidationError(f"ping-pong configuration {index} must be a mapping with S, M (and repeat), got {item!r}")
+            raise ValidationError(f"ping-pong configuration {index} must be a mapping with S, M (and repeat), got "
+                                  f"{item!r}")
         try:
             return cls(**item)
         except TypeError as exc:
@@ -104,9 +106,13 @@ class PingPongConfig:
 # ----------------------------------------------------------------------------- pure reduction
 
 def third_quartile(times, drop: float = DROP_FRACTION) -> np.ndarray:
-    """Per process (last axis = iterations): drop the slowest ``floor(drop * iterations)``
-    iterations and return the maximum of the rest (002 section III.B: "the maximum time for each
-    process is the third quantile of all iterations"). ``times``: ``(..., iterations)``."""
+    """Return each process's time: the maximum of its iterations after dropping the slowest.
+
+    Per process (last axis = iterations), drop the slowest ``floor(drop * iterations)``
+    iterations and return the maximum of the rest ([Papadopoulou2015] section III.B: "the
+    maximum time for each process is the third quantile of all iterations"). ``times``:
+    ``(..., iterations)``.
+    """
     arr = np.asarray(times, dtype=float)
     if arr.ndim == 0 or arr.shape[-1] == 0:
         raise ValidationError(f"third_quartile: times must have at least one iteration, got shape {arr.shape}")
@@ -119,9 +125,11 @@ def third_quartile(times, drop: float = DROP_FRACTION) -> np.ndarray:
 
 
 def reported_time(times, drop: float = DROP_FRACTION) -> tuple[float, float]:
-    """002's reported time of one configuration from ``(processes, iterations)`` times: the
-    maximum over processes of their :func:`third_quartile`, and (second value) the median over
-    processes of the same."""
+    """[Papadopoulou2015]'s reported time of one configuration from ``(processes, iterations)`` times.
+
+    The maximum over processes of their :func:`third_quartile`, and (second value) the median
+    over processes of the same.
+    """
     arr = np.asarray(times, dtype=float)
     if arr.ndim != 2:
         raise ValidationError(f"reported_time: times must be (processes, iterations), got shape {arr.shape}")
@@ -137,9 +145,11 @@ def over_processes(quartiles) -> tuple[float, float]:
 # ----------------------------------------------------------------------------- host map
 
 def load_host_map(source) -> dict[str, dict[str, str]] | None:
-    """A host -> ``{"switch": ..., "rack": ...}`` map from a JSON file path or a mapping
-    (``None`` stays ``None``: one switch and one rack). Raises DataFormatError for unreadable
-    JSON and ValidationError for a malformed map."""
+    """Read a host -> ``{"switch": ..., "rack": ...}`` map from a JSON file path or a mapping.
+
+    ``None`` stays ``None``: one switch and one rack. Raises DataFormatError for unreadable
+    JSON and ValidationError for a malformed map.
+    """
     if source is None:
         return None
     if isinstance(source, Mapping):
@@ -152,15 +162,18 @@ def load_host_map(source) -> dict[str, dict[str, str]] | None:
     out = {}
     for host, where in data.items():
         if not isinstance(where, Mapping) or not {"switch", "rack"} <= set(where):
-            raise ValidationError(f"{name}: entry {host!r} must be an object with keys 'switch' and 'rack', got {where!r}")
+            raise ValidationError(f"{name}: entry {host!r} must be an object with keys 'switch' and 'rack', got "
+                                  f"{where!r}")
         out[str(host)] = {"switch": str(where["switch"]), "rack": str(where["rack"])}
     return out
 
 
 def allocation_descriptors(hosts, host_map=None) -> dict[str, int]:
-    """``N``, ``PPN``, ``SW``, ``R`` of an allocation from the host of every rank (002 section
-    III.A). ``SW``/``R`` count the distinct switches/racks of the hosts in ``host_map``
-    (:func:`load_host_map`); without one they are 1."""
+    """``N``, ``PPN``, ``SW``, ``R`` of an allocation from the host of every rank ([Papadopoulou2015] section III.A).
+
+    ``SW``/``R`` count the distinct switches/racks of the hosts in ``host_map``
+    (:func:`load_host_map`); without one they are 1.
+    """
     hosts = np.asarray(hosts, dtype=str)
     nodes, ppn = nodes_and_ppn(hosts)
     if host_map is None:
@@ -178,8 +191,10 @@ def allocation_descriptors(hosts, host_map=None) -> dict[str, int]:
 
 
 def partner_seed(seed: int, processes: int, config: PingPongConfig) -> np.random.SeedSequence:
-    """The seed of one configuration's random pairing: the same on every rank, different per
-    repeat and configuration."""
+    """Return the seed of one configuration's random pairing.
+
+    The same on every rank, different per repeat and configuration.
+    """
     return np.random.SeedSequence([seed, processes, config.S, config.M, config.repeat])
 
 
@@ -204,8 +219,10 @@ def _timed_iterations(comm, partners_row, send, recv, iterations: int, warmup: i
 
 def run_pingpong(comm, configs, *, iterations: int = 200, warmup: int = 5, seed: int = 0, host_map=None,
                  progress=None) -> list[dict] | None:
-    """Run every configuration on communicator ``comm`` (all ranks call this); rank 0 returns
-    the rows of :data:`PINGPONG_COLUMNS` (minus ``mpi_library``), the other ranks ``None``.
+    """Run every configuration on communicator ``comm`` (all ranks call this).
+
+    Rank 0 returns the rows of :data:`PINGPONG_COLUMNS` (minus ``mpi_library``), the other
+    ranks ``None``.
 
     ``progress(done, total)`` is called on rank 0 after every configuration.
     """
@@ -219,7 +236,8 @@ def run_pingpong(comm, configs, *, iterations: int = 200, warmup: int = 5, seed:
     size, rank = comm.Get_size(), comm.Get_rank()
     too_many = [c for c in plan if c.M > size - 1]
     if too_many:
-        raise ValidationError(f"run_pingpong: M={too_many[0].M} partners need more than {size} processes (M <= processes - 1)")
+        raise ValidationError(f"run_pingpong: M={too_many[0].M} partners need more than {size} processes (M <= "
+                              "processes - 1)")
     hosts = comm.allgather(MPI.Get_processor_name())
     allocation = allocation_descriptors(hosts, host_map)
     send = np.full(max(c.S for c in plan), rank % 251, dtype=np.uint8)
@@ -245,11 +263,25 @@ def run_pingpong(comm, configs, *, iterations: int = 200, warmup: int = 5, seed:
     return rows if rank == 0 else None
 
 
+def _run_launch(comm, spec: dict, progress) -> list[dict] | None:
+    """One sweep launch: :func:`run_pingpong` on the grid ``spec``, rows with ``mpi_library``."""
+    from mpi4py import MPI
+
+    rows = run_pingpong(
+        comm, spec["configs"], iterations=spec.get("iterations", 200), warmup=spec.get("warmup", 5),
+        seed=spec.get("seed", 0), host_map=load_host_map(spec.get("host_map")), progress=progress,
+    )
+    if rows is None:
+        return None
+    library = library_name(MPI.Get_library_version().strip())
+    # mpi_library goes before host, the order of PINGPONG_COLUMNS
+    return [{**{k: v for k, v in row.items() if k != "host"}, "mpi_library": library, "host": row["host"]}
+            for row in rows]
+
+
 def main(argv: list[str] | None = None) -> int:
     """MPI program entry point (see the module docstring)."""
-    from workbench.measure.comm.worker import worker_main
-
-    return worker_main("pingpong", argv)
+    return worker_main("pingpong", _run_launch, argv)
 
 
 if __name__ == "__main__":

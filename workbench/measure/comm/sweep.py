@@ -1,5 +1,7 @@
-"""Sweep driver of the communication benchmarks: one ``mpiexec`` launch per process count runs a
-whole grid of configurations, the results become one tidy CSV plus a JSON sidecar.
+"""Sweep driver of the communication benchmarks.
+
+One ``mpiexec`` launch per process count runs a whole grid of configurations, the results become
+one tidy CSV plus a JSON sidecar.
 
 * :func:`pingpong_grid`, :func:`datagen_grid` -- the configuration grids (validated; an empty
   grid is an error).
@@ -9,13 +11,14 @@ whole grid of configurations, the results become one tidy CSV plus a JSON sideca
   starting MPI once per process count, not once per configuration, amortises the start-up
   (~0.3 s here, much more on a cluster). Rank 0's ``#progress`` lines drive a ``tqdm.auto``
   bar per launch. Returns the frame (:data:`PINGPONG_COLUMNS` / :data:`DATAGEN_COLUMNS`) with
-  the run facts in ``frame.attrs``: machine (:func:`workbench.measure.sweep.machine_facts`),
+  the run facts in ``frame.attrs``: machine (:func:`workbench.measure.machine.machine_facts`),
   dates, duration, MPI library version string, mpi4py version, load average before/after
   every launch, the exact mpiexec command lines and the MPI environment variables set.
 * :func:`write_comm_sweep` / :func:`read_comm_pingpong` / :func:`read_comm_datagen` -- CSV +
   ``.json`` sidecar on disk, written atomically with the CSV's checksum
   (:func:`~workbench.io.sidecar.write_measured_csv`), read back with the checksum and validation
-  checked (``frame.attrs`` = the sidecar).
+  checked (``frame.attrs`` = the sidecar). The readers and the table format (columns, units,
+  checks) belong to the data layer, :mod:`workbench.io.measured`, and are re-exported here.
 
 CLI (``python -m workbench.measure.comm``)::
 
@@ -34,7 +37,7 @@ through ``--mpiexec-args`` (one string, split like a shell would), e.g. ``--mpie
 $PBS_NODEFILE -ppn 16"`` (MPICH/Intel MPI) or ``"--hostfile hosts --map-by node"`` (Open MPI),
 and ``--mpiexec /path/to/mpiexec`` for the site's MPI (mpi4py must be built against it: ``pip
 install mpi4py`` without the ``mpich`` wheel, or the site's module). ``--host-map map.json``
-(``{"host": {"switch": "s1", "rack": "r1"}}``) gives 002's ``SW`` and ``R``; without it both
+(``{"host": {"switch": "s1", "rack": "r1"}}``) gives [Papadopoulou2015]'s ``SW`` and ``R``; without it both
 are 1. The venv must be visible on every node at the same path.
 
 Oversubscription: this machine has 2 cores; MPICH's waiting ranks busy-poll, which on 3-4 ranks
@@ -68,11 +71,20 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.errors import MeasurementError, ValidationError, WorkbenchError
-from workbench.io.sidecar import check_output_path, default_measure_dir, read_measured_csv, sidecar_path, write_measured_csv
-from workbench.measure.comm.datagen import BARRIERS, DATAGEN_COLUMNS, LOADS, DatagenConfig
+from workbench.io.measured import (
+    COMM_BENCHMARKS,
+    DATAGEN_UNITS,
+    PINGPONG_UNITS,
+    read_comm_datagen,
+    read_comm_pingpong,
+    validate_comm_sweep,
+)
+from workbench.io.sidecar import check_output_path, default_measure_dir, sidecar_path, write_measured_csv
+from workbench.measure.comm.datagen import DATAGEN_COLUMNS, LOADS, DatagenConfig
 from workbench.measure.comm.pingpong import PINGPONG_COLUMNS, PingPongConfig, load_host_map
 from workbench.measure.comm.worker import PROGRESS_PREFIX
 from workbench.measure.lock import exclusive_measurement
+from workbench.measure.machine import SINGLE_THREAD_ENV, machine_facts
 from workbench.models.comm.patterns import integer_at_least
 
 __all__ = [
@@ -91,7 +103,7 @@ __all__ = [
     "main",
 ]
 
-BENCHMARKS = ("pingpong", "datagen")
+BENCHMARKS = COMM_BENCHMARKS
 #: Default ping-pong message sizes: 128 B x 4^k up to 2 MiB, then 4 MiB.
 DEFAULT_SIZES = (128, 512, 2048, 8192, 32768, 131072, 524288, 2097152, 4194304)
 #: MPICH settings that make waiting ranks yield the CPU (see the module docstring).
@@ -100,7 +112,6 @@ YIELD_ENV = {
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE": "1",
     "MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT": "1",
 }
-_SINGLE_THREAD_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 _METHOD = {
     "pingpong": (
@@ -125,26 +136,8 @@ _METHOD = {
         "row per rank and configuration; run_id numbers the configurations across the whole sweep."
     ),
 }
-_UNITS = {
-    "pingpong": {
-        "S": "message size, bytes", "M": "messages (random partners) per process", "PPN": "processes per node",
-        "N": "nodes", "I": "share of inter-node messages, 0..1", "SW": "switches in the allocation",
-        "R": "racks in the allocation", "processes": "MPI processes", "iterations": "timed iterations",
-        "repeat": "0-based repeat index", "comm_time_us": "max over ranks of the per-rank 3rd quartile, microseconds",
-        "median_us": "median over ranks of the per-rank 3rd quartile, microseconds",
-        "mpi_library": "MPI library (short)", "host": "host of rank 0",
-    },
-    "datagen": {
-        "run_id": "configuration x launch index (unique in the file)", "rank": "MPI rank", "host": "host of the rank",
-        "nodes": "nodes of the launch", "ppn": "largest number of ranks on one node", "processes": "MPI processes",
-        "wss_bytes": "working set per rank, bytes", "load": "memory (1 op/element) or compute",
-        "extra_ops": "Jacobi updates per element per time step", "msg_multiple": "message size / sqrt(wss_bytes)",
-        "message_bytes": "bytes per message", "messages": "messages per rank per time step",
-        "iterations": "time steps", "barrier": "none, socket or global",
-        "comm_s": "communication time incl. Waitall, summed over time steps, seconds",
-        "comp_s": "computation time summed over time steps, seconds", "total_s": "time of the whole loop, seconds",
-    },
-}
+# the units of the columns, written into the sidecar
+_UNITS = {"pingpong": PINGPONG_UNITS, "datagen": DATAGEN_UNITS}
 
 
 def _values(values, name: str, where: str) -> list:
@@ -158,28 +151,38 @@ def _values(values, name: str, where: str) -> list:
 
 def pingpong_grid(sizes: Sequence[int] = DEFAULT_SIZES, messages: Sequence[int] = (1, 2, 3, 4),
                   repeats: int = 3) -> list[PingPongConfig]:
-    """Every ``(S, M)`` of ``sizes x messages``, repeat by repeat (so slow drifts of the machine
-    spread over all configurations)."""
+    """Return every ``(S, M)`` of ``sizes x messages``, repeat by repeat.
+
+    Repeat by repeat, so that slow drifts of the machine spread over all configurations.
+    """
     where = "pingpong_grid"
     sizes, messages = _values(sizes, "sizes", where), _values(messages, "messages", where)
     repeats = integer_at_least(repeats, "repeats", where, 1)
     return [PingPongConfig(s, m, r) for r in range(repeats) for s in sizes for m in messages]
 
 
-def datagen_grid(wss_bytes: Sequence[int] = (2 * 2**20, 8 * 2**20, 32 * 2**20), loads: Sequence[str] = ("memory", "compute"),
+def datagen_grid(wss_bytes: Sequence[int] = (2 * 2**20, 8 * 2**20, 32 * 2**20),
+                 loads: Sequence[str] = ("memory", "compute"),
                  msg_multiples: Sequence[float] = (1, 5, 10, 50, 100), messages: Sequence[int] = (2, 4, 8),
                  barriers: Sequence[str] = ("none",)) -> list[DatagenConfig]:
-    """The full grid ``wss_bytes x loads x msg_multiples x messages x barriers`` (004 section 7.2's
-    feature space, scaled down; nodes and PPN come from the launches)."""
+    """Return the full grid ``wss_bytes x loads x msg_multiples x messages x barriers``.
+
+    [Branikas2024] section 7.2's feature space, scaled down; nodes and PPN come from the launches.
+    """
     where = "datagen_grid"
-    axes = [_values(v, n, where) for v, n in ((wss_bytes, "wss_bytes"), (loads, "loads"), (msg_multiples, "msg_multiples"),
-                                               (messages, "messages"), (barriers, "barriers"))]
-    return [DatagenConfig(w, ld, mm, m, b) for w in axes[0] for ld in axes[1] for mm in axes[2] for m in axes[3] for b in axes[4]]
+    axes = [_values(v, n, where) for v, n in ((wss_bytes, "wss_bytes"), (loads, "loads"),
+                                               (msg_multiples, "msg_multiples"), (messages, "messages"),
+                                               (barriers, "barriers"))]
+    return [DatagenConfig(w, ld, mm, m, b)
+            for w in axes[0] for ld in axes[1] for mm in axes[2] for m in axes[3] for b in axes[4]]
 
 
 def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
-    """The ``mpiexec`` to use: ``mpiexec`` if given, else the one next to ``sys.executable``
-    (the venv's, from the ``mpich`` wheel), else the first on ``PATH``."""
+    """Return the ``mpiexec`` to use.
+
+    ``mpiexec`` if given, else the one next to ``sys.executable`` (the venv's, from the
+    ``mpich`` wheel), else the first on ``PATH``.
+    """
     if mpiexec is not None:
         found = shutil.which(str(mpiexec))
         if found is None:
@@ -260,9 +263,10 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
               warmup: int = 5, seed: int = 0, host_map=None, mpiexec: str | None = None,
               mpiexec_args: Sequence[str] | str = (), yield_cpu: bool = False, timeout: float | None = 3600.0,
               progress: bool = True, notes: str | None = None) -> pd.DataFrame:
-    """Run ``configs`` (:func:`pingpong_grid` / :func:`datagen_grid` items or mappings of their
-    fields) once per process count in ``processes``; return the tidy frame with the run facts in
-    ``frame.attrs`` (see the module docstring).
+    """Run ``configs`` once per process count in ``processes`` and return the tidy frame.
+
+    ``configs`` are :func:`pingpong_grid` / :func:`datagen_grid` items or mappings of their
+    fields; the run facts are in ``frame.attrs`` (see the module docstring).
 
     ``iterations``: timed iterations per configuration (default 200 for the ping-pong, 32 time
     steps for the data generator); ``warmup``, ``seed``, ``host_map`` (path or mapping): ping-pong
@@ -289,7 +293,7 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
     hosts = load_host_map(host_map)
     _check_mpi4py()
     launcher = find_mpiexec(mpiexec)
-    env = {**_SINGLE_THREAD_ENV, **(YIELD_ENV if yield_cpu else {})}
+    env = {**SINGLE_THREAD_ENV, **(YIELD_ENV if yield_cpu else {})}
 
     launches, skipped, parts = [], [], []
     started_at, started = datetime.now(timezone.utc), time.perf_counter()
@@ -312,8 +316,6 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
         raise ValidationError(f"run_sweep: no configuration can run on {counts} processes (all need more partners)")
     columns = PINGPONG_COLUMNS if benchmark == "pingpong" else DATAGEN_COLUMNS
     frame = pd.concat(parts, ignore_index=True)[columns]
-    from workbench.measure.sweep import machine_facts  # the K-means sweep's machine facts
-
     frame.attrs.update({
         "benchmark": benchmark,
         "machine": machine_facts(),
@@ -327,7 +329,8 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
         "mpi_env": env,
         "iterations": iterations,
         **({"warmup": warmup, "seed": seed, "host_map": hosts,
-            "switches_racks": "from the host map" if hosts else "no host map: SW = R = 1"} if benchmark == "pingpong" else {}),
+            "switches_racks": "from the host map" if hosts else "no host map: SW = R = 1"}
+           if benchmark == "pingpong" else {}),
         "method": _METHOD[benchmark],
         "launches": launches,
         "skipped": skipped,
@@ -341,89 +344,32 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
 # ----------------------------------------------------------------------------- files
 
 def default_comm_path(benchmark: str) -> Path:
-    """Where a sweep goes without an explicit path: ``comm_<benchmark>.csv`` in
-    :func:`~workbench.io.sidecar.default_measure_dir` (outside the repository)."""
+    """Where a sweep goes without an explicit path.
+
+    ``comm_<benchmark>.csv`` in :func:`~workbench.io.sidecar.default_measure_dir` (outside
+    the repository).
+    """
     return default_measure_dir() / f"comm_{benchmark}.csv"
 
 
 def write_comm_sweep(frame: pd.DataFrame, path=None, *, command: str | None = None, force: bool = False) -> Path:
-    """Write a sweep frame to ``path`` (CSV; default :func:`default_comm_path`) and its
-    ``frame.attrs`` (plus ``command`` and the CSV's row count and checksum) to ``<path>.json``,
-    atomically (:func:`~workbench.io.sidecar.write_measured_csv`); the frame is validated
-    first. An existing measurement, or a path in the repository's tracked ``data/``, is a
-    :class:`~workbench.errors.MeasurementError` unless ``force=True``."""
+    """Write a sweep frame and its metadata sidecar, atomically.
+
+    The frame goes to ``path`` (CSV; default :func:`default_comm_path`) and its ``frame.attrs``
+    (plus ``command`` and the CSV's row count and checksum) to ``<path>.json``, atomically
+    (:func:`~workbench.io.sidecar.write_measured_csv`); the frame is validated first. An
+    existing measurement, or a path in the repository's tracked ``data/``, is a
+    :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+    """
     benchmark = frame.attrs.get("benchmark")
     if benchmark not in BENCHMARKS:
-        raise ValidationError(f"write_comm_sweep: frame.attrs['benchmark'] must be one of {list(BENCHMARKS)}, got {benchmark!r}")
+        raise ValidationError(f"write_comm_sweep: frame.attrs['benchmark'] must be one of {list(BENCHMARKS)}, got "
+                              f"{benchmark!r}")
     path = check_output_path(default_comm_path(benchmark) if path is None else path, force=force)
-    frame = _validate(frame, benchmark, str(path))
+    frame = validate_comm_sweep(frame, benchmark, str(path))
     meta = {**frame.attrs, "command": command if command is not None else frame.attrs.get("command")}
     return write_measured_csv(frame, path, meta, force=force, float_format="%.6g")
 
-
-_INT_COLUMNS = {
-    "pingpong": {"S": 1, "M": 1, "PPN": 1, "N": 1, "SW": 1, "R": 1, "processes": 2, "iterations": 1, "repeat": 0},
-    "datagen": {"run_id": 0, "rank": 0, "nodes": 1, "ppn": 1, "processes": 2, "wss_bytes": 1, "extra_ops": 1,
-                "message_bytes": 1, "messages": 1, "iterations": 1},
-}
-_POSITIVE = {"pingpong": ["comm_time_us", "median_us"], "datagen": ["msg_multiple", "total_s"]}
-_NON_NEGATIVE = {"pingpong": ["I"], "datagen": ["comm_s", "comp_s"]}
-_CHOICES = {"pingpong": {}, "datagen": {"load": tuple(LOADS), "barrier": BARRIERS}}
-
-
-def _validate(frame: pd.DataFrame, benchmark: str, name: str) -> pd.DataFrame:
-    columns = PINGPONG_COLUMNS if benchmark == "pingpong" else DATAGEN_COLUMNS
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValidationError(f"{name}: missing column(s) {missing} of a {benchmark} sweep table; it has {list(frame.columns)}")
-    if frame.empty:
-        raise ValidationError(f"{name}: the {benchmark} sweep table has no rows")
-    out = frame[columns].copy()
-    for col, low in _INT_COLUMNS[benchmark].items():
-        values = pd.to_numeric(out[col], errors="coerce")
-        bad = values.isna() | (values < low) | (values != values.round())
-        if bad.any():
-            raise ValidationError(f"{name}: column {col} must hold integers >= {low}; bad rows {list(out.index[bad][:5])}")
-        out[col] = values.astype("int64")
-    for col in _POSITIVE[benchmark] + _NON_NEGATIVE[benchmark]:
-        values = pd.to_numeric(out[col], errors="coerce")
-        low_ok = values > 0 if col in _POSITIVE[benchmark] else values >= 0
-        bad = values.isna() | ~low_ok | (values == float("inf"))
-        if bad.any():
-            need = "> 0" if col in _POSITIVE[benchmark] else ">= 0"
-            raise ValidationError(f"{name}: column {col} must be finite and {need}; bad rows {list(out.index[bad][:5])}")
-        out[col] = values.astype("float64")
-    for col, allowed in _CHOICES[benchmark].items():
-        bad = ~out[col].isin(allowed)
-        if bad.any():
-            raise ValidationError(f"{name}: column {col} has values {sorted(set(out[col][bad].astype(str)))}; "
-                                  f"expected one of {list(allowed)}")
-    if benchmark == "pingpong":
-        if (out["I"] > 1).any():
-            raise ValidationError(f"{name}: column I (inter-node ratio) must lie in [0, 1]")
-        if (out["median_us"] > out["comm_time_us"] * (1 + 1e-9)).any():
-            raise ValidationError(f"{name}: median_us exceeds comm_time_us (the maximum over processes) in some rows")
-    for col in ("host", "mpi_library") if benchmark == "pingpong" else ("host",):
-        out[col] = out[col].astype(str)
-    out.attrs.update(frame.attrs)
-    return out
-
-
-def _read(path, benchmark: str) -> pd.DataFrame:
-    return read_measured_csv(path, lambda frame, name: _validate(frame, benchmark, name), "machine, date, MPI version")
-
-
-def read_comm_pingpong(path) -> pd.DataFrame:
-    """A ping-pong sweep table (:data:`~workbench.measure.comm.pingpong.PINGPONG_COLUMNS`) with
-    its sidecar in ``frame.attrs``. DataFormatError for an unreadable file, ValidationError for
-    missing columns or bad values; a missing sidecar is a ParseWarning."""
-    return _read(path, "pingpong")
-
-
-def read_comm_datagen(path) -> pd.DataFrame:
-    """A per-rank data-generator table (:data:`~workbench.measure.comm.datagen.DATAGEN_COLUMNS`)
-    with its sidecar in ``frame.attrs``; errors as :func:`read_comm_pingpong`."""
-    return _read(path, "datagen")
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -441,8 +387,8 @@ def parse_bytes(text) -> int:
 
 
 _HELP = {
-    "pingpong": "002's random non-blocking ping-pong (S x M grid, repeats)",
-    "datagen": "004's halo-exchange data generator (working set x load x message size x messages)",
+    "pingpong": "Papadopoulou et al.'s random non-blocking ping-pong (S x M grid, repeats)",
+    "datagen": "Branikas's halo-exchange data generator (working set x load x message size x messages)",
 }
 
 
@@ -454,28 +400,32 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="benchmark", required=True)
     for name in BENCHMARKS:
         p = sub.add_parser(name, help=_HELP[name], description=_METHOD[name])
-        p.add_argument("--processes", type=int, nargs="+", default=[2, 4], help="one mpiexec launch per count (default 2 4)")
+        p.add_argument("--processes", type=int, nargs="+", default=[2, 4], help="one mpiexec launch per count (default "
+                       "2 4)")
         p.add_argument("--out", help=f"CSV to write (.json sidecar beside it); default comm_{name}.csv in "
                                     "$WORKBENCH_MEASURE_DIR or ~/.local/share/workbench/measured")
         p.add_argument("--force", action="store_true",
                        help="overwrite an existing measurement, or write into the repository's data/")
         p.add_argument("--iterations", type=int, help="timed iterations (default: 200 ping-pong, 32 data generator)")
         p.add_argument("--mpiexec", help="mpiexec to use (default: the venv's, else PATH)")
-        p.add_argument("--mpiexec-args", default="", help='extra launcher options as one string, e.g. "-f hosts -ppn 16"')
+        p.add_argument("--mpiexec-args", default="", help='extra launcher options as one string, e.g. "-f hosts -ppn '
+                       '16"')
         p.add_argument("--yield", dest="yield_cpu", action="store_true",
                        help="MPICH: waiting ranks yield the CPU (for more ranks than cores)")
         p.add_argument("--timeout", type=float, default=3600.0, help="seconds per launch (default 3600)")
         p.add_argument("--notes", help="free text stored in the sidecar (e.g. machine load)")
         p.add_argument("--quiet", action="store_true", help="no progress bars")
     pp = sub.choices["pingpong"]
-    pp.add_argument("--sizes", nargs="+", type=parse_bytes, default=list(DEFAULT_SIZES), help="message sizes S (128, 4KiB, 2MiB...)")
+    pp.add_argument("--sizes", nargs="+", type=parse_bytes, default=list(DEFAULT_SIZES), help="message sizes S (128, "
+                    "4KiB, 2MiB...)")
     pp.add_argument("--messages", nargs="+", type=int, default=[1, 2, 3, 4], help="partners M (default 1 2 3 4)")
     pp.add_argument("--repeats", type=int, default=3, help="repeats (default 3)")
     pp.add_argument("--warmup", type=int, default=5, help="untimed iterations first (default 5)")
     pp.add_argument("--seed", type=int, default=0, help="seed of the random pairings (default 0)")
     pp.add_argument("--host-map", help='JSON {"host": {"switch": ..., "rack": ...}} for SW and R')
     dg = sub.choices["datagen"]
-    dg.add_argument("--wss", nargs="+", type=parse_bytes, default=[2 * 2**20, 8 * 2**20, 32 * 2**20], help="working set per rank")
+    dg.add_argument("--wss", nargs="+", type=parse_bytes, default=[2 * 2**20, 8 * 2**20, 32 * 2**20],
+                    help="working set per rank")
     dg.add_argument("--loads", nargs="+", choices=list(LOADS), default=list(LOADS))
     dg.add_argument("--msg-multiples", nargs="+", type=float, default=[1, 5, 10, 50, 100])
     dg.add_argument("--messages", nargs="+", type=int, default=[2, 4, 8])
@@ -484,6 +434,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a communication sweep from the command line; return the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     try:

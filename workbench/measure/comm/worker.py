@@ -1,11 +1,14 @@
-"""The MPI side of a sweep launch: read the grid JSON, run the benchmark on ``MPI.COMM_WORLD``,
-and let rank 0 write the rows (CSV) and the run facts (JSON beside it).
+"""The MPI side of a sweep launch.
+
+Read the grid JSON, run the benchmark on ``MPI.COMM_WORLD``, and let rank 0 write the rows
+(CSV) and the run facts (JSON beside it).
 
 Started by :mod:`workbench.measure.comm.sweep` as
 ``mpiexec [args] -n P python -m mpi4py -m workbench.measure.comm.<benchmark> --grid G --out O``
 (``-m mpi4py`` makes an unhandled exception on any rank call ``MPI_Abort`` instead of leaving
 the other ranks waiting). Rank 0 prints ``#progress <done> <total>`` lines, which the driver
-turns into a progress bar.
+turns into a progress bar. Each benchmark module's ``main`` calls :func:`worker_main` with
+its own run function: this driver imports no benchmark (the benchmarks import it).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -23,10 +27,12 @@ from workbench.io._text import read_json
 
 #: Prefix of the progress lines rank 0 prints (read by the sweep driver).
 PROGRESS_PREFIX = "#progress"
+#: What a benchmark gives :func:`worker_main`: ``run(comm, spec, progress)`` -> rows on rank 0, else ``None``.
+LaunchRun = Callable[[object, dict, Callable[[int, int], None]], list[dict] | None]
 
 
 def read_grid(path) -> dict:
-    """The grid JSON of a launch (``{"configs": [...], "iterations": ..., ...}``)."""
+    """Return the grid JSON of a launch (``{"configs": [...], "iterations": ..., ...}``)."""
     spec = read_json(path, what="the sweep grid")
     if not isinstance(spec.get("configs"), list):
         raise DataFormatError(f"{path}: the sweep grid JSON must have a list 'configs'")
@@ -34,8 +40,10 @@ def read_grid(path) -> dict:
 
 
 def library_name(version: str) -> str:
-    """A short MPI library name from ``MPI.Get_library_version()``: ``"MPICH 5.0.2"``,
-    ``"Open MPI v4.1.5"``, ..."""
+    """Return a short MPI library name from ``MPI.Get_library_version()``.
+
+    For example ``"MPICH 5.0.2"``, ``"Open MPI v4.1.5"``.
+    """
     first = next((line for line in version.splitlines() if line.strip()), "unknown")
     return " ".join(first.split(",")[0].replace("Version:", " ").split())
 
@@ -44,7 +52,28 @@ def _progress(done: int, total: int) -> None:
     print(f"{PROGRESS_PREFIX} {done} {total}", flush=True)
 
 
-def worker_main(benchmark: str, argv: list[str] | None = None) -> int:
+def worker_main(benchmark: str, run: LaunchRun, argv: list[str] | None = None) -> int:
+    """Run one sweep launch of a benchmark on ``MPI.COMM_WORLD`` and let rank 0 write its results.
+
+    The benchmark's module passes its own ``run``, so that this driver knows no benchmark and
+    the benchmarks import it, not the other way round.
+
+    Parameters
+    ----------
+    benchmark : str
+        The benchmark's module name under :mod:`workbench.measure.comm` (for the usage line).
+    run : callable
+        ``run(comm, spec, progress)``: runs the grid ``spec`` (:func:`read_grid`) on ``comm``
+        and returns, on rank 0, one dict per row of the output CSV (``None`` on the other
+        ranks); calls ``progress(done, total)`` on rank 0 after every configuration.
+    argv : list of str, optional
+        ``--grid G --out O``; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status, 0.
+    """
     parser = argparse.ArgumentParser(prog=f"python -m mpi4py -m workbench.measure.comm.{benchmark}")
     parser.add_argument("--grid", required=True, help="grid JSON (see the module docstring)")
     parser.add_argument("--out", required=True, help="CSV written by rank 0 (run facts in the .json beside it)")
@@ -56,22 +85,10 @@ def worker_main(benchmark: str, argv: list[str] | None = None) -> int:
 
     comm = MPI.COMM_WORLD
     started = time.perf_counter()
-    if benchmark == "pingpong":
-        from workbench.measure.comm.pingpong import load_host_map, run_pingpong
-
-        rows = run_pingpong(
-            comm, spec["configs"], iterations=spec.get("iterations", 200), warmup=spec.get("warmup", 5),
-            seed=spec.get("seed", 0), host_map=load_host_map(spec.get("host_map")), progress=_progress,
-        )
-    else:
-        from workbench.measure.comm.datagen import run_datagen
-
-        rows = run_datagen(comm, spec["configs"], iterations=spec.get("iterations", 32), progress=_progress)
+    rows = run(comm, spec, _progress)
     if comm.Get_rank() == 0:
         version = MPI.Get_library_version().strip()
         frame = pd.DataFrame(rows)
-        if benchmark == "pingpong":
-            frame.insert(len(frame.columns) - 1, "mpi_library", library_name(version))
         out = Path(args.out)
         frame.to_csv(out, index=False)
         facts = {

@@ -1,4 +1,4 @@
-"""ADEPT: Automatic Downey-based Envelope-constrained Prediction Tool (Deshmeh 2013, ch. 3).
+"""ADEPT: Automatic Downey-based Envelope-constrained Prediction Tool ([Deshmeh2013] chapter 3).
 
 - :mod:`.envelope` — range pairs of the five cases (Appendix A) and the scale-free envelope;
 - :mod:`.search` — the vectorised two-pass biased search (3.5.2);
@@ -8,11 +8,11 @@
 
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies, flatness, r_at_doubling, r_metric
 from workbench.models.adept.envelope import Envelope, fit_envelope, range_pairs
-from workbench.models.adept.estimator import Adept, AdeptWarning, aggregate_repeats, target_weights
+from workbench.models.adept.estimator import WARNING_KINDS, Adept, aggregate_repeats, target_weights
 
 __all__ = [
     "Adept",
-    "AdeptWarning",
+    "WARNING_KINDS",
     "AnomalyReport",
     "Envelope",
     "aggregate_repeats",

@@ -1,4 +1,4 @@
-"""Anomaly detection with the R metric (thesis section 3.9).
+"""Anomaly detection with the R metric ([Deshmeh2013] section 3.9).
 
 R_i = ((t_i n_i / n_{i+1}) / t_{i+1}) (1 + (n_{i+1} - n_i)/n_{i+1})  for consecutive
 observations: the ratio of the runtime projected with ideal relative speedup to the
@@ -22,10 +22,10 @@ Decisions documented here (the thesis leaves them open):
   (a too-fast point raises R before it *and* lowers it after it, so two triples flag it
   and its neighbours; removing it is what flattens both).  At most a quarter of the points
   are removed; what remains is a pattern or unresolved.
-- Individual points are resolved only with >= 4 observations (thesis 3.9.2); with fewer,
+- Individual points are resolved only with >= 4 observations ([Deshmeh2013] section 3.9.2); with fewer,
   candidates are reported as unresolved.
 - Magnitude D = min(10, (R_{i+1} - R_i)/epsilon) from the flagging triple (thesis R); the fit then
-  scales the point's weight by max(0, (theta - D)/theta) (thesis 3.9.2).
+  scales the point's weight by max(0, (theta - D)/theta) ([Deshmeh2013] section 3.9.2).
 - A resolved anomaly that is the last observation, or a last observation slower than the
   one before it, is ambiguous (declining phase or anomaly): it is
   reported, excluded from fitting, and no prediction is made past it.
@@ -47,7 +47,7 @@ __all__ = ["r_metric", "anomaly_candidates", "flatness", "detect_anomalies", "An
 
 
 def r_metric(n, t) -> np.ndarray:
-    """R_i for consecutive observations (thesis 3.9.1); length len(n) - 1."""
+    """R_i for consecutive observations ([Deshmeh2013] section 3.9.1); length len(n) - 1."""
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -71,7 +71,7 @@ def _rise(n, R) -> np.ndarray:
 
 
 def anomaly_candidates(n, R, epsilon) -> np.ndarray:
-    """Indices i (into R[:-1]) whose rise exceeds 1 + epsilon; they flag observations i+1, i+2."""
+    """Return the indices i (into R[:-1]) whose rise exceeds 1 + epsilon; they flag observations i+1, i+2."""
     return np.nonzero(_rise(n, np.asarray(R, float)) > 1 + epsilon)[0]
 
 
@@ -91,7 +91,7 @@ class AnomalyReport:
         re-expressed at a doubling step (what the rises are judged on).
     candidates : DataFrame (n, flagged_by) — observations flagged as candidates.
     removal_curves : DataFrame (removed_n, n_from, n_to, R, R_doubling, flatness) — the R curve after
-        removing each candidate (thesis Figs. 9-10).
+        removing each candidate ([Deshmeh2013] Figs. 9-10).
     anomalies : DataFrame (n, D, weight_factor, last_point) — resolved individual anomalies.
     pattern : "none", "stepwise" or "specially-optimised".
     phase : int array, phase index per observation (all 0 unless stepwise).
@@ -143,7 +143,7 @@ def _regular(ns) -> str | None:
 
 
 def _flags(n, t, idx, epsilon):
-    """Flagging triples on the sub-curve ``idx`` as (first flagged, second flagged, D-rise)."""
+    """Return the flagging triples on the sub-curve ``idx`` as (first flagged, second flagged, D-rise)."""
     R = r_metric(n[idx], t[idx])
     return [(idx[i + 1], idx[i + 2], R[i + 1] - R[i]) for i in anomaly_candidates(n[idx], R, epsilon)]
 
@@ -157,80 +157,89 @@ def _magnitudes(flags, epsilon) -> dict[int, float]:
     return D
 
 
-def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
-    """Run the anomaly-detection algorithm of thesis 3.9.2 on sorted, aggregated observations."""
-    n = np.asarray(n, float)
-    t = np.asarray(t, float)
-    M = len(n)
-    weight = np.ones(M)
-    # empty results share the templates' (immutable: copy-on-write) data
-    report = AnomalyReport(_r_table(n, t), _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
-                           _EMPTY_ANOMALIES.copy(deep=False),
-                           phase=np.zeros(M, int), weight_factor=weight)
-    if M < 3:
-        return report
-    declining = t[-1] > t[-2]
-    # more processors, slower run: the declining phase (or an anomaly).  Downey has no
-    # declining piece, so the point is reported, never fitted, and nothing is predicted
-    # past it (thesis 3.9.1); the rest of the curve is examined without it.
-    live = np.arange(M - 1) if declining else np.arange(M)
-    if declining:
-        weight[-1] = 0.0
-        report.last_point_ambiguous = True
+def _describe_candidates(report, n, t, live, flags, epsilon) -> None:
+    """Record the flagged observations and the R curve without each of them on ``report``.
 
-    flags = _flags(n, t, live, epsilon) if len(live) >= 3 else []
-    anomalies = []
-    if flags:
-        R = r_metric(n[live], t[live])
-        rise = _rise(n[live], R)
-        cand_rows = []
-        for i in anomaly_candidates(n[live], R, epsilon):
-            for o in (1, 2):
-                cand_rows.append((n[live[i + o]], f"rise of R[{i + 1}]/R[{i}] = {rise[i]:.3f} > 1 + epsilon"))
-        report.candidates = pd.DataFrame(cand_rows, columns=["n", "flagged_by"]).drop_duplicates("n")
-        curves = []
-        for c in sorted({c for a, b, _ in flags for c in (a, b)}):
-            keep = live[live != c]
-            cur = _curve(n[keep], t[keep], removed=n[c])
-            cur["flatness"] = flatness(n[keep], cur["R"])
-            curves.append(cur)
-        report.removal_curves = pd.concat(curves, ignore_index=True)
+    ``report.candidates``: every observation a rising triple of the live curve flags, with
+    the rise that flagged it; ``report.removal_curves``: the R curve and its flatness with
+    each flagged observation left out in turn ([Deshmeh2013] Figs. 9-10).
+    """
+    R = r_metric(n[live], t[live])
+    rise = _rise(n[live], R)
+    cand_rows = []
+    for i in anomaly_candidates(n[live], R, epsilon):
+        for o in (1, 2):
+            cand_rows.append((n[live[i + o]], f"rise of R[{i + 1}]/R[{i}] = {rise[i]:.3f} > 1 + epsilon"))
+    report.candidates = pd.DataFrame(cand_rows, columns=["n", "flagged_by"]).drop_duplicates("n")
+    curves = []
+    for c in sorted({c for a, b, _ in flags for c in (a, b)}):
+        keep = live[live != c]
+        cur = _curve(n[keep], t[keep], removed=n[c])
+        cur["flatness"] = flatness(n[keep], cur["R"])
+        curves.append(cur)
+    report.removal_curves = pd.concat(curves, ignore_index=True)
 
-    D = _magnitudes(flags, epsilon)
+
+def _remove_greedily(n, t, live, flags, D, epsilon):
+    """Remove flagged observations one at a time while that flattens the R curve.
+
+    Each round removes the candidate whose removal leaves the flattest curve (ties: the later
+    observation), if that curve is flatter than the current one; at most a quarter of the live
+    observations (at least one) are removed.  Returns the removed indices in removal order and
+    the flagging triples that remain; ``D`` gains the magnitude of every observation first
+    flagged after a removal.
+    """
     keep = live.copy()
     removed: list[int] = []
     remaining = flags
-    if len(live) >= 4:
-        while remaining and len(removed) < max(1, len(live) // 4):
-            cands = sorted({c for a, b, _ in remaining for c in (a, b)})
-            scores = {c: flatness(n[keep[keep != c]], r_metric(n[keep[keep != c]], t[keep[keep != c]])) for c in cands}
-            pick = min(cands, key=lambda c: (scores[c], -c))
-            if scores[pick] >= flatness(n[keep], r_metric(n[keep], t[keep])):
-                break
-            removed.append(pick)
-            keep = keep[keep != pick]
-            remaining = _flags(n, t, keep, epsilon)
-            # a removal can flag points no earlier triple flagged (long curves): their
-            # magnitude comes from the triple that flags them now (earlier ones are kept)
-            for c, d in _magnitudes(remaining, epsilon).items():
-                D.setdefault(c, d)
+    while remaining and len(removed) < max(1, len(live) // 4):
+        cands = sorted({c for a, b, _ in remaining for c in (a, b)})
+        scores = {c: flatness(n[keep[keep != c]], r_metric(n[keep[keep != c]], t[keep[keep != c]])) for c in cands}
+        pick = min(cands, key=lambda c: (scores[c], -c))
+        if scores[pick] >= flatness(n[keep], r_metric(n[keep], t[keep])):
+            break
+        removed.append(pick)
+        keep = keep[keep != pick]
+        remaining = _flags(n, t, keep, epsilon)
+        # a removal can flag points no earlier triple flagged (long curves): their
+        # magnitude comes from the triple that flags them now (earlier ones are kept)
+        for c, d in _magnitudes(remaining, epsilon).items():
+            D.setdefault(c, d)
+    return removed, remaining
 
-    if not remaining:
-        for k in removed:
-            weight[k] = max(0.0, (theta - D[k]) / theta)
-        anomalies = [(n[k], D[k], weight[k], False) for k in removed]
-        if removed and removed[-1] == live[-1] == M - 1:
-            weight[-1] = 0.0
-            report.last_point_ambiguous = True
-        if declining:
-            anomalies.append((n[-1], np.nan, 0.0, True))
-        anomalies = [(a, b, weight[int(np.nonzero(n == a)[0][0])], a == n[-1]) for a, b, _, _ in anomalies]
-        if anomalies:
-            report.anomalies = pd.DataFrame(anomalies, columns=["n", "D", "weight_factor", "last_point"])
-        report.weight_factor = weight
-        return report
 
-    # Candidates survive removal: a scalability pattern (thesis 3.9.3).
+def _resolve_individually(report, n, weight, live, declining, removed, D, theta) -> AnomalyReport:
+    """Report the removed observations as individual anomalies ([Deshmeh2013] section 3.9.2).
+
+    Each one's fit weight is scaled by ``max(0, (theta - D)/theta)``; a removed last
+    observation is ambiguous (weight 0), and a declining last observation is listed too.
+    Returns ``report``.
+    """
+    M = len(n)
+    for k in removed:
+        weight[k] = max(0.0, (theta - D[k]) / theta)
+    anomalies = [(n[k], D[k], weight[k], False) for k in removed]
+    if removed and removed[-1] == live[-1] == M - 1:
+        weight[-1] = 0.0
+        report.last_point_ambiguous = True
+    if declining:
+        anomalies.append((n[-1], np.nan, 0.0, True))
+    anomalies = [(a, b, weight[int(np.nonzero(n == a)[0][0])], a == n[-1]) for a, b, _, _ in anomalies]
+    if anomalies:
+        report.anomalies = pd.DataFrame(anomalies, columns=["n", "D", "weight_factor", "last_point"])
+    report.weight_factor = weight
+    return report
+
+
+def _explain_pattern(report, n, weight, live, declining, flags, remaining) -> AnomalyReport:
+    """Explain the candidates that survive removal as a pattern ([Deshmeh2013] section 3.9.3).
+
+    *Specially optimised* (>= 9 live observations, >= 3 too-fast points, all on the powers of
+    two or all on the perfect squares: the observations off that lattice get weight 0), else
+    *stepwise* (>= 5 live observations, phases cut after each too-fast point, >= 2 live points
+    each), else the candidates are reported as unresolved.  Returns ``report``.
+    """
+    M = len(n)
     if declining:
         report.anomalies = pd.DataFrame([(n[-1], np.nan, 0.0, True)], columns=["n", "D", "weight_factor", "last_point"])
     fast = sorted({b for _, b, _ in flags})  # the later point of a rising pair ran too fast
@@ -253,3 +262,35 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     report.unresolved = sorted({float(n[c]) for a, b, _ in remaining for c in (a, b)})
     report.weight_factor = weight
     return report
+
+
+def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
+    """Run the anomaly-detection algorithm of [Deshmeh2013] section 3.9.2 on sorted, aggregated observations."""
+    n = np.asarray(n, float)
+    t = np.asarray(t, float)
+    M = len(n)
+    weight = np.ones(M)
+    # empty results share the templates' (immutable: copy-on-write) data
+    report = AnomalyReport(_r_table(n, t), _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
+                           _EMPTY_ANOMALIES.copy(deep=False),
+                           phase=np.zeros(M, int), weight_factor=weight)
+    if M < 3:
+        return report
+    declining = t[-1] > t[-2]
+    # more processors, slower run: the declining phase (or an anomaly).  Downey has no
+    # declining piece, so the point is reported, never fitted, and nothing is predicted
+    # past it (thesis 3.9.1); the rest of the curve is examined without it.
+    live = np.arange(M - 1) if declining else np.arange(M)
+    if declining:
+        weight[-1] = 0.0
+        report.last_point_ambiguous = True
+
+    flags = _flags(n, t, live, epsilon) if len(live) >= 3 else []
+    if flags:
+        _describe_candidates(report, n, t, live, flags, epsilon)
+    D = _magnitudes(flags, epsilon)
+    removed, remaining = _remove_greedily(n, t, live, flags, D, epsilon) if len(live) >= 4 else ([], flags)
+    if not remaining:
+        return _resolve_individually(report, n, weight, live, declining, removed, D, theta)
+    # Candidates survive removal: a scalability pattern (thesis 3.9.3).
+    return _explain_pattern(report, n, weight, live, declining, flags, remaining)

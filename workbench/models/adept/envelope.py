@@ -134,7 +134,7 @@ def range_pairs(n, t, delta) -> pd.DataFrame:
 
 
 def _drop_redundant(boxes: pd.DataFrame) -> pd.DataFrame:
-    """Drop range pairs contained in another (thesis 3.5.1); of identical ones keep the first."""
+    """Drop range pairs contained in another ([Deshmeh2013] section 3.5.1); of identical ones keep the first."""
     if boxes.empty:
         return boxes
     a0, a1, s0, s1 = (boxes[c].to_numpy() for c in ("A_min", "A_max", "sigma_min", "sigma_max"))
@@ -153,13 +153,15 @@ def _drop_redundant(boxes: pd.DataFrame) -> pd.DataFrame:
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _pair_bounds(p, r, bounds, hi, lo):  # pragma: no cover - compiled
-    """Per column and segment: ``lower = max root``, ``upper = min root`` of the pair
-    constraints ``a + b sigma >= 0`` (``a = hi p_i - lo p_k``, ``b = hi r_i - lo r_k``,
-    ``root = -a / b``) over the pairs with ``b > 0`` / ``b < 0``, and ``never`` (a pair with
-    ``b == 0 > a``).  The same floating-point operations as the broadcast (NA, S, M, M)
-    expression it replaces, reduced in a loop: memory O(NA S) instead of O(NA S M^2).  A
-    zero-length segment at the same sigma as the previous one has the same pieces, hence
-    the same result, and is copied."""
+    """Compute the sigma interval the pair constraints allow, per column and segment.
+
+    ``lower = max root``, ``upper = min root`` of the pair constraints ``a + b sigma >= 0``
+    (``a = hi p_i - lo p_k``, ``b = hi r_i - lo r_k``, ``root = -a / b``) over the pairs
+    with ``b > 0`` / ``b < 0``, and ``never`` (a pair with ``b == 0 > a``).  The same
+    floating-point operations as the broadcast (NA, S, M, M) expression it replaces, reduced
+    in a loop: memory O(NA S) instead of O(NA S M^2).  A zero-length segment at the same
+    sigma as the previous one has the same pieces, hence the same result, and is copied.
+    """
     NA, S, M = p.shape
     lower = np.empty((NA, S))
     upper = np.empty((NA, S))
@@ -204,9 +206,11 @@ def _pair_bounds(p, r, bounds, hi, lo):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _scaled_segments(n, t, A, lo, hi):  # pragma: no cover - compiled
-    """Each A column's sigma segments (:func:`~workbench.models.adept.search._column_segments`)
-    with the piece coefficients divided by the runtimes: x_i = p + r sigma on a segment.
-    Returns boundaries (NA, M + 3) and p, r (NA, M + 2, M)."""
+    """Compute each A column's sigma segments with the piece coefficients divided by the runtimes.
+
+    Segments of :func:`~workbench.models.adept.search._column_segments`: x_i = p + r sigma on a
+    segment. Returns boundaries (NA, M + 3) and p, r (NA, M + 2, M).
+    """
     M = n.size
     bounds = np.empty((A.size, M + 3))
     p = np.empty((A.size, M + 2, M))
@@ -247,7 +251,7 @@ def _feasible_intervals(n, t, delta, A_grid, s_max=np.inf):
 
 @dataclass
 class Envelope:
-    """The constraint set on (A, sigma) for a given delta (thesis 3.5.1).
+    """The constraint set on (A, sigma) for a given delta ([Deshmeh2013] section 3.5.1).
 
     Attributes
     ----------
@@ -272,6 +276,7 @@ class Envelope:
 
     @property
     def empty(self) -> bool:
+        """Whether no (A, sigma) instance lies in the envelope."""
         return self.bounds["A_min"].size == 0
 
     @cached_property
@@ -291,7 +296,7 @@ class Envelope:
             x = relative_model(self.n, self.t, A, sigma)
             phase = np.zeros(len(self.n), int) if self.phase is None else self.phase
             limit = containment_limit(self.delta)
-            # stepwise applications: an instance need only explain one phase (thesis 3.9.3)
+            # stepwise applications: an instance need only explain one phase ([Deshmeh2013] section 3.9.3)
             ok = np.zeros(x.shape[:-1], bool)
             for p in np.unique(phase):
                 xp = x[..., phase == p]
@@ -305,7 +310,7 @@ class Envelope:
         return inside.any(axis=-1)
 
     def bound_instances(self) -> tuple[np.ndarray, np.ndarray]:
-        """(A, sigma) instances on the envelope's boundary (box corners / interval ends)."""
+        """Return the (A, sigma) instances on the envelope's boundary (box corners / interval ends)."""
         b = self.bounds
         if self.units == "fit":
             A = np.concatenate([b["A_min"], b["A_min"]])
@@ -317,7 +322,7 @@ class Envelope:
         return A, s
 
     def speedup_band(self, n_grid) -> tuple[np.ndarray, np.ndarray]:
-        """Pointwise lowest and highest speedup over the bound instances (thesis Fig. 4)."""
+        """Pointwise lowest and highest speedup over the bound instances ([Deshmeh2013] Fig. 4)."""
         n_grid = np.asarray(n_grid, float)
         if self.empty:
             nan = np.full(n_grid.shape, np.nan)
@@ -327,8 +332,11 @@ class Envelope:
         return S.min(axis=0), S.max(axis=0)
 
     def runtime_band(self, n_grid, scale_to=None) -> tuple[np.ndarray, np.ndarray]:
-        """Pointwise runtime bounds.  In fit mode every bound instance gets the scale that
-        fits the observations best (uniform weights); in paper mode runtimes are model units."""
+        """Pointwise runtime bounds.
+
+        In fit mode every bound instance gets the scale that fits the observations best
+        (uniform weights); in paper mode runtimes are model units.
+        """
         n_grid = np.asarray(n_grid, float)
         if self.empty:
             nan = np.full(n_grid.shape, np.nan)
@@ -385,5 +393,5 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
 
 
 def _bound_arrays(boxes: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The bound columns of a boxes frame as float arrays."""
+    """Return the bound columns of a boxes frame as float arrays."""
     return {c: boxes[c].to_numpy(float) for c in ("A_min", "A_max", "sigma_min", "sigma_max")}

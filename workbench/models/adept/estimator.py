@@ -1,8 +1,11 @@
-"""The ADEPT estimator (thesis chapter 3): envelope, biased per-target fits, anomaly
-handling, reliability judgment and cross-problem-size prediction.
+"""The ADEPT estimator ([Deshmeh2013] chapter 3).
 
-Units (spec section 2).  The thesis fits (A, sigma) to raw runtimes, which silently fixes the
-time unit (T(1) = A seconds): the fitted A and every verdict then change if the same data are
+Envelope, biased per-target fits, anomaly handling, reliability judgment and
+cross-problem-size prediction.
+
+Units (the decision is recorded in docs/decisions/adept.md).  The thesis fits (A, sigma) to
+raw runtimes, which silently fixes the time unit (T(1) = A seconds): the fitted A and every
+verdict then change if the same data are
 given in milliseconds.  ``units="fit"`` (default) models t(n) = tau T(n; A, sigma) and profiles
 the scale tau out in closed form (tau* = sum w x / sum w x^2 for the weighted squared
 relative errors), so every result except the predicted runtimes (which scale with the input)
@@ -12,14 +15,12 @@ thesis literally.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pandas as pd
 from scipy import special
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError
+from workbench.errors import ModelWarning, ValidationError
 from workbench.models import downey
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.envelope import Envelope, fit_envelope
@@ -36,27 +37,31 @@ from workbench.models.adept.search import (
 )
 from workbench.validation import check_fitted, require_span
 
-__all__ = ["Adept", "AdeptWarning", "aggregate_repeats", "target_weights"]
+__all__ = ["Adept", "WARNING_KINDS", "aggregate_repeats", "target_weights"]
 
 
-@dataclass(frozen=True)
-class AdeptWarning:
-    """A reliability or data warning (thesis 3.10, Table 3), as data.
-
-    kind: one of "linear-section", "high-fit-error", "runner-up",
-    "declining-or-anomalous-last-point", "sizes-differ", "superlinear-speedup", "anomaly", "unresolved-anomaly",
-    "stepwise", "specially-optimised", "dropped-repeat", "delta-increased",
-    "saturation-undetermined" (the best fit saturated near the observed range, the data did
-    not demand it and a non-saturating fit is used), "saturation-near-range" (a kept fit whose
-    flat piece begins within 3x the largest observation: flat predictions past it).
-    """
-
-    kind: str
-    message: str
-    targets: tuple = ()
-    suggested_n: float | None = None
-    details: dict = field(default_factory=dict, compare=False, hash=False)
-
+#: The kinds of ADEPT's :class:`~workbench.errors.ModelWarning` s ([Deshmeh2013] section 3.10,
+#: Table 3, and the data checks) and what each means.  Fit-level ones are emitted by ``fit``;
+#: per-target ones are in ``warnings_`` / ``warnings_for``.
+WARNING_KINDS = {
+    "dropped-repeat": "repeated runs were dropped as obvious outliers",
+    "sizes-differ": "cross-size: the runtime ratio target/base varies with n, the sizes behave differently (3.15)",
+    "declining-or-anomalous-last-point":
+        "the last observation looks anomalous: excluded, no prediction past it (3.9.1)",
+    "anomaly": "an observation is anomalous and its weight is scaled down (3.9.2)",
+    "unresolved-anomaly": "anomaly candidates could not be resolved",
+    "stepwise": "stepwise scalability: each prediction uses only the phase of its closest observation (3.9.3)",
+    "specially-optimised": "the application appears optimised for some allocations: only those are used (3.9.3)",
+    "superlinear-speedup": "superlinear speedup, which the Downey model cannot represent",
+    "delta-increased": "delta was increased so that a model instance explains every observation (3.5.1)",
+    "linear-section": "all observations lie on the first, near-linear piece: the saturation point is not constrained",
+    "high-fit-error": "the fitted instances deviate from an observation by more than the threshold (3.10)",
+    "saturation-undetermined": ("the best fit saturated near the observed range, the data did not demand it, and a "
+                                "non-saturating fit is used"),
+    "saturation-near-range": "a kept fit's flat piece begins within 3x the largest observation: flat predictions past "
+                             "it",
+    "runner-up": "another instance with a very different A explains the observations nearly as well",
+}
 
 #: Largest processor count ADEPT accepts in observations: 2^53.
 MAX_PROCESSORS = float(2**53)
@@ -84,9 +89,11 @@ def _check_observations(n, t, label="observations"):
     if len(n) == 0:
         raise ValidationError(f"{label}: no observations given")
     if not np.all(np.isfinite(n)):
-        raise ValidationError(f"{label}: processor counts contain NaN or infinity at positions {np.nonzero(~np.isfinite(n))[0].tolist()}")
+        raise ValidationError(f"{label}: processor counts contain NaN or infinity at positions "
+                              f"{np.nonzero(~np.isfinite(n))[0].tolist()}")
     if not np.all(np.isfinite(t)):
-        raise ValidationError(f"{label}: runtimes contain NaN or infinity at positions {np.nonzero(~np.isfinite(t))[0].tolist()}")
+        raise ValidationError(f"{label}: runtimes contain NaN or infinity at positions "
+                              f"{np.nonzero(~np.isfinite(t))[0].tolist()}")
     if np.any(n < 1):
         raise ValidationError(f"{label}: processor counts must be >= 1, got {n[n < 1].tolist()} at positions "
                               f"{np.nonzero(n < 1)[0].tolist()}")
@@ -103,7 +110,7 @@ def _check_observations(n, t, label="observations"):
 
 
 def _check_size(label, distinct, limit):
-    """The resource limit on distinct processor counts (see :attr:`Adept.MAX_ALLOCATIONS`)."""
+    """Enforce the resource limit on distinct processor counts (see :attr:`Adept.MAX_ALLOCATIONS`)."""
     if distinct > limit:
         raise ValidationError(
             f"{label}: ADEPT fits at most {limit} distinct processor counts, got {distinct}. Its envelope and "
@@ -115,9 +122,12 @@ def _check_size(label, distinct, limit):
 
 
 def _check_growth(label, obs, delta):
-    """Runtimes that never fall as n grows and end more than ``delta`` above where they start
-    (sorted, aggregated ``obs``) cannot be a speedup curve.  A rise within delta is noise on a
-    flat curve: the thesis' ambiguous last point handles it (3.9.1)."""
+    """Refuse runtimes that never fall as n grows and end more than ``delta`` above their start.
+
+    Such runs (sorted, aggregated ``obs``) cannot be a speedup curve.  A rise within delta is
+    noise on a flat curve: the thesis' ambiguous last point handles it ([Deshmeh2013] section
+    3.9.1).
+    """
     t = np.asarray(obs["t"])
     if len(t) >= 2 and np.all(np.diff(t) >= 0) and t[-1] > t[0] * (1 + delta):
         n = np.asarray(obs["n"])
@@ -135,7 +145,7 @@ def _group_medians(values, gid, starts, counts):
 
 
 def aggregate_repeats(n, t, outlier_rel=0.25, outlier_mads=3.0):
-    """Average repeated runs at the same n after dropping obvious outliers (thesis 3.5.2).
+    """Average repeated runs at the same n after dropping obvious outliers ([Deshmeh2013] section 3.5.2).
 
     A run is an obvious outlier (only with >= 3 runs at that n) when it deviates from the
     group's median by more than ``outlier_rel`` of the median *and* by more than
@@ -173,22 +183,23 @@ def _aggregate(n, t, outlier_rel=0.25, outlier_mads=3.0) -> tuple[dict, dict]:
 
 
 def target_weights(n_obs, targets, q) -> np.ndarray:
-    """W_i = q max_j |n* - n_j| - |n* - n_i| for every target n* (thesis 3.5.2); shape (K, M)."""
+    """W_i = q max_j |n* - n_j| - |n* - n_i| for every target n* ([Deshmeh2013] section 3.5.2); shape (K, M)."""
     d = np.abs(np.asarray(targets, float)[:, None] - np.asarray(n_obs, float)[None, :])
     return q * d.max(axis=1, keepdims=True) - d
 
 
 class Adept(BaseEstimator):
-    """ADEPT scalability predictor (Deshmeh 2013, chapter 3), scikit-learn style
-    (``get_params``/``set_params``, so ``sklearn.base.clone`` copies every parameter).
+    """ADEPT scalability predictor ([Deshmeh2013] chapter 3), scikit-learn style.
+
+    ``get_params``/``set_params``, so ``sklearn.base.clone`` copies every parameter.
 
     Parameters
     ----------
     delta : initial envelope deviation bound (fraction); increased until the reference
-        instance fits within it (thesis 3.5.1).  The value used is ``delta_``.
-    q : weight sensitivity to prediction distance (thesis 3.5.2; 2 in the thesis).
-    epsilon, theta : anomaly sensitivity and deviation tolerance (thesis 3.9; 0.1 and 5).
-    gamma : cross-size threshold on base-size anomaly magnitudes (thesis 3.14; 5).
+        instance fits within it ([Deshmeh2013] section 3.5.1).  The value used is ``delta_``.
+    q : weight sensitivity to prediction distance ([Deshmeh2013] section 3.5.2; 2 in the thesis).
+    epsilon, theta : anomaly sensitivity and deviation tolerance ([Deshmeh2013] section 3.9; 0.1 and 5).
+    gamma : cross-size threshold on base-size anomaly magnitudes ([Deshmeh2013] section 3.14; 5).
     units : "fit" (unit-invariant, tau profiled) or "paper" (tau = 1 input unit, the thesis).
     targets : allocations fitted during ``fit`` (their warnings land in ``warnings_``);
         default: the observed n, powers of two up to 4 n_max and 1.5-4 x n_max.
@@ -267,7 +278,7 @@ class Adept(BaseEstimator):
     observations_ : DataFrame n, t, runs, dropped, kind ("observed"/"guiding"),
         weight_factor, phase — the points the fits use.
     delta_ : deviation bound finally used.   envelope_ : :class:`Envelope`.
-    anomalies_ : :class:`AnomalyReport`.       warnings_ : list of :class:`AdeptWarning`.
+    anomalies_ : :class:`AnomalyReport`.       warnings_ : list of :class:`~workbench.errors.ModelWarning`.
     fits_ : DataFrame, one row per fitted target: target, A, sigma, scale, wssre,
         max_rel_error, fixed_point, variance ("low"/"high"), prediction, speedup,
         runner_up_A, runner_up_sigma, runner_up_wssre, suggested_n, pass1_A, pass1_sigma,
@@ -338,7 +349,7 @@ class Adept(BaseEstimator):
     def fit(self, n, t, base=None):
         """Fit on observations (n processors, runtimes t in any unit).
 
-        ``base=(n_base, t_base)``: cross-problem-size prediction (thesis 3.12) — (n, t) are
+        ``base=(n_base, t_base)``: cross-problem-size prediction ([Deshmeh2013] section 3.12) — (n, t) are
         the few runs of the target size, ``base`` the runs of a smaller size.
         """
         self._check_params()
@@ -346,10 +357,10 @@ class Adept(BaseEstimator):
         n, t = _check_observations(n, t, label)
         _check_size(label, np.unique(n).size, self.MAX_ALLOCATIONS)
         obs, dropped = _aggregate(n, t)
-        warnings: list[AdeptWarning] = []
+        warnings: list[ModelWarning] = []
         if dropped["n"].size:
             dropped = pd.DataFrame(dropped)
-            warnings.append(AdeptWarning(
+            warnings.append(ModelWarning(
                 "dropped-repeat",
                 f"dropped {len(dropped)} repeated run(s) as obvious outliers: "
                 + ", ".join(f"n={a:g}: {b:g}" for a, b in dropped.itertuples(index=False)),
@@ -389,6 +400,8 @@ class Adept(BaseEstimator):
         else:
             self._fitted_targets = np.asarray(self._default_targets(), float)
         self._fits = None
+        for warning in warnings:
+            warning.emit()
         return self
 
     @property
@@ -418,7 +431,7 @@ class Adept(BaseEstimator):
         return self._fits
 
     @property
-    def warnings_(self) -> list[AdeptWarning]:
+    def warnings_(self) -> list[ModelWarning]:
         """Data and reliability warnings: fit-level ones and those of the ``targets`` fits."""
         return self._fit_warnings + self._target_warnings(self.explain_columns(np.unique(self._fitted_targets)))
 
@@ -438,10 +451,12 @@ class Adept(BaseEstimator):
                     self.MAX_ALLOCATIONS)
         bobs, bdropped = aggregate_repeats(n_b, t_b)
         if len(bobs) < 4:
-            raise ValidationError(f"cross-size prediction needs >= 4 processor counts on the base size, got {len(bobs)}")
+            raise ValidationError("cross-size prediction needs >= 4 processor counts on the base size, "
+                                  f"got {len(bobs)}")
         _check_growth("base-size observations", bobs, self.delta)
         if len(obs) < 2:
-            raise ValidationError(f"cross-size prediction needs >= 2 processor counts on the target size, got {len(obs)}")
+            raise ValidationError("cross-size prediction needs >= 2 processor counts on the target size, got "
+                                  f"{len(obs)}")
         common = np.intersect1d(obs["n"], bobs["n"])
         if common.size == 0:
             raise ValidationError(
@@ -450,11 +465,11 @@ class Adept(BaseEstimator):
         tt = obs.set_index("n")["t"]
         tb = bobs.set_index("n")["t"]
         n0 = common.min()
-        ratio = tt[n0] / tb[n0]  # thesis 3.12 step 1
+        ratio = tt[n0] / tb[n0]  # [Deshmeh2013] section 3.12 step 1
         self.ratio_ = float(ratio)
         ratios = (tt[common] / tb[common]).to_numpy()
         if len(ratios) >= 2 and ratios.max() / ratios.min() - 1 > self.size_ratio_tolerance:
-            warnings.append(AdeptWarning(
+            warnings.append(ModelWarning(
                 "sizes-differ",
                 f"the runtime ratio target/base varies from {ratios.min():.3g} to {ratios.max():.3g} across "
                 f"n = {common.tolist()}: the two sizes behave like different applications (thesis 3.15)",
@@ -482,32 +497,32 @@ class Adept(BaseEstimator):
         where = "base-size " if cross else ""
         for row in a.anomalies.itertuples(index=False) if len(a.anomalies) else ():
             if row.last_point and not cross:
-                out.append(AdeptWarning(
+                out.append(ModelWarning(
                     "declining-or-anomalous-last-point",
                     f"the last observation (n={row.n:g}) looks anomalous: it may be the declining phase or an "
                     "anomaly. It is excluded from the fit and no prediction is made past it (thesis 3.9.1).",
                     suggested_n=None, details={"n": row.n, "D": row.D}))
             elif row.last_point:
-                out.append(AdeptWarning(
+                out.append(ModelWarning(
                     "anomaly", f"the last base-size observation (n={row.n:g}) is slower than the one before it "
                     "(declining phase or anomaly); it gives no guiding point", details={"n": row.n}))
             else:
-                out.append(AdeptWarning(
+                out.append(ModelWarning(
                     "anomaly",
                     f"{where}observation n={row.n:g} is anomalous (magnitude D={row.D:.2f}); its weight is scaled "
                     f"by {row.weight_factor:.2f} (thesis 3.9.2)", details={"n": row.n, "D": row.D}))
         if a.unresolved:
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "unresolved-anomaly",
                 f"{where}anomaly candidates at n={a.unresolved} could not be resolved "
                 "(needs >= 4 observations, or no known pattern fits)", details={"n": a.unresolved}))
         if a.pattern == "stepwise":
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "stepwise",
                 f"stepwise scalability: {a.phase.max() + 1} phases; each prediction uses only the phase of "
                 "its closest observation (thesis 3.9.3)", details={"phase": a.phase}))
         if a.pattern == "specially-optimised":
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "specially-optimised",
                 f"the application appears optimised for {a.feasible_allocations}: only those allocations are "
                 "used and recommended (thesis 3.9.3)", details={"feasible": a.feasible_allocations}))
@@ -515,9 +530,12 @@ class Adept(BaseEstimator):
 
     @staticmethod
     def _superlinear_warnings(obs):
-        """Relative speedup above the processor ratio between two observations cannot be
-        represented by the Downey model (S(n) <= n and S(m)/S(n) <= m/n); it typically comes
-        from data fitting a faster memory level (the thesis' stepwise pattern, 3.9.3)."""
+        """Warn of relative speedup above the processor ratio between two observations.
+
+        The Downey model cannot represent it (S(n) <= n and S(m)/S(n) <= m/n); it typically
+        comes from data fitting a faster memory level (the thesis' stepwise pattern,
+        [Deshmeh2013] section 3.9.3).
+        """
         # every measured (not guiding) point counts: an anomaly the fit discounts is still
         # a measured superlinear step the model cannot follow
         measured = obs["kind"] == "observed"
@@ -527,7 +545,7 @@ class Adept(BaseEstimator):
         if bad.size == 0:
             return []
         pairs = ", ".join(f"{n[i]:g}->{n[i + 1]:g} ({gain[i]:.2f}x ideal)" for i in bad)
-        return [AdeptWarning(
+        return [ModelWarning(
             "superlinear-speedup",
             f"superlinear speedup between {pairs}: the Downey model cannot represent it, so predictions "
             "extrapolate a curve the data do not follow (cache/memory effects, placement changes?)",
@@ -535,8 +553,11 @@ class Adept(BaseEstimator):
 
     # ------------------------------------------------------------ delta search
     def _choose_delta(self, warnings):
-        """Grow delta until the reference instance (uniform weights, fixed at the largest
-        allocation) fits every used observation within it (thesis 3.5.1)."""
+        """Grow delta until the reference instance fits every used observation within it.
+
+        The reference instance has uniform weights and is fixed at the largest allocation
+        ([Deshmeh2013] section 3.5.1).
+        """
         used = self._used()
         n, t = self._obs["n"][used], self._obs["t"][used] / self._t_ref
         delta = float(self.delta)
@@ -560,7 +581,7 @@ class Adept(BaseEstimator):
                 "no Downey instance explains these observations even with delta = 0.95 "
                 f"(n = {n.tolist()}, t = {t.tolist()}): the runtimes do not follow a speedup curve")
         if self.delta_ > self.delta:
-            warnings.append(AdeptWarning(
+            warnings.append(ModelWarning(
                 "delta-increased",
                 f"delta increased from {self.delta:g} to {self.delta_:.3g} so that a model instance explains "
                 "every observation within it (thesis 3.5.1)", details={"delta": self.delta_}))
@@ -571,8 +592,11 @@ class Adept(BaseEstimator):
         return (obs["weight_factor"] > 0) & np.isnan(obs["only_for_target"])
 
     def _envelope(self, delta) -> Envelope:
-        """Envelope of the used observations (runtimes relative to ``_t_ref``) for ``delta``
-        (computed once per delta: the delta search and the saturation rule ask again)."""
+        """Return the envelope of the used observations for ``delta``.
+
+        Runtimes relative to ``_t_ref``; computed once per delta, since the delta search and
+        the saturation rule ask again.
+        """
         if delta in self._envelopes:
             return self._envelopes[delta]
         obs, used = self._obs, self._used()
@@ -596,21 +620,26 @@ class Adept(BaseEstimator):
         return np.maximum(W, 0.0)
 
     def _pass1_grid(self, A_lo, A_hi):
-        """The pass-1 A values: geometric for ``saturation="evidence"`` in fit mode, so every
-        A gets the same relative resolution.  The thesis' linear grid over [A_lo, max(3000,
-        20 n_max)] has steps of ~0.6 whatever the unit of n: too coarse for curves observed on
-        small n (1-4 GPUs, or nodes counted in units of 16) to find their optimum, which the
-        +-15 % pass-2 window cannot recover -- the same curve gave a saturating fit with n in
-        nodes and a non-saturating one with n in units of 16 nodes.  Paper mode and
-        ``saturation="thesis"`` keep the linear grid, so they reproduce earlier results exactly."""
+        """Return the pass-1 A values.
+
+        Geometric for ``saturation="evidence"`` in fit mode, so every A gets the same relative
+        resolution.  The thesis' linear grid over [A_lo, max(3000, 20 n_max)] has steps of ~0.6
+        whatever the unit of n: too coarse for curves observed on small n (1-4 GPUs, or nodes
+        counted in units of 16) to find their optimum, which the +-15 % pass-2 window cannot
+        recover -- the same curve gave a saturating fit with n in nodes and a non-saturating one
+        with n in units of 16 nodes.  Paper mode and ``saturation="thesis"`` keep the linear
+        grid, so they reproduce earlier results exactly.
+        """
         if self._paper or self.saturation == "thesis":
             return np.linspace(A_lo, A_hi, self.pass1_size)
         return np.geomspace(A_lo, A_hi, self.pass1_size)
 
     def _pass1_candidates(self, n, t, fi, gi, env):
-        """Pass-1 candidates through fixed point ``fi`` (ratio to ``gi`` in fit mode) inside
-        ``env``: (A, sigma, model values x of shape (C, M), x^2).  They do not depend on the target,
-        so each is computed once per fit and shared by every target (and later call) using it."""
+        """Pass-1 candidates through fixed point ``fi`` (ratio to ``gi`` in fit mode) inside ``env``.
+
+        (A, sigma, model values x of shape (C, M), x^2).  They do not depend on the target, so each
+        is computed once per fit and shared by every target (and later call) using it.
+        """
         key = (fi, gi, env.delta)
         if key in self._candidates:
             return self._candidates[key]
@@ -642,7 +671,7 @@ class Adept(BaseEstimator):
         return self._candidates[key]
 
     def _search(self, targets, uniform=False, A_floor=None, env=None):
-        """Two-pass search (thesis 3.5.2) for all targets at once; returns a dict of arrays.
+        """Two-pass search ([Deshmeh2013] section 3.5.2) for all targets at once; returns a dict of arrays.
 
         ``A_floor`` (one value per target): only instances with A >= A_floor are considered
         (the non-saturating refit of ``saturation="evidence"``); a target without such an
@@ -747,8 +776,11 @@ class Adept(BaseEstimator):
         return out
 
     def _check_saturation(self, out):
-        """``saturation="evidence"``: replace fits that saturate near the observed range
-        without the data demanding it by the best non-saturating fit (see the class docstring)."""
+        """Apply ``saturation="evidence"``.
+
+        Replace fits that saturate near the observed range without the data demanding it by the
+        best non-saturating fit (see the class docstring).
+        """
         targets = out["target"]
         n = self._obs["n"]
         n_top = np.where(self._weights(targets) > 0, n[None, :], 0.0).max(axis=1)
@@ -794,17 +826,21 @@ class Adept(BaseEstimator):
         return out
 
     def _saturation_bound(self):
-        """Deviation every used observation must stay within for a non-saturating refit to
-        replace a saturating fit: the "high-fit-error" threshold, or ``delta_`` if the data
-        needed a larger one (the saturating fit itself may deviate by up to ``delta_``)."""
+        """Deviation every used observation must stay within for a non-saturating refit to replace a saturating fit.
+
+        The "high-fit-error" threshold, or ``delta_`` if the data needed a larger one (the
+        saturating fit itself may deviate by up to ``delta_``).
+        """
         return max(self.delta_, self.high_error)
 
     @staticmethod
     def _saturation_floor(targets, horizon):
         """Smallest A of the non-saturating refit (``targets``: for variants of the rule).
+
         A >= (N + 1)/2 puts the flat piece at or past N = horizon for every sigma: 2A - 1
         (low variance), A + (A - 1) sigma >= 2A - 1 (high variance).  Past the horizon the
-        refit may still saturate: the data say nothing there."""
+        refit may still saturate: the data say nothing there.
+        """
         return (horizon + 1) / 2
 
     def _beyond_grid(self):
@@ -848,7 +884,7 @@ class Adept(BaseEstimator):
         if lin.any():
             end = first_end[lin].min()
             suggested = float(np.ceil(min(end, 16 * n_used.max())))
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "linear-section",
                 f"all observations lie on the first (near-linear) piece of the fitted model (it ends at n = "
                 f"{end:.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
@@ -857,7 +893,7 @@ class Adept(BaseEstimator):
         hi = fits["max_rel_error"] > thr
         if hi.any():
             worst = fits["max_rel_error"][hi].max()
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "high-fit-error",
                 f"the fitted instances deviate from an observation by up to {worst:.0%} "
                 f"(> {thr:.0%}): the application deviates from the Downey model (thesis 3.10)",
@@ -867,7 +903,7 @@ class Adept(BaseEstimator):
         if und.any():
             i = int(np.flatnonzero(und)[0])
             sug = _or_none(fits["saturation_suggested_n"][i])
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "saturation-undetermined",
                 f"the best fit stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "
                 f"{fits['saturating_A'][i]:.3g}), within {self._SATURATION_HORIZON:g}x the largest observation, but "
@@ -880,7 +916,7 @@ class Adept(BaseEstimator):
         if near.any():
             i = int(np.flatnonzero(near)[0])
             sug = _or_none(fits["saturation_suggested_n"][i])
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "saturation-near-range",
                 f"the fitted instance stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "
                 f"{fits['A'][i]:.3g}), within {self._SATURATION_HORIZON:g}x the largest observation: predictions "
@@ -893,7 +929,7 @@ class Adept(BaseEstimator):
         if ru.any():
             i = int(np.flatnonzero(ru)[0])
             sug = float(fits["suggested_n"][i])
-            out.append(AdeptWarning(
+            out.append(ModelWarning(
                 "runner-up",
                 "another instance with a very different A explains the observations nearly as well "
                 f"(e.g. A={fits['A'][i]:.0f} vs runner-up A={fits['runner_up_A'][i]:.0f}); an observation at "
@@ -906,8 +942,10 @@ class Adept(BaseEstimator):
         check_fitted(self, "_fitted_targets")
 
     def explain_columns(self, n_targets) -> dict[str, np.ndarray]:
-        """:meth:`explain` as a dict of numpy columns (no DataFrame: the fast path for callers
-        that read one or two columns)."""
+        """Return :meth:`explain` as a dict of numpy columns.
+
+        No DataFrame: the fast path for callers that read one or two columns.
+        """
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
         if targets.size == 0:
@@ -932,8 +970,10 @@ class Adept(BaseEstimator):
 
     def predict(self, n_targets) -> np.ndarray:
         """Predicted runtimes at n_targets, in the input's unit (NaN past an ambiguous last point).
+
         A runtime beyond the float range (overflowing, or underflowing to 0, for runtimes near
-        1e308 or 1e-308) is a ValidationError naming the target; :meth:`explain` still shows it."""
+        1e308 or 1e-308) is a ValidationError naming the target; :meth:`explain` still shows it.
+        """
         pred = self.explain_columns(n_targets)["prediction"]
         bad = np.isinf(pred.astype(float)) | (pred == 0)
         if bad.any():
@@ -952,15 +992,18 @@ class Adept(BaseEstimator):
         return pd.DataFrame(self.explain_columns(n_targets))
 
     def weights_for(self, n_targets) -> pd.DataFrame:
-        """Effective fit weights per target (thesis 3.5.2 W_i times the anomaly, phase and
-        cross-size factors): one row per target, one column per observed n."""
+        """Return the effective fit weights per target.
+
+        [Deshmeh2013] section 3.5.2 W_i times the anomaly, phase and cross-size factors; one
+        row per target, one column per observed n.
+        """
         self._check_fitted()
         targets = _as_1d("n_targets", np.atleast_1d(n_targets))
         self._check_targets(targets, "n_targets")
         return pd.DataFrame(self._weights(targets), index=pd.Index(targets, name="target"),
                             columns=self.observations_["n"].to_numpy())
 
-    def warnings_for(self, n_targets) -> list[AdeptWarning]:
+    def warnings_for(self, n_targets) -> list[ModelWarning]:
         """Reliability warnings for specific targets (fit-level warnings included)."""
         fits = self.explain_columns(n_targets)
         return self._fit_warnings + self._target_warnings(fits)

@@ -1,4 +1,4 @@
-"""Vectorised search for the biased best-fitting Downey instance (thesis section 3.5.2).
+"""Vectorised search for the biased best-fitting Downey instance ([Deshmeh2013] section 3.5.2).
 
 The key fact used throughout: for a fixed A and observation n_i, the Downey runtime
 T(n_i; A, sigma) is *piecewise linear in sigma*:
@@ -14,7 +14,7 @@ objective are polynomials in sigma:
 
     S0 = sum w,  S1 = sum w x = P + Q sigma,  S2 = sum w x^2 = R + 2 U sigma + V sigma^2.
 
-WSSRE (thesis 3.5.2) with a time scale tau is ``sum w (tau x - 1)^2``:
+WSSRE ([Deshmeh2013] section 3.5.2) with a time scale tau is ``sum w (tau x - 1)^2``:
 
 - ``units="paper"`` (tau = 1, the thesis): ``S0 - 2 S1 + S2``, a parabola in sigma;
 - ``units="fit"`` (tau profiled in closed form, tau* = S1 / S2): ``S0 - S1^2 / S2``, whose
@@ -72,9 +72,12 @@ def _maximum(a, b):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _relative_kernel(n, t, A, sigma, out):  # pragma: no cover - compiled
-    """:func:`relative_model` for 1-D n, t and flat instances: the same floating-point
-    operations as :func:`downey.runtime_unchecked` followed by ``/ t``, in one pass without
-    the (instances x observations) temporaries -- the hot loop of pass 1."""
+    """:func:`relative_model` for 1-D n, t and flat instances.
+
+    The same floating-point operations as :func:`downey.runtime_unchecked` followed by
+    ``/ t``, in one pass without the (instances x observations) temporaries -- the hot loop
+    of pass 1.
+    """
     for c in range(A.size):
         for i in range(n.size):
             out[c, i] = _runtime(n[i], A[c], sigma[c]) / t[i]
@@ -91,24 +94,26 @@ def _runtime(m, a, s):  # pragma: no cover - compiled
 
 
 def profiled_scale(x, w, paper: bool):
-    """tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode."""
+    """Return the tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode."""
     if paper:
         return np.ones(np.shape(x)[:-1])
     return np.sum(w * x, axis=-1) / np.sum(w * x * x, axis=-1)
 
 
 def wssre(x, w, paper: bool):
-    """Weighted sum of squared relative errors (thesis 3.5.2) at the best scale."""
+    """Weighted sum of squared relative errors ([Deshmeh2013] section 3.5.2) at the best scale."""
     tau = profiled_scale(x, w, paper)
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _pieces(m, a):  # pragma: no cover - compiled
-    """The Downey pieces of observation m for A = a as T = u + v sigma: (m <= a, low-variance
-    u, v, rising high-variance u, v, the breakpoint (m - a)/(a - 1) past which the
-    high-variance runtime leaves its rising piece, inf if never); the saturated
-    high-variance piece is 1 + sigma."""
+    """Return the Downey pieces of observation m for A = a as T = u + v sigma.
+
+    (m <= a, low-variance u, v, rising high-variance u, v, the breakpoint (m - a)/(a - 1)
+    past which the high-variance runtime leaves its rising piece, inf if never); the
+    saturated high-variance piece is 1 + sigma.
+    """
     rise_u = a / m
     if m <= a:
         lo_u, lo_v = rise_u, (1 - 1 / m) / 2
@@ -120,14 +125,17 @@ def _pieces(m, a):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
-    """Segment boundaries ``b`` (M + 3: lo, 1 and the observations' high-variance breakpoints
+    """Compute the segment boundaries and piecewise-linear coefficients of one A column in place.
+
+    Segment boundaries ``b`` (M + 3: lo, 1 and the observations' high-variance breakpoints
     (n_i - A)/(A - 1), clipped to [lo, hi], and hi, sorted) and the coefficients ``u``, ``v``
-    (M + 2, M) with T(n_i; A, sigma) = u + v sigma on each segment, of one A column (written
-    in place).  On a segment with midpoint s the Downey pieces are:
-    low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <= A, ``1 + s ((A - 1/2)/n - 1/2)``
-    for n <= 2A - 1, else 1; high variance ``A/n + s (1 + (A - 1)/n)`` on the rising piece
-    (n <= A or s (A - 1) >= n - A), else ``1 + s``.  (A zero-length segment sitting on
-    sigma = 1 belongs to the low-variance side.)"""
+    (M + 2, M) with T(n_i; A, sigma) = u + v sigma on each segment.  On a segment with
+    midpoint s the Downey pieces are: low variance (s <= 1) ``A/n + s (1 - 1/n)/2`` for n <=
+    A, ``1 + s ((A - 1/2)/n - 1/2)`` for n <= 2A - 1, else 1; high variance
+    ``A/n + s (1 + (A - 1)/n)`` on the rising piece (n <= A or s (A - 1) >= n - A), else
+    ``1 + s``.  (A zero-length segment sitting on sigma = 1 belongs to the low-variance
+    side.)
+    """
     M = n.size
     lo1 = max(lo, 1.0)
     b[0] = lo
@@ -202,7 +210,8 @@ def _grid_index(lo, h, size, b, strict):  # pragma: no cover - compiled
     """Smallest grid index k with lo + h k >= b (or > b when strict); size if none.
 
     The arithmetic guess is corrected by one step either way, because the guess and the
-    grid values are rounded differently."""
+    grid values are rounded differently.
+    """
     if h > 0:
         guess = np.ceil((b - lo) / h)
     else:
@@ -221,6 +230,185 @@ def _grid_index(lo, h, size, b, strict):  # pragma: no cover - compiled
         if (val > b) if strict else (val >= b):
             k -= 1
     return min(k, size)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _column_terms(n, t, w, k, Aa, low, base, step, beta, srt):  # pragma: no cover - compiled
+    """Fill the per-observation terms of the five sums for problem k's column A = ``Aa``, in place.
+
+    For each observation i and family (P, Q, R, U, V: S1 = P + Q s, S2 = R + 2 U s + V s^2)
+    the weighted term on its low-variance piece (``low``), on the saturated high-variance
+    piece (``base``) and the rising minus the saturated piece (``step``); ``beta`` holds
+    where it starts rising (-inf: rising for every sigma) and ``srt`` the same sorted
+    ascending.
+    """
+    for i in range(n.size):
+        wi = w[k, i]
+        first, lo_u, lo_v, rise_u, rise_v, b_i = _pieces(n[i], Aa)
+        pl = lo_u / t[i]
+        rl = lo_v / t[i]
+        p1 = rise_u / t[i]
+        r1 = rise_v / t[i]
+        p2 = 1 / t[i]
+        sq2 = p2 * p2
+        low[0, i], low[1, i], low[2, i] = wi * pl, wi * rl, wi * (pl * pl)
+        low[3, i], low[4, i] = wi * (pl * rl), wi * (rl * rl)
+        base[0, i], base[1, i], base[2, i], base[3, i], base[4, i] = wi * p2, wi * p2, wi * sq2, wi * sq2, wi * sq2
+        step[0, i], step[1, i], step[2, i] = wi * (p1 - p2), wi * (r1 - p2), wi * (p1 * p1 - sq2)
+        step[3, i], step[4, i] = wi * (p1 * r1 - sq2), wi * (r1 * r1 - sq2)
+        beta[i] = -np.inf if first else b_i  # on its rising piece for every sigma
+        # insertion sort of the breakpoints (a handful)
+        j = i
+        while j > 0 and srt[j - 1] > beta[i]:
+            srt[j] = srt[j - 1]
+            j -= 1
+        srt[j] = beta[i]
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _segment_sums(low, base, step, beta, srt, coef):  # pragma: no cover - compiled
+    """Sum one column's terms into ``coef[family, segment]``, in place.
+
+    Segment 0 is the low-variance part; segment ``seg + 1`` starts at the sorted breakpoint
+    ``srt[seg - 1]`` (-inf for seg = 0) and adds the rising step of every observation whose
+    breakpoint is at or below that start.  The sums run in observation order (the first
+    term, then each next one added); a term of an observation not yet rising adds 0 and is
+    skipped (a non-finite one adds ``0 * step``, NaN, as the full sum would).
+    """
+    M = beta.size
+    for fam in range(5):
+        lsum = low[fam, 0]
+        bsum = base[fam, 0]
+        for i in range(1, M):
+            lsum += low[fam, i]
+            bsum += base[fam, i]
+        coef[fam, 0] = lsum
+        for seg in range(M + 1):
+            left = -np.inf if seg == 0 else srt[seg - 1]
+            high = 0.0
+            for i in range(M):
+                if beta[i] <= left:
+                    high += step[fam, i]
+                elif not np.isfinite(step[fam, i]):
+                    high += 0.0 * step[fam, i]
+            coef[fam, seg + 1] = bsum + high
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _boundary_indices(lo, h, size_s, one, srt, bounds, at):  # pragma: no cover - compiled
+    """Fill one column's segment boundaries and their grid indices, in place.
+
+    ``bounds``: lo, ``one`` (sigma = 1 clipped to the window), the sorted breakpoints
+    ``srt`` and inf; ``at[j]`` (j >= 1): the grid index of inner boundary j, the end of one
+    segment and the start of the next (:func:`_grid_index`).
+    """
+    M = srt.size
+    bounds[0] = lo
+    bounds[1] = one
+    for i in range(M):
+        bounds[2 + i] = srt[i]
+    bounds[M + 2] = np.inf
+    for j in range(1, M + 3):
+        at[j] = _grid_index(lo, h, size_s, bounds[j], False)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _segment_range(seg, at, past_one, size_s, h):  # pragma: no cover - compiled
+    """Return the first and last grid index of segment ``seg`` (last < first: empty).
+
+    Segment 0 (low variance) ends before the first grid value above 1 (``past_one``), the
+    others start no earlier; a degenerate window (``h`` = 0) has only index 0.
+    """
+    if seg == 0:
+        first_k = 0
+        last_k = past_one - 1
+    else:
+        first_k = max(at[seg], past_one)
+        last_k = at[seg + 1] - 1
+    last_k = min(last_k, size_s - 1)
+    if not h > 0:
+        last_k = min(last_k, 0)
+    return first_k, last_k
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _stationary_index(P, Q, R, U, V, lo, h, paper):  # pragma: no cover - compiled
+    """Return the grid index (floored, as a float) of a segment's stationary point.
+
+    The stationary point of the objective in sigma: ``(Q - U)/V`` in paper mode (the
+    parabola's vertex), ``(P U - Q R)/(Q U - P V)`` otherwise (module docstring); -1 when it
+    is not a finite index.
+    """
+    if paper:
+        s_star = (Q - U) / V
+    else:
+        s_star = (P * U - Q * R) / (Q * U - P * V)
+    k_star = (s_star - lo) / h if h > 0 else 0.0
+    if k_star != k_star or k_star == np.inf or k_star == -np.inf:
+        k_star = -1.0
+    return np.floor(k_star)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _segment_objective(P, Q, R, U, V, S0k, sg, paper):  # pragma: no cover - compiled
+    """Return WSSRE at sigma ``sg`` from its segment's coefficients; inf if not finite.
+
+    ``S0 - 2 S1 + S2`` in paper mode, else ``S0 - S1^2 / S2`` (module docstring).
+    """
+    S1 = P + Q * sg
+    S2 = R + (2 * U + V * sg) * sg
+    val = S0k - 2 * S1 + S2 if paper else S0k - S1 * S1 / S2
+    if not np.isfinite(val):
+        val = np.inf
+    return val
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _update_segment(coef, seg, first_k, last_k, lo, h, S0k, paper, a, f, col, sig):  # pragma: no cover - compiled
+    """Evaluate segment ``seg`` of column ``a`` at its four candidates and keep the best, in place.
+
+    The candidates are the segment's first and last grid index and the two grid neighbours
+    of its stationary point, each clipped to the segment.  ``f[c, seg]``, ``col[c, seg]``,
+    ``sig[c, seg]`` hold candidate c's least objective so far, its column and sigma; a
+    column replaces them only when strictly better (or is the first column), so the first
+    column of least objective wins.
+    """
+    P, Q, R, U, V = coef[0, seg], coef[1, seg], coef[2, seg], coef[3, seg], coef[4, seg]
+    k_star = _stationary_index(P, Q, R, U, V, lo, h, paper)
+    top = float(max(last_k, first_k))
+    fk = float(first_k)
+    empty = last_k < first_k
+    for c in range(4):
+        if c == 0:
+            cand = fk
+        elif c == 1:
+            cand = top
+        elif c == 2:
+            cand = k_star
+        else:
+            cand = k_star + 1
+        cand = min(max(cand, fk), top)
+        sg = lo + h * cand
+        val = np.inf if empty else _segment_objective(P, Q, R, U, V, S0k, sg, paper)
+        if a == 0 or val < f[c, seg]:
+            f[c, seg] = val
+            col[c, seg] = a
+            sig[c, seg] = sg
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _first_minimum(f):  # pragma: no cover - compiled
+    """Return (row, column) of the first least value of ``f`` in row-major order.
+
+    The same choice as ``argmin`` over the flattened array: a later entry wins only when
+    strictly smaller.
+    """
+    bc, bs = 0, 0
+    for c in range(f.shape[0]):
+        for seg in range(f.shape[1]):
+            if f[c, seg] < f[bc, bs]:
+                bc, bs = c, seg
+    return bc, bs
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -259,105 +447,14 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
         past_one = _grid_index(lo, h, size_s, 1.0, True)
         one = min(max(1.0, lo), s_hi[k])
         for a in range(NA):
-            Aa = A[k, a]
-            for i in range(M):
-                wi = w[k, i]
-                first, lo_u, lo_v, rise_u, rise_v, b_i = _pieces(n[i], Aa)
-                pl = lo_u / t[i]
-                rl = lo_v / t[i]
-                p1 = rise_u / t[i]
-                r1 = rise_v / t[i]
-                p2 = 1 / t[i]
-                sq2 = p2 * p2
-                low[0, i], low[1, i], low[2, i] = wi * pl, wi * rl, wi * (pl * pl)
-                low[3, i], low[4, i] = wi * (pl * rl), wi * (rl * rl)
-                base[0, i], base[1, i], base[2, i], base[3, i], base[4, i] = wi * p2, wi * p2, wi * sq2, wi * sq2, wi * sq2
-                step[0, i], step[1, i], step[2, i] = wi * (p1 - p2), wi * (r1 - p2), wi * (p1 * p1 - sq2)
-                step[3, i], step[4, i] = wi * (p1 * r1 - sq2), wi * (r1 * r1 - sq2)
-                beta[i] = -np.inf if first else b_i  # on its rising piece for every sigma
-                # insertion sort of the breakpoints (a handful)
-                j = i
-                while j > 0 and srt[j - 1] > beta[i]:
-                    srt[j] = srt[j - 1]
-                    j -= 1
-                srt[j] = beta[i]
-            # sums in observation order (the first term, then each next one added); a
-            # term of an observation not yet rising adds 0 and is skipped
-            for fam in range(5):
-                lsum = low[fam, 0]
-                bsum = base[fam, 0]
-                for i in range(1, M):
-                    lsum += low[fam, i]
-                    bsum += base[fam, i]
-                coef[fam, 0] = lsum
-                for seg in range(M + 1):
-                    left = -np.inf if seg == 0 else srt[seg - 1]
-                    high = 0.0
-                    for i in range(M):
-                        if beta[i] <= left:
-                            high += step[fam, i]
-                        elif not np.isfinite(step[fam, i]):
-                            high += 0.0 * step[fam, i]
-                    coef[fam, seg + 1] = bsum + high
-            bounds[0] = lo
-            bounds[1] = one
-            for i in range(M):
-                bounds[2 + i] = srt[i]
-            bounds[M + 2] = np.inf
-            # grid index of each inner boundary (the end of one segment, the start of the next)
-            for j in range(1, M + 3):
-                at[j] = _grid_index(lo, h, size_s, bounds[j], False)
+            _column_terms(n, t, w, k, A[k, a], low, base, step, beta, srt)
+            _segment_sums(low, base, step, beta, srt, coef)
+            _boundary_indices(lo, h, size_s, one, srt, bounds, at)
             for seg in range(S):
-                if seg == 0:
-                    first_k = 0
-                    last_k = past_one - 1
-                else:
-                    first_k = max(at[seg], past_one)
-                    last_k = at[seg + 1] - 1
-                last_k = min(last_k, size_s - 1)
-                if not h > 0:
-                    last_k = min(last_k, 0)
-                P, Q, R, U, V = coef[0, seg], coef[1, seg], coef[2, seg], coef[3, seg], coef[4, seg]
-                if paper:
-                    s_star = (Q - U) / V
-                else:
-                    s_star = (P * U - Q * R) / (Q * U - P * V)
-                k_star = (s_star - lo) / h if h > 0 else 0.0
-                if k_star != k_star or k_star == np.inf or k_star == -np.inf:
-                    k_star = -1.0
-                k_star = np.floor(k_star)
-                top = float(max(last_k, first_k))
-                fk = float(first_k)
-                empty = last_k < first_k
-                for c in range(4):
-                    if c == 0:
-                        cand = fk
-                    elif c == 1:
-                        cand = top
-                    elif c == 2:
-                        cand = k_star
-                    else:
-                        cand = k_star + 1
-                    cand = min(max(cand, fk), top)
-                    sg = lo + h * cand
-                    if empty:
-                        val = np.inf
-                    else:
-                        S1 = P + Q * sg
-                        S2 = R + (2 * U + V * sg) * sg
-                        val = S0[k] - 2 * S1 + S2 if paper else S0[k] - S1 * S1 / S2
-                        if not np.isfinite(val):
-                            val = np.inf
-                    if a == 0 or val < f[c, seg]:
-                        f[c, seg] = val
-                        col[c, seg] = a
-                        sig[c, seg] = sg
+                first_k, last_k = _segment_range(seg, at, past_one, size_s, h)
+                _update_segment(coef, seg, first_k, last_k, lo, h, S0[k], paper, a, f, col, sig)
         # the first minimum in (candidate, segment, column) order, as argmin over the flat array
-        bc, bs = 0, 0
-        for c in range(4):
-            for seg in range(S):
-                if f[c, seg] < f[bc, bs]:
-                    bc, bs = c, seg
+        bc, bs = _first_minimum(f)
         best_col[k] = col[bc, bs]
         best_sig[k] = sig[bc, bs]
         best_obj[k] = f[bc, bs]
@@ -367,7 +464,8 @@ def _grid_argmin_kernel(n, t, w, A, s_lo, s_hi, hs, S0, size_s, paper):  # pragm
 def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=False):
     """WSSRE on every point of one problem's grid (reference implementation, O(size^2 M)).
 
-    Returns (A grid, sigma grid, objective of shape (size_A, size_s))."""
+    Returns (A grid, sigma grid, objective of shape (size_A, size_s)).
+    """
     hA = _grid(np.float64(A_lo), np.float64(A_hi), size_A)
     hs = _grid(np.float64(s_lo), np.float64(s_hi), size_s)
     A = A_lo + hA * np.arange(size_A)
@@ -377,7 +475,7 @@ def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_
 
 
 def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np.inf):
-    """sigma values making the model pass through the fixed point (pass 1, thesis 3.5.2).
+    """Return the sigma values making the model pass through the fixed point (pass 1, [Deshmeh2013] 3.5.2).
 
     ``paper``: T(n_f; A, sigma) = t_f.  Otherwise the time scale is free, so "passing through
     the fixed point" pins the runtime *ratio* to the next-closest observation g instead:
@@ -392,9 +490,12 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def _segment_root(b, u, v, seg, t_f, t_g, paper):  # pragma: no cover - compiled
-    """Root of segment ``seg``'s fixed-point equation c0 + c1 sigma = 0 (T(n_f) = t_f in
-    paper mode, T(n_f)/T(n_g) = t_f/t_g otherwise) if it lies on the segment, else NaN.
-    A root exactly on sigma = 1 from the high side belongs to the low-variance formula."""
+    """Return the root of segment ``seg``'s fixed-point equation c0 + c1 sigma = 0, or NaN.
+
+    The equation is T(n_f) = t_f in paper mode, T(n_f)/T(n_g) = t_f/t_g otherwise; NaN
+    when the root does not lie on the segment. A root exactly on sigma = 1 from the high
+    side belongs to the low-variance formula.
+    """
     if paper:
         c0 = u[seg, 0] - t_f
         c1 = v[seg, 0]
@@ -425,18 +526,24 @@ def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - co
 
 
 def containment_limit(delta: float) -> float:
-    """Largest max/min ratio of the model values x_i = T_i/t_i for which some time scale puts
-    every tau x_i within [1 - delta, 1 + delta] (the scale-free envelope), with a rounding margin."""
+    """Return the largest max/min ratio of the model values x_i = T_i/t_i that fits the envelope.
+
+    The largest ratio for which some time scale puts every tau x_i within [1 - delta, 1 + delta]
+    (the scale-free envelope), with a rounding margin.
+    """
     return (1 + delta) / (1 - delta) * (1 + 1e-12)
 
 
 def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase, delta):
-    """Pass-1 candidates of the scale-free (``units="fit"``) search: every (A, sigma) on the
-    grid ``A`` through the fixed point f (runtime ratio to g, :func:`fixed_point_sigmas`)
-    that lies in the envelope of deviation ``delta`` (some scale explains each phase's used
-    observations ``env_n``, ``env_t`` within it, as :meth:`Envelope.contains`), in grid and
-    segment order.  One pass, without the (A x segment) and (candidate x observation)
-    temporaries of doing the same with array operations."""
+    """Pass-1 candidates of the scale-free (``units="fit"``) search.
+
+    Every (A, sigma) on the grid ``A`` through the fixed point f (runtime ratio to g,
+    :func:`fixed_point_sigmas`) that lies in the envelope of deviation ``delta`` (some scale
+    explains each phase's used observations ``env_n``, ``env_t`` within it, as
+    :meth:`Envelope.contains`), in grid and segment order.  One pass, without the (A x
+    segment) and (candidate x observation) temporaries of doing the same with array
+    operations.
+    """
     phases = np.unique(np.asarray(env_phase))
     codes = np.searchsorted(phases, env_phase).astype(np.int64)
     return _scale_free_candidates(np.array([n_f, n_g], float), float(t_f), float(t_g),
@@ -489,7 +596,7 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
-    """Pass 1's choice among candidates (A, sigma) for each target k (thesis 3.5.2).
+    """Pass 1's choice among candidates (A, sigma) for each target k ([Deshmeh2013] section 3.5.2).
 
     ``S1``, ``S2`` (K, C): the weighted sums of x and x^2 over the observations (matrix
     products), ``S0`` (K,) the weights' sum; WSSRE is ``S0 - S1^2/S2`` (scale profiled) or
@@ -499,7 +606,8 @@ def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     within 1e-9 (relative) of the minimum the one with the largest A is taken: the data show
     no saturation, so none is predicted earlier than they demand, and a target's fit does not
     depend on the other targets.  Returns (objective matrix, chosen index, minimum).
-    NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0)."""
+    NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0).
+    """
     K, C = S1.shape
     f = np.empty((K, C))
     pick = np.zeros(K, np.int64)
@@ -532,9 +640,12 @@ def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - compiled
-    """Table 3's runner-up for each target k: the candidate of least objective ``f[k]``
-    among those with A differing from ``A_best[k]`` by more than ``factor`` and objective
-    below ``ratio`` times the best ``obj[k]`` (> 0).  Returns (index, found)."""
+    """Table 3's runner-up for each target k.
+
+    The candidate of least objective ``f[k]`` among those with A differing from
+    ``A_best[k]`` by more than ``factor`` and objective below ``ratio`` times the best
+    ``obj[k]`` (> 0).  Returns (index, found).
+    """
     K, C = f.shape
     pick = np.zeros(K, np.int64)
     found = np.zeros(K, np.bool_)
@@ -551,7 +662,7 @@ def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - comp
 
 
 def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:
-    """A values with T(n_f; A, sigma) = t_f (paper mode), shape sigma.shape + (2,), NaN if none.
+    """Return the A values with T(n_f; A, sigma) = t_f (paper mode), shape sigma.shape + (2,), NaN if none.
 
     For fixed sigma the runtime is piecewise linear in A as well: low variance
     A/n + sigma (1 - 1/n)/2 for A >= n, sigma (A - 1/2)/n + 1 - sigma/2 for (n+1)/2 <= A < n;

@@ -1,7 +1,9 @@
-"""Communication-time models (issue 5): seed 002 descriptors and regression, seed 004 statistics,
-semi-empirical and gradient-boosting models; shared patterns in :mod:`workbench.models.comm.patterns`.
+"""Communication-time models.
 
-Seed 002 (Papadopoulou, Goumas & Koziris), section III:
+[Papadopoulou2015] descriptors and regression, [Branikas2024] statistics, semi-empirical and gradient-boosting models;
+shared patterns in :mod:`workbench.models.comm.patterns`.
+
+[Papadopoulou2015] (Papadopoulou, Goumas & Koziris), section III:
 
 * :func:`descriptors` -- the 13 descriptive metrics (``S, M, PPN, N, I, SW, R`` in,
   ``PT, NT, V, NI, VI, SWR`` added); :func:`mapping_descriptors` -- the base metrics of a
@@ -10,7 +12,7 @@ Seed 002 (Papadopoulou, Goumas & Koziris), section III:
 * :class:`AreaSplit`, :class:`CommRegression`, :func:`robust_fit`, :func:`evaluate` -- the
   robust per-area regression and its scores.
 
-Branikas's thesis (seed 004):
+Branikas's thesis ([Branikas2024]):
 
 * :func:`rank_statistics`, :func:`run_summary`, :func:`comm_fraction_filter` -- per-rank
   populations (chapter 4) and the 0.1 <= comm/total <= 0.8 filter (section 7.2).

@@ -1,4 +1,4 @@
-"""Pearson correlations of the descriptive metrics with communication time (seed 002, section III.C).
+"""Pearson correlations of the descriptive metrics with communication time ([Papadopoulou2015] section III.C).
 
 The paper computes "Pearson's correlation coefficients to decide which metrics have a high
 impact on communication time" and then inspects the scatter plots, also "in logarithmic
@@ -75,8 +75,10 @@ def pearson_table(frame: pd.DataFrame, target: str = TARGET, columns: Sequence[s
 
 
 def correlation_matrix(frame: pd.DataFrame, columns: Sequence[str] | None = None, *, log: bool = False) -> pd.DataFrame:
-    """Pearson's r between every pair of ``columns`` (default: the metrics present plus
-    :data:`TARGET` when present), a square frame indexed and labelled by column name.
+    """Compute Pearson's r between every pair of ``columns``, as a square frame.
+
+    ``columns`` default to the metrics present plus :data:`TARGET` when present; the frame
+    is indexed and labelled by column name.
 
     Constant columns give NaN rows and columns (r undefined; :func:`pearson_table`
     explains them).  ``log=True`` uses ``log10`` with non-positive values as missing

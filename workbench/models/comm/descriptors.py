@@ -1,10 +1,10 @@
-"""Descriptive communication metrics of Papadopoulou, Goumas & Koziris (seed 002, section III.A).
+"""Descriptive communication metrics of Papadopoulou, Goumas & Koziris ([Papadopoulou2015] section III.A).
 
 All metrics are known before execution, from the application's communication profile and
 the process mapping:
 
 ======  =========================================================  ==================
-column  meaning (002 section III.A)                                unit
+column  meaning ([Papadopoulou2015] section III.A)                                unit
 ======  =========================================================  ==================
 ``S``   message size                                               bytes
 ``M``   messages per process                                       count
@@ -40,7 +40,7 @@ __all__ = ["DESCRIPTOR_COLUMNS", "DERIVED_COLUMNS", "METRIC_COLUMNS", "descripto
 #: Largest value of a base metric :func:`descriptors` accepts (bytes, counts): products of
 #: four of them (V = S M PPN I N) stay far inside the float range.
 MAX_METRIC = 1e30
-#: The seven base metrics (002 section III.A), input of :func:`descriptors`.
+#: The seven base metrics ([Papadopoulou2015] section III.A), input of :func:`descriptors`.
 DESCRIPTOR_COLUMNS = ("S", "M", "PPN", "N", "I", "SW", "R")
 #: The derived metrics :func:`descriptors` adds, in this order.
 DERIVED_COLUMNS = ("PT", "NT", "V", "NI", "VI", "SWR")
@@ -49,7 +49,7 @@ METRIC_COLUMNS = ("S", "M", "PPN", "N", "I", "PT", "NT", "V", "NI", "VI", "SW", 
 
 
 def _checked(frame: pd.DataFrame, where: str) -> dict[str, np.ndarray]:
-    """The base columns as float arrays, or a ValidationError naming column and first bad row."""
+    """Return the base columns as float arrays, or raise a ValidationError naming column and first bad row."""
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in DESCRIPTOR_COLUMNS if c not in frame.columns]
@@ -88,7 +88,8 @@ def _checked(frame: pd.DataFrame, where: str) -> dict[str, np.ndarray]:
 
 
 def descriptors(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` with 002's derived metrics added (section III.A):
+    """Return a copy of ``frame`` with [Papadopoulou2015]'s derived metrics added (section III.A).
+
     ``PT = S*M``, ``NT = PT*PPN*I``, ``V = NT*N``, ``NI = M*I*PPN``, ``VI = NI*N``,
     ``SWR = SW/R`` (see the module docstring for units).
 
@@ -114,7 +115,7 @@ def descriptors(frame: pd.DataFrame) -> pd.DataFrame:
 
 def mapping_descriptors(partners, rank_node, message_bytes: float, node_switch=None, switch_rack=None, *,
                         ppn: int | None = None, nodes: int | None = None) -> pd.Series:
-    """The base metrics ``S, M, PPN, N, I, SW, R`` of one configuration (002 section III.A).
+    """Return the base metrics ``S, M, PPN, N, I, SW, R`` of one configuration ([Papadopoulou2015] section III.A).
 
     ``partners``: ``(processes, messages)`` ranks each process exchanges a message with
     (:func:`~workbench.models.comm.patterns.random_partners`,
@@ -129,7 +130,7 @@ def mapping_descriptors(partners, rank_node, message_bytes: float, node_switch=N
 
     * ``S`` = ``message_bytes``;
     * ``M`` = ``partners.shape[1]``, the messages of the busiest process (all processes
-      have the same count in 002's application model);
+      have the same count in [Papadopoulou2015]'s application model);
     * ``N``, ``PPN`` = nodes used and the most ranks on one node
       (:func:`~workbench.models.comm.patterns.nodes_and_ppn`);
     * ``I`` = :func:`~workbench.models.comm.patterns.internode_ratio`;

@@ -1,4 +1,4 @@
-"""Gradient-boosting models of communication time (Branikas 2024, seed 004, chapters 7-8).
+"""Gradient-boosting models of communication time ([Branikas2024] chapters 7-8).
 
 The thesis trains hyper-parameter-tuned gradient-boosted trees (TF-DF / YDF) on the
 filtered per-run means of its data generator (section 7.2: features working-set size,
@@ -30,7 +30,7 @@ a **log target** (``log_target=True``, the default) cut the held-out MAPE from 1
 9 % and raised R2 from 0.97 to 0.99, because the times span four decades; the search
 minimises the cross-validated RMSE of the (log) target, i.e. the relative error.
 
-Feature importances (004 section 7.1, Tables 8.2/8.4/8.6):
+Feature importances ([Branikas2024] section 7.1, Tables 8.2/8.4/8.6):
 
 * :func:`inverse_mean_min_depth` -- YDF's ``INV_MEAN_MIN_DEPTH``: ``1 / (1 + d)`` where
   ``d`` is the mean, over trees and over every root-to-leaf path of a tree (leaves
@@ -65,8 +65,8 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, ShuffleSplit
 
 from workbench.errors import ValidationError
-from workbench.validation import check_fitted
 from workbench.metrics import mape, mpe, r2, rmse, share_within
+from workbench.validation import check_fitted
 
 __all__ = [
     "FEATURES",
@@ -88,7 +88,7 @@ __all__ = [
     "mean_min_depth_reference",
 ]
 
-#: 004 section 7.2's features, named as in the data-generator frame (COMM_SCHEMA).
+#: [Branikas2024] section 7.2's features, named as in the data-generator frame (COMM_SCHEMA).
 FEATURES = ("wss_bytes", "load", "message_bytes", "messages", "nodes", "ppn")
 #: The target: per-run mean communication time over ranks (s).
 TARGET = "comm_s"
@@ -105,9 +105,11 @@ ProgressCallback = Callable[[int, int], None]
 
 @dataclass(frozen=True)
 class Subset:
-    """Rows a model is tested on: ``index`` holds row labels of the scenario's frame;
-    ``published`` names the matching row of the seed table ``gbm_model_metrics_tables8``
-    (``subset`` column), if any."""
+    """Rows a model is tested on.
+
+    ``index`` holds row labels of the scenario's frame; ``published`` names the matching
+    row of the seed table ``gbm_model_metrics_tables8`` (``subset`` column), if any.
+    """
 
     name: str
     index: np.ndarray
@@ -125,8 +127,11 @@ class ScenarioModel:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A modelling scenario of 004 section 7.3 as data; ``name`` matches the seed table's
-    ``scenario`` column (``message_scale``, ``train_small_test_big``, ``main``)."""
+    """A modelling scenario of [Branikas2024] section 7.3 as data.
+
+    ``name`` matches the seed table's ``scenario`` column (``message_scale``,
+    ``train_small_test_big``, ``main``).
+    """
 
     name: str
     models: tuple[ScenarioModel, ...]
@@ -147,11 +152,13 @@ def _label(column: str, values: Sequence) -> str:
 
 def split_rows(frame: pd.DataFrame, rows, *, test_size: float = TEST_SIZE, seed: int = 0,
                group_by: Sequence[str] | None = None, where: str = "split") -> tuple[np.ndarray, np.ndarray]:
-    """Split the row labels ``rows`` of ``frame`` into (train, test) with a share
-    ``test_size`` held out, reproducibly for a ``seed``.  With ``group_by`` (column
-    names) rows with equal values there stay together, so the split is by configuration
-    (``GroupShuffleSplit``); else by row (``ShuffleSplit``).  Raises
-    :class:`~workbench.errors.ValidationError` when a side would be empty."""
+    """Split the row labels ``rows`` of ``frame`` into (train, test), reproducibly for a ``seed``.
+
+    A share ``test_size`` is held out.  With ``group_by`` (column names) rows with equal
+    values there stay together, so the split is by configuration (``GroupShuffleSplit``);
+    else by row (``ShuffleSplit``).  Raises :class:`~workbench.errors.ValidationError`
+    when a side would be empty.
+    """
     if not (isinstance(test_size, (int, float)) and 0 < test_size < 1):
         raise ValidationError(f"{where}: test_size must be a fraction in (0, 1), got {test_size!r}")
     rows = np.asarray(rows)
@@ -189,9 +196,12 @@ def _rows_with(frame: pd.DataFrame, column: str, values: Sequence, where: str) -
 def message_scale_scenario(frame: pd.DataFrame, small: Sequence = (1, 5, 10), large: Sequence = (50, 100), *,
                            column: str = "msg_multiple", test_size: float = TEST_SIZE, seed: int = 0,
                            group_by: Sequence[str] | None = None) -> Scenario:
-    """004 section 7.3, Table 8.1: one model on the rows with ``column`` in ``small``
-    (message size ``[1, 5, 10] x sqrt(WSS)``), one on ``large`` (``[50, 100]``), each
-    split 60/40 and tested on its own held-out rows."""
+    """[Branikas2024] section 7.3, Table 8.1.
+
+    One model on the rows with ``column`` in ``small`` (message size
+    ``[1, 5, 10] x sqrt(WSS)``), one on ``large`` (``[50, 100]``), each split 60/40 and
+    tested on its own held-out rows.
+    """
     where = "message_scale_scenario"
     if set(small) & set(large):
         shared = sorted(set(_plain(small)) & set(_plain(large)))
@@ -210,10 +220,12 @@ def message_scale_scenario(frame: pd.DataFrame, small: Sequence = (1, 5, 10), la
 def train_small_test_big(frame: pd.DataFrame, column: str = "nodes", train: Sequence = (4, 8, 16),
                          test: Sequence = (32, 64), *, test_size: float = TEST_SIZE, seed: int = 0,
                          group_by: Sequence[str] | None = None) -> Scenario:
-    """004 section 7.3, Table 8.3: train on 60 % of the rows with ``column`` in ``train``
-    (4, 8, 16 nodes); test on the other 40 % of them and on *every* row with ``column``
-    in ``test`` (32, 64 nodes), never seen in training.  Rows with other values are
-    not used."""
+    """[Branikas2024] section 7.3, Table 8.3.
+
+    Train on 60 % of the rows with ``column`` in ``train`` (4, 8, 16 nodes); test on the
+    other 40 % of them and on *every* row with ``column`` in ``test`` (32, 64 nodes),
+    never seen in training.  Rows with other values are not used.
+    """
     where = "train_small_test_big"
     if set(train) & set(test):
         shared = sorted(set(_plain(train)) & set(_plain(test)))
@@ -229,7 +241,7 @@ def train_small_test_big(frame: pd.DataFrame, column: str = "nodes", train: Sequ
 
 def main_scenario(frame: pd.DataFrame, *, test_size: float = TEST_SIZE, seed: int = 0,
                   group_by: Sequence[str] | None = None) -> Scenario:
-    """004 section 7.3, Table 8.5: one model on all rows, split 60/40."""
+    """[Branikas2024] section 7.3, Table 8.5: one model on all rows, split 60/40."""
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise ValidationError("main_scenario: expected a non-empty pandas DataFrame")
     train, test = split_rows(frame, frame.index.to_numpy(), test_size=test_size, seed=seed, group_by=group_by,
@@ -265,7 +277,7 @@ def _categories(values: pd.Series, column, where: str) -> list:
 
 
 class CommGBM(RegressorMixin, BaseEstimator):
-    """Gradient-boosted trees with a randomised hyper-parameter search (004 section 7.1).
+    """Gradient-boosted trees with a randomised hyper-parameter search ([Branikas2024] section 7.1).
 
     Parameters
     ----------
@@ -310,7 +322,7 @@ class CommGBM(RegressorMixin, BaseEstimator):
         self.random_state = random_state
 
     def search_space(self) -> dict:
-        """The distributions of the randomised search (``ParameterSampler`` form)."""
+        """Return the distributions of the randomised search (``ParameterSampler`` form)."""
         lr = _bounds(self.learning_rate, "learning_rate", integer=False)
         depth = _bounds(self.max_depth, "max_depth", integer=True)
         trees = _bounds(self.n_estimators, "n_estimators", integer=True)
@@ -385,6 +397,10 @@ class CommGBM(RegressorMixin, BaseEstimator):
 
     # -- fit / predict ------------------------------------------------------------
     def fit(self, X: pd.DataFrame, y, progress: ProgressCallback | bool | None = None) -> CommGBM:
+        """Search the hyperparameters by cross-validation, refit the best on ``X``, ``y``; return self.
+
+        ``progress``: a callback, or True for a progress bar over the search.
+        """
         start = time.perf_counter()
         for name, minimum in (("n_iter", 1), ("cv", 2)):
             value = getattr(self, name)
@@ -425,6 +441,7 @@ class CommGBM(RegressorMixin, BaseEstimator):
             mean_rmse=mean, std_rmse=scores.std(axis=1), rank=pd.Series(mean).rank(method="min").astype(int))
         self.n_features_in_ = Xe.shape[1]
         self.fit_seconds_ = time.perf_counter() - start
+        self.warnings_ = []  # every model has warnings_; this fit has none to give
         return self
 
     def _regressor(self, params: dict) -> GradientBoostingRegressor:
@@ -458,8 +475,10 @@ class CommGBM(RegressorMixin, BaseEstimator):
 
 
 def _trees(model) -> list:
-    """The sklearn ``Tree`` objects (anything with ``children_left``,
-    ``children_right``, ``feature``) of ``model``."""
+    """Return the sklearn ``Tree`` objects of ``model``.
+
+    A tree is anything with ``children_left``, ``children_right`` and ``feature``.
+    """
     if isinstance(model, CommGBM):
         if not hasattr(model, "best_estimator_"):
             raise ValidationError("inverse_mean_min_depth: the CommGBM is not fitted")
@@ -543,9 +562,11 @@ def inverse_mean_min_depth(model, feature_names: Sequence[str] | None = None) ->
 
 
 def mean_min_depth_reference(model, feature_names: Sequence[str] | None = None) -> pd.DataFrame:
-    """The same as :func:`inverse_mean_min_depth`, computed by a literal transcription of
+    """Compute :func:`inverse_mean_min_depth` by a literal transcription of YDF's algorithm.
+
     YDF's recursive ``AddMinimumDepthPerPath``: a Python walk of every root-to-leaf path.
-    Slow; for tests and ``bench/test_bench_comm.py``."""
+    Slow; for tests and ``bench/test_bench_comm.py``.
+    """
     trees = _trees(model)
     names = _names(model, feature_names, getattr(model, "n_features_in_", None))
     total = np.zeros(len(names))
@@ -575,17 +596,20 @@ def mean_min_depth_reference(model, feature_names: Sequence[str] | None = None) 
 # ----------------------------------------------------------------------------- running
 
 
-def subset_metrics(pred, actual, pct: float = BAND_PCT) -> dict[str, float]:
-    """The scores of one test subset (004 section 5.2, via :mod:`workbench.metrics`):
+def subset_metrics(y_true, y_pred, pct: float = BAND_PCT) -> dict[str, float]:
+    """Return the scores of one test subset ([Branikas2024] section 5.2, via :mod:`workbench.metrics`).
+
     ``n``, ``r2``, ``rmse`` (target unit), ``mape_pct``, ``mape_fraction`` (the thesis's
     Tables 8.x print MAPE as a fraction: 0.239 = 23.9 %), ``mpe_pct`` (signed, positive =
     over-prediction: the thesis's section 5.2 uses the opposite sign) and ``within_30``
-    (share of predictions within +-``pct`` %).  R2 is NaN below 2 points."""
-    p = np.asarray(pred, dtype=float)
-    a = np.asarray(actual, dtype=float)
-    m = mape(p, a)
-    return {"n": int(a.size), "r2": r2(p, a) if a.size >= 2 else np.nan, "rmse": rmse(p, a), "mape_pct": m,
-            "mape_fraction": m / 100.0, "mpe_pct": mpe(p, a), f"within_{pct:g}": share_within(p, a, pct)}
+    (share of predictions within +-``pct`` %).  R2 is NaN below 2 points.  Arguments in
+    scikit-learn's order: measured ``y_true`` first, like every metric.
+    """
+    p = np.asarray(y_pred, dtype=float)
+    a = np.asarray(y_true, dtype=float)
+    m = mape(a, p)
+    return {"n": int(a.size), "r2": r2(a, p) if a.size >= 2 else np.nan, "rmse": rmse(a, p), "mape_pct": m,
+            "mape_fraction": m / 100.0, "mpe_pct": mpe(a, p), f"within_{pct:g}": share_within(a, p, pct)}
 
 
 @dataclass
@@ -646,8 +670,10 @@ def _scenario_warnings(frame: pd.DataFrame, features: Sequence[str], model: Scen
 def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[str] = FEATURES,
                  target: str = TARGET, estimator: CommGBM | None = None, permutation_repeats: int = 5,
                  progress: ProgressCallback | bool | None = None) -> ScenarioResult:
-    """Fit a clone of ``estimator`` (default :class:`CommGBM()`) per model of
-    ``scenario`` on its training rows of ``frame`` and score it on its test subsets.
+    """Fit a clone of ``estimator`` per model of ``scenario`` and score it on its test subsets.
+
+    ``estimator`` defaults to :class:`CommGBM()`; each clone is fitted on its training
+    rows of ``frame``.
 
     ``progress(done, total)`` counts the folds of every model's search (see
     :meth:`CommGBM.fit`; ``None`` -> a tqdm bar, ``False`` -> silent).  Raises
@@ -688,7 +714,7 @@ def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[
                 actual = rows[target].to_numpy(dtype=float)
                 pred = model.predict(rows[features])
                 metrics.append({"scenario": scenario.name, "model": spec.name, "subset": subset.name,
-                                "published_subset": subset.published, **subset_metrics(pred, actual)})
+                                "published_subset": subset.published, **subset_metrics(actual, pred)})
                 predictions.append(rows[features].assign(
                     model=spec.name, subset=subset.name, row=rows.index.to_numpy(), actual=actual, predicted=pred,
                     error_pct=100.0 * (pred - actual) / actual))

@@ -4,16 +4,16 @@ Pure numpy functions shared by the MPI benchmarks (:mod:`workbench.measure.comm`
 descriptor computation (``mapping_descriptors``), so that the partners a benchmark used and
 the inter-node ratio ``I`` a model is given are computed by the same code.
 
-* :func:`random_partners` -- Papadopoulou, Goumas & Koziris (seed 002), section III.B: "each
+* :func:`random_partners` -- Papadopoulou, Goumas & Koziris ([Papadopoulou2015]), section III.B: "each
   process performs simultaneous non-blocking ping-pongs with one or more randomly selected
   processes, with messages of equal size" (1 to 4 partners per process in the paper).
-* :func:`halo_partners` -- Branikas (seed 004), section 2.2, Listing 2.2 and Fig. 2.1: the
+* :func:`halo_partners` -- Branikas ([Branikas2024]), section 2.2, Listing 2.2 and Fig. 2.1: the
   data generator's periodic 2-D Cartesian neighbours, north, west, south, east, re-iterated
   when more than 4 messages are sent.
 * :func:`block_mapping`, :func:`round_robin_mapping`, :func:`mapping` -- node index of every
   rank for the two usual placements (``mpirun --map-by core`` and ``--map-by node``; 004
   section 3.1 uses map-by node).
-* :func:`internode_ratio` -- 002's descriptor ``I``, "the ratio of the total number of
+* :func:`internode_ratio` -- [Papadopoulou2015]'s descriptor ``I``, "the ratio of the total number of
   messages exchanged between processes on different nodes to the total number of messages
   exchanged" (section III.A); :func:`nodes_and_ppn` -- ``N`` and ``PPN`` of a mapping.
 
@@ -51,17 +51,22 @@ MAPPINGS = {"block": "block", "core": "block", "round_robin": "round_robin", "no
 
 
 def integer_at_least(value, name: str, where: str, minimum: int = 1) -> int:
-    """``value`` as an int >= ``minimum`` (bools and non-integers refused), else a
-    ValidationError naming ``where`` and ``name`` (shared with :mod:`workbench.measure.comm`)."""
+    """Return ``value`` as an int >= ``minimum``, else raise a ValidationError.
+
+    Bools and non-integers are refused; the error names ``where`` and ``name`` (shared with
+    :mod:`workbench.measure.comm`).
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValidationError(f"{where}: {name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
 def _round_robin_schedule(players: int) -> np.ndarray:
-    """Circle-method tournament for an even number of ``players``: a ``(players - 1, players)``
-    array whose row ``r`` is a perfect matching (entry ``i`` = partner of ``i`` in round ``r``)
-    and in which every pair meets exactly once over all rounds.
+    """Circle-method tournament for an even number of ``players``.
+
+    A ``(players - 1, players)`` array whose row ``r`` is a perfect matching (entry ``i`` =
+    partner of ``i`` in round ``r``) and in which every pair meets exactly once over all
+    rounds.
 
     Player ``players - 1`` is the fixed centre; player ``i < players - 1`` meets
     ``(2r - i) mod (players - 1)`` in round ``r``, or the centre when that is ``i`` itself
@@ -78,7 +83,7 @@ def _round_robin_schedule(players: int) -> np.ndarray:
 
 
 def random_partners(processes: int, messages: int, seed=None) -> np.ndarray:
-    """Random ping-pong partners of 002's benchmark (section III.B), ``(processes, messages)`` ints.
+    """Random ping-pong partners of [Papadopoulou2015]'s benchmark (section III.B), ``(processes, messages)`` ints.
 
     Every process gets ``messages`` *distinct* partners, none of them itself (with an odd number
     of processes, see below, one of them may be :data:`NO_PARTNER` instead), and the relation
@@ -112,16 +117,18 @@ def random_partners(processes: int, messages: int, seed=None) -> np.ndarray:
 
 
 def grid_dims(processes: int) -> tuple[int, int]:
-    """The most balanced 2-D factorisation ``(rows, cols)``, ``rows >= cols``, as
-    ``MPI_Dims_create(processes, 2)`` returns it (004 Table 3.1: 8 -> 4 x 2, 16 -> 4 x 4,
-    80 -> 8 x 10 there, i.e. the same pair up to order)."""
+    """Return the most balanced 2-D factorisation ``(rows, cols)``, ``rows >= cols``.
+
+    As ``MPI_Dims_create(processes, 2)`` returns it ([Branikas2024] Table 3.1: 8 -> 4 x 2,
+    16 -> 4 x 4, 80 -> 8 x 10 there, i.e. the same pair up to order).
+    """
     processes = integer_at_least(processes, "processes", "grid_dims")
     cols = int(np.max(np.flatnonzero(processes % np.arange(1, int(np.sqrt(processes)) + 1) == 0)) + 1)
     return processes // cols, cols
 
 
 def halo_partners(processes: int, messages: int, dims: tuple[int, int] | None = None) -> np.ndarray:
-    """Halo-exchange partners of 004's data generator (section 2.2, Listing 2.2, Fig. 2.1).
+    """Halo-exchange partners of [Branikas2024]'s data generator (section 2.2, Listing 2.2, Fig. 2.1).
 
     Ranks sit row-major on a periodic ``rows x cols`` grid (``dims``, default
     :func:`grid_dims`, like an MPI Cartesian communicator with periods on both axes):
@@ -160,25 +167,33 @@ def halo_partners(processes: int, messages: int, dims: tuple[int, int] | None = 
 
 
 def block_mapping(processes: int, ppn: int) -> np.ndarray:
-    """Node index of every rank when each node is filled before the next one
-    (``mpirun --map-by core``, Slurm's block distribution): rank ``r`` on node ``r // ppn``."""
+    """Return the node index of every rank when each node is filled before the next one.
+
+    ``mpirun --map-by core``, Slurm's block distribution: rank ``r`` on node ``r // ppn``.
+    """
     processes = integer_at_least(processes, "processes", "block_mapping")
     ppn = integer_at_least(ppn, "ppn", "block_mapping")
     return np.arange(processes) // ppn
 
 
 def round_robin_mapping(processes: int, nodes: int) -> np.ndarray:
-    """Node index of every rank dealt round robin over ``nodes`` nodes (``mpirun --map-by node``,
-    as in 004 section 3.1 / Fig. 3.1): rank ``r`` on node ``r mod nodes``."""
+    """Return the node index of every rank dealt round robin over ``nodes`` nodes.
+
+    ``mpirun --map-by node``, as in [Branikas2024] section 3.1 / Fig. 3.1: rank ``r`` on node
+    ``r mod nodes``.
+    """
     processes = integer_at_least(processes, "processes", "round_robin_mapping")
     nodes = integer_at_least(nodes, "nodes", "round_robin_mapping")
     return np.arange(processes) % nodes
 
 
 def mapping(name: str, processes: int, *, ppn: int | None = None, nodes: int | None = None) -> np.ndarray:
-    """Node index per rank for a mapping by name: ``"block"`` (alias ``"core"``) or
-    ``"round_robin"`` (alias ``"node"``). Give ``ppn`` or ``nodes``; the other follows
-    (``nodes = ceil(processes / ppn)``, the last node possibly partly filled)."""
+    """Node index per rank for a mapping by name.
+
+    ``"block"`` (alias ``"core"``) or ``"round_robin"`` (alias ``"node"``). Give ``ppn``
+    or ``nodes``; the other follows (``nodes = ceil(processes / ppn)``, the last node
+    possibly partly filled).
+    """
     where = "mapping"
     kind = MAPPINGS.get(name) if isinstance(name, str) else None
     if kind is None:
@@ -198,14 +213,15 @@ def mapping(name: str, processes: int, *, ppn: int | None = None, nodes: int | N
 def _rank_node(rank_node, processes: int | None, where: str) -> np.ndarray:
     arr = np.asarray(rank_node)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValidationError(f"{where}: rank_node must be a non-empty 1-D array (node of every rank), got shape {arr.shape}")
+        raise ValidationError(f"{where}: rank_node must be a non-empty 1-D array (node of every rank), got shape "
+                              f"{arr.shape}")
     if processes is not None and arr.size != processes:
         raise ValidationError(f"{where}: rank_node has {arr.size} entries but there are {processes} processes")
     return arr
 
 
 def internode_ratio(partners, rank_node) -> float:
-    """002's ``I``: the share of messages whose two ends are on different nodes (section III.A).
+    """[Papadopoulou2015]'s ``I``: the share of messages whose two ends are on different nodes (section III.A).
 
     ``partners``: ``(processes, messages)`` ranks (:data:`NO_PARTNER` entries are not
     messages and are ignored); ``rank_node``: node label of every rank (ints or host
@@ -228,7 +244,10 @@ def internode_ratio(partners, rank_node) -> float:
 
 
 def nodes_and_ppn(rank_node) -> tuple[int, int]:
-    """``(N, PPN)`` of a mapping: the number of distinct nodes and the largest number of
-    ranks on one node (equal to processes / N for an even placement)."""
+    """``(N, PPN)`` of a mapping.
+
+    The number of distinct nodes and the largest number of ranks on one node (equal to
+    processes / N for an even placement).
+    """
     _, counts = np.unique(_rank_node(rank_node, None, "nodes_and_ppn"), return_counts=True)
     return int(counts.size), int(counts.max())

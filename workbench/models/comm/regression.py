@@ -1,5 +1,6 @@
-"""Robust per-area regression of communication time on 002's descriptive metrics
-(Papadopoulou, Goumas & Koziris, seed 002, section III.C and Fig. 2).
+"""Robust per-area regression of communication time on descriptive metrics.
+
+The metrics and areas of [Papadopoulou2015] section III.C and Fig. 2.
 
 The paper's procedure:
 
@@ -27,7 +28,6 @@ beside the paper's 29 % mean error and 60 % of predictions within +-30 %
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError, WorkbenchWarning
+from workbench.errors import ValidationError, record_warning
 from workbench.metrics import summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
@@ -91,7 +91,7 @@ DEFAULT_TERMS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True)
 class AreaSplit:
-    """002's area split (section III.C) with its thresholds as parameters.
+    """[Papadopoulou2015]'s area split (section III.C) with its thresholds as parameters.
 
     Area ``"Ia"``: ``NT <= nt_threshold_bytes`` and ``S <= s_threshold_bytes``; ``"Ib"``:
     ``NT <= nt_threshold_bytes`` and ``S > s_threshold_bytes``; ``"II"``:
@@ -109,8 +109,11 @@ class AreaSplit:
                 raise ValidationError(f"AreaSplit: {name} must be a finite number >= 0, got {value!r}")
 
     def labels(self, frame: pd.DataFrame) -> np.ndarray:
-        """The area (``"Ia"``, ``"Ib"`` or ``"II"``) of every row of ``frame`` (needs ``S``
-        and ``NT``, e.g. from :func:`~workbench.models.comm.descriptors.descriptors`)."""
+        """Return the area (``"Ia"``, ``"Ib"`` or ``"II"``) of every row of ``frame``.
+
+        Needs ``S`` and ``NT``, e.g. from
+        :func:`~workbench.models.comm.descriptors.descriptors`.
+        """
         nt = numeric_column(frame, "NT", "AreaSplit.labels")
         s = numeric_column(frame, "S", "AreaSplit.labels")
         return np.where(nt > self.nt_threshold_bytes, "II", np.where(s > self.s_threshold_bytes, "Ib", "Ia"))
@@ -129,8 +132,11 @@ def _bytes(value: float) -> str:
 
 
 def term_values(frame: pd.DataFrame, term: str) -> np.ndarray:
-    """Values of a model term: a metric column (``"NT"``) or a product of metrics
-    (``"NT:PPN"``, any number of factors)."""
+    """Return the values of a model term.
+
+    A term is a metric column (``"NT"``) or a product of metrics (``"NT:PPN"``, any number
+    of factors).
+    """
     factors = [f.strip() for f in str(term).split(":")]
     unknown = [f for f in factors if f not in METRIC_COLUMNS]
     if unknown or not factors:
@@ -178,25 +184,12 @@ def _weights(u: np.ndarray, loss: str) -> np.ndarray:
     return 1.0 / np.maximum(1.0, a)  # huber
 
 
-def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter: int = 50) -> RobustFit:
-    """Robust linear regression ``y ~ 1 + X`` by iteratively re-weighted least squares, the
-    algorithm of Matlab's ``robustfit`` / ``fitlm(..., 'RobustOpts', 'on')`` that 002 used.
+def _robust_inputs(X, y, loss: str, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``X`` as a (points, terms) float array and ``y`` as a float vector, checked.
 
-    Each iteration: residuals ``r`` adjusted for leverage (``r / sqrt(1 - h)``, ``h``
-    capped at 0.9999), scale ``s = MAD / 0.6745`` of the adjusted residuals (median of the
-    ``n - p + 1`` largest, Matlab's ``madsigma``, floored at ``1e-6 * std(y)`` so a perfect
-    fit of most points still rejects the others), weights ``w(r_adj / (tune * s))`` --
-    bisquare ``(1 - u^2)^2`` for ``|u| < 1`` else 0, Huber ``min(1, 1/|u|)`` -- and a
-    weighted least-squares refit; stop when no coefficient changes by more than
-    ``sqrt(eps)`` relative, or after ``max_iter`` iterations (``converged`` False).  Starts
-    from ordinary least squares, which is also the answer for ``loss="ols"``.
-
-    The columns are centred and scaled internally (the metrics span 1 .. 1e10 bytes), so
-    the fit is well conditioned; the result is on the original scale.  ``X`` must have
-    full column rank (drop constant or collinear terms first, as :class:`CommRegression`
-    does).
+    Raises a ValidationError for an unknown ``loss``, non-numeric or mismatched arrays, fewer
+    points than coefficients, and values that are not finite or lie beyond +-1e150.
     """
-    where = "robust_fit"
     if loss not in ROBUST_LOSSES:
         raise ValidationError(f"{where}: loss must be one of {list(ROBUST_LOSSES)}, got {loss!r}")
     try:
@@ -221,6 +214,17 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
             i = tuple(int(j) for j in np.unravel_index(int(np.flatnonzero(big)[0]), values.shape))
             raise ValidationError(f"{where}: {name} must lie within +-1e150, got {name}{list(i)} = "
                                   f"{values[i]:g}: rescale the terms or the times")
+    return X, y
+
+
+def _scaled_design(X: np.ndarray, where: str):
+    """Return the design ``[1, (X - mean) / sd]``, ``mean``, ``sd`` and the leverage adjustment.
+
+    The adjustment ``1 / sqrt(1 - h)`` of each point's residual uses its leverage ``h``
+    capped at 0.9999.  Raises a ValidationError for constant or collinear columns.
+    """
+    n, k = X.shape
+    p = k + 1
     mean = X.mean(axis=0)
     sd = X.std(axis=0)
     if (sd == 0).any():
@@ -231,31 +235,45 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
         raise ValidationError(f"{where}: the terms are collinear (rank {np.linalg.matrix_rank(r_)} < {p}); drop some")
     h = np.minimum(0.9999, np.sum(q**2, axis=1))
     adjust = 1.0 / np.sqrt(1.0 - h)
-    b = np.linalg.lstsq(Z, y, rcond=None)[0]
+    return Z, mean, sd, adjust
+
+
+def _irls(Z, y, b, adjust, loss: str, tune, max_iter: int, where: str):
+    """Iterate re-weighted least squares from the coefficients ``b`` (the steps of :func:`robust_fit`).
+
+    Returns ``(b, w, scale, n_iter, converged)``: the last coefficients and weights, the
+    robust scale of the final residuals, the iterations run and whether the coefficients
+    settled.  Raises a ValidationError for a ``tune`` that is not > 0.
+    """
+    n, p = Z.shape
+    tune = ROBUST_LOSSES[loss] if tune is None else float(tune)
+    if not np.isfinite(tune) or tune <= 0:
+        raise ValidationError(f"{where}: tune must be > 0, got {tune!r}")
+    tiny = 1e-6 * np.std(y, ddof=1) if n > 1 else 0.0
+    tiny = tiny if tiny > 0 else 1.0
+    tol = np.sqrt(np.finfo(float).eps)
     w = np.ones(n)
-    n_iter, converged = 0, True
-    if loss != "ols":
-        tune = ROBUST_LOSSES[loss] if tune is None else float(tune)
-        if not np.isfinite(tune) or tune <= 0:
-            raise ValidationError(f"{where}: tune must be > 0, got {tune!r}")
-        tiny = 1e-6 * np.std(y, ddof=1) if n > 1 else 0.0
-        tiny = tiny if tiny > 0 else 1.0
-        tol = np.sqrt(np.finfo(float).eps)
-        converged = False
-        for n_iter in range(1, max_iter + 1):
-            radj = (y - Z @ b) * adjust
-            s = max(_madsigma(radj, p), tiny)
-            w = _weights(radj / (s * tune), loss)
-            sw = np.sqrt(w)
-            b_old, b = b, np.linalg.lstsq(Z * sw[:, None], y * sw, rcond=None)[0]
-            if np.all(np.abs(b - b_old) <= tol * np.maximum(np.abs(b), np.abs(b_old))):
-                converged = True
-                break
-        scale = max(_madsigma((y - Z @ b) * adjust, p), tiny)
-    else:
-        dof = max(n - p, 1)
-        scale = float(np.sqrt(np.sum((y - Z @ b) ** 2) / dof))
-    # approximate standard errors: scale^2 (Z' W Z)^-1 (weights of the last iteration)
+    n_iter, converged = 0, False
+    for n_iter in range(1, max_iter + 1):
+        radj = (y - Z @ b) * adjust
+        s = max(_madsigma(radj, p), tiny)
+        w = _weights(radj / (s * tune), loss)
+        sw = np.sqrt(w)
+        b_old, b = b, np.linalg.lstsq(Z * sw[:, None], y * sw, rcond=None)[0]
+        if np.all(np.abs(b - b_old) <= tol * np.maximum(np.abs(b), np.abs(b_old))):
+            converged = True
+            break
+    scale = max(_madsigma((y - Z @ b) * adjust, p), tiny)
+    return b, w, scale, n_iter, converged
+
+
+def _unscaled_coefficients(Z, w, b, scale, mean, sd):
+    """Return the intercept, coefficients and their standard errors on the terms' original scale.
+
+    The standard errors are approximate: ``scale^2 (Z' W Z)^-1`` with the weights of the
+    last iteration, NaN when that matrix is singular (every point rejected).
+    """
+    p = Z.shape[1]
     zw = Z * w[:, None]
     try:
         cov = scale**2 * np.linalg.inv(Z.T @ zw)
@@ -270,6 +288,42 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
         intercept_se = float(np.sqrt(max(g @ cov @ g, 0.0)))
     else:
         intercept_se = float("nan")
+    return intercept, coef, stderr, intercept_se
+
+
+def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter: int = 50) -> RobustFit:
+    """Fit the robust linear regression ``y ~ 1 + X`` by iteratively re-weighted least squares.
+
+    The algorithm of Matlab's ``robustfit`` / ``fitlm(..., 'RobustOpts', 'on')`` that
+    [Papadopoulou2015] used.
+
+    Each iteration: residuals ``r`` adjusted for leverage (``r / sqrt(1 - h)``, ``h``
+    capped at 0.9999), scale ``s = MAD / 0.6745`` of the adjusted residuals (median of the
+    ``n - p + 1`` largest, Matlab's ``madsigma``, floored at ``1e-6 * std(y)`` so a perfect
+    fit of most points still rejects the others), weights ``w(r_adj / (tune * s))`` --
+    bisquare ``(1 - u^2)^2`` for ``|u| < 1`` else 0, Huber ``min(1, 1/|u|)`` -- and a
+    weighted least-squares refit; stop when no coefficient changes by more than
+    ``sqrt(eps)`` relative, or after ``max_iter`` iterations (``converged`` False).  Starts
+    from ordinary least squares, which is also the answer for ``loss="ols"``.
+
+    The columns are centred and scaled internally (the metrics span 1 .. 1e10 bytes), so
+    the fit is well conditioned; the result is on the original scale.  ``X`` must have
+    full column rank (drop constant or collinear terms first, as :class:`CommRegression`
+    does).
+    """
+    where = "robust_fit"
+    X, y = _robust_inputs(X, y, loss, where)
+    n, k = X.shape
+    p = k + 1
+    Z, mean, sd, adjust = _scaled_design(X, where)
+    b = np.linalg.lstsq(Z, y, rcond=None)[0]
+    if loss != "ols":
+        b, w, scale, n_iter, converged = _irls(Z, y, b, adjust, loss, tune, max_iter, where)
+    else:
+        w, n_iter, converged = np.ones(n), 0, True
+        dof = max(n - p, 1)
+        scale = float(np.sqrt(np.sum((y - Z @ b) ** 2) / dof))
+    intercept, coef, stderr, intercept_se = _unscaled_coefficients(Z, w, b, scale, mean, sd)
     return RobustFit(intercept, coef, stderr, intercept_se, w, float(scale), n_iter, converged)
 
 
@@ -288,8 +342,11 @@ class _AreaModel:
 
 
 def _plain(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` without ``attrs``: pandas deep-copies them on every column access, which
-    made a fit on a sweep with its run facts attached ~30 times slower."""
+    """``frame`` without ``attrs``.
+
+    Pandas deep-copies them on every column access, which made a fit on a sweep with its
+    run facts attached ~30 times slower.
+    """
     frame.attrs = {}
     return frame
 
@@ -299,7 +356,7 @@ def _configurations(frame: pd.DataFrame) -> int:
 
 
 class CommRegression(BaseEstimator):
-    """002's communication-time model: one robust linear regression per area.
+    """[Papadopoulou2015]'s communication-time model: one robust linear regression per area.
 
     Parameters
     ----------
@@ -314,7 +371,8 @@ class CommRegression(BaseEstimator):
         Below it -- or when the area has no training points at all, e.g. when only small
         runs are used for training -- the area is predicted by a **pooled fallback**: the
         same terms fitted robustly on *all* training points.  Each fallback is recorded in
-        ``warnings_`` and emitted as a :class:`~workbench.errors.WorkbenchWarning`.
+        ``warnings_`` (a :class:`~workbench.errors.ModelWarning` of kind ``pooled-fallback``; a
+        dropped term gives ``terms-dropped``) and emitted as a :class:`~workbench.errors.WorkbenchWarning`.
 
     Within an area, terms that do not vary (e.g. ``NT = 0`` when every message stays on
     its node) or that are collinear with earlier terms (``V = NT * N`` at fixed ``N``)
@@ -396,9 +454,12 @@ class CommRegression(BaseEstimator):
 
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, y=None) -> CommRegression:
-        """Fit every area's model.  ``frame``: the base metrics ``S, M, PPN, N, I, SW, R``
-        per measurement; ``y``: communication times (array, or a column name; default the
-        column ``comm_time_us``)."""
+        """Fit every area's model.
+
+        ``frame``: the base metrics ``S, M, PPN, N, I, SW, R`` per measurement; ``y``:
+        communication times (array, or a column name; default the column
+        ``comm_time_us``).
+        """
         if self.robust not in ROBUST_LOSSES:
             raise ValidationError(f"CommRegression: robust must be one of {list(ROBUST_LOSSES)}, got {self.robust!r}")
         if not isinstance(self.split, AreaSplit):
@@ -439,12 +500,11 @@ class CommRegression(BaseEstimator):
                     )
                 message = (f"area {area} ({self.split.describe()[area]}): {problem}; predicted by the pooled "
                            f"fallback (terms {list(pooled.terms)} fitted on all {len(data)} training points)")
-                self.warnings_.append(message)
-                warnings.warn(message, WorkbenchWarning, stacklevel=2)
+                record_warning(self.warnings_, "pooled-fallback", message)
                 model = pooled
             if model.dropped:
-                self.warnings_.append(f"area {area}: term(s) {list(model.dropped)} dropped (constant or collinear "
-                                      "in the training points)")
+                record_warning(self.warnings_, "terms-dropped", f"area {area}: term(s) {list(model.dropped)} "
+                               "dropped (constant or collinear in the training points)")
             self.models_[area] = model
         self.areas_ = tuple(a for a in AREAS if self.models_[a].source == "area")
         self.coef_ = self._coef_frame()
@@ -499,7 +559,7 @@ class CommRegression(BaseEstimator):
         check_fitted(self, "models_", "CommRegression.predict", fit="fit(frame)")
 
     def areas(self, frame: pd.DataFrame) -> np.ndarray:
-        """The area of every row of ``frame`` under this model's split."""
+        """Return the area of every row of ``frame`` under this model's split."""
         return self.split.labels(descriptors(frame))
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
@@ -542,7 +602,7 @@ class CommRegressionResult:
     ``area`` and those of :func:`workbench.metrics.summarize` (``n_points``,
     ``rmse``, ``mpe``, ``mape`` (percent), ``max_error_pct``, ``mean_pa``, ``min_pa``,
     ``r2``, ``spearman``, ``share_within_30`` (fraction)); an area without points has
-    ``n_points`` 0 and NaN scores.  ``warnings``: the model's warnings.
+    ``n_points`` 0 and NaN scores.  ``warnings``: the messages of the model's ``warnings_``.
     """
 
     predictions: pd.DataFrame
@@ -550,7 +610,7 @@ class CommRegressionResult:
     warnings: list[str] = field(default_factory=list)
 
     def overall(self) -> dict[str, float]:
-        """The ``"all"`` row of :attr:`metrics` as a dict."""
+        """Return the ``"all"`` row of :attr:`metrics` as a dict."""
         return self.metrics.set_index("area").loc["all"].to_dict()
 
 
@@ -563,16 +623,18 @@ def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = 30
     labels = model.split.labels(data)
     predictions = data.assign(area=labels, observed=observed, predicted=predicted,
                               error_pct=100.0 * (predicted - observed) / observed)
-    return CommRegressionResult(predictions, metrics_by_area(predictions, pct), list(model.warnings_))
+    return CommRegressionResult(predictions, metrics_by_area(predictions, pct), [w.message for w in model.warnings_])
 
 
 def metrics_by_area(predictions: pd.DataFrame, pct: float = 30) -> pd.DataFrame:
-    """Scores per area and overall of a predictions frame (columns ``area``, ``observed``,
-    ``predicted``), see :class:`CommRegressionResult`."""
+    """Score a predictions frame per area and overall.
+
+    Columns ``area``, ``observed``, ``predicted``; see :class:`CommRegressionResult`.
+    """
     rows = []
     empty = {k: np.nan for k in summarize([1.0], [1.0], pct)}
     for area in (*AREAS, "all"):
         part = predictions if area == "all" else predictions[predictions["area"] == area]
-        scores = summarize(part["predicted"], part["observed"], pct) if len(part) else {**empty, "n_points": 0}
+        scores = summarize(part["observed"], part["predicted"], pct) if len(part) else {**empty, "n_points": 0}
         rows.append({"area": area, **scores})
     return pd.DataFrame(rows)

@@ -1,4 +1,4 @@
-"""The semi-empirical Exchange model of Branikas (2024, seed 004, chapter 6).
+"""The semi-empirical Exchange model of Branikas ([Branikas2024] chapter 6).
 
 Built on the Intel MPI Benchmarks *Exchange* pattern measured on 64 ARIS nodes (Table
 6.1, Fig. 6.2), with two independent variables, processes per node (PpN) and message
@@ -72,8 +72,10 @@ _BASE_CHOICES = ("auto", "measured", "ratios")
 
 
 def percentage_error(predicted, measured) -> np.ndarray:
-    """The thesis's signed percentage error (section 5.2): ``100 (measured - predicted) /
-    measured``; positive when the model under-predicts."""
+    """Return the thesis's signed percentage error (section 5.2).
+
+    ``100 (measured - predicted) / measured``; positive when the model under-predicts.
+    """
     p = as_vector(predicted, "predicted", "percentage_error")
     m = as_vector(measured, "measured", "percentage_error")
     if p.size != m.size:
@@ -84,7 +86,7 @@ def percentage_error(predicted, measured) -> np.ndarray:
 
 
 def _ratio_table(ratios: pd.DataFrame) -> pd.DataFrame:
-    """A ratio table with ``message_size_bytes`` (Table 6.2 gives ``message_size_kib``)."""
+    """Return a ratio table with ``message_size_bytes`` (Table 6.2 gives ``message_size_kib``)."""
     if isinstance(ratios, pd.DataFrame) and "message_size_bytes" not in ratios.columns \
             and "message_size_kib" in ratios.columns:
         kib = numeric_columns(ratios, ["message_size_kib"], "communication-ratio table")["message_size_kib"]
@@ -101,8 +103,10 @@ def _broadcast_floats(ppn, size_bytes, where: str) -> tuple[np.ndarray, np.ndarr
 
 
 def _positive_columns(frame, columns, where: str) -> pd.DataFrame:
-    """``frame`` with ``columns`` as finite floats > 0 (a copy), or a ValidationError naming the
-    column and the first bad row."""
+    """Return ``frame`` with ``columns`` as finite floats > 0 (a copy), else raise a ValidationError.
+
+    The error names the column and the first bad row.
+    """
     out = numeric_columns(frame, columns, where)
     for c in columns:
         bad = ~(out[c].to_numpy() > 0) | (out[c].to_numpy() > 1e300)
@@ -114,9 +118,10 @@ def _positive_columns(frame, columns, where: str) -> pd.DataFrame:
 
 
 def implied_base_us(exchange: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFrame:
-    """The base time each row of a ratio table implies (section 6.2): Table 6.2's
-    communication ratio is ``time / (base * PpN)``, so ``base = time / (ratio * PpN)``
-    for every (size, PpN) that both tables hold.
+    """Return the base time each row of a ratio table implies (section 6.2).
+
+    Table 6.2's communication ratio is ``time / (base * PpN)``, so
+    ``base = time / (ratio * PpN)`` for every (size, PpN) that both tables hold.
 
     Returns ``message_size_bytes, processes_per_node, avg_comm_time_us,
     communication_ratio, implied_base_us``; for Tables 6.1 and 6.2 ten rows, all 6.10 µs.
@@ -132,7 +137,7 @@ def implied_base_us(exchange: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFram
 
 
 class ExchangeModel(BaseEstimator):
-    """004 section 6.2: ``time(PpN, size) = PpN * size_factor * (size / base_size) * base``.
+    """[Branikas2024] section 6.2: ``time(PpN, size) = PpN * size_factor * (size / base_size) * base``.
 
     Parameters
     ----------
@@ -172,13 +177,17 @@ class ExchangeModel(BaseEstimator):
             raise ValidationError(f"ExchangeModel: base_us must be a positive number (µs), got {b!r}")
 
     def fit(self, frame: pd.DataFrame | None = None, ratios: pd.DataFrame | None = None) -> ExchangeModel:
-        """Find the base time.  ``frame``: Exchange measurements with
-        ``message_size_bytes, processes_per_node, avg_comm_time_us`` (Table 6.1's
-        columns; not needed for a numeric ``base_us``); ``ratios``: a ratio table like
-        Table 6.2 (for ``base_us="ratios"``/``"auto"``)."""
+        """Find the base time.
+
+        ``frame``: Exchange measurements with
+        ``message_size_bytes, processes_per_node, avg_comm_time_us`` (Table 6.1's columns;
+        not needed for a numeric ``base_us``); ``ratios``: a ratio table like Table 6.2
+        (for ``base_us="ratios"``/``"auto"``).
+        """
         self._check_params()
         if not isinstance(self.base_us, str):
             self.base_us_, self.base_source_ = float(self.base_us), "given"
+            self.warnings_ = []  # every model has warnings_; this fit has none to give
             return self
         if frame is None:
             raise ValidationError(f"ExchangeModel: base_us={self.base_us!r} needs Exchange measurements to fit on")
@@ -202,11 +211,14 @@ class ExchangeModel(BaseEstimator):
         if not (np.isfinite(self.base_us_) and self.base_us_ > 0):
             raise ValidationError(f"ExchangeModel.fit: the base time from {self.base_source_} is {self.base_us_!r}, "
                                   "not a positive finite number: the times and ratios are out of any usable range")
+        self.warnings_ = []  # every model has warnings_; this fit has none to give
         return self
 
     def predict(self, ppn, size_bytes) -> np.ndarray:
-        """Predicted Exchange time (µs) for arrays (or scalars) ``ppn`` and
-        ``size_bytes``, broadcast against each other."""
+        """Predict the Exchange time (µs) for arrays (or scalars) ``ppn`` and ``size_bytes``.
+
+        The two are broadcast against each other.
+        """
         check_fitted(self, "base_us_", "ExchangeModel.predict", fit="fit(table)")
         ppn, size = _broadcast_floats(ppn, size_bytes, "ExchangeModel.predict")
         if np.any(~np.isfinite(ppn) | (ppn <= 0)) or np.any(~np.isfinite(size) | (size <= 0)):
@@ -215,16 +227,20 @@ class ExchangeModel(BaseEstimator):
 
 
 class PpnFactorModel(BaseEstimator):
-    """004 Fig. 6.3: ``time(PpN, size) = PpN * base(size)`` with ``base(size)`` the time
-    measured at 1 PpN for that size.  Fitted attribute ``base_by_size_`` (a Series, µs,
-    indexed by message size in bytes)."""
+    """[Branikas2024] Fig. 6.3: ``time(PpN, size) = PpN * base(size)``.
+
+    ``base(size)`` is the time measured at 1 PpN for that size.  Fitted attribute
+    ``base_by_size_`` (a Series, µs, indexed by message size in bytes).
+    """
 
     def fit(self, frame: pd.DataFrame) -> PpnFactorModel:
+        """Learn ``base_by_size_`` from the 1-PpN measurements of ``frame``; return self."""
         frame = _positive_columns(frame, EXCHANGE_COLUMNS, "PpnFactorModel.fit")
         ones = frame[frame["processes_per_node"] == 1]
         if ones.empty:
             raise ValidationError("PpnFactorModel.fit: no measurement at 1 PpN, the base case of every size")
         self.base_by_size_ = ones.groupby("message_size_bytes")["avg_comm_time_us"].mean()
+        self.warnings_ = []  # every model has warnings_; this fit has none to give
         return self
 
     def predict(self, ppn, size_bytes) -> np.ndarray:

@@ -1,7 +1,6 @@
-"""Per-rank statistics of the data generator's runs (Branikas 2024, seed 004, chapter 4 and
-section 7.2).
+"""Per-rank statistics of the data generator's runs ([Branikas2024] chapter 4 and section 7.2).
 
-The data generator (004 section 2.2, Listing 3.1) reports three timers per MPI rank and
+The data generator ([Branikas2024] section 2.2, Listing 3.1) reports three timers per MPI rank and
 run -- communication, computation and total time, summed over the time iterations.
 Section 4.1 treats the times the ranks of *one* run report as a population: box plots
 (Fig. 4.1), density histograms against the normal ``N(mu, sigma^2)`` of the same mean and
@@ -49,7 +48,7 @@ __all__ = [
     "comm_fraction_filter",
 ]
 
-#: The three per-rank timers of 004 Listing 3.1 (seconds, summed over the iterations).
+#: The three per-rank timers of [Branikas2024] Listing 3.1 (seconds, summed over the iterations).
 TIMERS = ("comm_s", "comp_s", "total_s")
 #: Configuration columns of a data-generator run (COMM_SCHEMA); constant within a run.
 RUN_FEATURES = ("nodes", "ppn", "processes", "wss_bytes", "load", "extra_ops", "msg_multiple", "message_bytes",
@@ -60,7 +59,7 @@ DERIVED_FEATURES = {"message_bytes": ("wss_bytes", "msg_multiple"), "extra_ops":
 #: Fewest ranks for :func:`scipy.stats.shapiro` (it is undefined below 3).
 MIN_RANKS_SHAPIRO = 3
 #: Fewest ranks for :func:`scipy.stats.normaltest`: its kurtosis test is only valid from
-#: n = 20 (scipy warns below); 004's populations have 80-1280 ranks.
+#: n = 20 (scipy warns below); [Branikas2024]'s populations have 80-1280 ranks.
 MIN_RANKS_NORMALTEST = 20
 #: Shapiro-Wilk's p-value is only accurate up to this many points (scipy's documentation).
 _MAX_RANKS_SHAPIRO = 5000
@@ -74,8 +73,7 @@ def _group_columns(by) -> list[str]:
 
 
 def _normality(values: np.ndarray) -> tuple[float, float, float, str]:
-    """Skewness, Shapiro-Wilk p, D'Agostino-Pearson p and a note on what could not be
-    computed (one population)."""
+    """Skewness, Shapiro-Wilk p, D'Agostino-Pearson p and a note on what could not be computed (one population)."""
     n = values.size
     notes = []
     if n >= 2 and np.ptp(values) == 0:
@@ -97,8 +95,9 @@ def _normality(values: np.ndarray) -> tuple[float, float, float, str]:
 
 
 def rank_statistics(per_rank: pd.DataFrame, by: str | Sequence[str] = "run_id", value: str = "comm_s") -> pd.DataFrame:
-    """Descriptive statistics of ``value`` over the ranks of every group of ``by`` (004
-    section 4.1: the times reported by the ranks of a run as a population).
+    """Compute descriptive statistics of ``value`` over the ranks of every group of ``by``.
+
+    [Branikas2024] section 4.1: the times reported by the ranks of a run as a population.
 
     Returns one row per group, sorted by ``by``: the ``by`` columns, then ``n`` (ranks),
     ``mean``, ``std`` (sample standard deviation, ddof = 1; NaN for one rank), ``min``,
@@ -134,18 +133,24 @@ def rank_statistics(per_rank: pd.DataFrame, by: str | Sequence[str] = "run_id", 
 
 
 def linked_features(feature: str) -> set[str]:
-    """The configuration columns that change with ``feature`` (itself included): the
-    derived columns computed from it and, for a derived column, its sources."""
+    """Return the configuration columns that change with ``feature`` (itself included).
+
+    The derived columns computed from it and, for a derived column, its sources.
+    """
     linked = {feature, *DERIVED_FEATURES.get(feature, ())}
     linked |= {derived for derived, sources in DERIVED_FEATURES.items() if feature in sources}
     return linked
 
 
 def runs_varying(per_rank: pd.DataFrame, by: str, run_id, *, run: str = "run_id") -> pd.DataFrame:
-    """The rows of the runs whose configuration equals run ``run_id``'s in every column
-    of :data:`RUN_FEATURES` except ``by`` and the columns linked to it
-    (:func:`linked_features`): the populations of one of 004's figures, e.g. Fig. 4.1
-    (working-set size varies; message size, a multiple of its square root, with it)."""
+    """Return the rows of the runs configured as run ``run_id`` except in ``by``.
+
+    Runs whose configuration equals run ``run_id``'s in every column of
+    :data:`RUN_FEATURES` except ``by`` and the columns linked to it
+    (:func:`linked_features`): the populations of one of [Branikas2024]'s figures, e.g.
+    Fig. 4.1 (working-set size varies; message size, a multiple of its square root, with
+    it).
+    """
     where = "runs_varying"
     if by not in per_rank.columns:
         raise ValidationError(f"{where}: column {by!r} is not in the frame ({list(per_rank.columns)})")
@@ -208,9 +213,10 @@ class FilterReport:
 
 def comm_fraction_filter(frame: pd.DataFrame, low: float = 0.1, high: float = 0.8, *, comm: str = "comm_s",
                          total: str = "total_s") -> tuple[pd.DataFrame, FilterReport]:
-    """004 section 7.2: keep the rows with ``low <= comm / total <= high`` (bounds
-    inclusive), dropping runs whose communication is a negligible or an unrealistically
-    large share of the run.
+    """Keep the rows with ``low <= comm / total <= high`` (bounds inclusive).
+
+    [Branikas2024] section 7.2: this drops runs whose communication is a negligible or an
+    unrealistically large share of the run.
 
     ``frame``: one row per run (e.g. :func:`run_summary`) with ``comm`` and ``total``
     (same unit).  Returns the kept rows (original index) and a :class:`FilterReport`.

@@ -1,5 +1,7 @@
-"""FiM (Bhimani et al. 2019): calculation model (Markov chain + regression + alpha
-calibration, section 2) and the RBASP baseline it is compared with (section 4, Eq. 17).
+"""FiM ([Bhimani2019]).
+
+Calculation model (Markov chain + regression + alpha calibration, section 2) and the RBASP
+baseline it is compared with (section 4, Eq. 17).
 
 * :mod:`workbench.models.fim.markov` -- Eqs. 1-10 and the barrier-synchronised extension.
 * :mod:`workbench.models.fim.calibration` -- Eq. 11 regression mapping, Eq. 12 and
@@ -9,6 +11,8 @@ calibration, section 2) and the RBASP baseline it is compared with (section 4, E
   queueing networks of scatter, broadcast and gather, :func:`simulate_collective`.
 * :mod:`workbench.models.fim.service_fit` -- station service-time fits with chi-square
   goodness of fit (section 3.3, Fig. 11).
+* :mod:`workbench.models.fim.fim_com` -- :class:`FiMCom`, the estimator: fitted stations in,
+  communication times out.
 """
 
 from workbench.models.fim.calibration import (
@@ -21,13 +25,14 @@ from workbench.models.fim.calibration import (
     feature_matrix,
     markov_times,
 )
+from workbench.models.fim.fim_com import FiMCom
 from workbench.models.fim.markov import (
     U_TOLERANCE,
     BaseProbabilities,
-    effective_utilization,
     barrier_stage_time,
     base_probabilities,
     calculation_time,
+    effective_utilization,
     hardware_valid,
     stage_completion_probability,
     stage_time,
@@ -51,6 +56,7 @@ __all__ = [
     "HARDWARE_COLUMNS",
     "CalibrationResult",
     "FiMCal",
+    "FiMCom",
     "HardwareRegression",
     "RBASP",
     "calibrate_alpha",

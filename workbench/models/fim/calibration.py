@@ -1,5 +1,7 @@
-"""FiM-Cal machine-learning part: regression mapping (Eq. 11), the alpha-scaled mapping
-(Eq. 12) and Algorithm 1 (alpha calibration), wrapped as the :class:`FiMCal` estimator.
+"""FiM-Cal machine-learning part.
+
+Regression mapping (Eq. 11), the alpha-scaled mapping (Eq. 12) and Algorithm 1 (alpha
+calibration), wrapped as the :class:`FiMCal` estimator.
 
 Training data is a tidy frame, one row per measured run (see
 :mod:`workbench.measure.sweep` for how the workbench measures one), with columns
@@ -53,7 +55,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError
+from workbench.errors import ModelWarning, ValidationError
 from workbench.models.fim.markov import (
     U_TOLERANCE,
     barrier_stage_time,
@@ -81,13 +83,12 @@ MODELS = ("paper", "barrier")
 
 
 def feature_columns(features) -> list[str]:
-    """The frame columns that ``features`` (possibly products ``"a*b"``) read."""
+    """Return the frame columns that ``features`` (possibly products ``"a*b"``) read."""
     return sorted({part.strip() for f in features for part in f.split("*")})
 
 
 def feature_matrix(frame: pd.DataFrame, features) -> np.ndarray:
-    """Design matrix ``[1, x_1, ..., x_p]`` of Eq. 11; a feature ``"a*b"`` is the product
-    of columns ``a`` and ``b``."""
+    """Design matrix ``[1, x_1, ..., x_p]`` of Eq. 11; a feature ``"a*b"`` is the product of columns ``a`` and ``b``."""
     cols = [np.ones(len(frame))]
     for f in features:
         col = np.ones(len(frame))
@@ -98,9 +99,10 @@ def feature_matrix(frame: pd.DataFrame, features) -> np.ndarray:
 
 
 class HardwareRegression(BaseEstimator):
-    """Eq. 11: each hardware variable (TC, SC, U) as a linear function of application
-    parameters, ``y_i = beta_i0 + beta_i . X``, by least squares.  ``predict(frame,
-    alpha)`` applies Eq. 12, ``y_i = alpha (beta_i0 + beta_i . X)``.
+    """Eq. 11: each hardware variable (TC, SC, U) as a linear function of application parameters.
+
+    ``y_i = beta_i0 + beta_i . X``, by least squares.  ``predict(frame, alpha)`` applies
+    Eq. 12, ``y_i = alpha (beta_i0 + beta_i . X)``.
 
     Fitted: ``coef_`` (DataFrame, rows TC/SC/U by column name, columns ``intercept`` and
     the features), ``r2_`` (in-sample R^2 per variable).
@@ -110,6 +112,7 @@ class HardwareRegression(BaseEstimator):
         self.features = features
 
     def fit(self, frame: pd.DataFrame) -> HardwareRegression:
+        """Fit Eq. 11, one least-squares regression per hardware variable, on ``frame``; return self."""
         where = "HardwareRegression.fit"
         features = list(self.features)
         if not features:
@@ -136,6 +139,7 @@ class HardwareRegression(BaseEstimator):
             r2 = np.where(ss_tot > 0, 1 - ss_res / ss_tot, 1.0)
         self.coef_ = pd.DataFrame(beta.T, index=list(HARDWARE_COLUMNS), columns=["intercept", *features])
         self.r2_ = pd.Series(r2, index=list(HARDWARE_COLUMNS))
+        self.warnings_ = []  # every model has warnings_; this fit has none to give
         return self
 
     def predict(self, frame: pd.DataFrame, alpha: float = 1.0) -> pd.DataFrame:
@@ -151,7 +155,7 @@ _BARRIER_BLOCK = 256
 
 
 def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str = "paper") -> np.ndarray:
-    """Calculation times from hardware variables ``hardware[..., (TC, SC, U)]``.
+    """Compute the calculation times from hardware variables ``hardware[..., (TC, SC, U)]``.
 
     ``model="paper"``: Eqs. 9-10 with stage chaining (:func:`calculation_time`);
     ``model="barrier"``: the barrier-synchronised extension (:func:`barrier_stage_time`).
@@ -213,8 +217,10 @@ def _rms(pred: np.ndarray, actual: np.ndarray, error: str) -> tuple[np.ndarray, 
 
 
 def alpha_scaling(alpha, scale_utilization: bool = True) -> np.ndarray:
-    """Eq. 12 multipliers of (TC, SC, U) for ``alpha`` (shape ``alpha.shape + (3,)``);
-    with ``scale_utilization=False`` U keeps its regressed value."""
+    """Eq. 12 multipliers of (TC, SC, U) for ``alpha`` (shape ``alpha.shape + (3,)``).
+
+    With ``scale_utilization=False`` U keeps its regressed value.
+    """
     alpha = np.asarray(alpha, dtype=float)[..., None]
     return np.concatenate([np.repeat(alpha, 2, axis=-1), alpha if scale_utilization else np.ones_like(alpha)], axis=-1)
 
@@ -245,8 +251,10 @@ def _number(value, name: str, where: str) -> float:
 
 
 def _walk_inputs(hardware, actual, processes, freq_hz, stages, where):
-    """Algorithm 1's inputs as float arrays of matching shapes, or a ValidationError naming
-    the argument and the first bad position."""
+    """Return Algorithm 1's inputs as float arrays of matching shapes, else raise a ValidationError.
+
+    The error names the argument and the first bad position.
+    """
     try:
         hardware = np.asarray(hardware, dtype=float)
         actual = np.asarray(actual, dtype=float).reshape(-1)
@@ -283,18 +291,12 @@ def _walk_inputs(hardware, actual, processes, freq_hz, stages, where):
     return (hardware, actual, *out)
 
 
-def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
-                    epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
-                    scale_utilization=True) -> CalibrationResult:
-    """Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error between the
-    Markov predictions from ``alpha * hardware`` (Eq. 12) and ``actual`` is below ``tau``.
+def _walk_settings(model, alpha_init, epsilon, tau, max_iter, error, where):
+    """Return Algorithm 1's settings ``epsilon``, ``tau``, ``alpha_init`` as floats and ``max_iter`` as an int.
 
-    ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
-    Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U`` without
-    making every prediction invalid (the walk stops there); ``scale_utilization=False`` scales only TC and SC.
-    See the module docstring for the decisions.  Vectorised over chunks of alphas.
+    Raises a ValidationError naming the first setting that is not a number in its range, or
+    an unknown ``error`` or ``model``.
     """
-    where = "calibrate_alpha"
     epsilon, tau, alpha_init = (_number(v, name, where) for v, name in
                                 ((epsilon, "epsilon"), (tau, "tau"), (alpha_init, "alpha_init")))
     if not (np.isfinite(epsilon) and epsilon > 0):
@@ -311,8 +313,15 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         raise ValidationError(f"{where}: error must be 'relative' or 'absolute', got {error!r}")
     if model not in MODELS:
         raise ValidationError(f"{where}: model must be one of {MODELS}, got {model!r}")
-    hardware, actual, processes, freq_hz, stages = _walk_inputs(hardware, actual, processes, freq_hz, stages, where)
-    rows = actual.size
+    return epsilon, tau, alpha_init, max_iter
+
+
+def _walk_limits(model, rows, max_iter, where):
+    """Return the steps a walk over ``rows`` runs may take, whether that is below ``max_iter``, and the chunk.
+
+    The chunk is the number of alphas evaluated at once.  Raises a ValidationError when
+    the barrier extension is given more than :data:`MAX_BARRIER_ROWS` runs.
+    """
     if model == "barrier" and rows > MAX_BARRIER_ROWS:
         raise ValidationError(
             f"{where}: the barrier extension is calibrated on at most {MAX_BARRIER_ROWS} runs, got {rows} (each "
@@ -326,33 +335,53 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     # fewer with many runs so that a chunk's (alphas x runs) arrays stay bounded
     chunk = 2048 if model == "paper" else 8
     chunk = int(min(chunk, max(1, _CHUNK_VALUES[model] // rows)))
+    return max_iter, capped, chunk
 
+
+def _walk_evaluator(hardware, processes, actual, freq_hz, stages, model, error, scale_utilization):
+    """Return a function of an array of alphas giving the Markov predictions, their RMS errors and valid rows.
+
+    The predictions are from ``alpha * hardware`` (Eq. 12), one row per alpha; the RMS error
+    (relative or absolute, per ``error``) is over each alpha's valid rows.
+    """
     def evaluate(alphas: np.ndarray):
         pred = markov_times(alpha_scaling(alphas, scale_utilization)[:, None, :] * hardware[None],
                             processes, freq_hz, stages, model)
         rms, n = _rms(pred, actual[None], error)
         return pred, rms, n
 
-    direction = 0
-    if alpha_init <= 0:
-        direction = 1  # TC = alpha * beta.X is invalid for alpha <= 0: only upwards helps
+    return evaluate
+
+
+def _initial_direction(evaluate, alpha_init, hardware, actual, error, scale_utilization) -> int:
+    """Return the walk's direction from ``alpha_init`` > 0: +1 (increase alpha) or -1.
+
+    "actual > predicted -> increase", measured like the RMS (relative or absolute) over the
+    valid rows; if every row is invalid, downwards when alpha * U already exceeds its
+    ceiling, else upwards.
+    """
+    pred0, _, n0 = evaluate(np.array([float(alpha_init)]))
+    if n0[0] == 0:
+        u0 = alpha_scaling(alpha_init, scale_utilization)[2] * hardware[:, 2]
+        return -1 if np.any(u0 > 1) else 1
+    err = (actual - pred0[0]) / (actual if error == "relative" else 1.0)
+    return 1 if np.nanmean(err) > 0 else -1
+
+
+def _walk(evaluate, alpha_init, direction, epsilon, tau, max_iter, chunk, hardware, scale_utilization):
+    """Walk alpha by ``direction * epsilon`` per step, a chunk of steps at a time, until RMS < ``tau``.
+
+    The walk stops at step ``max_iter``, or past the U ceiling where every later alpha is
+    invalid too.  Returns ``(steps, rms, valid rows, found, hopeless)``: every evaluated
+    step with its RMS error and number of valid rows, the first step with RMS < ``tau``
+    (None if none) and whether the walk stopped at the U ceiling.
+    """
     steps_all, rms_all, n_all = [], [], []
     start = 0
     found = None
     hopeless = False  # past the U ceiling: every later alpha is invalid too
     while start <= max_iter and found is None and not hopeless:
         steps = np.arange(start, min(start + chunk, max_iter + 1))
-        if direction == 0:
-            # The direction is not known before the first alpha with valid predictions.
-            pred0, _, n0 = evaluate(np.array([float(alpha_init)]))
-            if n0[0] == 0:
-                # every row invalid: downwards if alpha * U already exceeds its ceiling
-                u0 = alpha_scaling(alpha_init, scale_utilization)[2] * hardware[:, 2]
-                direction = -1 if np.any(u0 > 1) else 1
-            else:
-                # "actual > predicted -> increase", measured like the RMS (relative or absolute)
-                err = (actual - pred0[0]) / (actual if error == "relative" else 1.0)
-                direction = 1 if np.nanmean(err) > 0 else -1
         alphas = alpha_init + direction * epsilon * steps
         _, rms, n = evaluate(alphas)
         steps_all.append(steps)
@@ -364,23 +393,71 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
         start = int(steps[-1]) + 1
         hopeless = found is None and n[-1] == 0 and _past_u_ceiling(alphas[-1], direction, hardware,
                                                                      scale_utilization)
-    steps = np.concatenate(steps_all)
-    rms = np.concatenate(rms_all)
-    n = np.concatenate(n_all)
-    warnings: list[str] = []
+    return np.concatenate(steps_all), np.concatenate(rms_all), np.concatenate(n_all), found, hopeless
+
+
+def _walk_end(steps, rms, n, found, hopeless, where) -> tuple[int, int]:
+    """Return the walk's last step and the chosen step.
+
+    Both are the step ``found`` with RMS < tau if there is one; else the walk ends at its
+    last step (past the U ceiling: one step after the last with a valid row) and the chosen
+    step has the least RMS.  Raises a ValidationError when no step had a valid row.
+    """
     if found is not None:
-        last = found
-        chosen = found
-    else:
-        last = int(steps[-1])
-        if hopeless and (n > 0).any():
-            last = int(steps[np.flatnonzero(n > 0)[-1]] + 1)  # stopped at the first hopeless step
-        if np.all(np.isnan(rms)):
-            raise ValidationError(
-                f"{where}: every predicted hardware value was invalid along the whole walk "
-                "(U outside [0, 1], SC >= TC or TC <= 1); the regression cannot be calibrated"
-            )
-        chosen = int(steps[np.nanargmin(rms)])
+        return found, found
+    last = int(steps[-1])
+    if hopeless and (n > 0).any():
+        last = int(steps[np.flatnonzero(n > 0)[-1]] + 1)  # stopped at the first hopeless step
+    if np.all(np.isnan(rms)):
+        raise ValidationError(
+            f"{where}: every predicted hardware value was invalid along the whole walk "
+            "(U outside [0, 1], SC >= TC or TC <= 1); the regression cannot be calibrated"
+        )
+    return last, int(steps[np.nanargmin(rms)])
+
+
+def _walk_trace(steps, rms, n, last, chosen, alpha_init, direction, epsilon):
+    """Return the walk's steps, RMS errors and valid rows up to step ``last``, and its trace.
+
+    The trace (step, alpha, rms, valid_rows) holds <= 2000 evenly spread steps and the chosen one.
+    """
+    keep = steps <= last
+    steps, rms, n = steps[keep], rms[keep], n[keep]
+    thin = np.unique(np.r_[np.linspace(0, steps.size - 1, min(steps.size, 2000)).astype(int),
+                           np.flatnonzero(steps == chosen)])
+    trace = pd.DataFrame({"step": steps[thin], "alpha": alpha_init + direction * epsilon * steps[thin],
+                          "rms": rms[thin], "valid_rows": n[thin]})
+    return steps, rms, n, trace
+
+
+def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="paper", alpha_init=1.0,
+                    epsilon=1e-5, tau=0.01, max_iter=200_000, error="relative",
+                    scale_utilization=True) -> CalibrationResult:
+    """Run Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error is below ``tau``.
+
+    The RMS error is between the Markov predictions from ``alpha * hardware`` (Eq. 12) and
+    ``actual``.
+
+    ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
+    Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U`` without
+    making every prediction invalid (the walk stops there); ``scale_utilization=False`` scales only TC and SC.
+    See the module docstring for the decisions.  Vectorised over chunks of alphas.
+    """
+    where = "calibrate_alpha"
+    epsilon, tau, alpha_init, max_iter = _walk_settings(model, alpha_init, epsilon, tau, max_iter, error, where)
+    hardware, actual, processes, freq_hz, stages = _walk_inputs(hardware, actual, processes, freq_hz, stages, where)
+    rows = actual.size
+    max_iter, capped, chunk = _walk_limits(model, rows, max_iter, where)
+
+    evaluate = _walk_evaluator(hardware, processes, actual, freq_hz, stages, model, error, scale_utilization)
+    # TC = alpha * beta.X is invalid for alpha <= 0: only upwards helps
+    direction = 1 if alpha_init <= 0 else _initial_direction(evaluate, alpha_init, hardware, actual, error,
+                                                             scale_utilization)
+    steps, rms, n, found, hopeless = _walk(evaluate, alpha_init, direction, epsilon, tau, max_iter, chunk, hardware,
+                                           scale_utilization)
+    last, chosen = _walk_end(steps, rms, n, found, hopeless, where)
+    warnings: list[str] = []
+    if found is None:
         limit = (f"the work limit of {max_iter} steps ({WALK_EVALUATIONS[model]:.0e} evaluations of the "
                  f"{model} model / {rows} runs)" if capped else f"max_iter = {max_iter} steps")
         warnings.append(
@@ -388,11 +465,7 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
             f"epsilon = {epsilon:g}; alpha is the best seen on the walk (RMS {np.nanmin(rms):.4g})"
             + ("; a larger epsilon covers more alphas in as many steps" if capped else "")
         )
-    keep = steps <= last
-    steps, rms, n = steps[keep], rms[keep], n[keep]
-    thin = np.unique(np.r_[np.linspace(0, steps.size - 1, min(steps.size, 2000)).astype(int), np.flatnonzero(steps == chosen)])
-    trace = pd.DataFrame({"step": steps[thin], "alpha": alpha_init + direction * epsilon * steps[thin],
-                          "rms": rms[thin], "valid_rows": n[thin]})
+    steps, rms, n, trace = _walk_trace(steps, rms, n, last, chosen, alpha_init, direction, epsilon)
     alpha = float(alpha_init + direction * epsilon * chosen)
     valid_rows = int(n[steps == chosen][0])
     neglected = len(actual) - valid_rows
@@ -416,9 +489,10 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
 
 
 class FiMCal(BaseEstimator):
-    """FiM-Cal (paper section 2, Fig. 2): regression mapping + alpha calibration + Markov
-    model, trained on small runs, predicting calculation time for new application
-    parameters and process counts.
+    """FiM-Cal (paper section 2, Fig. 2).
+
+    Regression mapping + alpha calibration + Markov model, trained on small runs,
+    predicting calculation time for new application parameters and process counts.
 
     Parameters
     ----------
@@ -435,7 +509,9 @@ class FiMCal(BaseEstimator):
     target : measured time column, seconds.
 
     Fitted: ``regression_`` (:class:`HardwareRegression`), ``alpha_``, ``calibration_``
-    (:class:`CalibrationResult`), ``freq_hz_``, ``warnings_``.
+    (:class:`CalibrationResult`), ``freq_hz_``, ``warnings_`` (list of
+    :class:`~workbench.errors.ModelWarning`, kinds ``utilization-clipped`` and
+    ``calibration-note``: the notes of :func:`calibrate_alpha`).
     """
 
     def __init__(self, features=("iterations", "clusters", "points"), model="paper", stages=None,
@@ -489,12 +565,14 @@ class FiMCal(BaseEstimator):
                 raise ValidationError(f"{where}: {message}; row {i}: {frame.iloc[i].to_dict()}")
         over = frame["utilization"] > 1
         if over.any():
-            self.warnings_.append(f"{int(over.sum())} run(s) with measured U up to {frame['utilization'].max():.4f} "
-                                  "> 1 (timer granularity) clipped to 1")
+            self.warnings_.append(ModelWarning(
+                "utilization-clipped", f"{int(over.sum())} run(s) with measured U up to "
+                f"{frame['utilization'].max():.4f} > 1 (timer granularity) clipped to 1"))
             frame.loc[over, "utilization"] = 1.0
         return frame
 
     def fit(self, frame: pd.DataFrame) -> FiMCal:
+        """Fit the hardware regression and calibrate alpha (Algorithm 1) on the runs ``frame``; return self."""
         where = "FiMCal.fit"
         if self.model not in MODELS:
             raise ValidationError(f"{where}: model must be one of {MODELS}, got {self.model!r}")
@@ -516,7 +594,9 @@ class FiMCal(BaseEstimator):
             scale_utilization=self.scale_utilization,
         )
         self.alpha_ = self.calibration_.alpha
-        self.warnings_.extend(self.calibration_.warnings)
+        self.warnings_ += [ModelWarning("calibration-note", note) for note in self.calibration_.warnings]
+        for warning in self.warnings_:
+            warning.emit()
         return self
 
     def _check_fitted(self, where: str) -> None:
@@ -529,8 +609,10 @@ class FiMCal(BaseEstimator):
         return base * alpha_scaling(self.alpha_ if alpha is None else alpha, self.scale_utilization)
 
     def predict(self, frame: pd.DataFrame, alpha: float | None = None) -> np.ndarray:
-        """Predicted calculation time in seconds per row (needs the feature columns and
-        ``processes``); NaN where the predicted hardware variables are invalid."""
+        """Predicted calculation time in seconds per row (needs the feature columns and ``processes``).
+
+        NaN where the predicted hardware variables are invalid.
+        """
         where = "FiMCal.predict"
         self._check_fitted(where)
         frame = self._check_frame(frame, where, training=False)

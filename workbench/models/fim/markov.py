@@ -79,18 +79,23 @@ U_TOLERANCE = 0.02
 
 
 def effective_utilization(u, tc):
-    """U as the Markov chain can use it: a fully busy process (U in (1 - 1/TC, 1 +
-    U_TOLERANCE]) is the edge of Eq. 2, where U = 1 would make P_a2p = -1/TC < 0; it is read
-    as P_a2p = 0, i.e. U = 1 - 1/TC.  Other values are returned unchanged (and a U above
-    1 + U_TOLERANCE stays invalid).  Broadcasts."""
+    """U as the Markov chain can use it.
+
+    A fully busy process (U in (1 - 1/TC, 1 + U_TOLERANCE]) is the edge of Eq. 2, where U =
+    1 would make P_a2p = -1/TC < 0; it is read as P_a2p = 0, i.e. U = 1 - 1/TC.  Other
+    values are returned unchanged (and a U above 1 + U_TOLERANCE stays invalid).
+    Broadcasts.
+    """
     u, tc = np.asarray(u, dtype=float), np.asarray(tc, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((u > 1 - 1 / tc) & (u <= 1 + U_TOLERANCE), 1 - 1 / tc, u)
 
 
 def hardware_valid(tc, sc, u) -> np.ndarray:
-    """Element-wise validity of hardware variables for the base case (Algorithm 1, line 3
-    plus ``P_a2p >= 0``): ``0 <= U <= 1 - 1/TC``, ``TC > 1``, ``0 < SC < TC``, all finite."""
+    """Element-wise validity of hardware variables for the base case (Algorithm 1, line 3 plus ``P_a2p >= 0``).
+
+    ``0 <= U <= 1 - 1/TC``, ``TC > 1``, ``0 < SC < TC``, all finite.
+    """
     tc, sc, u = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (tc, sc, u)))
     with np.errstate(invalid="ignore", divide="ignore"):
         ok = np.isfinite(tc) & np.isfinite(sc) & np.isfinite(u)
@@ -170,7 +175,7 @@ def _check_probability(p, name: str, where: str) -> float:
 
 
 def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: float) -> np.ndarray:
-    """Generic transition matrix of t processes, Eqs. 6-8.
+    """Return the generic transition matrix of t processes, Eqs. 6-8.
 
     Entry ``[i, j]`` = P_ij(t): probability that a stage with ``i`` active processes has
     ``j`` active processes one cycle later; shape ``(t+1, t+1)``.  Eqs. 6, 7 and 8 are
@@ -212,17 +217,21 @@ def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: 
 
 
 def _binom_pmf(k, n, p):
-    """``stats.binom.pmf``; for p below 1e-300 (where scipy's incomplete beta overflows) the
-    exact limit: every term with k > 0 is far below the 1e-16 the matrix keeps."""
+    """``stats.binom.pmf``; for p below 1e-300 (where scipy's incomplete beta overflows) the exact limit.
+
+    Every term with k > 0 is far below the 1e-16 the matrix keeps.
+    """
     if p < 1e-300:
         return (k == 0) & (n >= 0) * np.ones_like(k, dtype=bool)
     return stats.binom.pmf(k, n, p)
 
 
 def transition_matrix_literal(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: float) -> np.ndarray:
-    """Eqs. 6-8 exactly as printed, one entry at a time with binomial coefficients: the
-    reference that :func:`transition_matrix` is tested and benchmarked against (O(t^3)
-    Python loops: for checking only, t up to ~100)."""
+    """Eqs. 6-8 exactly as printed, one entry at a time with binomial coefficients.
+
+    The reference that :func:`transition_matrix` is tested and benchmarked against (O(t^3)
+    Python loops: for checking only, t up to ~100).
+    """
     c = math.comb
     out = np.zeros((t + 1, t + 1))
     for i in range(t + 1):
@@ -262,16 +271,18 @@ def _check_frequency(f_hz, where: str) -> np.ndarray:
 
 
 def stage_time(t, tc, f_hz) -> np.ndarray | float:
-    """Eqs. 9-10: time in seconds of one stage of ``tc`` cycles on ``t`` processes,
-    ``T = 1 / (P_s F)``.  For TC >> t this is ``TC / (t F)``; at t = 1 exactly ``TC / F``.
-    Broadcasts over all arguments."""
+    """Eqs. 9-10: time in seconds of one stage of ``tc`` cycles on ``t`` processes, ``T = 1 / (P_s F)``.
+
+    For TC >> t this is ``TC / (t F)``; at t = 1 exactly ``TC / F``. Broadcasts over all
+    arguments.
+    """
     f = _check_frequency(f_hz, "stage_time")
     out = 1.0 / (np.asarray(stage_completion_probability(t, tc)) * f)
     return float(out) if out.ndim == 0 else out
 
 
 def calculation_time(t, tc, f_hz, stages=1) -> np.ndarray | float:
-    """Calculation time of an application of ``stages`` barrier-separated stages.
+    """Compute the calculation time of an application of ``stages`` barrier-separated stages.
 
     Stage chaining (section 2.1.3) decided here: stage ``s + 1`` starts when stage ``s``
     completes; the stages of an iterative application are identical, each carrying

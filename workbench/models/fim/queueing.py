@@ -1,5 +1,4 @@
-"""FiM-Com: queueing-network models of collective communication (Bhimani et al. 2019,
-section 3, Fig. 4, Eqs. 13-16).
+"""FiM-Com: queueing-network models of collective communication ([Bhimani2019] section 3, Fig. 4, Eqs. 13-16).
 
 A collective moves ``n_jobs`` *jobs* (data points, e.g. pixels of K-means) through four
 stations in series:
@@ -111,12 +110,15 @@ class ServiceRates:
 
 
 def default_phi(pattern: str, processes: int) -> float:
-    """The paper's receiver factor of Eq. 16: 1 for scatter and gather, the number of
-    receiving processes for broadcast (all fetch simultaneously)."""
+    """Return the paper's receiver factor of Eq. 16.
+
+    1 for scatter and gather, the number of receiving processes for broadcast (all fetch
+    simultaneously).
+    """
     return float(processes) if pattern == "broadcast" else 1.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class CollectiveSimulation:
     """Result of :func:`simulate_collective`.
 
@@ -146,6 +148,7 @@ class CollectiveSimulation:
 
     @property
     def replications(self) -> int:
+        """The number of simulated replications."""
         return int(self.makespan.size)
 
     @property
@@ -183,9 +186,11 @@ def fifo_departures(arrivals, service, axis: int = -1) -> np.ndarray:
 
 
 def _last_fifo_departure(arrivals, service) -> np.ndarray:
-    """Only the last departure of each FIFO queue (rows of 2-D input) -- its makespan --
-    as the max of the max-plus slack.  Overwrites ``arrivals`` (the caller's scratch
-    copy) to spare 100 MB temporaries at 13 M jobs."""
+    """Only the last departure of each FIFO queue (rows of 2-D input).
+
+    Its makespan -- as the max of the max-plus slack.  Overwrites ``arrivals`` (the
+    caller's scratch copy) to spare 100 MB temporaries at 13 M jobs.
+    """
     cumulative = np.cumsum(service, axis=-1)
     np.subtract(arrivals, cumulative, out=arrivals)
     arrivals += service
@@ -231,9 +236,10 @@ def metadata_departures(arrivals, coef: float, offsets=None):
 
 
 def metadata_departures_reference(arrivals, coef: float):
-    """Literal event-by-event M station (one line), the check of
-    :func:`metadata_departures`: before each service start, count the jobs that have
-    arrived and not yet left."""
+    """Literal event-by-event M station (one line), the check of :func:`metadata_departures`.
+
+    Before each service start, count the jobs that have arrived and not yet left.
+    """
     arrivals = [float(a) for a in arrivals]
     departures, service, load = [], [], []
     free = -math.inf
@@ -264,8 +270,11 @@ def _validated(pattern, n_jobs, processes, replications) -> tuple[str, int, int,
 
 
 def _sending_line(rng, n, rates: ServiceRates, offsets):
-    """D -> M -> C for jobs grouped in lines (``offsets``); returns the per-job C
-    departures, the station finish times and the per-job service samples."""
+    """D -> M -> C for jobs grouped in lines (``offsets``).
+
+    Returns the per-job C departures, the station finish times and the per-job service
+    samples.
+    """
     transfer = rng.uniform(rates.zeta_min, rates.zeta_max, n)
     np.reciprocal(transfer, out=transfer)
     d_departures = np.cumsum(transfer)
@@ -330,8 +339,9 @@ def simulate_collective(
     replications: int = 1,
     sample_limit: int = 10_000,
 ) -> CollectiveSimulation:
-    """Simulate a scatter, broadcast or gather of ``n_jobs`` data points over
-    ``processes`` processes through the D -> M -> C -> R network (section 3, Fig. 4).
+    """Simulate a scatter, broadcast or gather of ``n_jobs`` data points over ``processes`` processes.
+
+    Through the D -> M -> C -> R network ([Bhimani2019] section 3, Fig. 4).
 
     Parameters
     ----------

@@ -1,6 +1,7 @@
-"""FiM-Com by discrete-event simulation: an independent SimPy implementation of the
-scatter / broadcast / gather queueing networks (Bhimani et al. 2019, section 3, Fig. 4,
-Eqs. 13-16).
+"""FiM-Com by discrete-event simulation.
+
+An independent SimPy implementation of the scatter / broadcast / gather queueing networks
+([Bhimani2019] section 3, Fig. 4, Eqs. 13-16).
 
 Why it exists
 -------------
@@ -84,8 +85,9 @@ class _MetadataStation:
 
 
 def metadata_station_des(arrivals, coef: float):
-    """The M station alone, event by event: jobs arrive at ``arrivals`` (any order of
-    equal times, sorted) and are served FIFO.
+    """Simulate the M station alone, event by event.
+
+    Jobs arrive at ``arrivals`` (any order of equal times, sorted) and are served FIFO.
 
     Returns ``(departures, service, load)`` like
     :func:`workbench.models.fim.queueing.metadata_departures`, ``load`` being chi.

@@ -1,5 +1,6 @@
-"""RBASP, the regression baseline FiM is compared with (paper section 4.1, Eq. 17;
-Barnes, Rountree, Lowenthal, Reeves, de Supinski, Schulz 2008).
+"""RBASP, the regression baseline FiM is compared with.
+
+[Barnes2008], as in [Bhimani2019] section 4.1, Eq. 17.
 
 ``log2(y) = beta_0 + beta_1 x_1 + ... + beta_n x_n + g(q)``, with ``g`` linear
 (``gamma_1 q``) or quadratic (``gamma_1 q + gamma_2 q^2``) in the process count q, fitted
@@ -53,6 +54,7 @@ class RBASP(BaseEstimator):
         return np.hstack(cols)
 
     def fit(self, frame: pd.DataFrame) -> RBASP:
+        """Fit Eq. 17 to the runs ``frame`` by least squares on log2 times; return self."""
         where = "RBASP.fit"
         if self.g not in ("linear", "quadratic"):
             raise ValidationError(f"{where}: g must be 'linear' or 'quadratic', got {self.g!r}")
@@ -81,6 +83,7 @@ class RBASP(BaseEstimator):
         self.coef_ = pd.Series(beta, index=names)
         self.residual_std_ = float(np.std(np.log2(y) - x @ beta))
         self.train_rows_ = len(rows)
+        self.warnings_ = []  # every model has warnings_; this fit has none to give
         return self
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:

@@ -23,7 +23,7 @@ their usual meaning.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -31,10 +31,12 @@ from scipy import stats
 from workbench.errors import ValidationError
 from workbench.validation import as_vector
 
-__all__ = ["FAMILIES", "StationFit", "chi_square_test", "fit_station", "rates_from_fits"]
+__all__ = ["FAMILIES", "STATION_FAMILIES", "StationFit", "chi_square_test", "fit_station", "rates_from_fits"]
 
 #: Families and the number of parameters each fits (the chi-square ddof).
 FAMILIES = {"uniform_rate": 2, "log": 1, "exponential": 1, "shifted_exponential": 2}
+#: The paper's family per station (Eqs. 13-16).
+STATION_FAMILIES = {"D": "uniform_rate", "M": "log", "C": "exponential", "R": "exponential"}
 #: Service times a fit accepts: magnitudes up to 1e150 (sums and squares stay finite), and
 #: for ``uniform_rate``, whose rates 1/t are fitted, at least 1e-150.
 SAMPLE_RANGE = (1e-150, 1e150)
@@ -42,7 +44,7 @@ SAMPLE_RANGE = (1e-150, 1e150)
 MIN_EXPECTED = 5.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class StationFit:
     """A fitted service-time distribution and its goodness of fit.
 
@@ -65,6 +67,7 @@ class StationFit:
 
     @property
     def n(self) -> int:
+        """The number of samples."""
         return int(self.samples.size)
 
     @property
@@ -79,7 +82,7 @@ class StationFit:
         return float(p.get("loc", 0.0) + p["scale"])
 
     def cdf(self, x) -> np.ndarray:
-        """The fitted distribution's CDF at service times ``x``."""
+        """Return the fitted distribution's CDF at service times ``x``."""
         x = np.asarray(x, dtype=float)
         p = self.params
         if self.family == "uniform_rate":
@@ -101,12 +104,14 @@ class StationFit:
         return self._log_step_cdf(np.asarray(x, dtype=float), "left")
 
     def _log_times(self) -> np.ndarray:
-        """The fitted log form (Eq. 14) at every measured load: ``c (1 + ln chi)``."""
+        """Return the fitted log form (Eq. 14) at every measured load: ``c (1 + ln chi)``."""
         return self.params["metadata_coef"] * (1.0 + np.log(self.loads))
 
     def _log_step_cdf(self, x: np.ndarray, side: str) -> np.ndarray:
-        """The measured loads pushed through the fitted form: a step CDF (``side``:
-        right-continuous values or left limits)."""
+        """Return the measured loads pushed through the fitted form.
+
+        A step CDF (``side``: right-continuous values or left limits).
+        """
         model = np.sort(self._log_times())
         return np.searchsorted(model, x, side=side) / model.size
 
@@ -218,16 +223,17 @@ def fit_station(samples, family: str, *, station: str = "", loads=None, bins: in
         if params["scale"] <= 0:
             raise ValidationError(f"{family} needs samples with a positive spread/mean, got mean {t.mean():g}")
     fit = StationFit(station, family, params, t, chi, np.nan, 0, np.nan, np.nan, warnings)
-    fit.chi2, fit.dof, fit.p_value, warning = chi_square_test(t, fit.cdf, FAMILIES[family], bins)
+    chi2, dof, p_value, warning = chi_square_test(t, fit.cdf, FAMILIES[family], bins)
     if warning:
         warnings.append(warning)
-    fit.ks_statistic = _ks_distance(t, fit)
-    return fit
+    return replace(fit, chi2=chi2, dof=dof, p_value=p_value, ks_statistic=_ks_distance(t, fit))
 
 
 def _ks_distance(sorted_samples, fit: StationFit) -> float:
-    """Kolmogorov-Smirnov distance sup |F - F_n|, with both sides of every step (ties,
-    and the step CDF of the log form) compared."""
+    """Compute the Kolmogorov-Smirnov distance sup |F - F_n|.
+
+    Both sides of every step (ties, and the step CDF of the log form) are compared.
+    """
     u = np.unique(sorted_samples)
     n = sorted_samples.size
     right = np.abs(fit.cdf(u) - np.searchsorted(sorted_samples, u, side="right") / n)
@@ -243,9 +249,11 @@ def _finite(x, name, where) -> np.ndarray:
 
 
 def rates_from_fits(fits: dict[str, StationFit]) -> dict[str, float]:
-    """Keyword arguments of :func:`~workbench.models.fim.queueing.simulate_collective`
-    from fitted stations ``{"D": ..., "M": ..., "C": ..., "R": ...}``: D's rate bounds,
-    M's coefficient, and the mean times of C (``eta``) and R (``psi``)."""
+    """Return :func:`~workbench.models.fim.queueing.simulate_collective` arguments from fitted stations.
+
+    The stations are ``{"D": ..., "M": ..., "C": ..., "R": ...}``: D's rate bounds, M's
+    coefficient, and the mean times of C (``eta``) and R (``psi``).
+    """
     missing = [s for s in ("D", "M", "C", "R") if s not in fits]
     if missing:
         raise ValidationError(f"fits for stations {', '.join(missing)} are missing")

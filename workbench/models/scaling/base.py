@@ -4,7 +4,7 @@ References (short keys used in this package):
 
 * [Amdahl67] G. Amdahl, "Validity of the single processor approach...", AFIPS 1967.
 * [USL] N. Gunther, *Guerrilla Capacity Planning*, 2007 (Universal Scalability Law).
-* [Downey97] A. Downey, "A model for speedup of parallel programs", 1997 (thesis Table 1).
+* [Downey97] A. Downey, "A model for speedup of parallel programs", 1997 ([Deshmeh2013] Table 1).
 * [ADEPT] S. Deshmeh, PhD thesis, 2013, chapter 3 (envelope, biased fits, warnings).
 * [ExtraP] A. Calotoiu et al., SC13, and Extra-P 4.x: the performance model normal form.
 
@@ -35,14 +35,12 @@ A *scaling model* is a scikit-learn estimator (parameters only in ``__init__``,
 from __future__ import annotations
 
 import time
-import warnings
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError, WorkbenchError, WorkbenchWarning
+from workbench.errors import ModelWarning, ValidationError, WorkbenchError, quiet_warnings
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
 from workbench.models.pmnf import PMNF
@@ -63,20 +61,6 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ModelWarning:
-    """Why a fit or a prediction deserves caution, as data.
-
-    ``kind`` is a short identifier (e.g. ``"retrograde-data"``), ``message`` says it in
-    words, ``targets`` the allocations it concerns (empty: all), ``suggested_n`` where a
-    measurement would help (or None)."""
-
-    kind: str
-    message: str
-    targets: tuple = ()
-    suggested_n: float | None = None
-
-
 def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct allocations (ascending) and the median runtime at each (repeats pooled)."""
     alloc, inverse = np.unique(n, return_inverse=True)
@@ -93,8 +77,11 @@ def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def check_model_names(models, where: str) -> tuple[str, ...]:
-    """Names in :data:`MODELS` as a tuple: ``None`` is all of them, a string may list several
-    ("adept,pmnf"); else a ValidationError naming the unknown ones."""
+    """Names in :data:`MODELS` as a tuple.
+
+    ``None`` is all of them, a string may list several ("adept,pmnf"); else a ValidationError
+    naming the unknown ones.
+    """
     if models is None:
         return tuple(MODELS)
     try:
@@ -109,9 +96,12 @@ def check_model_names(models, where: str) -> tuple[str, ...]:
 
 
 def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """Runs as float vectors: ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of
-    equal length, at >= ``min_points`` distinct allocations; else a ValidationError that
-    names the value and its position (or the allocations found)."""
+    """Return the runs as float vectors.
+
+    ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of equal length, at >=
+    ``min_points`` distinct allocations; else a ValidationError that names the value and
+    its position (or the allocations found).
+    """
     n, t, _ = _observations(n, t, None, 1, where)
     distinct = np.unique(n)
     if distinct.size < min_points:
@@ -122,17 +112,21 @@ def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarra
 
 
 def check_targets(n, where: str) -> np.ndarray:
-    """Target allocations as a float vector: finite and >= 1, else a ValidationError that
-    names the value and its position."""
+    """Target allocations as a float vector.
+
+    Finite and >= 1, else a ValidationError that names the value and its position.
+    """
     arr = processor_counts(n, where)
     return np.atleast_1d(arr).astype(float).reshape(-1)
 
 
 class ScalingModel(BaseEstimator):
-    """Base class of the n -> t models: validation, fitted-state checks, the in-sample fit
-    error and calibrated intervals.  Subclasses implement ``_fit(n, t)`` and
-    ``_predict(n)`` (a float vector, NaN where the model refuses to predict), and may add
-    ``_fit_warnings()``."""
+    """Base class of the n -> t models.
+
+    Validation, fitted-state checks, the in-sample fit error and calibrated intervals.
+    Subclasses implement ``_fit(n, t)`` and ``_predict(n)`` (a float vector, NaN where the
+    model refuses to predict), and may add ``_fit_warnings()``.
+    """
 
     #: key in :data:`MODELS` and in the calibration table
     name: ClassVar[str] = ""
@@ -149,16 +143,22 @@ class ScalingModel(BaseEstimator):
         resid = resid[np.isfinite(resid)]
         self.fit_error_ = float(np.sqrt(np.mean(resid**2))) if resid.size else float("nan")
         self.warnings_ = list(self._fit_warnings())
+        for warning in self.warnings_:
+            warning.emit()
         return self
 
     def _fit_runs(self, n, t) -> None:
-        """Check the runs and fit the model: everything :meth:`predict` needs, without the
-        in-sample error and the warnings (all a cross-validation refit uses)."""
+        """Check the runs and fit the model.
+
+        Everything :meth:`predict` needs, without the in-sample error and the warnings
+        (all a cross-validation refit uses).
+        """
         n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
         self.allocations_, self.medians_ = allocation_medians(n, t)
         self.n_max_ = float(self.allocations_[-1])
         start = time.perf_counter()
-        self._fit(n, t)
+        with quiet_warnings():  # the wrapped model's warnings are reported in warnings_
+            self._fit(n, t)
         self.fit_time_s_ = time.perf_counter() - start
 
     def _fit_warnings(self) -> list[ModelWarning]:
@@ -168,9 +168,12 @@ class ScalingModel(BaseEstimator):
         check_fitted(self, "fit_time_s_")
 
     def predict(self, n) -> np.ndarray:
-        """Predicted runtimes at ``n`` (unit of the fitted ``t``); NaN where the model
-        refuses (ADEPT past an ambiguous last point).  A prediction beyond the float range
-        (e.g. USL's slowdown at n = 1e300) is a ValidationError naming the target."""
+        """Predicted runtimes at ``n`` (unit of the fitted ``t``).
+
+        NaN where the model refuses (ADEPT past an ambiguous last point).  A prediction
+        beyond the float range (e.g. USL's slowdown at n = 1e300) is a ValidationError
+        naming the target.
+        """
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
         n = check_targets(n, where)
@@ -181,9 +184,11 @@ class ScalingModel(BaseEstimator):
         return pred
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
-        """What the interval calibration conditions on, per target: ``distance`` (log2 of
-        target / largest observed allocation), ``n_points`` (distinct allocations fitted)
-        and ``fit_error`` (in-sample RMS log residual)."""
+        """Return what the interval calibration conditions on, per target.
+
+        ``distance`` (log2 of target / largest observed allocation), ``n_points``
+        (distinct allocations fitted) and ``fit_error`` (in-sample RMS log residual).
+        """
         self._check_fitted()
         n = check_targets(n, f"{type(self).__name__}.interval_features")
         return {
@@ -193,10 +198,12 @@ class ScalingModel(BaseEstimator):
         }
 
     def predict_interval(self, n, level: float = 0.8, calibration=None) -> tuple[np.ndarray, np.ndarray]:
-        """Central ``level`` interval (lower, upper) of the runtime at ``n``: the prediction
-        times the calibrated quantiles of this model's error on unseen real curves
-        (:class:`~workbench.models.scaling.calibration.Calibration`; default: the table
-        shipped with the package)."""
+        """Central ``level`` interval (lower, upper) of the runtime at ``n``.
+
+        The prediction times the calibrated quantiles of this model's error on unseen real
+        curves (:class:`~workbench.models.scaling.calibration.Calibration`; default: the
+        table shipped with the package).
+        """
         from workbench.models.scaling.calibration import default_calibration
 
         self._check_fitted()
@@ -206,9 +213,11 @@ class ScalingModel(BaseEstimator):
 
 
 class AmdahlScaling(ScalingModel):
-    """[Amdahl67] ``T(n) = T1 (f + (1 - f) / n)``, fitted by exact non-negative least squares
-    on relative errors (:class:`~workbench.models.baselines.AmdahlModel`).  Two parameters:
-    it never predicts a slowdown, and cannot bend more than ``1/n`` allows."""
+    """[Amdahl67] ``T(n) = T1 (f + (1 - f) / n)``, fitted by exact non-negative least squares.
+
+    On relative errors (:class:`~workbench.models.baselines.AmdahlModel`).  Two parameters:
+    it never predicts a slowdown, and cannot bend more than ``1/n`` allows.
+    """
 
     name = "amdahl"
     min_points = 2
@@ -222,8 +231,10 @@ class AmdahlScaling(ScalingModel):
 
 
 class USLScaling(ScalingModel):
-    """[USL] ``T(n) = T1 (1 + alpha (n - 1) + beta n (n - 1)) / n``, exact NNLS fit
-    (:class:`~workbench.models.baselines.USLModel`): predicts a slowdown past its peak."""
+    """[USL] ``T(n) = T1 (1 + alpha (n - 1) + beta n (n - 1)) / n``, exact NNLS fit.
+
+    :class:`~workbench.models.baselines.USLModel`: predicts a slowdown past its peak.
+    """
 
     name = "usl"
 
@@ -236,8 +247,10 @@ class USLScaling(ScalingModel):
 
 
 class DowneyLMScaling(ScalingModel):
-    """[Downey97] speedup model fitted by Levenberg-Marquardt with the time scale profiled
-    out (:class:`~workbench.models.baselines.DowneyLM`, ``units="fit"``)."""
+    """[Downey97] speedup model fitted by Levenberg-Marquardt with the time scale profiled out.
+
+    :class:`~workbench.models.baselines.DowneyLM`, ``units="fit"``.
+    """
 
     name = "downey-lm"
 
@@ -253,16 +266,19 @@ class DowneyLMScaling(ScalingModel):
         return self.model_._predict(n)
 
     def _fit_warnings(self):
-        return [ModelWarning("fit-note", note) for note in self.model_.result_.warnings]
+        return list(self.model_.warnings_)
 
 
 class AdeptScaling(ScalingModel):
-    """[ADEPT]: Downey's model with an envelope, one biased fit per target, anomaly handling
-    and the thesis' reliability warnings (:class:`~workbench.models.adept.Adept`).
+    """[ADEPT]: Downey's model with an envelope and one biased fit per target.
+
+    With anomaly handling and the thesis' reliability warnings
+    (:class:`~workbench.models.adept.Adept`).
 
     ``warnings_`` holds ADEPT's own warnings (kinds of
-    :class:`~workbench.models.adept.AdeptWarning`) for the fitted allocations and the
-    targets predicted so far; :meth:`warnings_for` gives those of given targets."""
+    :class:`~workbench.errors.ModelWarning`) for the fitted allocations and the
+    targets predicted so far; :meth:`warnings_for` gives those of given targets.
+    """
 
     name = "adept"
 
@@ -282,25 +298,24 @@ class AdeptScaling(ScalingModel):
         """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole)."""
         self._check_fitted()
         n = check_targets(n, "AdeptScaling.warnings_for")
-        return [ModelWarning(w.kind, w.message, tuple(w.targets), w.suggested_n)
-                for w in self.model_.warnings_for(n) if not w.targets or set(w.targets) & set(n.tolist())]
+        return [w for w in self.model_.warnings_for(n) if not w.targets or set(w.targets) & set(n.tolist())]
 
     def _fit_warnings(self):
         return self.warnings_for(self.allocations_)
 
 
 class PMNFScaling(ScalingModel):
-    """[ExtraP] performance model normal form ``c0 + c1 n^i log2(n)^j`` on the cost
-    ``t n`` of a strong-scaling curve, hypothesis chosen by leave-one-out SMAPE
-    (:class:`~workbench.models.pmnf.PMNF`)."""
+    """[ExtraP] performance model normal form ``c0 + c1 n^i log2(n)^j`` on the cost ``t n``.
+
+    The cost of a strong-scaling curve, hypothesis chosen by leave-one-out SMAPE
+    (:class:`~workbench.models.pmnf.PMNF`).
+    """
 
     name = "pmnf"
     min_points = 2
 
     def _fit(self, n, t):
-        with warnings.catch_warnings():  # the 2-allocation note is the min_points case, by design
-            warnings.simplefilter("ignore", WorkbenchWarning)
-            self.model_ = PMNF().fit(n, t)
+        self.model_ = PMNF().fit(n, t)  # its 2-allocation note is the min_points case, by design: not reported
         self.hypothesis_ = self.model_.hypothesis_
 
     def _predict(self, n):
@@ -327,11 +342,15 @@ MODELS: dict[str, type[ScalingModel]] = {
 
 
 def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
-    """Fit ``model`` in place; return "" on success or the reason it could not be fitted
-    (a model that cannot describe a curve is not an error of the caller).  ``in_sample=False``
-    fits for prediction only, without the in-sample error and warnings (cross-validation)."""
+    """Fit ``model`` in place.
+
+    Return "" on success or the reason it could not be fitted (a model that cannot describe a
+    curve is not an error of the caller).  ``in_sample=False`` fits for prediction only,
+    without the in-sample error and warnings (cross-validation).
+    """
     try:
-        model.fit(n, t) if in_sample else model._fit_runs(n, t)
+        with quiet_warnings():  # the caller reports what it needs of the model's warnings_
+            model.fit(n, t) if in_sample else model._fit_runs(n, t)
     except WorkbenchError as exc:
         return str(exc)
     except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns

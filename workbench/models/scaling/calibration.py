@@ -61,9 +61,12 @@ _FLOOR = 0.01
 
 
 def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
-    """Columns ``[1, names...]`` from raw features (``distance``, ``n_points``, ``fit_error``,
-    ``disagreement``, ``cv_error``; arrays of one length).  Missing or NaN error-like inputs
-    count as the floor (no evidence of a problem)."""
+    """Build the columns ``[1, names...]`` from raw features.
+
+    Features ``distance``, ``n_points``, ``fit_error``, ``disagreement``, ``cv_error``; arrays
+    of one length.  Missing or NaN error-like inputs count as the floor (no evidence of a
+    problem).
+    """
     d = np.asarray(features["distance"], float)
 
     def err(key):
@@ -83,10 +86,12 @@ def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class ErrorModel:
-    """Location-scale model of ``e = log(actual / predicted)`` for one model (module
-    docstring).  ``location`` are the coefficients on ``[1, extrapolation]``, ``scale`` on
+    """Location-scale model of ``e = log(actual / predicted)`` for one model (module docstring).
+
+    ``location`` are the coefficients on ``[1, extrapolation]``, ``scale`` on
     ``[1, features...]``; ``quantiles`` of the standardised error ``z`` at ``PROBABILITIES``;
-    ``n_records`` the held-back predictions it was learnt from."""
+    ``n_records`` the held-back predictions it was learnt from.
+    """
 
     features: tuple[str, ...]
     location: tuple[float, ...]
@@ -101,7 +106,7 @@ class ErrorModel:
         return mu, s
 
     def error_quantile(self, features: dict, p: float) -> np.ndarray:
-        """The ``p`` quantile of the log error at each target."""
+        """Return the ``p`` quantile of the log error at each target."""
         mu, s = self._mu_s(features)
         return mu + s * np.interp(p, PROBABILITIES, self.quantiles)
 
@@ -177,8 +182,11 @@ def fit_error_model(errors, features: dict, names: tuple[str, ...] = FEATURES, w
 
 
 def miss_probability(error_model: ErrorModel, features: dict, miss: float = 0.30) -> np.ndarray:
-    """Calibrated probability that a prediction misses by more than ``miss`` (relative error
-    ``|pred - actual| / actual``): ``e < -log(1 + miss)`` or ``e > -log(1 - miss)``."""
+    """Return the calibrated probability that a prediction misses by more than ``miss``.
+
+    Relative error ``|pred - actual| / actual``: ``e < -log(1 + miss)`` or
+    ``e > -log(1 - miss)``.
+    """
     low = error_model.error_cdf(features, -np.log1p(miss))
     high = 1.0 - error_model.error_cdf(features, -np.log1p(-miss))
     return np.clip(low + high, 0.0, 1.0)
@@ -209,6 +217,7 @@ class Calibration:
     provenance: dict = field(default_factory=dict)
 
     def error_model(self, model: str) -> ErrorModel:
+        """Return the error model of ``model``, or raise a ValidationError."""
         try:
             return self.error_models[model]
         except KeyError:
@@ -217,8 +226,11 @@ class Calibration:
             ) from None
 
     def interval(self, model: str, prediction, features: dict, level: float = 0.8):
-        """(lower, upper): the central ``level`` interval around ``prediction`` (an upper bound
-        beyond the float range, for predictions near 1e308, is capped at the largest float)."""
+        """Return (lower, upper): the central ``level`` interval around ``prediction``.
+
+        An upper bound beyond the float range, for predictions near 1e308, is capped at the
+        largest float.
+        """
         level = check_level(level)
         em = self.error_model(model)
         p = np.asarray(prediction, float)
@@ -232,6 +244,7 @@ class Calibration:
 
     # ---------------------------------------------------------------- storage
     def to_json(self, path: str | Path) -> None:
+        """Write the calibration to ``path`` as JSON."""
         data = {
             "error_models": {k: asdict(v) for k, v in self.error_models.items()},
             "cv_prior": self.cv_prior, "temperature": self.temperature,
@@ -243,6 +256,7 @@ class Calibration:
 
     @classmethod
     def from_json(cls, path: str | Path) -> Calibration:
+        """Read a calibration written by :meth:`to_json`."""
         data = json.loads(Path(path).read_text())
         if tuple(data.get("probabilities", ())) != PROBABILITIES:
             raise ValidationError(f"{path}: calibration made for other probability levels; rebuild it")
@@ -254,7 +268,7 @@ class Calibration:
 
 
 def check_level(level) -> float:
-    """An interval level in (0, 0.99], else a ValidationError."""
+    """Return an interval level in (0, 0.99], else raise a ValidationError."""
     try:
         value = float(level)
     except (TypeError, ValueError):
@@ -266,7 +280,7 @@ def check_level(level) -> float:
 
 @functools.lru_cache(maxsize=1)
 def default_calibration() -> Calibration:
-    """The calibration shipped with the package (``calibration.json``)."""
+    """Return the calibration shipped with the package (``calibration.json``)."""
     if not CALIBRATION_PATH.exists():
         raise ValidationError(f"the interval calibration {CALIBRATION_PATH} is missing; run tools/scaling_benchmark.py")
     return Calibration.from_json(CALIBRATION_PATH)

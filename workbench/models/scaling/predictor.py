@@ -1,5 +1,6 @@
-"""ScalingPredictor: every scaling model, weighted by how well it extrapolates this curve,
-with calibrated intervals and warnings that were measured as a classifier.
+"""ScalingPredictor: every scaling model, weighted by how well it extrapolates this curve.
+
+With calibrated intervals and warnings that were measured as a classifier.
 
 How it predicts (all parameters learnt on real curves, :mod:`.calibration`):
 
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
+from workbench.errors import quiet_warnings
 from workbench.models.scaling.base import (
     MODELS,
     ModelWarning,
@@ -71,7 +73,8 @@ def softmin_weights(cv_error: np.ndarray, prior: np.ndarray, temperature: float,
     curves); NaN (not cross-validated) is replaced by ``prior``, the model's corpus median
     (a NaN prior too: the worst error of the others).  ``penalty`` (per model, default 0): how
     much worse than its cross-validation error a model extrapolates on the corpus.  An
-    infinite temperature gives equal weights."""
+    infinite temperature gives equal weights.
+    """
     cv = np.asarray(cv_error, float)
     shape = (-1,) + (1,) * (cv.ndim - 1)
     prior = np.asarray(prior, float).reshape(shape)
@@ -88,11 +91,13 @@ def softmin_weights(cv_error: np.ndarray, prior: np.ndarray, temperature: float,
 
 
 def combine(P: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Weighted geometric mean of the models' predictions ``P`` (models x targets) with
-    ``weights`` (per model, or models x targets); models with no (or a non-positive)
+    """Combine the models' predictions ``P`` (models x targets) by a weighted geometric mean.
+
+    ``weights`` are per model, or models x targets; models with no (or a non-positive)
     prediction at a target drop out of it.  Returns the prediction, the weighted standard
     deviation of the log predictions (disagreement) and the index of the largest-weight
-    model per target (-1 where no model predicts)."""
+    model per target (-1 where no model predicts).
+    """
     usable = np.isfinite(P) & (P > 0)
     weights = np.asarray(weights, float)
     w = (weights if weights.ndim == 2 else weights[:, None]) * usable
@@ -107,8 +112,10 @@ def combine(P: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray,
 
 
 def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray | float:
-    """The weighted mean (over axis 0, the models) of the cross-validation errors of the
-    models that have one; NaN where none was cross-validated."""
+    """Return the weighted mean (over axis 0, the models) of the cross-validation errors of the models that have one.
+
+    NaN where none was cross-validated.
+    """
     have = np.isfinite(cv_error)
     w = np.where(have, weights, 0.0)
     total = w.sum(axis=0)
@@ -119,13 +126,14 @@ def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray |
 
 def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, distance, disagreement,
                   cv_error, fit_error) -> list[tuple[str, ...]]:
-    """The predictor's warning kinds per target (:data:`WARNING_KINDS`), in display order.
+    """Return the predictor's warning kinds per target (:data:`WARNING_KINDS`), in display order.
 
     ``data_kinds`` holds the data warnings per target (one sequence for all targets, or
     one per target); the other arguments are arrays over the targets.  A target without
     a prediction gets ``"no-model-fits"`` and the data kinds only.  Shared by
     :meth:`ScalingPredictor.predict_frame` and the benchmark, so that what is measured is
-    what users get."""
+    what users get.
+    """
     pred = np.asarray(prediction, float)
     per_target = len(data_kinds) == pred.size and all(isinstance(k, (tuple, list)) for k in data_kinds)
     rules = (("far-extrapolation", np.asarray(distance, float) > _FAR),
@@ -144,22 +152,28 @@ def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, di
 
 
 def is_warned(kinds: tuple[str, ...]) -> bool:
-    """The combined flag: the calibrated miss probability reached the threshold, or there is
-    no prediction at all."""
+    """Return the combined flag.
+
+    Set when the calibrated miss probability reached the threshold, or there is no prediction at all.
+    """
     return "high-risk" in kinds or "no-model-fits" in kinds
 
 
 def _member_prediction(model, n: np.ndarray) -> np.ndarray:
-    """``model.predict(n)``, with NaN (no prediction: it drops out of the combination) where
-    the runtime is beyond the float range instead of the member's ValidationError."""
+    """Return ``model.predict(n)``, with NaN where the runtime is beyond the float range.
+
+    NaN (no prediction: it drops out of the combination) instead of the member's
+    ValidationError.
+    """
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         pred = np.asarray(model._predict(n), float)
     return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
 
 
 class ScalingPredictor(BaseEstimator):
-    """Predict runtimes at new allocations from a strong-scaling curve, with calibrated
-    intervals and measured warnings (module docstring).
+    """Predict runtimes at new allocations from a strong-scaling curve.
+
+    With calibrated intervals and measured warnings (module docstring).
 
     Parameters
     ----------
@@ -214,6 +228,8 @@ class ScalingPredictor(BaseEstimator):
         self.combined_cv_error_ = weighted_cv_error(np.array([self.weights_[m] for m in names]),
                                                     np.array([self.cv_error_[m] for m in names]))
         self.warnings_ = self._data_warnings()
+        for warning in self.warnings_:
+            warning.emit()
         return self
 
     def _cross_validate(self, n, t, names) -> pd.DataFrame:
@@ -253,15 +269,18 @@ class ScalingPredictor(BaseEstimator):
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
-        """Every fitted model's prediction at ``n``: rows = models, columns = targets (NaN
-        where a model refuses, or where its runtime is beyond the float range)."""
+        """Every fitted model's prediction at ``n``.
+
+        Rows = models, columns = targets (NaN where a model refuses, or where its runtime
+        is beyond the float range).
+        """
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.member_predictions")
         data = {name: _member_prediction(model, n) for name, model in self.members_.items()}
         return pd.DataFrame(data, index=n).T
 
     def _combine(self, n):
-        """Combined prediction, log spread of the models and the chosen model per target."""
+        """Return the combined prediction, log spread of the models and the chosen model per target."""
         names = list(self.members_)
         if not names:
             return np.full(n.size, np.nan), np.zeros(n.size), np.full(n.size, "", dtype=object)
@@ -286,7 +305,7 @@ class ScalingPredictor(BaseEstimator):
         }
 
     def predict(self, n) -> np.ndarray:
-        """Combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits."""
+        """Return the combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits."""
         self._check_fitted()
         return self._combine(check_targets(n, "ScalingPredictor.predict"))[0]
 
@@ -296,13 +315,16 @@ class ScalingPredictor(BaseEstimator):
         return frame["lower"].to_numpy(), frame["upper"].to_numpy()
 
     def predict_frame(self, targets, level: float = 0.8) -> pd.DataFrame:
-        """One row per target: ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated
-        ``level`` interval; runtimes in the unit of the fitted ``t``), ``model`` (the model
-        with the largest weight, "" when none fits), ``warned`` (bool) and ``warnings``
-        (tuple of kinds, :data:`WARNING_KINDS`).  ``frame.attrs["messages"]`` maps each kind
-        that occurs to a sentence with the numbers; ``attrs["weights"]`` the model weights.
-        Never raises for data no model can fit: those rows have NaN predictions and the
-        kind ``"no-model-fits"``."""
+        """Predict at ``n``: one row per target, with interval, chosen model and warnings.
+
+        Columns ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated ``level``
+        interval; runtimes in the unit of the fitted ``t``), ``model`` (the model with the
+        largest weight, "" when none fits), ``warned`` (bool) and ``warnings`` (tuple of
+        kinds, :data:`WARNING_KINDS`).  ``frame.attrs["messages"]`` maps each kind that
+        occurs to a sentence with the numbers; ``attrs["weights"]`` the model weights. Never
+        raises for data no model can fit: those rows have NaN predictions and the kind
+        ``"no-model-fits"``.
+        """
         self._check_fitted()
         level = check_level(level)
         n = check_targets(targets, "ScalingPredictor.predict_frame")
@@ -377,13 +399,16 @@ class ScalingPredictor(BaseEstimator):
 
     # ------------------------------------------------------- where to measure
     def measurement_value(self, target: float, candidates=None, level: float = 0.8) -> pd.DataFrame:
-        """Where to measure next: for each candidate allocation, the interval at ``target``
-        expected after measuring there (the predictor refitted with the candidate's current
-        prediction added as a run).  Columns ``n``, ``width_ratio`` (upper / lower at the
-        target, after), ``narrowing`` (fraction of today's log width removed); sorted best
-        first.  Default candidates: powers of two between the largest measured allocation and the
-        target (or the target itself when none lies between).  Measuring at the target
-        always narrows its interval most; the question is how close one must get."""
+        """Where to measure next.
+
+        For each candidate allocation, the interval at ``target`` expected after measuring there
+        (the predictor refitted with the candidate's current prediction added as a run).  Columns
+        ``n``, ``width_ratio`` (upper / lower at the target, after), ``narrowing`` (fraction of
+        today's log width removed); sorted best first.  Default candidates: powers of two between
+        the largest measured allocation and the target (or the target itself when none lies
+        between).  Measuring at the target always narrows its interval most; the question is how
+        close one must get.
+        """
         self._check_fitted()
         target = float(check_targets([target], "ScalingPredictor.measurement_value")[0])
         now = self.predict_frame([target], level).iloc[0]
@@ -399,7 +424,8 @@ class ScalingPredictor(BaseEstimator):
             guess = self.predict([m])[0]
             if not np.isfinite(guess):
                 continue
-            after = clone(self).fit(np.append(base_n, m), np.append(base_t, guess)).predict_frame([target], level)
+            with quiet_warnings():  # this curve's warnings were reported by fit
+                after = clone(self).fit(np.append(base_n, m), np.append(base_t, guess)).predict_frame([target], level)
             width = float(after["upper"].iloc[0] / after["lower"].iloc[0])
             rows.append({"n": float(m), "width_ratio": width,
                          "narrowing": 1 - np.log(width) / np.log(now["upper"] / now["lower"])})

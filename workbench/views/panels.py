@@ -1,0 +1,61 @@
+"""What the views return, built without widgets: HTML readouts and tables, placeholder figures.
+
+Shared by :mod:`workbench.views` (widget-free, for unit tests) and the dashboards
+(:mod:`workbench.ui.common` re-exports them).
+"""
+
+from __future__ import annotations
+
+import html
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["FitCache", "frame_html", "placeholder_figure", "readout_html"]
+
+
+def readout_html(rows: Mapping[str, str]) -> str:
+    """Return a compact two-column HTML table of ``label -> value`` readouts (values escaped)."""
+    body = "".join(
+        f'<tr><td style="padding:1px 10px 1px 0;color:#555">{html.escape(k)}</td>'
+        f'<td style="padding:1px 0"><b>{html.escape(v)}</b></td></tr>'
+        for k, v in rows.items()
+    )
+    return f'<table style="font-size:13px;line-height:1.5">{body}</table>'
+
+
+class FitCache:
+    """A small least-recently-used cache of fitted models keyed on (data, parameters)."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+
+    def get(self, key: Hashable, fit: Callable[[], object]):
+        """Return the cached value for ``key``, computing it with ``fit()`` on a miss."""
+        if key in self._items:
+            self._items.move_to_end(key)
+            return self._items[key]
+        value = fit()
+        self._items[key] = value
+        if len(self._items) > self.size:
+            self._items.popitem(last=False)
+        return value
+
+
+def frame_html(frame: pd.DataFrame, title: str = "") -> str:
+    """Return a compact HTML table of a small DataFrame (4 significant digits, NaN as '–')."""
+    table = frame.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}",
+                          classes="wb-table", justify="left")
+    head = f"<b>{title}</b>" if title else ""
+    return (f'<div style="font-size:12px;overflow-x:auto">{head}<style>.wb-table td,.wb-table th'
+            f'{{padding:1px 8px;text-align:right}}</style>{table}</div>')
+
+
+def placeholder_figure(text: str) -> go.Figure:
+    """Return an empty figure with a title, shown until the first successful fit."""
+    fig = go.Figure()
+    fig.update_layout(title=dict(text=text), height=420, xaxis=dict(visible=False), yaxis=dict(visible=False))
+    return fig

@@ -1,0 +1,225 @@
+"""The "Predict my runs" dashboard's panels without widgets.
+
+:class:`PredictState` holds what the prediction panels depend on: the observed (fitted)
+and held-back runs of one scaling curve, what n counts, the target allocation, the
+interval level and the models to draw.  :func:`view` fits a
+:class:`~workbench.models.scaling.ScalingPredictor` and returns :class:`PredictPanels`:
+runtime vs allocation (main figure), the readout rows and the HTML tables of the target,
+the warnings, the model weights and the held-back runs.  :func:`measure_next_view` is
+"where to measure next" (slower: it refits), :func:`target_range` the target slider's
+range, :func:`board_table_html` and :func:`board_curve_view` the benchmark leaderboard.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from workbench.models.scaling import MODELS, ScalingPredictor
+from workbench.plots.scaling import (
+    MODEL_LABELS,
+    allocation_grid,
+    format_leaderboard,
+    format_seconds,
+    holdout_frame,
+    measure_next_html,
+    prediction_curves,
+    prediction_figure,
+    protocol_figure,
+    warnings_html,
+    weights_frame,
+    weights_html,
+)
+from workbench.views.panels import FitCache, frame_html
+
+__all__ = ["BoardCurvePanels", "MeasureNext", "PredictPanels", "PredictState", "TargetRange", "board_curve_view",
+           "board_table_html", "curve_unit", "measure_next_view", "target_range", "view"]
+
+
+
+def _cached(cache: FitCache | None, key, compute):
+    return compute() if cache is None else cache.get(key, compute)
+
+
+def curve_unit(frame: pd.DataFrame, curve_key: tuple) -> str:
+    """Return what n counts in the curve ``(benchmark, problem_class, ...)`` of ``frame``.
+
+    Its ``unit`` column (scaling corpus), else processes.
+    """
+    if "unit" not in frame.columns:
+        return "processes"
+    sel = frame.loc[(frame["benchmark"] == curve_key[0]) & (frame["problem_class"] == curve_key[1]), "unit"]
+    return str(sel.iloc[0]) if len(sel) else "processes"
+
+
+@dataclass(frozen=True)
+class TargetRange:
+    """The target slider: log10 bounds ``lo``, ``hi``, log10 ``step`` and the initial ``value`` (an allocation)."""
+
+    lo: float
+    hi: float
+    step: float
+    value: float
+
+
+def target_range(processes, observed_n) -> TargetRange:
+    """Return the target slider's range: the curve's smallest allocation to 16x its largest.
+
+    In steps of 1/8 doubling from the smallest (so that it times powers of two lie on the
+    grid); the initial target is the largest held-back allocation beyond the observed
+    ones, else 4x the largest.
+    """
+    n = np.asarray(processes, float)
+    step = math.log10(2) / 8
+    lo = math.log10(n.min())
+    hi = lo + math.ceil((math.log10(16 * n.max()) - lo) / step) * step
+    beyond = n[n > max(tuple(observed_n) or (n.min(),))]
+    value = beyond.max() if beyond.size else 4 * n.max()
+    return TargetRange(lo, hi, step, 10 ** (lo + round((math.log10(value) - lo) / step) * step))
+
+
+@dataclass(frozen=True)
+class PredictState:
+    """Everything the prediction panels depend on.
+
+    ``observed`` and ``held_back`` are ``(allocations, runtimes)`` of the fitted and the
+    held-back runs; ``data_key`` names them in caches and comparisons (the arrays take part
+    in neither), ``data_label`` says in words what they are, ``observed_n`` lists the
+    fitted allocations, ``unit`` what n counts.  ``grid``: the log10 range of allocations
+    drawn (the target slider's); ``models``: the models drawn.
+    """
+
+    observed: tuple[np.ndarray, np.ndarray] = field(compare=False, repr=False)
+    held_back: tuple[np.ndarray, np.ndarray] = field(compare=False, repr=False)
+    data_key: object = "data"
+    data_label: str = ""
+    observed_n: tuple[float, ...] = ()
+    unit: str = "processes"
+    target: float = 2.0
+    level: float = 0.8
+    models: tuple[str, ...] = tuple(MODELS)
+    grid: tuple[float, float] = (0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class PredictPanels:
+    """What the dashboard shows for one state.
+
+    The fitted ``predictor``, its ``predict_frame`` row of the target (``frame``), the
+    ``main`` figure, the ``readout`` rows (label -> value) and the HTML panels
+    ``target_table``, ``warnings``, ``weights`` and ``holdout``.
+    """
+
+    predictor: ScalingPredictor
+    frame: pd.DataFrame
+    main: go.Figure
+    readout: dict[str, str]
+    target_table: str
+    warnings: str
+    weights: str
+    holdout: str
+
+
+@dataclass(frozen=True)
+class MeasureNext:
+    """Where to measure next.
+
+    ``frame`` (:meth:`~workbench.models.scaling.ScalingPredictor.measurement_value` with the ``cost`` of each
+    run, allocation x predicted runtime) and its ``html``.
+    """
+
+    frame: pd.DataFrame
+    html: str
+
+
+def fit(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
+    """Return the predictor fitted to the observed runs (cached per data)."""
+    return _cached(cache, ("fit", state.data_key), lambda: ScalingPredictor().fit(*state.observed))
+
+
+def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
+    """Fit (or reuse) the predictor of ``state`` and build the prediction panels.
+
+    Raises :class:`~workbench.errors.ValidationError` (in the project's words) for runs the
+    predictor cannot fit, e.g. fewer than 3 distinct observed allocations.
+    """
+    p = fit(state, cache)
+    grid = state.grid
+    curves = _cached(cache, ("curves", state.data_key, state.level, grid), lambda: prediction_curves(
+        p, allocation_grid(10 ** grid[0], 10 ** grid[1]), state.level))
+    frame = p.predict_frame([state.target], state.level)
+    fig = prediction_figure(p, state.target, level=state.level, observed=state.observed, held_back=state.held_back,
+                            models=list(state.models), unit=state.unit, curves=curves, target_frame=frame)
+    row = frame.iloc[0]
+    hold = holdout_frame(p, state.held_back, state.level)
+    return PredictPanels(
+        predictor=p, frame=frame, main=fig, readout=_readout(state, row),
+        target_table=frame_html(frame.assign(warnings=frame["warnings"].map(", ".join)),
+                                f"predict_frame at n = {state.target:g} {html.escape(state.unit)}"),
+        warnings=warnings_html(frame, p), weights=weights_html(weights_frame(p), row["model"]),
+        holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor") if len(hold) else "",
+    )
+
+
+def _readout(state: PredictState, row: pd.Series) -> dict[str, str]:
+    pred, lo, hi = row["prediction"], row["lower"], row["upper"]
+    rows = {"data": state.data_label, "n counts": state.unit,
+            "observed n": ", ".join(f"{v:g}" for v in state.observed_n),
+            f"runtime at n = {state.target:g}": format_seconds(pred),
+            f"{100 * state.level:.0f} % interval": f"{lo:.3g} – {hi:.3g} s (width ×{hi / lo:.2f})"
+            if np.isfinite(lo) else "–",
+            "chosen model": MODEL_LABELS.get(row["model"], row["model"] or "none"),
+            "verdict": "WARNED: trust the interval, not the point" if row["warned"] else "no warning"}
+    if np.isfinite(lo) and not lo <= pred <= hi:
+        rows["note"] = "interval beside the point: corrects the models' typical bias on unseen curves"
+    return rows
+
+
+def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: FitCache | None = None) -> MeasureNext:
+    """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits)."""
+    mv = _cached(cache, (state.data_key, state.target, state.level),
+                 lambda: predictor.measurement_value(state.target, level=state.level))
+    if len(mv):  # what the run would cost: allocation x predicted runtime
+        mv = mv.assign(cost=mv["n"].to_numpy() * predictor.predict(mv["n"].to_numpy()))
+    return MeasureNext(mv, measure_next_html(mv, state.target, state.unit))
+
+
+def board_table_html(per_curve: pd.DataFrame, board: pd.DataFrame, board_name: str) -> str:
+    """Return the overall leaderboard (``board``, read from ``board_name``) of the per-curve results."""
+    return frame_html(format_leaderboard(board), (
+        f"Leaderboard: {int(board['predictions'].max())} held-back predictions per model on "
+        f"{per_curve['curve_id'].nunique()} real curves, leave-one-source-out ({html.escape(board_name)}; "
+        "by protocol and source: bench/results/scaling_benchmark.md)"))
+
+
+@dataclass(frozen=True)
+class BoardCurvePanels:
+    """One curve of the leaderboard.
+
+    Its ``metrics`` per model (HTML) and, when its runs are available, the curve refitted
+    under the protocol (``figure``, else None).
+    """
+
+    metrics: str
+    figure: go.Figure | None
+
+
+def board_curve_view(per_curve: pd.DataFrame, curve_id: str, protocol: str, curves: pd.DataFrame | None,
+                     cache: FitCache | None = None) -> BoardCurvePanels:
+    """Return the drill-down of ``curve_id``.
+
+    Its metrics and, with the benchmark's ``curves`` (None: not available), the curve
+    refitted under ``protocol`` (cached).
+    """
+    rows = per_curve[per_curve["curve_id"] == curve_id]
+    metrics = frame_html(format_leaderboard(rows), f"{html.escape(str(curve_id))}: metrics per model")
+    if curves is None:
+        return BoardCurvePanels(metrics, None)
+    fig = _cached(cache, ("board", curve_id, protocol),
+                  lambda: protocol_figure(curves[curves["curve_id"] == curve_id], protocol))
+    return BoardCurvePanels(metrics, fig)
