@@ -139,7 +139,7 @@ def default_variants(features=KMEANS_FEATURES, work_features=KMEANS_WORK_FEATURE
     }
 
 
-@dataclass
+@dataclass(frozen=True)
 class FiMExperiment:
     """Models fitted on the ``train`` runs and scored on the ``test`` runs (both aggregated over repeats).
 

@@ -84,7 +84,7 @@ EAGER_BYTES = 65536
 _OSU_COLUMNS = ["size_bytes", "processes", "latency_us", "min_us", "max_us"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class StationSamples:
     """Measured service-time samples per station (µs) and how each was derived."""
 

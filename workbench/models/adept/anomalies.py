@@ -39,6 +39,7 @@ Decisions documented here (the thesis leaves them open):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -81,7 +82,7 @@ def flatness(n, R) -> float:
     return float(np.sum(np.maximum(0.0, _rise(n, R) - 1))) if len(R) > 1 else 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class AnomalyReport:
     """Result of :func:`detect_anomalies`.
 
@@ -208,12 +209,12 @@ def _remove_greedily(n, t, live, flags, D, epsilon):
     return removed, remaining
 
 
-def _resolve_individually(report, n, weight, live, declining, removed, D, theta) -> AnomalyReport:
+def _resolve_individually(report, n, weight, live, declining, removed, D, theta) -> SimpleNamespace:
     """Report the removed observations as individual anomalies ([Deshmeh2013] section 3.9.2).
 
     Each one's fit weight is scaled by ``max(0, (theta - D)/theta)``; a removed last
     observation is ambiguous (weight 0), and a declining last observation is listed too.
-    Returns ``report``.
+    Returns ``report``, the draft of the :class:`AnomalyReport`, filled in.
     """
     M = len(n)
     for k in removed:
@@ -231,13 +232,14 @@ def _resolve_individually(report, n, weight, live, declining, removed, D, theta)
     return report
 
 
-def _explain_pattern(report, n, weight, live, declining, flags, remaining) -> AnomalyReport:
+def _explain_pattern(report, n, weight, live, declining, flags, remaining) -> SimpleNamespace:
     """Explain the candidates that survive removal as a pattern ([Deshmeh2013] section 3.9.3).
 
     *Specially optimised* (>= 9 live observations, >= 3 too-fast points, all on the powers of
     two or all on the perfect squares: the observations off that lattice get weight 0), else
     *stepwise* (>= 5 live observations, phases cut after each too-fast point, >= 2 live points
-    each), else the candidates are reported as unresolved.  Returns ``report``.
+    each), else the candidates are reported as unresolved.  Returns ``report``, the draft of
+    the :class:`AnomalyReport`, filled in.
     """
     M = len(n)
     if declining:
@@ -270,12 +272,13 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     t = np.asarray(t, float)
     M = len(n)
     weight = np.ones(M)
-    # empty results share the templates' (immutable: copy-on-write) data
-    report = AnomalyReport(_r_table(n, t), _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
-                           _EMPTY_ANOMALIES.copy(deep=False),
-                           phase=np.zeros(M, int), weight_factor=weight)
+    # the report is filled in step by step, then frozen; empty results share the templates'
+    # (immutable: copy-on-write) data
+    report = SimpleNamespace(**vars(AnomalyReport(
+        _r_table(n, t), _EMPTY_CANDIDATES.copy(deep=False), _EMPTY_CURVES.copy(deep=False),
+        _EMPTY_ANOMALIES.copy(deep=False), phase=np.zeros(M, int), weight_factor=weight)))
     if M < 3:
-        return report
+        return AnomalyReport(**vars(report))
     declining = t[-1] > t[-2]
     # more processors, slower run: the declining phase (or an anomaly).  Downey has no
     # declining piece, so the point is reported, never fitted, and nothing is predicted
@@ -291,6 +294,7 @@ def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
     D = _magnitudes(flags, epsilon)
     removed, remaining = _remove_greedily(n, t, live, flags, D, epsilon) if len(live) >= 4 else ([], flags)
     if not remaining:
-        return _resolve_individually(report, n, weight, live, declining, removed, D, theta)
-    # Candidates survive removal: a scalability pattern (thesis 3.9.3).
-    return _explain_pattern(report, n, weight, live, declining, flags, remaining)
+        _resolve_individually(report, n, weight, live, declining, removed, D, theta)
+    else:  # candidates survive removal: a scalability pattern ([Deshmeh2013] section 3.9.3)
+        _explain_pattern(report, n, weight, live, declining, flags, remaining)
+    return AnomalyReport(**vars(report))

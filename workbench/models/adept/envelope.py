@@ -249,7 +249,7 @@ def _feasible_intervals(n, t, delta, A_grid, s_max=np.inf):
     return A[col], s_lo[ok], np.minimum(s_hi[ok], 1e300)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Envelope:
     """The constraint set on (A, sigma) for a given delta ([Deshmeh2013] section 3.5.1).
 

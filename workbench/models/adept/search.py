@@ -162,7 +162,7 @@ def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
                 u[seg, i], v[seg, i] = 1.0, 1.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class GridResult:
     """Best grid point per problem: indices into the A and sigma grids, values and objective."""
 

@@ -612,7 +612,7 @@ def subset_metrics(y_true, y_pred, pct: float = BAND_PCT) -> dict[str, float]:
             "mape_fraction": m / 100.0, "mpe_pct": mpe(a, p), f"within_{pct:g}": share_within(a, p, pct)}
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScenarioResult:
     """Everything :func:`run_scenario` found.
 

@@ -589,7 +589,7 @@ def _constant_fit(y: np.ndarray, loss: str) -> RobustFit:
 # -------------------------------------------------------------------- evaluation
 
 
-@dataclass
+@dataclass(frozen=True)
 class CommRegressionResult:
     """Predictions and scores of a :class:`CommRegression` on a set of measurements.
 
