@@ -1,0 +1,8 @@
+"""The course around the dashboards: exercises that check themselves against the models.
+
+:mod:`workbench.course.exercise` defines an exercise as data (question, the answer a
+student gives, a checker that computes the right answer with the workbench's own models,
+and a hint for a wrong answer); :mod:`workbench.course.exercises` holds the exercises of
+each notebook.  Nothing here imports ipywidgets: the answer boxes are in
+:mod:`workbench.ui.exercises`.
+"""
