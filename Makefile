@@ -6,6 +6,7 @@
 #   make lab          set up .venv and open JupyterLab in notebooks/
 #   make bench        run the benchmarks in bench/ (pytest-benchmark)
 #   make screenshots  refresh docs/screenshots/*.png (headless chromium against Voila)
+#   make site         build the static course site into site/ (no kernel; see docs/site.md)
 #
 # pip only (no conda): Python >= 3.11 creates .venv, `pip install -e ".[test]"` installs
 # pyproject.toml's dependencies. The install is redone when pyproject.toml changes.
@@ -33,10 +34,10 @@ export WORKBENCH_DATA_MIRROR := $(abspath ../shared/data)
 endif
 endif
 
-.PHONY: help setup dashboards lab test chromium bench screenshots clean
+.PHONY: help setup dashboards lab test chromium bench screenshots site clean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# *//'
+	@sed -n '3,10p' Makefile | sed 's/^# *//'
 
 setup: $(STAMP)
 
@@ -85,5 +86,10 @@ bench: $(STAMP)
 screenshots: $(STAMP) chromium
 	$(BIN)/python tools/screenshots.py
 
+# The landing page, every notebook with its dashboard's figures (plotly, no kernel) and the API
+# reference (Sphinx, warnings as errors); the instructor's solutions are never part of it.
+site: $(STAMP)
+	$(BIN)/python tools/build_site.py --out site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .benchmarks *.egg-info site

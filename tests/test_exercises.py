@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import ipywidgets as widgets
 import pytest
 
 from workbench.course.exercise import Exercise, choice, numeric
 from workbench.course.exercises import all_exercises, exercises_for, notebooks_with_exercises
-from workbench.ui.exercises import RIGHT_CLASS, WRONG_CLASS, ExerciseBox, exercise_panel
+from workbench.ui.exercises import RIGHT_CLASS, WRONG_CLASS, ExerciseBox, exercise_panel, with_exercises
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 EXERCISES = [exercise for exercises in all_exercises().values() for exercise in exercises]
@@ -56,9 +57,14 @@ def test_every_notebook_with_exercises_shows_them_and_keys_are_unique():
         assert 3 <= len(exercises_for(stem)) <= 5, stem
         code = "".join("".join(c["source"]) for c in json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text())["cells"]
                        if c["cell_type"] == "code")
-        assert f'exercise_panel("{stem}")' in code, f"{stem}.ipynb does not show its exercises"
+        # in the dashboard's cell, not a cell of their own (see workbench.ui.exercises)
+        assert 'with_exercises(' in code and f'"{stem}")' in code, f"{stem}.ipynb does not show its exercises"
         panel = exercise_panel(stem)
         assert len(panel.children) == 1 + len(exercises_for(stem))
+        dashboard = widgets.HTML("the dashboard")
+        shown = with_exercises(dashboard, stem)
+        assert shown.children[0] is dashboard and shown.children[1].selected_index is None  # collapsed
+        assert len(shown.children[1].children[0].children) == 1 + len(exercises_for(stem))
 
 
 @pytest.mark.parametrize("answer, message", [

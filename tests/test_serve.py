@@ -373,6 +373,8 @@ def test_dns_rebinding_refused_on_loopback(loopback_server):
     assert client.request("voila/render/tiny.ipynb", headers=evil)[0] == 403
     assert client.request(f"api/kernels/{kernel_id}", headers=evil)[0] == 403
     assert client.request("voila/api/contents/", headers=evil)[0] == 403
+    assert client.request("", headers=evil)[0] == 403  # the course page
+    assert client.request("course/screenshots/01_downey_explorer.png", headers=evil)[0] == 403
     status, ws = _run(_ws_status(loopback_server, kernel_id, evil))
     assert status == 403, "a page on evil.example reached the kernel websocket"
     # the same requests with this machine's names pass
@@ -463,10 +465,16 @@ def test_class_mode_needs_the_token(tmp_path):
         assert anonymous.request("voila/render/tiny.ipynb", headers={"Host": "evil.example"})[0] == 302
         assert _run(_ws_status(server, str(uuid.uuid4())))[0] == 403
         assert anonymous.request(f"voila/render/tiny.ipynb?token={TOKEN[:-1]}")[0] == 302
+        for path in ("", "course/screenshots/01_downey_explorer.png", "voila/tree/"):  # course page too
+            status, _, headers = anonymous.request(path)
+            assert status == 302 and "/login" in headers["Location"], (path, status)
 
         student = Client(server)
         kernel_id = student.open_page(query=f"?token={TOKEN}")
         assert student.kernel_alive(kernel_id)  # the login cookie now authenticates
+        status, course, _ = student.request("")
+        assert status == 200 and 'href="/voila/render/tiny.ipynb"' in course
+        assert student.request("course/screenshots/01_downey_explorer.png")[0] == 200
         assert not anonymous.kernel_alive(kernel_id)
         assert _run(_ws_status(server, kernel_id, query=f"&token={TOKEN}"))[0] == 101
         assert TOKEN not in " ".join(Path(f"/proc/{server.pid}/cmdline").read_text().split("\0"))

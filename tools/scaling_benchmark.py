@@ -25,7 +25,6 @@ import platform
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +36,7 @@ from readme_block import write_readme_block  # noqa: E402  (tools/, this script'
 
 from workbench.evaluation.scaling_benchmark import (  # noqa: E402
     PROTOCOLS,
+    benchmark_curves,
     benchmark_records,
     fit_calibration,
     leaderboard,
@@ -44,7 +44,6 @@ from workbench.evaluation.scaling_benchmark import (  # noqa: E402
     speed_table,
     warning_table,
 )
-from workbench.io import curves_from_scaling_frame, fetch_dataset, fetch_npb_pi_cluster  # noqa: E402
 from workbench.models.scaling.calibration import CALIBRATION_PATH  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
@@ -52,12 +51,9 @@ BEGIN, END = "<!-- scaling-benchmark:begin -->", "<!-- scaling-benchmark:end -->
 
 
 def load_curves() -> pd.DataFrame:
-    corpus = fetch_dataset("scaling-corpus").frame
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        npb = curves_from_scaling_frame(fetch_npb_pi_cluster().frame, source="npb-pi-cluster", min_points=4)
+    """The benchmark's curves (:func:`benchmark_curves`), with the columns the evaluation reads."""
     keep = ["curve_id", "source", "n", "run", "time_s", "unit", "app", "machine", "metric"]
-    return pd.concat([corpus[keep], npb[keep]], ignore_index=True)
+    return benchmark_curves()[keep]
 
 
 def _pct(x):

@@ -1,5 +1,7 @@
 """The ``workbench`` command (also ``python -m workbench``).
 
+Usage::
+
     workbench predict RUNS.csv|RUNS.parquet --by app,machine --targets 256 512 --out preds.csv
         [--level 0.8] [--models adept,pmnf] [--efficiency 0.7] [--deadline 3600]
         [--scheduler tcp://HOST:8786] [--jobs N] [--resume] [--n-column processes] [--t-column time_s]

@@ -5,6 +5,11 @@ The moves and figures of each notebook are registered in
 :data:`workbench.ui.drive.DASHBOARDS`; a new dashboard registers there with one line
 (``"NN_name.ipynb": Dashboard(),`` moves its primary slider and expects its main figure to
 redraw) and lists more moves until every figure on its page is covered.
+
+A newcomer reaches a moving figure within one screen of scrolling: the main figure starts
+less than :data:`MAX_MAIN_FIGURE_DEPTH` viewport heights from the top of the page (the
+first screen plus one screen of scrolling), so a notebook opens with its title, a short
+"what to try" and the dashboard, and keeps its teaching text below.
 """
 
 from __future__ import annotations
@@ -25,6 +30,18 @@ from workbench.ui.drive import (
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
+
+#: The main figure must start within this many viewport heights of the top of the page.
+MAX_MAIN_FIGURE_DEPTH = 2.0
+#: Where the main figure starts, in viewport heights below the top of the page; the scroll
+#: offsets of the window and of every scrolling ancestor are added back, so the depth is
+#: the same whether the page or a container inside it scrolls.
+MAIN_FIGURE_DEPTH_JS = f"""() => {{
+  const figure = document.querySelector('.{MAIN_FIGURE_CLASS}');
+  let top = figure.getBoundingClientRect().top + window.scrollY;
+  for (let el = figure.parentElement; el; el = el.parentElement) top += el.scrollTop;
+  return top / window.innerHeight;
+}}"""
 
 
 def test_every_notebook_is_registered():
@@ -55,6 +72,7 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
                     f"{voila_server.log_tail()}")
     problems = page_problems(page)
     assert not problems, f"{notebook} after loading: {problems}\n{voila_server.log_tail()}"
+    depth = page.evaluate(MAIN_FIGURE_DEPTH_JS)  # as a newcomer finds the page, before any move
 
     on_page = set(page.evaluate(DRAWN_REVISIONS_JS))
     covered = {name for move in dashboard.moves for name in move.figures} | set(dashboard.constant)
@@ -74,3 +92,9 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
                         f"{page.evaluate('window.__wbRejections')}")
         problems = page_problems(page)
         assert not problems, f"{notebook} after '{done}': {problems}\n{voila_server.log_tail()}"
+
+    # asserted last, so that a dashboard too far down the page still has its redraws checked
+    assert depth < MAX_MAIN_FIGURE_DEPTH, (
+        f"{notebook}: the main figure starts {depth:.2f} viewport heights down the page; a newcomer must reach "
+        f"it within one screen of scrolling (< {MAX_MAIN_FIGURE_DEPTH:g}): open the notebook with its title, a short "
+        "'what to try' and the dashboard cell, and move the teaching text below it (<details> sections)")

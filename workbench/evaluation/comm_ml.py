@@ -15,15 +15,15 @@ Two sources, both through the catalogue:
 
 Scenario presets per source (:func:`build_scenario`), mirroring [Branikas2024] section 7.3:
 
-==================  ===========================================  =============================================
-scenario            data generator                               OSU broadcast
-==================  ===========================================  =============================================
-message_scale       ``msg_multiple`` <= 10 vs > 10 (thesis:      ``size_bytes`` < 64 KiB vs >= 64 KiB (the
-                    [1, 5, 10] vs [50, 100] x sqrt(WSS))          eager/rendezvous switch)
-train_small_test_big  ``nodes`` if several, else ``ppn``: the    ``processes`` <= 64 vs 128-256
-                    smaller 2/3 of the values vs the rest
-main                all runs                                     all configurations
-==================  ===========================================  =============================================
+====================  ===========================================  =============================================
+scenario              data generator                               OSU broadcast
+====================  ===========================================  =============================================
+message_scale         ``msg_multiple`` <= 10 vs > 10 (thesis:      ``size_bytes`` < 64 KiB vs >= 64 KiB (the
+                      [1, 5, 10] vs [50, 100] x sqrt(WSS))         eager/rendezvous switch)
+train_small_test_big  ``nodes`` if several, else ``ppn``: the      ``processes`` <= 64 vs 128-256
+                      smaller 2/3 of the values vs the rest
+main                  all runs                                     all configurations
+====================  ===========================================  =============================================
 
 Splits are by configuration (``group_by`` = the features), 60/40, seeded.
 :func:`compare_with_tables8` puts our metrics beside the thesis's Tables 8.1/8.3/8.5

@@ -48,7 +48,7 @@ def fim_variant_name(model: str, work_features: bool) -> str:
 
 
 def calibrate_and_compare(runs: pd.DataFrame, params: dict, name: str) -> FiMExperiment:
-    """Fit FiMCal(**params) as ``name`` and both RBASP variants, and predict the test runs.
+    """Fit ``FiMCal(**params)`` as ``name`` and both RBASP variants, and predict the test runs.
 
     Trained on the train runs of ``runs`` by :func:`~workbench.evaluation.fim.run_fim_experiment`.
     """

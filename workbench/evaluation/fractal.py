@@ -14,7 +14,7 @@
   the large target size.
 
 Choosing the design sizes from what was measured
------------------------------------------------
+------------------------------------------------
 The paper runs the application at N_i = C + i * delta after choosing C and delta; here
 the runs already exist, so each requested N_i is replaced by the **nearest measured size**
 among the candidates: measured sizes strictly above C (the paper's i starts at 1) and

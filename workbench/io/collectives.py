@@ -9,21 +9,21 @@ Two real datasets of the data mirror (``WORKBENCH_DATA_MIRROR``, see
     (GitHub marcotallone/collective-operations-latency at 1fbc4a2b, MIT licence).  All
     latencies are OSU's per-call averages over ``iterations`` calls.
 
-    ===================  ======================================================================
-    file                 content (columns of the file)
-    ===================  ======================================================================
-    ``bcast_core.csv``   ``osu_bcast`` with ``--map-by core``, socket, node: Open MPI
-    ``bcast_socket.csv`` ``coll_tuned`` algorithm forced to 0, 1, 2, 5, 6, ``cores`` = number of
-    ``bcast_node.csv``   processes 2..256 (socket, node: ..254), ``size`` 1 B..1 MiB, ``latency``/``min``/``max``
-                         (average, minimum, maximum over the processes), ``iterations``
-    ``reduce_core.csv``  ``osu_reduce`` with ``--map-by core``, algorithms 0, 1, 2, 4; same columns
-    ``nbft.csv``         linear broadcast (data README) by ``mapby`` (cache, core, socket,
-                         node) for ``p`` = 2..257 processes; ``comm`` (= ``p`` - 1 in every
-                         row); also the ``p50``/``p95``/``p99`` percentiles of the latency
-    ``p2p.csv``          point-to-point latency of 2 processes, the receiver ``recv`` (0..127)
-                         placed by ``mapby`` (same cache, core, socket, other node);
-                         ``p50``/``p95``/``p99``, no ``min``/``max``; 1 B..4 MiB
-    ===================  ======================================================================
+    ====================  ======================================================================
+    file                  content (columns of the file)
+    ====================  ======================================================================
+    ``bcast_core.csv``    ``osu_bcast`` with ``--map-by core``, socket, node: Open MPI
+    ``bcast_socket.csv``  ``coll_tuned`` algorithm forced to 0, 1, 2, 5, 6, ``cores`` = number of
+    ``bcast_node.csv``    processes 2..256 (socket, node: ..254), ``size`` 1 B..1 MiB, ``latency``/``min``/``max``
+                          (average, minimum, maximum over the processes), ``iterations``
+    ``reduce_core.csv``   ``osu_reduce`` with ``--map-by core``, algorithms 0, 1, 2, 4; same columns
+    ``nbft.csv``          linear broadcast (data README) by ``mapby`` (cache, core, socket,
+                          node) for ``p`` = 2..257 processes; ``comm`` (= ``p`` - 1 in every
+                          row); also the ``p50``/``p95``/``p99`` percentiles of the latency
+    ``p2p.csv``           point-to-point latency of 2 processes, the receiver ``recv`` (0..127)
+                          placed by ``mapby`` (same cache, core, socket, other node);
+                          ``p50``/``p95``/``p99``, no ``min``/``max``; 1 B..4 MiB
+    ====================  ======================================================================
 
 ``extrap-mpi/mpi_data.csv`` - :func:`read_extrap_mpi`
     Summary statistics of repeated timings of 7 MPI collectives (``MPI_Allgather``,

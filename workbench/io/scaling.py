@@ -64,6 +64,12 @@ _WHAT = "a CSV scaling table"
 def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
     """Read and validate a tidy scaling table from CSV (``,``, ``;`` or tab separated).
 
+    Column names are matched case-insensitively; full-line ``#`` comments are ignored.
+    When the file has no ``benchmark`` column, its file name stem is used. The file is
+    read with the checks and limits of :mod:`workbench.io._text` (a regular file of at
+    most 50 MiB, UTF-8 with or without BOM, any line ends, at most 1,000 columns).
+    Returns the canonical scaling frame (see the module docstring).
+
     Parameters
     ----------
     path_or_buffer : str, Path or file-like (text or bytes)
@@ -72,13 +78,6 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
         it becomes ``time_s``.
     time_unit : {"s", "ms", "us"}
         Unit of ``time_column``; values are converted to seconds.
-
-    Column names are matched case-insensitively; full-line ``#`` comments are ignored.
-    When the file has no ``benchmark`` column, its file name stem is used. The file is
-    read with the checks and limits of :mod:`workbench.io._text` (a regular file of at
-    most 50 MiB, UTF-8 with or without BOM, any line ends, at most 1,000 columns).
-
-    Returns the canonical scaling frame (see the module docstring).
 
     Raises
     ------

@@ -11,27 +11,27 @@ drifts of the machine spread over all configurations instead of biasing one.
 
 Columns of the frame of :func:`measure_kmeans` (one row per run; :data:`MEASURED_COLUMNS`):
 
-=========================  =====================================================================
-``role``                   ``"train"`` or ``"test"``
-``iterations``             I, Lloyd iterations (= FiM stages)
-``clusters``               K, clusters
-``points``                 N, data points
-``dims``                   d, dimensions of a point
-``processes``              t, worker processes
-``repeat``                 0-based repeat index of this (configuration, t)
-``calc_time_s``            wall time of the calculation (workers started ... joined), seconds
-``cycles``                 TC: CPU cycles of the parent and every worker in the calculation, count
-``stalled_cycles_frontend`` cycles without instructions supplied by the front end, count
-``stalled_cycles_backend`` cycles stalled in the back end, count (NaN where the CPU lacks the
-                           event, e.g. AMD Zen)
-``stall_cycles``           SC: frontend + backend where backend is counted, else frontend, count
-``task_clock_ms``          CPU time of the parent and workers in the calculation, milliseconds
-``cpus_utilized``          perf's "CPUs utilized": task-clock / wall time of the *whole* run
-                           (interpreter start-up included), so not the calculation's; for reference
-``utilization``            U per process = task_clock_s / (calc_time_s * processes): the fraction
-                           of the calculation's wall time each process spent on a CPU, 0..1
-``freq_hz``                F: effective clock = cycles / task_clock_s, Hz
-=========================  =====================================================================
+===========================  =====================================================================
+``role``                     ``"train"`` or ``"test"``
+``iterations``               I, Lloyd iterations (= FiM stages)
+``clusters``                 K, clusters
+``points``                   N, data points
+``dims``                     d, dimensions of a point
+``processes``                t, worker processes
+``repeat``                   0-based repeat index of this (configuration, t)
+``calc_time_s``              wall time of the calculation (workers started ... joined), seconds
+``cycles``                   TC: CPU cycles of the parent and every worker in the calculation, count
+``stalled_cycles_frontend``  cycles without instructions supplied by the front end, count
+``stalled_cycles_backend``   cycles stalled in the back end, count (NaN where the CPU lacks the
+                             event, e.g. AMD Zen)
+``stall_cycles``             SC: frontend + backend where backend is counted, else frontend, count
+``task_clock_ms``            CPU time of the parent and workers in the calculation, milliseconds
+``cpus_utilized``            perf's "CPUs utilized": task-clock / wall time of the *whole* run
+                             (interpreter start-up included), so not the calculation's; for reference
+``utilization``              U per process = task_clock_s / (calc_time_s * processes): the fraction
+                             of the calculation's wall time each process spent on a CPU, 0..1
+``freq_hz``                  F: effective clock = cycles / task_clock_s, Hz
+===========================  =====================================================================
 
 Counter columns are float (NaN = not measured: perf unavailable, or the event not
 supported). Why SC = frontend + backend: FiM's passive state is "stalled, waiting for

@@ -322,18 +322,18 @@ def prediction_figure(
 
     Traces, always in this order (empty when absent):
 
-    0-1. envelope band: pointwise lowest and highest bound instances (3.5.1, Fig. 4);
-    2. ``compare``'s predicted curve (e.g. the same data without anomaly handling);
-    3-4. for the largest target with a runner-up (Table 3): its best instance (dotted) and
-       the runner-up instance (dashed) over the whole n range;
-    5. the predicted curve, one biased fit per target of ``n_grid`` (3.5.2);
-    6. ``base``: the base-size runs of a cross-size fit, scaled by the runtime ratio R in
-       the speedup view (3.12);
-    7. guiding points (cross-size, 3.12 step 2);
-    8. the observations used (averaged repeats; open markers: weight reduced as anomalous,
-       crosses: weight 0);
-    9. held-back runs ``actual`` = (n, t), labelled with PA (runtime-based);
-    10. ADEPT's predictions at the held-back n.
+    - 0-1: envelope band: pointwise lowest and highest bound instances (3.5.1, Fig. 4);
+    - 2: ``compare``'s predicted curve (e.g. the same data without anomaly handling);
+    - 3-4: for the largest target with a runner-up (Table 3): its best instance (dotted) and
+      the runner-up instance (dashed) over the whole n range;
+    - 5: the predicted curve, one biased fit per target of ``n_grid`` (3.5.2);
+    - 6: ``base``: the base-size runs of a cross-size fit, scaled by the runtime ratio R in
+      the speedup view (3.12);
+    - 7: guiding points (cross-size, 3.12 step 2);
+    - 8: the observations used (averaged repeats; open markers: weight reduced as anomalous,
+      crosses: weight 0);
+    - 9: held-back runs ``actual`` = (n, t), labelled with PA (runtime-based);
+    - 10: ADEPT's predictions at the held-back n.
 
     x is log n; the runtime view has a log y axis in the input time unit ``time_unit``; the
     speedup view is drawn as the module docstring explains (t(1)-based when t(1) was

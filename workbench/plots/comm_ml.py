@@ -90,7 +90,7 @@ def _groups(frame: pd.DataFrame, by: str, where: str) -> list:
 
 
 def rank_box_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", title: str | None = None) -> go.Figure:
-    """[Branikas2024] Fig. 4.1: one box per value of ``by`` over the per-rank ``value``s.
+    """[Branikas2024] Fig. 4.1: one box per value of ``by`` over the per-rank values of ``value``.
 
     With the mean (dashed line) and +-1 sample standard deviation (dashed rhombus) and
     every rank as a jittered point.

@@ -168,6 +168,8 @@ class DataPicker(QuietChanges, widgets.VBox):
         dashboard needs, shown when a source or upload has no such curve.
     messages : panel for errors (shared with a dashboard); default: the picker's own.
 
+    Notes
+    -----
     Attributes: ``source``, ``upload``, ``curve`` (controls), ``points`` (box of one
     ``ToggleButton`` per processor count), ``summary`` (HTML), ``notice`` (panel about the
     real-data mirror), ``messages`` (error panel), ``frame`` (the source's scaling frame),

@@ -1,9 +1,18 @@
 """Answer boxes for a notebook's exercises: type or pick an answer, press *check*, read the verdict.
 
-Usage, in the last cell of a notebook::
+Usage, in the notebook's dashboard cell (the exercises sit in a collapsed section under the
+dashboard)::
 
-    from workbench.ui.exercises import exercise_panel
-    exercise_panel("01_downey_explorer")
+    from workbench.ui.downey_explorer import downey_explorer
+    from workbench.ui.exercises import with_exercises
+
+    with_exercises(downey_explorer(), "01_downey_explorer")
+
+Why in the dashboard's cell and not in a cell of their own at the end: Voila (0.5.13 with
+ipywidgets 8.1) renders a page whose kernel was not preheated (a class that has used up the
+kernel pool) while its cells still run, and a widget shown by a later cell is then drawn
+before its model arrives: "Error displaying widget: model not found" on 2 of 3 such loads
+here, 0 of 3 with the exercises inside the first widget cell.
 
 Each exercise (:mod:`workbench.course.exercises`) shows its level, its question, an answer
 box (a text box for a number, radio buttons for a choice), a *check* button and the verdict:
@@ -21,7 +30,7 @@ from workbench.course.exercise import LEVELS, Exercise
 from workbench.course.exercises import exercises_for
 from workbench.ui.common import message_panel, show_errors
 
-__all__ = ["ExerciseBox", "exercise_panel"]
+__all__ = ["ExerciseBox", "exercise_panel", "with_exercises"]
 
 #: DOM classes of a verdict (the browser tests and the page's colours rely on them).
 RIGHT_CLASS, WRONG_CLASS = "wb-answer-right", "wb-answer-wrong"
@@ -72,3 +81,10 @@ def exercise_panel(notebook: str) -> widgets.VBox:
     header = widgets.HTML("<h3>Exercises</h3><p>Answer in the box, then press <i>check</i>: the workbench "
                           "computes the answer with the same model as the dashboard above.</p>")
     return widgets.VBox([header, *boxes])
+
+
+def with_exercises(dashboard: widgets.Widget, notebook: str) -> widgets.VBox:
+    """Return ``dashboard`` with the exercises of ``notebook`` in a collapsed section under it."""
+    exercises = widgets.Accordion(children=[exercise_panel(notebook)], selected_index=None)
+    exercises.set_title(0, f"Exercises ({len(exercises_for(notebook))}): check your understanding with the model")
+    return widgets.VBox([dashboard, exercises])

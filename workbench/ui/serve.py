@@ -22,6 +22,10 @@ password; without one the command refuses to start.
   Python (never ``playwright install``).
 * :class:`WorkbenchKernelManager` and :class:`WorkbenchIdentityProvider` (named in
   ``voila.json``) make closed pages release their kernels: see their docstrings.
+* The root (and Voila's tree pages, redirected there) is the course page
+  (:func:`workbench.course.landing.landing_html`, :class:`CoursePageHandler`): the lessons in
+  order, each with its screenshot (published at ``course/screenshots/``) and a link that opens
+  its dashboard.
 """
 
 from __future__ import annotations
@@ -46,9 +50,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jupyter_server.auth.identity import PasswordIdentityProvider
+from jupyter_server.base.handlers import JupyterHandler, path_regex
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
+from jupyter_server.utils import url_path_join
+from tornado import web
 from traitlets import Integer
 
+from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, voila_url
+from workbench.course.path import COURSE, REPOSITORY
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 
 __all__ = [
@@ -62,12 +71,14 @@ __all__ = [
     "TOKEN_ENV",
     "UPLOAD_LIMIT_BYTES",
     "WEBSOCKET_MAX_MESSAGE_BYTES",
+    "CoursePageHandler",
     "ServeError",
     "ServeOptions",
     "VoilaServer",
     "WorkbenchIdentityProvider",
     "WorkbenchKernelManager",
     "build_app",
+    "course_page",
     "is_loopback",
     "launch_chromium",
     "main",
@@ -305,6 +316,90 @@ class WorkbenchIdentityProvider(PasswordIdentityProvider):
         return user
 
 
+# --------------------------------------------------------------------------- course page
+
+
+def course_page(base_url: str, notebook_dir: Path) -> str:
+    """Return the page served at the root: the course's lessons found in ``notebook_dir``, in order.
+
+    Notebooks of the folder that are not lessons (e.g. a folder of one's own) are listed
+    after them with a link each, so that every notebook served stays reachable.
+    """
+    names = sorted(path.name for path in notebook_dir.glob("*.ipynb") if not path.name.startswith("."))
+    lessons = [lesson for lesson in COURSE if lesson.filename in names]
+    taught = {lesson.filename for lesson in lessons}
+    others = [(name, voila_url(base_url, name.removesuffix(".ipynb"))) for name in names if name not in taught]
+    return landing_html(base_url, lessons=lessons, others=others)
+
+
+class _PlainErrors(JupyterHandler):
+    """A ``JupyterHandler`` whose error pages are one line of text.
+
+    jupyter_server's error page is a template Voila's server cannot render (it has no
+    ``static_path``): the refusal (403 for a foreign Host, 404) would end in a traceback in
+    the log instead of an answer.
+    """
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """Answer ``status_code`` with its reason as plain text."""
+        self.set_header("Content-Type", "text/plain; charset=UTF-8")
+        self.finish(f"{status_code} {self._reason}\n")
+
+
+class CoursePageHandler(_PlainErrors):
+    """The root of the server: :func:`course_page` instead of Voila's list of files.
+
+    A ``JupyterHandler``: the Host check (DNS rebinding) and the token or password apply as
+    to every dashboard page.
+    """
+
+    def initialize(self, notebook_dir: str) -> None:
+        """Keep the folder served (tornado calls this with the handler's arguments)."""
+        self.notebook_dir = Path(notebook_dir)
+
+    @web.authenticated
+    def get(self) -> None:
+        """Send the course page (built on each request: a new notebook appears without a restart)."""
+        self.set_header("Content-Type", "text/html; charset=UTF-8")
+        self.set_header("Cache-Control", "no-cache")
+        self.finish(course_page(self.base_url, self.notebook_dir))
+
+
+class _ScreenshotHandler(_PlainErrors, web.StaticFileHandler):
+    """The screenshots of ``docs/screenshots`` for the course page's thumbnails (Host check and login apply).
+
+    Not jupyter_server's ``AuthenticatedFileHandler``: it refuses a GET without a
+    ``Referer`` header, which browsers may leave out for images.
+    """
+
+    @web.authenticated
+    def get(self, path: str, include_body: bool = True):
+        """Send one screenshot."""
+        return web.StaticFileHandler.get(self, path, include_body)
+
+
+class _ToCoursePageHandler(_PlainErrors):
+    """Voila's tree pages (``voila/tree/...``): redirected to the course page."""
+
+    @web.authenticated
+    def get(self, path: str = "") -> None:
+        """Redirect to the root."""
+        self.redirect(self.base_url)
+
+
+def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
+    """Tornado routes of the course page, its screenshots and the redirected tree pages.
+
+    They go before Voila's own (tornado takes the first route that matches).
+    """
+    return [
+        (server_url, CoursePageHandler, {"notebook_dir": str(notebook_dir)}),
+        (url_path_join(server_url, r"/voila/tree" + path_regex), _ToCoursePageHandler),
+        (url_path_join(server_url, SCREENSHOT_ROUTE, "(.*)"), _ScreenshotHandler,
+         {"path": str(REPOSITORY / "docs" / "screenshots")}),
+    ]
+
+
 # --------------------------------------------------------------------------- configuration
 
 
@@ -454,7 +549,8 @@ def build_app(options: ServeOptions):
     Voila.json (found from :data:`ROOT`, whatever the current directory), then the
     options.  Beyond loopback the Host check is off (clients use the server's name or
     address) and the token or password is what keeps visitors out; on loopback only
-    ``localhost``/loopback Host headers are served (DNS rebinding protection).
+    ``localhost``/loopback Host headers are served (DNS rebinding protection).  Its root is
+    the course page (:func:`course_page`) instead of Voila's list of files.
     """
     from jupyter_core.paths import jupyter_config_path
     from traitlets.config import Config
@@ -483,6 +579,8 @@ def build_app(options: ServeOptions):
         pools.update({name: {"pool_size": size} for name, size in options.pools.items()})
         extra.VoilaKernelManager.kernel_pools_config = pools
     app.update_config(extra)
+    voila_handlers = app.init_handlers  # Voila's start() asks for its routes here
+    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *voila_handlers()]
     return app
 
 

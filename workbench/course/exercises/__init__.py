@@ -1,6 +1,7 @@
 """The exercises of each notebook: module ``nNN_<notebook stem>`` holds ``EXERCISES`` for ``NN_<stem>.ipynb``.
 
-A notebook shows its exercises with ``workbench.ui.exercises.exercise_panel("NN_<stem>")``;
+A notebook shows its exercises under its dashboard with
+``workbench.ui.exercises.with_exercises(dashboard, "NN_<stem>")``;
 :func:`exercises_for` and :func:`all_exercises` give them as data (tests check every one
 accepts its own answer and refuses a wrong one; ``tools/solutions.py`` writes the
 instructor's solutions).

@@ -277,8 +277,10 @@ class Adept(BaseEstimator):
     -----------------
     observations_ : DataFrame n, t, runs, dropped, kind ("observed"/"guiding"),
         weight_factor, phase — the points the fits use.
-    delta_ : deviation bound finally used.   envelope_ : :class:`Envelope`.
-    anomalies_ : :class:`AnomalyReport`.       warnings_ : list of :class:`~workbench.errors.ModelWarning`.
+    delta_ : deviation bound finally used.
+    envelope_ : :class:`Envelope`.
+    anomalies_ : :class:`AnomalyReport`.
+    warnings_ : list of :class:`~workbench.errors.ModelWarning`.
     fits_ : DataFrame, one row per fitted target: target, A, sigma, scale, wssre,
         max_rel_error, fixed_point, variance ("low"/"high"), prediction, speedup,
         runner_up_A, runner_up_sigma, runner_up_wssre, suggested_n, pass1_A, pass1_sigma,

@@ -3,23 +3,23 @@
 All metrics are known before execution, from the application's communication profile and
 the process mapping:
 
-======  =========================================================  ==================
-column  meaning ([Papadopoulou2015] section III.A)                                unit
-======  =========================================================  ==================
-``S``   message size                                               bytes
-``M``   messages per process                                       count
-``PPN`` processes per node                                         count
-``N``   nodes                                                      count
-``I``   ratio of inter-node messages to all messages               fraction in [0, 1]
-``SW``  switches in the allocation                                 count
-``R``   racks in the allocation                                    count
-``PT``  process traffic ``S * M``                                  bytes
-``NT``  node traffic ``PT * PPN * I`` (injected by one node)       bytes
-``V``   total communication volume ``NT * N``                      bytes
-``NI``  messages injected per node ``M * I * PPN``                 count
-``VI``  total injected messages ``NI * N``                         count
-``SWR`` estimated switches per rack ``SW / R``                     ratio
-======  =========================================================  ==================
+=======  =========================================================  ==================
+column   meaning ([Papadopoulou2015] section III.A)                 unit
+=======  =========================================================  ==================
+``S``    message size                                               bytes
+``M``    messages per process                                       count
+``PPN``  processes per node                                         count
+``N``    nodes                                                      count
+``I``    ratio of inter-node messages to all messages               fraction in [0, 1]
+``SW``   switches in the allocation                                 count
+``R``    racks in the allocation                                    count
+``PT``   process traffic ``S * M``                                  bytes
+``NT``   node traffic ``PT * PPN * I`` (injected by one node)       bytes
+``V``    total communication volume ``NT * N``                      bytes
+``NI``   messages injected per node ``M * I * PPN``                 count
+``VI``   total injected messages ``NI * N``                         count
+``SWR``  estimated switches per rack ``SW / R``                     ratio
+=======  =========================================================  ==================
 
 :func:`descriptors` adds the derived columns to a frame of the seven base columns;
 :func:`mapping_descriptors` computes the base columns of one configuration from a

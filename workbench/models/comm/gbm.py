@@ -294,6 +294,8 @@ class CommGBM(RegressorMixin, BaseEstimator):
     random_state
         Seeds the candidates, the folds and the trees' row subsampling.
 
+    Notes
+    -----
     Fitted attributes: ``best_estimator_`` (a ``GradientBoostingRegressor`` refitted on all
     rows), ``best_params_``, ``cv_results_`` (one row per candidate: its parameters,
     ``mean_rmse``, ``std_rmse`` over folds on the fitted scale, ``rank``),

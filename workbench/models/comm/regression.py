@@ -374,6 +374,8 @@ class CommRegression(BaseEstimator):
         ``warnings_`` (a :class:`~workbench.errors.ModelWarning` of kind ``pooled-fallback``; a
         dropped term gives ``terms-dropped``) and emitted as a :class:`~workbench.errors.WorkbenchWarning`.
 
+    Notes
+    -----
     Within an area, terms that do not vary (e.g. ``NT = 0`` when every message stays on
     its node) or that are collinear with earlier terms (``V = NT * N`` at fixed ``N``)
     cannot be estimated: they are dropped (coefficient 0, noted in ``coef_``) -- the

@@ -508,6 +508,8 @@ class FiMCal(BaseEstimator):
         the regression runs.
     target : measured time column, seconds.
 
+    Notes
+    -----
     Fitted: ``regression_`` (:class:`HardwareRegression`), ``alpha_``, ``calibration_``
     (:class:`CalibrationResult`), ``freq_hz_``, ``warnings_`` (list of
     :class:`~workbench.errors.ModelWarning`, kinds ``utilization-clipped`` and

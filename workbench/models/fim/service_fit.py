@@ -2,14 +2,14 @@
 
 Each station of the queueing network has a parametric service process:
 
-=========  ======================  ==========================================  =========
-station    family                  fitted parameters (MLE / least squares)      Eq.
-=========  ======================  ==========================================  =========
-D          ``uniform_rate``        rate ~ U(zeta_min, zeta_max); time = 1/rate  13
+=========  ======================  ============================================  =========
+station    family                  fitted parameters (MLE / least squares)       Eq.
+=========  ======================  ============================================  =========
+D          ``uniform_rate``        rate ~ U(zeta_min, zeta_max); time = 1/rate   13
 M          ``log``                 time = coef * (1 + ln(chi)), chi = load       14
-C          ``exponential``         time ~ Exp(mean eta)                         15
-R          ``exponential``         time ~ Exp(mean psi)                         16
-=========  ======================  ==========================================  =========
+C          ``exponential``         time ~ Exp(mean eta)                          15
+R          ``exponential``         time ~ Exp(mean psi)                          16
+=========  ======================  ============================================  =========
 
 ``shifted_exponential`` (a floor plus an exponential) is offered beside the paper's
 families because measured latencies never reach zero.
@@ -174,6 +174,8 @@ def fit_station(samples, family: str, *, station: str = "", loads=None, bins: in
         ``exponential`` (Eqs. 15-16) or ``shifted_exponential``.
     loads : queue lengths chi >= 1 paired with the samples (``log`` only).
 
+    Notes
+    -----
     The ``log`` form ``t = c (1 + ln chi)`` is fitted by least squares,
     ``c = sum(t x) / sum(x ** 2)`` with ``x = 1 + ln chi``; the others by maximum
     likelihood.

@@ -2,7 +2,7 @@
 
 With calibrated intervals and warnings that were measured as a classifier.
 
-How it predicts (all parameters learnt on real curves, :mod:`.calibration`):
+How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`):
 
 1. fit every model of :data:`~workbench.models.scaling.MODELS` on all runs;
 2. *extrapolation-oriented cross-validation*: refit each model without the largest
@@ -290,7 +290,7 @@ class ScalingPredictor(BaseEstimator):
         return pred, spread, chosen
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
-        """Features of the predictor's error model per target (see :mod:`.calibration`)."""
+        """Features of the predictor's error model per target (see :mod:`~workbench.models.scaling.calibration`)."""
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.interval_features")
         return self._features(n, *self._combine(n)[1:])
