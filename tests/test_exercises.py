@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
 
 from workbench.course.exercise import Exercise, choice, numeric
@@ -92,3 +93,21 @@ def test_a_failing_checker_is_a_message_not_a_traceback():
     box = ExerciseBox(numeric("x/y", 2, "How much?", broken, "look"), 1)
     box.answer.value = "1"
     assert box.check() is False and "Internal error" in box.messages.value
+
+
+def test_the_exercises_ask_about_what_the_dashboards_open_on(data_mirror):
+    """Exercises that restate a dashboard's defaults (the course sits below the dashboards) agree with them."""
+    from workbench.course.exercises import n00_predict_my_runs as n00
+    from workbench.course.exercises import n03_anomalies as n03
+    from workbench.ui.anomalies import AnomalyDashboard
+    from workbench.ui.data_picker import default_observed
+    from workbench.ui.predict_dashboard import DEFAULT_CURVE
+
+    assert n00.CURVE_ID == DEFAULT_CURVE[1]
+    n, _ = n00._curve()
+    assert tuple(int(v) for v in default_observed(np.unique(n))) == n00.DEFAULT_OBSERVED
+    dashboard = AnomalyDashboard()
+    n_shown, t_shown = (np.asarray(v, float) for v in dashboard.picker.observed)
+    n_asked, t_asked = n03._example_observed()
+    np.testing.assert_array_equal(n_shown, n_asked)
+    np.testing.assert_allclose(t_shown, t_asked, rtol=1e-12)

@@ -19,10 +19,8 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
-import pandas as pd
 
-from workbench.io import validate_scaling_frame
-from workbench.models import downey
+from workbench.evaluation.model_data import synthetic_anomaly_frame
 from workbench.models.adept import Adept, AnomalyReport
 from workbench.plots.adept import (
     holdout_frame,
@@ -50,29 +48,6 @@ __all__ = ["AnomalyDashboard", "anomaly_dashboard", "synthetic_anomaly_frame", "
 
 #: ε of the "without anomaly handling" fit: no ratio of consecutive R values reaches 1 + ε.
 NO_HANDLING_EPSILON = 1e9
-
-
-def synthetic_anomaly_frame(A: float = 40.0, sigma: float = 0.5, tau: float = 2.0,
-                            processes=(1, 2, 4, 8, 16, 32, 64, 128), anomaly_at: float = 32,
-                            speedup_excess: float = 0.25) -> pd.DataFrame:
-    """SYNTHETIC strong-scaling curve with one injected anomaly (nothing here was measured).
-
-    t(n) = tau * T(n; A, sigma) seconds (Downey model, [Deshmeh2013] Table 1, no noise), except at
-    ``anomaly_at``, whose runtime is divided by 1 + ``speedup_excess``: its speedup is 25 %
-    too high, like the fast points of [Deshmeh2013] Fig. 9.  Returns a scaling frame
-    (:mod:`workbench.io.scaling`) with benchmark ``"SYNTHETIC-anomaly"``, problem class
-    ``"example"`` and a ``source`` column saying how each row was made.
-    """
-    n = np.asarray(processes, float)
-    if anomaly_at not in n:
-        raise ValueError(f"anomaly_at={anomaly_at!r} is not one of processes {n.tolist()}")
-    t = tau * downey.runtime(n, A, sigma)
-    t[n == anomaly_at] /= 1 + speedup_excess
-    label = f"SYNTHETIC: Downey A={A:g}, sigma={sigma:g}, tau={tau:g} s"
-    return validate_scaling_frame(pd.DataFrame({
-        "benchmark": "SYNTHETIC-anomaly", "problem_class": "example", "processes": n.astype(int), "time_s": t,
-        "source": np.where(n == anomaly_at, f"{label}; injected anomaly: speedup {speedup_excess:.0%} too high", label),
-    }))
 
 
 #: The picker source of :func:`synthetic_anomaly_frame`.

@@ -12,23 +12,18 @@ from functools import lru_cache
 import numpy as np
 
 from workbench.course.exercise import choice, numeric
+from workbench.evaluation.model_data import synthetic_anomaly_frame
 from workbench.io import fetch_npb_pi_cluster, select_curve
 from workbench.metrics import error_pct
-from workbench.models import downey
 from workbench.models.adept import Adept, detect_anomalies, r_metric
 
 ANOMALY_AT = 32.0
 
 
 def _example_observed() -> tuple[np.ndarray, np.ndarray]:
-    """Return the observed runs of the SYNTHETIC curve of ``workbench.ui.anomalies.synthetic_anomaly_frame``.
-
-    Rebuilt here from the model with the same parameters because the course sits below the
-    dashboards' layer; the dashboard observes every run but the largest.
-    """
-    n = np.array([1, 2, 4, 8, 16, 32, 64, 128], float)
-    t = 2.0 * downey.runtime(n, 40.0, 0.5)
-    t[n == ANOMALY_AT] /= 1.25
+    """Return the observed runs of the dashboard's SYNTHETIC curve: every run but the largest."""
+    frame = synthetic_anomaly_frame(anomaly_at=ANOMALY_AT)
+    n, t = frame["processes"].to_numpy(float), frame["time_s"].to_numpy(float)
     return n[:-1], t[:-1]
 
 
