@@ -262,6 +262,7 @@ def landing(course: list) -> str:
         lessons=course,
         dashboard_url=lambda lesson: f"notebooks/{lesson.notebook}.html",
         thumbnail_url=lambda lesson: f"screenshots/{lesson.notebook}.png",
+        open_label="Read the lesson",  # a static page: the live dashboard is make dashboards'
     )
     # the site's own addition: the API reference, after the course
     api = ('<p class="intro">On this site the lessons are static pages (figures at the dashboards\' default '
