@@ -7,7 +7,7 @@ show it to the user instead of a traceback.
 
 import contextlib
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from sklearn.exceptions import NotFittedError as _SklearnNotFittedError
@@ -89,12 +89,10 @@ class ModelWarning:
         warnings.warn(self.message, WorkbenchWarning, stacklevel=stacklevel + 1)
 
 
-def record_warning(store: list, kind: str, message: str, *, stacklevel: int = 2, **fields) -> ModelWarning:
-    """Append a :class:`ModelWarning` to ``store`` (a model's ``warnings_``) and emit it."""
-    warning = ModelWarning(kind, message, **fields)
-    store.append(warning)
-    warning.emit(stacklevel=stacklevel + 1)
-    return warning
+def emit_warnings(found: Iterable[ModelWarning], stacklevel: int = 2) -> None:
+    """Emit each of a fit's warnings (``found``, its ``warnings_``) once, pointing at the caller of ``fit``."""
+    for warning in found:
+        warning.emit(stacklevel=stacklevel + 1)
 
 
 

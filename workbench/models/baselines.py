@@ -35,7 +35,7 @@ import pandas as pd
 from scipy import optimize
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, quiet_warnings
+from workbench.errors import ModelWarning, ValidationError, emit_warnings, quiet_warnings
 from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
 from workbench.validation import (
@@ -141,8 +141,7 @@ class _Baseline(BaseEstimator):
         resid = self._predict(n) / t - 1.0
         result = FitResult(params=params, residuals=resid, cost=float(np.sum(w * resid**2)), **kw)
         self.warnings_ = list(result.warnings)
-        for warning in self.warnings_:
-            warning.emit(stacklevel=3)
+        emit_warnings(self.warnings_, stacklevel=3)  # from the fit that called this
         return result
 
     def predict(self, n) -> np.ndarray:

@@ -38,7 +38,7 @@ import pandas as pd
 from scipy import stats
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning
+from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
 from workbench.validation import PROFILE_COLUMNS, as_vector, check_fitted, validate_profile
 
 __all__ = [
@@ -493,8 +493,7 @@ class FractalExtrapolator(BaseEstimator):
             )
         self.phases_ = phases
         self.warnings_ = [note] if note else []
-        for warning in self.warnings_:
-            warning.emit()
+        emit_warnings(self.warnings_)
         self.convergence_size_ = start
         self.shares_ = shares
         self.data_ = data

@@ -127,7 +127,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning
+from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
 from workbench.validation import as_vector, check_fitted, processor_counts, require_span, require_valid, training_runs
 
 __all__ = [
@@ -536,8 +536,7 @@ class PMNF(BaseEstimator):
         _unscale(res, k, y_scale, t, where)
         self._store_fit(I, J, res, k, cv, ns, t_agg, runs)
         self.warnings_ = notes
-        for warning in notes:
-            warning.emit()
+        emit_warnings(notes)
         return self
 
     def _checked_settings(self, where: str) -> float:

@@ -39,7 +39,7 @@ from workbench.io import (
     validate_scaling_frame,
 )
 from workbench.ui.common import QuietChanges, message_panel, show_errors
-from workbench.ui.data_source import Dataset, DataSource, mirror_problem
+from workbench.ui.data_source import Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
 
 __all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "UPLOAD_FORMAT", "default_observed", "read_uploads"]
@@ -143,11 +143,6 @@ def read_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
     if not frames:
         raise ValidationError("no file uploaded")
     return validate_scaling_frame(pd.concat(frames, ignore_index=True))
-
-
-def _mirror_problem() -> str | None:
-    """Why the real-data mirror cannot be used, or None when it can."""
-    return mirror_problem()
 
 
 class DataPicker(QuietChanges, widgets.VBox):

@@ -20,7 +20,7 @@ import pandas as pd
 from scipy import special
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError
+from workbench.errors import ModelWarning, ValidationError, emit_warnings
 from workbench.models import downey
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.envelope import Envelope, fit_envelope
@@ -402,8 +402,7 @@ class Adept(BaseEstimator):
         else:
             self._fitted_targets = np.asarray(self._default_targets(), float)
         self._fits = None
-        for warning in warnings:
-            warning.emit()
+        emit_warnings(warnings)  # the per-target ones are in warnings_ / warnings_for
         return self
 
     @property

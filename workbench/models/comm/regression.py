@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ValidationError, record_warning
+from workbench.errors import ModelWarning, ValidationError, emit_warnings
 from workbench.metrics import summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
@@ -502,14 +502,15 @@ class CommRegression(BaseEstimator):
                     )
                 message = (f"area {area} ({self.split.describe()[area]}): {problem}; predicted by the pooled "
                            f"fallback (terms {list(pooled.terms)} fitted on all {len(data)} training points)")
-                record_warning(self.warnings_, "pooled-fallback", message)
+                self.warnings_.append(ModelWarning("pooled-fallback", message))
                 model = pooled
             if model.dropped:
-                record_warning(self.warnings_, "terms-dropped", f"area {area}: term(s) {list(model.dropped)} "
-                               "dropped (constant or collinear in the training points)")
+                self.warnings_.append(ModelWarning("terms-dropped", f"area {area}: term(s) {list(model.dropped)} "
+                                                   "dropped (constant or collinear in the training points)"))
             self.models_[area] = model
         self.areas_ = tuple(a for a in AREAS if self.models_[a].source == "area")
         self.coef_ = self._coef_frame()
+        emit_warnings(self.warnings_)
         return self
 
     def _fit_area(self, data: pd.DataFrame, y: np.ndarray, terms: Sequence[str], source: str):

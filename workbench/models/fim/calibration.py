@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError
+from workbench.errors import ModelWarning, ValidationError, emit_warnings
 from workbench.models.fim.markov import (
     U_TOLERANCE,
     barrier_stage_time,
@@ -597,8 +597,7 @@ class FiMCal(BaseEstimator):
         )
         self.alpha_ = self.calibration_.alpha
         self.warnings_ += [ModelWarning("calibration-note", note) for note in self.calibration_.warnings]
-        for warning in self.warnings_:
-            warning.emit()
+        emit_warnings(self.warnings_)
         return self
 
     def _check_fitted(self, where: str) -> None:

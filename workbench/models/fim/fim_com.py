@@ -24,7 +24,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
-from workbench.errors import ModelWarning, ValidationError
+from workbench.errors import ModelWarning, ValidationError, emit_warnings
 from workbench.models.fim.queueing import PATTERNS, STATIONS, CollectiveSimulation, ServiceRates, simulate_collective
 from workbench.models.fim.service_fit import STATION_FAMILIES, StationFit, fit_station, rates_from_fits
 from workbench.validation import check_fitted
@@ -113,8 +113,7 @@ class FiMCom(BaseEstimator):
         self.station_fits_ = self._fit_stations(samples, loads)
         self.rates_ = ServiceRates(**rates_from_fits(self.station_fits_))
         self.warnings_ = self._fit_warnings(self.station_fits_)
-        for warning in self.warnings_:
-            warning.emit()
+        emit_warnings(self.warnings_)
         return self
 
     def _given_rates(self) -> ServiceRates:

@@ -40,7 +40,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, WorkbenchError, quiet_warnings
+from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
 from workbench.models.pmnf import PMNF
@@ -143,8 +143,7 @@ class ScalingModel(BaseEstimator):
         resid = resid[np.isfinite(resid)]
         self.fit_error_ = float(np.sqrt(np.mean(resid**2))) if resid.size else float("nan")
         self.warnings_ = list(self._fit_warnings())
-        for warning in self.warnings_:
-            warning.emit()
+        emit_warnings(self.warnings_)
         return self
 
     def _fit_runs(self, n, t) -> None:

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from workbench.errors import quiet_warnings
+from workbench.errors import emit_warnings, quiet_warnings
 from workbench.models.scaling.base import (
     MODELS,
     ModelWarning,
@@ -228,8 +228,7 @@ class ScalingPredictor(BaseEstimator):
         self.combined_cv_error_ = weighted_cv_error(np.array([self.weights_[m] for m in names]),
                                                     np.array([self.cv_error_[m] for m in names]))
         self.warnings_ = self._data_warnings()
-        for warning in self.warnings_:
-            warning.emit()
+        emit_warnings(self.warnings_)
         return self
 
     def _cross_validate(self, n, t, names) -> pd.DataFrame:
