@@ -348,8 +348,11 @@ def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
     without the in-sample error and warnings (cross-validation).
     """
     try:
-        with quiet_warnings():  # the caller reports what it needs of the model's warnings_
-            model.fit(n, t) if in_sample else model._fit_runs(n, t)
+        if in_sample:
+            with quiet_warnings():  # the caller reports what it needs of the model's warnings_
+                model.fit(n, t)
+        else:
+            model._fit_runs(n, t)  # silences the wrapped model itself and emits nothing of its own
     except WorkbenchError as exc:
         return str(exc)
     except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns
