@@ -177,3 +177,31 @@ def test_measured_kmeans_dataset_is_labelled_and_complete():
     assert runs.attrs["date"].startswith("2026-")
     # counters were measured, not left empty
     assert runs["cycles"].gt(0).all() and runs["stall_cycles"].lt(runs["cycles"]).all()
+
+
+#: Curve extracts of upstream sources: catalogue name -> (repository, licence, curves, runs, units, licence file).
+CURVE_EXTRACTS = {
+    "excalibur-alaska": ("ukri-excalibur/excalibur-tests", "Apache-2.0", 24, 169, {"nodes"}, "LICENSE"),
+    "mlperf-v0.7-dgxa100": ("mlcommons/training_results_v0.7", "Apache-2.0", 1, 50, {"gpus"}, "LICENSE.md"),
+    "mlperf-v0.6-tpuv3": ("mlcommons/training_results_v0.6", "Apache-2.0", 4, 170, {"cores"}, "LICENSE.md"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CURVE_EXTRACTS))
+def test_curve_extracts_load_with_licence_and_provenance(name, data_mirror):
+    from workbench.io import CURVE_COLUMNS, TOPOLOGY_COLUMNS
+
+    repo, licence, n_curves, n_runs, units, licence_file = CURVE_EXTRACTS[name]
+    entry = list_datasets(mirror=data_mirror).set_index("name").loc[name]
+    assert entry["available"] and entry["licence"] == licence and repo in entry["source"]
+    ds = fetch_dataset(name, mirror=data_mirror)
+    frame = ds.frame
+    assert list(frame.columns[: len(CURVE_COLUMNS) + 4]) == CURVE_COLUMNS + TOPOLOGY_COLUMNS
+    assert {"commit", "path", "problem", "notes", "licence"} <= set(frame.columns)
+    assert frame["source"].eq(repo).all() and frame["licence"].eq(licence).all()
+    assert frame["commit"].str.fullmatch(r"[0-9a-f]{40}").all() and frame["commit"].nunique() == 1
+    assert frame["curve_id"].nunique() == n_curves and len(frame) == n_runs and set(frame["unit"]) == units
+    assert frame.groupby("curve_id")["n"].nunique().min() >= 4
+    text = (ds.path.parent / licence_file).read_text()
+    assert "Apache License" in text and "Version 2.0" in text
+    assert frame["commit"].iloc[0][:8] in ds.source
