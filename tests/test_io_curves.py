@@ -156,6 +156,7 @@ DEVELOPMENT_SOURCES = {
     "ukri-excalibur/excalibur-tests": (24, 169),
     "mlcommons/training_results_v0.7": (1, 50),
     "mlcommons/training_results_v0.6": (4, 170),
+    "CMASCenter/pcluster-cmaq": (8, 68),
 }
 
 

@@ -174,6 +174,24 @@ _SCALING_EXTRA = {
     ),
 }
 
+#: Curve extracts bundled under data/external: name -> (folder, title, description, source, licence)
+_EXTERNAL = {
+    "cmaq-cloud": (
+        "CMASCenter+pcluster-cmaq",
+        "CMAQ strong scaling on AWS and Azure cloud VM clusters, 18-576 MPI processes",
+        "68 real runs in 8 strong-scaling curves of the CMAQ air-quality model (CCTM v5.3.x, 2-day 12US2 "
+        "benchmark; v5.4+, 12US1 on Graviton): AWS ParallelCluster c5n.9xlarge (18 cores), c5n.18xlarge (36), "
+        "hpc6a.48xlarge (96), hpc7g.16xlarge (64) and Azure CycleCloud HBv3 (120 cores per VM), unit processes "
+        "(MPI ranks), n = 18..576; every curve starts on one VM and crosses VM boundaries (nodes = VMs, from "
+        "Slurm, log names, run scripts or the author's tables; cores_per_node from lscpu). Time = CMAQ's Total "
+        "Time of the 2 simulated days. Repeats at one n differ in decomposition or pinning (up to 15 % "
+        "spread); flat and retrograde tails (HBv3 96 ranks/VM, hpc6a 2023)." + _EXTRA_COMMON,
+        "GitHub CMASCenter/pcluster-cmaq at 0add9a2f (run_scripts/**/*.log; data/external/"
+        "CMASCenter+pcluster-cmaq/README.md, build.py)",
+        "MIT",
+    ),
+}
+
 _SEED_TABLES = {
     "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
                               "actual phase runtimes",
@@ -317,6 +335,9 @@ def _registry() -> list[_Entry]:
     ]
     for name, (folder, title, description, source, licence) in _SCALING_EXTRA.items():
         entries.append(_Entry(name, title, "mirror", f"scaling-extra/{folder}/curves.csv", description, source,
+                              licence, partial(read_curve_extract, licence=licence)))
+    for name, (folder, title, description, source, licence) in _EXTERNAL.items():
+        entries.append(_Entry(name, title, "bundled", f"external/{folder}/curves.csv", description, source,
                               licence, partial(read_curve_extract, licence=licence)))
     for stem, title in _SEED_TABLES.items():
         paper = _SEED_PAPERS.get(stem, _BRANIKAS)
