@@ -157,6 +157,7 @@ DEVELOPMENT_SOURCES = {
     "mlcommons/training_results_v0.7": (1, 50),
     "mlcommons/training_results_v0.6": (4, 170),
     "CMASCenter/pcluster-cmaq": (8, 68),
+    "UoB-HPC/pmbs26-vera-artifact": (32, 448),
 }
 
 

@@ -190,6 +190,20 @@ _EXTERNAL = {
         "CMASCenter+pcluster-cmaq/README.md, build.py)",
         "MIT",
     ),
+    "npb-omp-cpus": (
+        "UoB-HPC+pmbs26-vera-artifact",
+        "NAS Parallel Benchmarks (OpenMP, class B) core sweeps on NVIDIA Grace, NVIDIA Vera, AMD Turin, Intel Granite "
+        "Rapids",
+        "448 real runs in 32 strong-scaling curves: NPB 3.4.4 OpenMP class B kernels BT, CG, EP, FT, LU, MG, SP, UA "
+        "on one socket of NVIDIA Grace (72 cores), NVIDIA Vera (88), AMD EPYC 9R45 on AWS c8a.metal-24xl (96) and "
+        "Intel Xeon 6975P-C on AWS c8i.metal-48xl (96), unit cores (one OpenMP thread per core), n = 1, 2, 4, 8 and "
+        "multiples of 8 up to the socket, one run each; nodes = 1, cores_per_node from lscpu. Time = NPB's timed "
+        "section, recomputed from Mop/s (the printed 0.01 s steps are too coarse; see the README). Intra-node only; "
+        "noisy (bimodal EP, CG steps at core-complex boundaries), flat or retrograde tails (LU, MG)." + _EXTRA_COMMON,
+        "GitHub UoB-HPC/pmbs26-vera-artifact at 05b701c1 (results/npb/*/nas-B-scaling.csv; data/external/"
+        "UoB-HPC+pmbs26-vera-artifact/README.md, build.py)",
+        "BSD-3-Clause",
+    ),
 }
 
 _SEED_TABLES = {
