@@ -215,6 +215,7 @@ EXTERNAL_EXTRACTS = {
     "cmaq-cloud": ("CMASCenter+pcluster-cmaq", "CMASCenter/pcluster-cmaq", "MIT", 8, 68, (18, 576), "MIT License"),
     "npb-omp-cpus": ("UoB-HPC+pmbs26-vera-artifact", "UoB-HPC/pmbs26-vera-artifact", "BSD-3-Clause", 32, 448, (1, 96),
                      "BSD 3-Clause License"),
+    "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
 }
 
 
@@ -274,3 +275,12 @@ def test_npb_omp_cpus_times_agree_with_the_printed_times():
     assert ((curves["time_s"] - printed).abs() <= 0.0051 + 0.004 * curves["time_s"]).all()
     bt = curves[curves["curve_id"] == "npb-omp-B-bt-grace"].set_index("n")["time_s"]
     assert bt[1] == 86.84 and round(bt[2], 4) == round(8086.08 * 86.84 / 15960.99, 4)
+
+
+def test_cg_multigpu_a100_is_gpu_strong_scaling_in_one_node():
+    curves = fetch_dataset("cg-multigpu-a100").frame
+    assert curves["unit"].eq("gpus").all() and curves["gpus_per_node"].eq(8).all() and curves["nodes"].eq(1).all()
+    assert (curves["processes"].astype(float) == curves["n"]).all()
+    times = curves.set_index(["curve_id", "n"])["time_s"]
+    assert times[("cg-custom-stencil-20k-a100x8", 1)] == 0.5314 and times[("cg-amgx-20k-a100x8", 8)] == 0.10233
+    assert all(sorted(ns) == [1, 2, 4, 8] for ns in curves.groupby("curve_id")["n"].apply(list))

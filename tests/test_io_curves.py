@@ -158,6 +158,7 @@ DEVELOPMENT_SOURCES = {
     "mlcommons/training_results_v0.6": (4, 170),
     "CMASCenter/pcluster-cmaq": (8, 68),
     "UoB-HPC/pmbs26-vera-artifact": (32, 448),
+    "1fni/cuda-spmv-benchmark": (6, 24),
 }
 
 

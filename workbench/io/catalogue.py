@@ -204,6 +204,17 @@ _EXTERNAL = {
         "UoB-HPC+pmbs26-vera-artifact/README.md, build.py)",
         "BSD-3-Clause",
     ),
+    "cg-multigpu-a100": (
+        "1fni+cuda-spmv-benchmark",
+        "Conjugate-gradient solver strong scaling on 1-8 NVIDIA A100 GPUs of one node (custom CUDA CG and AmgX)",
+        "24 real measurements in 6 strong-scaling curves: a CUDA + MPI conjugate-gradient solver for 5-point "
+        "stencil matrices and NVIDIA AmgX's CG on the same matrices (100M, 225M, 400M unknowns), unit gpus, "
+        "n = 1, 2, 4, 8 on one node with 8 A100-SXM4-80GB (NVLink), one MPI rank per GPU; time = solver time, "
+        "median of 10 runs. Regular curves (87-94 % efficiency at 8 GPUs), no node boundary." + _EXTRA_COMMON,
+        "GitHub 1fni/cuda-spmv-benchmark at eb8147ae (docs/PROBLEM_SIZE_SCALING_RESULTS.md, "
+        "external/benchmarks/amgx/BENCHMARK_RESULTS.md; data/external/1fni+cuda-spmv-benchmark/README.md, build.py)",
+        "MIT",
+    ),
 }
 
 _SEED_TABLES = {
