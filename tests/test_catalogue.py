@@ -216,6 +216,8 @@ EXTERNAL_EXTRACTS = {
     "npb-omp-cpus": ("UoB-HPC+pmbs26-vera-artifact", "UoB-HPC/pmbs26-vera-artifact", "BSD-3-Clause", 32, 448, (1, 96),
                      "BSD 3-Clause License"),
     "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
+    "lammps-cloud": ("converged-computing+performance-study", "converged-computing/performance-study", "MIT", 11, 203,
+                     (32, 256), "MIT License"),
 }
 
 
@@ -284,3 +286,15 @@ def test_cg_multigpu_a100_is_gpu_strong_scaling_in_one_node():
     times = curves.set_index(["curve_id", "n"])["time_s"]
     assert times[("cg-custom-stencil-20k-a100x8", 1)] == 0.5314 and times[("cg-amgx-20k-a100x8", 8)] == 0.10233
     assert all(sorted(ns) == [1, 2, 4, 8] for ns in curves.groupby("curve_id")["n"].apply(list))
+
+
+def test_lammps_cloud_topology_and_retrograde_tail():
+    curves = fetch_dataset("lammps-cloud").frame
+    cpu = curves[curves["unit"] == "nodes"]
+    gpu = curves[curves["unit"] == "gpus"]
+    assert len(cpu) + len(gpu) == len(curves) and cpu["curve_id"].nunique() == 6 and gpu["curve_id"].nunique() == 5
+    assert (cpu["processes"] % cpu["nodes"] == 0).all()
+    assert set((cpu["processes"] // cpu["nodes"]).unique()) == {56, 96}
+    assert (gpu["processes"].astype(float) == gpu["n"]).all() and (gpu["processes"] == 8 * gpu["nodes"]).all()
+    gke = cpu[cpu["curve_id"] == "lammps-reaxff-64x64x32-google-gke-cpu"].groupby("n")["time_s"].median()
+    assert gke[256] > 2.5 * gke[128]  # the retrograde tail is kept as measured

@@ -159,6 +159,7 @@ DEVELOPMENT_SOURCES = {
     "CMASCenter/pcluster-cmaq": (8, 68),
     "UoB-HPC/pmbs26-vera-artifact": (32, 448),
     "1fni/cuda-spmv-benchmark": (6, 24),
+    "converged-computing/performance-study": (11, 203),
 }
 
 

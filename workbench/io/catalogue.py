@@ -215,6 +215,18 @@ _EXTERNAL = {
         "external/benchmarks/amgx/BENCHMARK_RESULTS.md; data/external/1fni+cuda-spmv-benchmark/README.md, build.py)",
         "MIT",
     ),
+    "lammps-cloud": (
+        "converged-computing+performance-study",
+        "LAMMPS ReaxFF strong scaling on AWS, Azure and Google Cloud VM clusters and Kubernetes, CPU and GPU",
+        "203 real runs in 11 strong-scaling curves: LAMMPS ReaxFF HNS (fixed problem, 100 steps) on AWS "
+        "(ParallelCluster, EKS), Azure (CycleCloud, AKS) and Google Cloud (Compute Engine, GKE); CPU curves in "
+        "nodes 32-256 (96 or 56 ranks per VM), GPU curves in gpus 32-256 (4-32 VMs of 8 V100); about 5 repeats "
+        "per size; time = LAMMPS loop time. Noisy, bimodal and retrograde tails (GKE 256 nodes 2.7x slower than "
+        "128)." + _EXTRA_COMMON,
+        "GitHub converged-computing/performance-study at 6f3df687 (experiments/*/*/*/size*/results/lammps-reax; "
+        "data/external/converged-computing+performance-study/README.md, build.py)",
+        "MIT",
+    ),
 }
 
 _SEED_TABLES = {
