@@ -3,13 +3,16 @@
 Two kinds of datasets:
 
 * **bundled**: small files shipped in the project's own ``data/`` folder (tables re-typed
-  from the seed papers, clearly labelled synthetic examples).  ``data/`` is located as
+  from the seed papers, clearly labelled synthetic examples, data this project measured, and
+  small tidy extracts of public strong-scaling measurements under ``data/external/<owner>+<repo>/``
+  with their upstream licence, provenance README and ``build.py``).  ``data/`` is located as
   ``Path(__file__).parents[2] / "data"``, i.e. next to the ``workbench`` package in the
   repository; this works because the project is installed in editable/development mode
   (``pip install -e .``).
 * **mirror**: real measurements that the project must not copy (licences, size).  They
   are read from a local *mirror directory* laid out like the project's reference-data
-  folder (``npb-pi-cluster/``, ``osu-orfeo/``, ``extrap-mpi/``, ...).  Its location is
+  folder (``npb-pi-cluster/``, ``osu-orfeo/``, ``extrap-mpi/``, ``scaling-corpus/``,
+  ``scaling-extra/``, ...).  Its location is
   given by the environment variable ``WORKBENCH_DATA_MIRROR`` (or the ``mirror=``
   argument of the functions below, which takes precedence).
 """
