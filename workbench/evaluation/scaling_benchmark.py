@@ -186,10 +186,10 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
 
 #: Per-record columns the interval features are read from (what a predictor knows at fit time).
 FEATURE_COLUMNS = ("distance", "n_points", "fit_error", "disagreement", "cv_error", "noise", "last_exponent",
-                   "mean_exponent", "leaves_node", "novelty")
+                   "mean_exponent", "roughness", "leaves_node", "novelty")
 #: Per-(curve, protocol) shape of the measured runs (:func:`~workbench.models.scaling.predictor.curve_descriptors`).
-SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "falling", "t_last", "n_max",
-                 "leaves_node")
+SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "roughness", "falling", "t_last",
+                 "n_max", "leaves_node")
 
 
 def _features(frame: pd.DataFrame) -> dict:

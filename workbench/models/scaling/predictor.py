@@ -165,14 +165,17 @@ def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float
     ``last_exponent`` and ``max_exponent``: the local scaling exponents
     ``log(t_i / t_i+1) / log(n_i+1 / n_i)`` of the last step and the steepest one (1 = ideal
     strong scaling, 0 = flat, < 0 = slower with more); ``mean_exponent`` over the whole curve;
-    ``falling``: 1.0 when every step made the runtime smaller; ``t_last``: the runtime at the
-    largest allocation; ``noise``: the typical spread of repeated runs (``log max/min``).
+    ``roughness``: the range of the local exponents (0 for a curve that bends smoothly or not
+    at all, large for one that jumps); ``falling``: 1.0 when every step made the runtime
+    smaller; ``t_last``: the runtime at the largest allocation; ``noise``: the typical spread
+    of repeated runs (``log max/min``).
     """
     a, m = np.asarray(allocations, float), np.asarray(medians, float)
     slopes = np.log(m[:-1] / m[1:]) / np.log(a[1:] / a[:-1])
     return {
         "last_exponent": float(slopes[-1]), "max_exponent": float(slopes.max()),
         "mean_exponent": float(np.log(m[0] / m[-1]) / np.log(a[-1] / a[0])),
+        "roughness": float(slopes.max() - slopes.min()),
         "falling": float(np.all(slopes > 0)), "t_last": float(m[-1]), "n_max": float(a[-1]), "noise": float(noise),
     }
 
@@ -523,6 +526,7 @@ class ScalingPredictor(BaseEstimator):
             "noise": np.full(n.shape, d["noise"]),
             "last_exponent": np.full(n.shape, d["last_exponent"]),
             "mean_exponent": np.full(n.shape, d["mean_exponent"]),
+            "roughness": np.full(n.shape, d["roughness"]),
             "leaves_node": leaves.astype(float),
         }
         features["novelty"] = self._calibration().novelty(features)
