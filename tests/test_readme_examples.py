@@ -239,3 +239,22 @@ def test_doc_tables_are_current(name, data_mirror):
     """The table in the docs is what its function computes today (rerun tools/doc_tables.py)."""
     assert _block_body(name) == doc_tables.TABLES[name](), (
         f"the doc-table:{name} block is stale: run .venv/bin/python tools/doc_tables.py {name}")
+
+
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)\)")
+
+
+def test_relative_links_resolve():
+    """Moving text between README.md and docs/ keeps its links pointing at files that exist."""
+    broken, checked = [], 0
+    for path in DOCUMENTS:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in LINK.finditer(line):
+                target = m["target"].split("#", 1)[0]
+                if not target or re.match(r"^[a-z]+:", target):
+                    continue  # an anchor on the same page, or http(s)/mailto
+                checked += 1
+                if not (path.parent / target).exists():
+                    broken.append(f"{path.relative_to(ROOT)}:{number}: {m['target']}")
+    assert checked > 30
+    assert not broken, f"links to files that do not exist: {broken}"
