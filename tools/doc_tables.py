@@ -11,6 +11,9 @@ checks that each block holds what its function returns today.
     ADEPT and its baselines on the Raspberry Pi cluster's NPB curves, the 3 or 4 smallest
     allocations observed (:func:`workbench.evaluation.holdout.holdout_table`, the table
     dashboard 02 shows under "Accuracy on real curves").
+``fim-cal``
+    FiM-Cal and RBASP on the K-means runs measured here, the larger configurations held back
+    (:func:`workbench.evaluation.fim.run_fim_experiment`, the comparison of dashboard 05).
 """
 
 from __future__ import annotations
@@ -61,8 +64,51 @@ def holdout() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _err(x: float) -> str:
+    """An error in percent as the docs print it: one decimal below 10 %, else whole percents."""
+    return "-" if x != x else (f"{x:.1f} %" if x < 10 else f"{x:.0f} %")
+
+
+#: What the variants of :func:`workbench.evaluation.fim.default_variants` are, for a reader of the table.
+FIM_LABELS = {
+    "FiM (I, K, N)": "FiM (I, K, N), as published",
+    "FiM (I*N, I*K*N), U not scaled": "FiM (I*N, I*K*N), alpha not scaling U",
+    "RBASP linear g": "RBASP, linear g (Eq. 17 as published)",
+    "RBASP quadratic g": "RBASP, quadratic g",
+    "RBASP log2 inputs": "RBASP on log2 inputs",
+}
+
+
+def fim_cal() -> str:
+    """Dashboard 05's FiM-Cal / RBASP comparison on the measured K-means runs, as a markdown table."""
+    from workbench.errors import quiet_warnings
+    from workbench.evaluation.fim import run_fim_experiment
+    from workbench.io import fetch_dataset
+
+    with quiet_warnings():
+        experiment = run_fim_experiment(fetch_dataset("kmeans-fim").frame)
+    per_run, summary = experiment.comparison.per_run, experiment.comparison.summary
+    lines = [
+        f"{len(experiment.train)} training and {len(experiment.test)} test runs (configuration x process count, "
+        "medians of the repeats); errors are |predicted - measured| / measured over the test runs. "
+        "Made by `tools/doc_tables.py fim-cal` (`workbench.evaluation.fim.run_fim_experiment`).",
+        "",
+        "| model | best | average | worst | within 20 % | t <= 2 (2 cores): mean / worst | refused |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in summary.itertuples(index=False):
+        mine = per_run[per_run["model"] == row.model]
+        small = mine.loc[mine["processes"] <= 2, "error_pct"].dropna()
+        small_text = f"{_err(small.mean())} / {_err(small.max())}" if len(small) else "-"
+        within = "-" if row.within_20_pct != row.within_20_pct else f"{row.within_20_pct:.0f} %"
+        refused = f"{row.missing} of {len(mine)}" if row.missing else "0"
+        errors = " | ".join(_err(x) for x in (row.best_pct, row.average_pct, row.worst_pct))
+        lines.append(f"| {FIM_LABELS.get(row.model, row.model)} | {errors} | {within} | {small_text} | {refused} |")
+    return "\n".join(lines) + "\n"
+
+
 #: Table name -> function returning the block's markdown (ending with a newline).
-TABLES: dict[str, Callable[[], str]] = {"holdout": holdout}
+TABLES: dict[str, Callable[[], str]] = {"holdout": holdout, "fim-cal": fim_cal}
 
 
 def markers(name: str) -> tuple[str, str]:
