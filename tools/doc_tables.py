@@ -14,6 +14,9 @@ checks that each block holds what its function returns today.
 ``fim-cal``
     FiM-Cal and RBASP on the K-means runs measured here, the larger configurations held back
     (:func:`workbench.evaluation.fim.run_fim_experiment`, the comparison of dashboard 05).
+``comm-regression``
+    Papadopoulou et al.'s per-area robust regression on our ping-pong sweep and on the OSU
+    broadcasts of ORFEO (:func:`workbench.evaluation.comm_regression.fit_and_evaluate`, dashboard 07).
 """
 
 from __future__ import annotations
@@ -107,8 +110,44 @@ def fim_cal() -> str:
     return "\n".join(lines) + "\n"
 
 
+def comm_regression() -> str:
+    """Dashboard 07's regression on our sweep and on the OSU broadcasts, in-sample and held out."""
+    from workbench.evaluation.comm_regression import (
+        BCAST_PATTERNS,
+        fit_and_evaluate,
+        osu_broadcast_frame,
+        pingpong_sweep,
+    )
+    from workbench.io import fetch_dataset
+    from workbench.models.comm import AreaSplit
+
+    sweep = pingpong_sweep()
+    osu = fetch_dataset("osu-orfeo").frame
+    cases = [(f"our ping-pong sweep (`comm-pingpong-local`, {len(sweep)} rows, "
+              f"{sweep['processes'].min():g}-{sweep['processes'].max():g} processes, one node)", sweep, how, "bisquare")
+             for how in ("all", "random", "scale")]
+    cases.append(("same, ordinary least squares instead of the robust fit", sweep, "all", "ols"))
+    for mapping, algorithm in (("core", 2), ("core", 1), ("node", 6), ("node", 5)):
+        frame = osu_broadcast_frame(osu, mapping, algorithm)
+        label = f"OSU broadcast, ORFEO, `--map-by {mapping}`, {BCAST_PATTERNS[algorithm].replace('_', ' ')}"
+        cases += [(label, frame, how, "bisquare") for how in ("all", "scale")]
+    lines = [
+        "MAPE in percent; R2 of the predicted against the measured times. Made by `tools/doc_tables.py "
+        "comm-regression` (`workbench.evaluation.comm_regression.fit_and_evaluate`, default area split and "
+        "terms).",
+        "",
+        "| data | evaluation | MAPE | within +-30 % | R2 |",
+        "|---|---|---|---|---|",
+    ]
+    for label, frame, how, robust in cases:
+        result, text, _ = fit_and_evaluate(frame, AreaSplit(), robust=robust, how=how)
+        o = result.overall()
+        lines.append(f"| {label} | {text} | {o['mape']:.0f} % | {100 * o['share_within_30']:.0f} % | {o['r2']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 #: Table name -> function returning the block's markdown (ending with a newline).
-TABLES: dict[str, Callable[[], str]] = {"holdout": holdout, "fim-cal": fim_cal}
+TABLES: dict[str, Callable[[], str]] = {"holdout": holdout, "fim-cal": fim_cal, "comm-regression": comm_regression}
 
 
 def markers(name: str) -> tuple[str, str]:
