@@ -17,6 +17,10 @@ checks that each block holds what its function returns today.
 ``comm-regression``
     Papadopoulou et al.'s per-area robust regression on our ping-pong sweep and on the OSU
     broadcasts of ORFEO (:func:`workbench.evaluation.comm_regression.fit_and_evaluate`, dashboard 07).
+``comm-gbm``
+    Branikas's gradient-boosting scenarios on the OSU broadcasts and on our data-generator sweep
+    beside the thesis's Tables 8.1-8.6 (:func:`workbench.evaluation.comm_ml.train_scenario`,
+    dashboard 08; ~45 s of CPU, so the test does not recompute it: :data:`SLOW`).
 """
 
 from __future__ import annotations
@@ -146,8 +150,41 @@ def comm_regression() -> str:
     return "\n".join(lines) + "\n"
 
 
+def comm_gbm() -> str:
+    """Dashboard 08's gradient-boosting scenarios beside the thesis's tables, as a markdown table."""
+    from workbench.evaluation.comm_ml import SCENARIOS, compare_with_tables8, load_datagen, model_frame, train_scenario
+    from workbench.io import fetch_dataset
+
+    datagen = model_frame("datagen", load_datagen())
+    sources = {"OSU broadcast (ORFEO)": model_frame("osu", fetch_dataset("osu-orfeo").frame),
+               "our data generator": datagen}
+    lines = [
+        "Gradient boosting (default search: 6 candidates x 3 folds) per scenario; MAPE as the thesis's "
+        f"fraction; the thesis's numbers are for its data generator on ARIS. Our data generator's sweep: "
+        f"{datagen.attrs.get('filter', '').strip(' ()')}. Made by `tools/doc_tables.py "
+        "comm-gbm` (`workbench.evaluation.comm_ml.train_scenario`, `compare_with_tables8`).",
+        "",
+        "| data | scenario | subset (thesis's) | R2 | MAPE | thesis R2 / MAPE |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label, frame in sources.items():
+        for scenario in reversed(SCENARIOS):  # main first, as the thesis
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result = train_scenario("osu" if label.startswith("OSU") else "datagen", scenario, frame)
+            for row in compare_with_tables8(result.metrics).itertuples(index=False):
+                lines.append(f"| {label} | {scenario.replace('_', ' ')} | {row.subset} ({row.published_subset}) "
+                             f"| {row.r2:.3f} | {row.mape_fraction:.3f} "
+                             f"| {row.published_r2:.3f} / {row.published_mape_fraction:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+#: Tables too slow to recompute in the test suite (tests/test_readme_examples.py): name -> why.
+SLOW = {"comm-gbm": "six randomised searches of gradient boosting, ~45 s of CPU"}
+
 #: Table name -> function returning the block's markdown (ending with a newline).
-TABLES: dict[str, Callable[[], str]] = {"holdout": holdout, "fim-cal": fim_cal, "comm-regression": comm_regression}
+TABLES: dict[str, Callable[[], str]] = {"holdout": holdout, "fim-cal": fim_cal, "comm-regression": comm_regression,
+                                        "comm-gbm": comm_gbm}
 
 
 def markers(name: str) -> tuple[str, str]:
