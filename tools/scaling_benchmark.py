@@ -11,7 +11,8 @@
    the other sources and scores the held-out one; summarises with ``leaderboard`` and
    ``warning_table``.
 4. Writes ``bench/results/scaling_benchmark.md`` (all tables), the README block between
-   ``<!-- scaling-benchmark:begin -->`` and ``<!-- scaling-benchmark:end -->``, the per-curve
+   ``<!-- scaling-benchmark:begin -->`` and ``<!-- scaling-benchmark:end -->`` and the block
+   ``scaling-benchmark-full`` of docs/benchmarks.md (tools/readme_block.py finds them), the per-curve
    summary ``bench/results/scaling_curves.csv`` and the overall ``scaling_leaderboard.csv``
    (derived numbers only, no runtimes; the dashboard's leaderboard view reads them) and the
    calibration fitted on all sources to ``workbench/models/scaling/calibration.json``.
@@ -48,6 +49,7 @@ from workbench.models.scaling.calibration import CALIBRATION_PATH  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 BEGIN, END = "<!-- scaling-benchmark:begin -->", "<!-- scaling-benchmark:end -->"
+FULL_BEGIN, FULL_END = "<!-- scaling-benchmark-full:begin -->", "<!-- scaling-benchmark-full:end -->"
 
 
 def load_curves() -> pd.DataFrame:
@@ -147,6 +149,7 @@ def main(argv=None) -> int:
     per_curve.to_csv(RESULTS / "scaling_curves.csv", index=False, float_format="%.4g")
     overall.to_csv(RESULTS / "scaling_leaderboard.csv", index=False, float_format="%.4g")
     write_readme_block(BEGIN, END, text + "\n", append=True)
+    write_readme_block(FULL_BEGIN, FULL_END, text + "\n")
     calibration = fit_calibration(records, provenance={
         "made_by": "tools/scaling_benchmark.py", "commit": commit, "date": str(datetime.date.today()),
         "data": f"{n_curves} curves ({n_sources} sources): scaling-corpus and npb-pi-cluster (>= 4 allocations)",
@@ -156,7 +159,8 @@ def main(argv=None) -> int:
                   "(curve, protocol) fit weighted once",
     })
     calibration.to_json(CALIBRATION_PATH)
-    print(f"wrote {CALIBRATION_PATH.relative_to(ROOT)}, {RESULTS.relative_to(ROOT)}/scaling_benchmark.md, README block")
+    print(f"wrote {CALIBRATION_PATH.relative_to(ROOT)}, {RESULTS.relative_to(ROOT)}/scaling_benchmark.md, "
+          "the README and docs/benchmarks.md blocks")
     return 0
 
 
