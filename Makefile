@@ -3,7 +3,7 @@
 #   make dashboards   set up .venv and serve every notebook in notebooks/ with Voila
 #                     (this machine only; HOST=0.0.0.0 serves a class: see docs/serving.md)
 #   make test         set up .venv (and chromium) and run the whole test suite
-#   make lab          set up .venv and open JupyterLab in notebooks/
+#   make lab          set up .venv and open JupyterLab in notebooks/ (on PORT if given, else 8888)
 #   make bench        run the benchmarks in bench/ (pytest-benchmark)
 #   make screenshots  refresh docs/screenshots/*.png (headless chromium against Voila)
 #   make site         build the static course site into site/ (no kernel; see docs/site.md)
@@ -16,6 +16,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.workbench-installed
 CHROMIUM := /usr/bin/chromium
+# PORT: the dashboards' port (default 8866); `make lab PORT=...` opens JupyterLab there (default 8888).
+# A taken port is an error for both, never a silent move to another one.
+LAB_PORT := $(if $(filter command line environment environment override,$(origin PORT)),$(PORT),8888)
 PORT ?= 8866
 # 127.0.0.1: this machine only.  Any other address (0.0.0.0: every interface) needs a token
 # (WORKBENCH_TOKEN=... in the environment, or SERVE_ARGS=--generate-token) or a password
@@ -61,7 +64,7 @@ dashboards: $(STAMP)
 # Jupyter refuses to run as root without --allow-root (containers, CI): add it only then.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(VOILA_BROWSER) $(LAB_ROOT)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.port=$(LAB_PORT) --ServerApp.port_retries=0 $(VOILA_BROWSER) $(LAB_ROOT)
 
 # Debian's chromium for the browser tests (never `playwright install`).
 chromium:

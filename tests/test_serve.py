@@ -149,6 +149,16 @@ def test_make_lab_adds_allow_root_only_for_root():
     assert ("--allow-root" in line) == (__import__("os").getuid() == 0), line
 
 
+@pytest.mark.parametrize("given, port", [([], "8888"), (["PORT=9123"], "9123")])
+def test_make_lab_honours_port(given, port):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PORT"}
+    dry = subprocess.run(["make", "-n", "lab", *given], cwd=ROOT, capture_output=True, text=True, timeout=30, env=env)
+    line = [ln for ln in dry.stdout.splitlines() if "jupyter lab" in ln][-1]
+    assert f"--ServerApp.port={port} " in line and "--ServerApp.port_retries=0" in line, line
+
+
 def test_dashboards_use_the_upload_limit_of_the_server():
     from workbench.ui import common
 
@@ -385,6 +395,28 @@ def test_dns_rebinding_refused_on_loopback(loopback_server):
     # a matching Host with a foreign Origin is a cross-site websocket: refused too
     status, _ = _run(_ws_status(loopback_server, kernel_id, {"Origin": "http://evil.example"}))
     assert status == 403
+
+
+#: A stylesheet, script or module the page would fetch from another machine (namespace URIs
+#: such as xmlns="http://www.w3.org/2000/svg" are not requests).
+_OFF_MACHINE = re.compile(r"""(?:href|src)\s*=\s*["']?(?:https?:)?//(?!127\.0\.0\.1|localhost)|import\(\s*["']https?://""")
+
+
+def test_pages_request_nothing_off_the_machine_and_log_no_trust_warning(loopback_server):
+    """The lab template's Font Awesome and mermaid CDN requests are gone (workbench/ui/voila_templates),
+    on dashboards and on error pages; reading a notebook logs no "Notebook ... is not trusted"."""
+    client = Client(loopback_server)
+    status, html, _ = client.request("voila/render/tiny.ipynb")
+    assert status == 200 and "widget" in html
+    assert "voila-style.js" in html  # Voila's bundle with Font Awesome 5, served from here
+    status, missing, _ = client.request("voila/render/missing.ipynb")
+    assert status == 404 and "404" in missing
+    for page in (html, missing, client.request("")[1]):
+        assert not _OFF_MACHINE.search(page), _OFF_MACHINE.search(page).group(0)
+        assert "cdn.jsdelivr" not in page and "cdnjs" not in page
+    log = loopback_server.log_tail(1_000_000)
+    assert "Using pre-heated kernel" in log or "Kernel started" in log  # the notebook was read
+    assert "is not trusted" not in log, log[-3000:]
 
 
 def test_tab_close_shutdown_succeeds(loopback_server):

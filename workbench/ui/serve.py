@@ -51,6 +51,7 @@ from pathlib import Path
 
 from jupyter_server.auth.identity import PasswordIdentityProvider
 from jupyter_server.base.handlers import JupyterHandler, path_regex
+from jupyter_server.services.contents.largefilemanager import LargeFileManager
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
 from tornado import web
@@ -68,6 +69,7 @@ __all__ = [
     "DEFAULT_PORT",
     "PLOTLY_TRACES",
     "ROOT",
+    "TEMPLATE_DIR",
     "TOKEN_ENV",
     "UPLOAD_LIMIT_BYTES",
     "WEBSOCKET_MAX_MESSAGE_BYTES",
@@ -75,6 +77,7 @@ __all__ = [
     "ServeError",
     "ServeOptions",
     "VoilaServer",
+    "WorkbenchContentsManager",
     "WorkbenchIdentityProvider",
     "WorkbenchKernelManager",
     "build_app",
@@ -90,6 +93,10 @@ __all__ = [
 #: The repository; its voila.json is the one configuration of every server started here.
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG_FILE = ROOT / "voila.json"
+#: Templates found before Voila's (``index.html.j2``, ``page.html``): Voila's lab template
+#: without the Font Awesome stylesheets it asks cdn.jsdelivr.net for (its own bundle already
+#: carries Font Awesome 5), so that no page requests anything off the machine.
+TEMPLATE_DIR = Path(__file__).with_name("voila_templates")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--headless",
@@ -277,6 +284,32 @@ def _class_pool_factory(voila_factory):
 
     factory.wraps_for_class = True
     return factory
+
+
+class WorkbenchContentsManager(LargeFileManager):
+    """Voila's contents manager without notebook signatures: the dashboards are always executed afresh.
+
+    jupyter_server checks a notebook's signature (the user's ``nbsignatures.db``) every time
+    it reads one, so that the classic notebook shows stored HTML/JavaScript outputs only of
+    notebooks the user ran, and logs ``Notebook ... is not trusted`` for the others: once
+    per notebook and page here, for notebooks saved without outputs.  Voila never shows
+    stored outputs (it executes the notebook and marks the fresh outputs trusted itself), so
+    the check decides nothing: every cell is marked untrusted, as the check did, without the
+    database lookup and without the warning.  Installed by :func:`install_voila_overrides`
+    (Voila 0.5.13 creates ``voila.app.LargeFileManager`` itself; there is no setting).
+    """
+
+    def mark_trusted_cells(self, nb, path=""):
+        """Mark every cell untrusted (no signature lookup, no log line)."""
+        self.notary.mark_cells(nb, False)
+
+
+def install_voila_overrides() -> None:
+    """Install :func:`install_class_pool` and :class:`WorkbenchContentsManager` into ``voila.app`` (idempotent)."""
+    import voila.app
+
+    install_class_pool()
+    voila.app.LargeFileManager = WorkbenchContentsManager
 
 
 def install_class_pool() -> None:
@@ -559,9 +592,11 @@ def build_app(options: ServeOptions):
     options.check()
     if not options.notebook_dir.is_dir():
         raise ServeError(f"{options.notebook_dir} is not a folder")
-    install_class_pool()
+    install_voila_overrides()
     app = Voila(config_file_paths=[str(ROOT), *jupyter_config_path()])
     app.initialize(_voila_argv(options))
+    # Our templates first: the lab template without its CDN stylesheets (TEMPLATE_DIR).
+    app.template_paths = [str(TEMPLATE_DIR), *app.template_paths]
     app.tornado_settings = {
         **app.tornado_settings,
         "allow_remote_access": not options.loopback,
