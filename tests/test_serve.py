@@ -176,6 +176,11 @@ def test_voila_json_is_the_documented_configuration():
     assert cull["cull_connected"] is False and cull["cull_busy"] is False
     # a closed page's kernel goes within 2 minutes: idle timeout + one culler interval
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 110
+    # a kernel no page connected to (a plain GET) goes within 60 s: its grace + one interval
+    workbench = config["WorkbenchKernelManager"]
+    assert workbench["never_connected_timeout"] + cull["cull_interval"] <= 60
+    assert workbench["max_kernels"] == 0  # derived from memory (memory_kernel_cap)
+    assert workbench["max_kernels_per_client"] >= 1 and workbench["full_retry_after"] >= 1
     assert config["PasswordIdentityProvider"]["allow_password_change"] is False
     for dotted in (config["VoilaConfiguration"]["multi_kernel_manager_class"],
                    config["Voila"]["identity_provider_class"]):
@@ -206,6 +211,58 @@ def test_build_app_modes(tmp_path, keep_sigterm):
                                                                  "a.ipynb": {"pool_size": 3}}
     with pytest.raises(ServeError):
         build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0"))
+
+
+def test_memory_kernel_cap_formula():
+    gib = 2**30
+    # 24 GiB machine, 21 GiB available: (21 - 1 - 2.4) GiB / 0.390625 GiB = 45.06
+    assert serve.memory_kernel_cap(available=21 * gib, total=24 * gib) == 45
+    assert serve.memory_kernel_cap(available=4 * gib, total=8 * gib) == 5  # (4 - 1 - 0.8) / 0.39 = 5.6
+    assert serve.memory_kernel_cap(available=gib, total=2 * gib) == 1  # never below one
+    assert serve.memory_kernel_cap() >= 1  # this machine
+
+
+def test_admission_counts_pages_per_client_and_against_the_cap():
+    km = serve.WorkbenchKernelManager(max_kernels=3, max_kernels_per_client=2)
+    a1, refusal = km.admit_page("10.0.0.1")
+    assert a1 is not None and refusal is None
+    assert km.admit_page("10.0.0.1")[0] is not None
+    page, refusal = km.admit_page("10.0.0.1")
+    assert page is None and "Your address has 2 dashboards open" in refusal
+    assert km.admit_page("127.0.0.1")[0] is not None  # loopback: only the cap applies
+    page, refusal = km.admit_page("10.0.0.2")
+    assert page is None and "at most 3" in refusal and "3 pages are open" in refusal
+    km.release_page(a1)  # its request ended without a kernel: the place is free again
+    assert km.page_count() == 2 and km.admit_page("10.0.0.2")[0] is not None
+    # the kernel Voila starts for the page being served is that page's (context variable)
+    km2 = serve.WorkbenchKernelManager(max_kernels=5)
+    page, _ = km2.admit_page("10.0.0.3")
+    token = serve._PAGE_SLOT.set(page)
+    try:
+        km2.bind_page("kernel-1")
+    finally:
+        serve._PAGE_SLOT.reset(token)
+    km2.bind_page("kernel-2")  # no page being served: a pool kernel
+    km2.release_page(page)  # it has a kernel: it keeps its place until the kernel shuts down
+    assert page.kernel_id == "kernel-1" and km2.page_count("10.0.0.3") == 1
+    strict = serve.WorkbenchKernelManager(max_kernels=9, max_kernels_per_client=1, limit_loopback_clients=True)
+    assert strict.admit_page("127.0.0.1")[0] is not None and strict.admit_page("127.0.0.1")[0] is None
+
+
+def test_build_app_refuses_a_cap_the_pools_fill(tmp_path, keep_sigterm):
+    folder = _tiny_notebooks(tmp_path / "nb")
+    with pytest.raises(ServeError, match="pools take 1 kernels .* only 1"):
+        build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=1))
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=2, max_kernels_per_client=1))
+    assert app.workbench_capacity == {"max_kernels": 2, "derived_from_memory": False, "preheated": 1,
+                                      "max_kernels_per_client": 1}
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False))
+    assert app.workbench_capacity["derived_from_memory"] and app.workbench_capacity["max_kernels"] >= 2
+    with pytest.raises(ServeError, match="--max-kernels 0"):
+        ServeOptions(max_kernels=0).check()
+    parsed, _ = parse_args(["--max-kernels", "7", "--max-kernels-per-client", "3"], environ={})
+    assert (parsed.max_kernels, parsed.max_kernels_per_client) == (7, 3)
+    assert "--max-kernels=7" in serve_command(parsed) and "--max-kernels-per-client=3" in serve_command(parsed)
 
 
 def test_cull_grace_rules():
@@ -521,3 +578,76 @@ def test_class_mode_needs_the_token(tmp_path):
             body = urllib.parse.urlencode({"_xsrf": xsrf, "password": password}).encode()
             assert reader.request("login", method="POST", data=body)[0] == expected
         assert reader.open_page()
+
+
+def _get_from(server, path: str, source: str):
+    """GET ``path`` from the loopback address ``source`` (127.0.0.x: another visitor); (status, headers, body)."""
+    import http.client
+
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
+    try:
+        connection.request("GET", "/" + path)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read().decode(errors="replace")
+    finally:
+        connection.close()
+
+
+def test_plain_gets_cannot_fill_the_server(tmp_path):
+    """20 plain GETs (no browser, no websocket) from 4 addresses at once: the kernels never exceed
+    the cap, refused pages get 503 "server full, try again in N s" and start nothing, no address
+    holds more than its limit, and the never-connected kernels go: back to the idle count
+    (the preheated kernel) within 2 minutes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = _tiny_notebooks(tmp_path / "nb")
+    cap, per_client = 4, 2
+    args = [f"--max-kernels={cap}", f"--max-kernels-per-client={per_client}",
+            "--WorkbenchKernelManager.limit_loopback_clients=True", "--WorkbenchKernelManager.full_retry_after=7",
+            "--MappingKernelManager.cull_interval=1", "--WorkbenchKernelManager.never_connected_timeout=3",
+            "--VoilaKernelManager.fill_delay=1"]
+    with voila_server(tmp_path / "voila.log", folder, serve_args=args) as server:
+        idle = len(_kernel_pids(server))
+        assert idle == 1  # the preheated kernel
+        counts, stop = [], False
+
+        def watch():
+            while not stop:
+                counts.append(len(_kernel_pids(server)))
+                time.sleep(0.05)
+
+        sources = [f"127.0.0.{1 + i % 4}" for i in range(20)]
+        with ThreadPoolExecutor(21) as pool:
+            watcher = pool.submit(watch)
+            answers = list(pool.map(lambda source: (source, *_get_from(server, "voila/render/tiny.ipynb", source)),
+                                    sources))
+            started = time.monotonic()
+            time.sleep(3)  # the pool's refill (fill_delay 1 s) comes back meanwhile
+            stop = True
+            watcher.result()
+        served = [a for a in answers if a[1] == 200]
+        refused = [a for a in answers if a[1] == 503]
+        assert len(served) + len(refused) == 20, [a[1] for a in answers]
+        assert 1 <= len(served) <= cap - 1  # the preheated kernel is kept: cap - 1 pages
+        assert max(counts) <= cap, f"{max(counts)} kernels with a cap of {cap}"
+        for source in set(sources):
+            assert sum(a[0] == source for a in served) <= per_client
+        for _, _, headers, body in refused:
+            assert headers["Retry-After"] == "7"
+            assert "Server full: try again in 7 s" in body and "Traceback" not in body
+        log = server.log_tail(1_000_000)
+        assert log.count("Refused /voila/render/tiny.ipynb") == len(refused)
+        while len(_kernel_pids(server)) > idle and time.monotonic() - started < 120:
+            time.sleep(0.5)
+        back_after = time.monotonic() - started
+        assert len(_kernel_pids(server)) == idle, "the kernels of plain GETs were not freed within 2 minutes"
+        assert "no page connected to it within 3 s" in server.log_tail(1_000_000)
+        print(f"served {len(served)}, refused {len(refused)}, max kernels {max(counts)} (cap {cap}), "
+              f"back to {idle} kernel(s) {back_after:.1f} s after the burst")
+        # the places are free again, and one address still gets only its share (requests at once:
+        # sequential ones would outlive the 3 s grace of the first)
+        with ThreadPoolExecutor(per_client + 1) as pool:
+            statuses = sorted(pool.map(lambda _: _get_from(server, "voila/render/tiny.ipynb", "127.0.0.9")[0],
+                                       range(per_client + 1)))
+        assert statuses == [200] * per_client + [503], statuses

@@ -33,6 +33,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import contextvars
+import functools
 import getpass
 import ipaddress
 import json
@@ -55,9 +57,9 @@ from jupyter_server.services.contents.largefilemanager import LargeFileManager
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
 from tornado import web
-from traitlets import Integer
+from traitlets import Bool, Integer
 
-from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, voila_url
+from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, server_full_html, voila_url
 from workbench.course.path import COURSE, REPOSITORY
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 
@@ -128,42 +130,136 @@ MIN_TOKEN_LENGTH = 16
 WEBSOCKET_MAX_MESSAGE_BYTES = 2 * UPLOAD_LIMIT_BYTES + 2**20
 
 
+#: Memory of one dashboard's kernel once used (RSS, children included: 0.3-0.45 GB measured,
+#: docs/serving.md), the unit of the default kernel cap.
+KERNEL_MEMORY_BYTES = 400 * 2**20
+#: Memory kept free whatever the kernels take: the server itself (~0.2 GB), uploads being read
+#: (up to ~3x a 20 MiB file), the operating system and other users: 1 GiB + 10 % of the machine.
+HEADROOM_BYTES = 2**30
+HEADROOM_FRACTION = 0.10
+
+
 class ServeError(Exception):
     """A configuration the server refuses to start with (the message says what to do)."""
+
+
+def _memory_bytes() -> tuple[int, int]:
+    """Return ``(available, total)`` memory in bytes (Linux ``/proc/meminfo``, else ``os.sysconf``)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = {line.split(":")[0]: int(line.split()[1]) * 1024
+                  for line in Path("/proc/meminfo").read_text().splitlines() if line.endswith("kB")}
+        return fields["MemAvailable"], fields["MemTotal"]
+    page = os.sysconf("SC_PAGE_SIZE")
+    return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+
+
+def memory_kernel_cap(available: int | None = None, total: int | None = None) -> int:
+    """Return the default kernel cap: how many dashboards' kernels the memory holds.
+
+    ``floor((available - headroom) / KERNEL_MEMORY_BYTES)``, headroom = 1 GiB + 10 % of the
+    total memory (:data:`HEADROOM_BYTES`, :data:`HEADROOM_FRACTION`), at least 1.  Memory is
+    read when the server starts (``MemAvailable``: what it can use without swapping).  E.g.
+    24 GiB total, 21 GiB available: (21 - 1 - 2.4) GiB / 0.39 GiB = 45 kernels.
+
+    Parameters
+    ----------
+    available, total : int, optional
+        Bytes; default: this machine's, now.
+
+    Returns
+    -------
+    int
+        The largest number of kernels (preheated pools included) the server should hold.
+    """
+    if available is None or total is None:
+        measured = _memory_bytes()
+        available = measured[0] if available is None else available
+        total = measured[1] if total is None else total
+    headroom = HEADROOM_BYTES + HEADROOM_FRACTION * total
+    return max(1, int((available - headroom) // KERNEL_MEMORY_BYTES))
+
+
+@dataclass(eq=False)
+class _PageSlot:
+    """One admitted page: the visitor's address and, once it has one, its kernel."""
+
+    client: str
+    kernel_id: str | None = None
+
+
+#: The page whose request is being served in this task (set by the render handler, read where
+#: Voila starts or hands out the page's kernel: the preheating's refills run without it).
+_PAGE_SLOT: contextvars.ContextVar[_PageSlot | None] = contextvars.ContextVar("workbench_page_slot", default=None)
 
 
 # --------------------------------------------------------------------------- server classes
 
 
 class WorkbenchKernelManager(AsyncMappingKernelManager):
-    """Voila's kernel manager base with a culler that frees the kernel of a closed page soon.
+    """Voila's kernel manager base: a kernel cap, a per-visitor limit, and a culler that frees closed pages soon.
 
     The base is ``VoilaConfiguration.multi_kernel_manager_class``; the culler does not touch
     open pages.
 
-    jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts a kernel
-    down when it has been idle longer than ``cull_idle_timeout``, is not busy and, with
-    ``cull_connected=False``, has no websocket connection: an open page (connected) is never
-    culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does not
-    cover: a pooled kernel (never culled while in the pool) may have been idle for hours when
-    a page takes it, and the page connects only after loading its JavaScript; a culler pass in
-    between would kill the kernel of a page that is still loading.  So a kernel is culled
-    only once, in addition,
+    **Capacity.**  Every page holds a kernel (~0.3-0.45 GB) until it closes, so plain GETs
+    of dashboard URLs (a script, a class refreshing) could fill the server's memory.  The
+    server holds at most :attr:`max_kernels` kernels, the preheated pools included (0: derived
+    from memory, :func:`memory_kernel_cap`), and one visitor address at most
+    :attr:`max_kernels_per_client` pages (loopback addresses, i.e. this machine's users or a
+    reverse proxy, only when :attr:`limit_loopback_clients`: Voila does not read
+    ``X-Forwarded-For``, so behind a proxy every student would share one address).
+    :meth:`admit_page` decides before a page starts or takes a kernel: beyond either limit
+    the render handler answers ``503`` with ``Retry-After`` (:attr:`full_retry_after`) and
+    starts nothing.  The pools' kernels are reserved: pages get ``max_kernels`` minus the
+    pools' sizes, so refills never exceed the cap.
+
+    **Culling.**  jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts
+    a kernel down when it has been idle longer than ``cull_idle_timeout``, is not busy and,
+    with ``cull_connected=False``, has no websocket connection: an open page (connected) is
+    never culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does
+    not cover: a pooled kernel (never culled while in the pool) may have been idle for hours
+    when a page takes it, and the page connects only after loading its JavaScript; a culler
+    pass in between would kill the kernel of a page that is still loading.  So a kernel is
+    culled only once, in addition,
 
     * ``cull_idle_timeout`` seconds have passed since it left the pool and since its last
       page disconnected (a reload or a dropped network gets that long to reconnect), and
     * a kernel no page ever connected to is given :attr:`never_connected_timeout` seconds
-      (slow page loads on a busy server).
+      (slow page loads on a busy server), and then shut down at the next pass unless busy,
+      however recently its notebook ran (a GET without a browser never connects).
 
-    "Left the pool" is when culler passes start seeing the kernel (Voila's manager does not
-    pass pooled kernels on): the first pass that sees it, or the first after a gap of more
-    than two intervals (a kernel seen while it started, then pooled for hours).
+    "Left the pool" is when a page got the kernel (:meth:`admit_page`'s slot), else when
+    culler passes start seeing it (Voila's manager does not pass pooled kernels on): the first
+    pass that sees it, or the first after a gap of more than two intervals.
     """
 
     never_connected_timeout = Integer(
-        300,
+        40,
         config=True,
         help="Seconds a kernel that no page ever connected to is kept after it left the pool.",
+    )
+    max_kernels = Integer(
+        0,
+        config=True,
+        help="Most kernels the server holds, preheated pools included (0: derived from memory, "
+             "workbench.ui.serve.memory_kernel_cap).",
+    )
+    max_kernels_per_client = Integer(
+        10,
+        config=True,
+        help="Most pages (kernels) one visitor address holds at once (behind a proxy: the proxy's, unless "
+             "ServerApp.trust_xheaders).",
+    )
+    limit_loopback_clients = Bool(
+        False,
+        config=True,
+        help="Apply max_kernels_per_client to loopback addresses too (off: on 127.0.0.1 every page is this "
+             "machine's, or a reverse proxy's, and only the cap applies).",
+    )
+    full_retry_after = Integer(
+        30,
+        config=True,
+        help="Seconds a page refused for lack of capacity says to wait (HTTP Retry-After).",
     )
 
     def __init__(self, **kwargs):
@@ -172,6 +268,61 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         self._last_pass: dict[str, float] = {}
         self._disconnected_at: dict[str, float] = {}
         self._ever_connected: set[str] = set()
+        self._pages: list[_PageSlot] = []
+
+    # ----------------------------------------------------------------- capacity
+
+    @functools.cached_property
+    def kernel_cap(self) -> int:
+        """The cap in force: :attr:`max_kernels`, or :func:`memory_kernel_cap` when it is 0."""
+        return self.max_kernels if self.max_kernels > 0 else memory_kernel_cap()
+
+    def pool_reserve(self) -> int:
+        """Kernels kept for the preheated pools (0 here; the class pool counts its pools' sizes)."""
+        return 0
+
+    def page_count(self, client: str | None = None) -> int:
+        """Pages holding (or about to start) a kernel, of every visitor or of ``client``."""
+        return sum(client is None or page.client == client for page in self._pages)
+
+    def admit_page(self, client: str) -> tuple[_PageSlot | None, str | None]:
+        """Admit a page for ``client`` (its address): ``(slot, None)``, or ``(None, reason)`` beyond a limit.
+
+        The slot counts until the page's kernel shuts down (or, if it never got one, until
+        its request ends: :meth:`release_page`).
+        """
+        cap, reserve = self.kernel_cap, self.pool_reserve()
+        if self.page_count() >= cap - reserve:
+            return None, (f"The server is full: it holds at most {cap} dashboards' kernels ({reserve} kept ready "
+                          f"for the next visitors), and {self.page_count()} pages are open.")
+        limited = self.limit_loopback_clients or not is_loopback(client)
+        if limited and self.page_count(client) >= self.max_kernels_per_client:
+            return None, (f"Your address has {self.page_count(client)} dashboards open, the most one visitor may "
+                          f"have at once ({self.max_kernels_per_client}).")
+        page = _PageSlot(client)
+        self._pages.append(page)
+        return page, None
+
+    def release_page(self, page: _PageSlot) -> None:
+        """Forget ``page`` if it never got a kernel (its request ended without one)."""
+        if page.kernel_id is None and page in self._pages:
+            self._pages.remove(page)
+
+    def bind_page(self, kernel_id: str) -> None:
+        """Give ``kernel_id`` to the page being served in this task, if any (it has left the pool now)."""
+        page = _PAGE_SLOT.get()
+        if page is not None and page.kernel_id is None:
+            page.kernel_id = kernel_id
+            now = time.monotonic()
+            self._outside_pool_since[kernel_id] = self._last_pass[kernel_id] = now
+
+    async def start_kernel(self, *args, **kwargs):
+        """Start a kernel; a page being served (:meth:`admit_page`) gets it."""
+        kernel_id = await super().start_kernel(*args, **kwargs)
+        self.bind_page(kernel_id)
+        return kernel_id
+
+    # ----------------------------------------------------------------- culling
 
     def notify_connect(self, kernel_id):
         """Record that a page connected to ``kernel_id``."""
@@ -194,22 +345,29 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         self._last_pass[kernel_id] = now
         since = self._outside_pool_since[kernel_id]
         since = max(since, self._disconnected_at.get(kernel_id, since))
-        grace = self.cull_idle_timeout
-        if kernel_id not in self._ever_connected:
-            grace = max(grace, self.never_connected_timeout)
+        grace = self.cull_idle_timeout if kernel_id in self._ever_connected else self.never_connected_timeout
         return max(0.0, since + grace - now)
 
     async def cull_kernel_if_idle(self, kernel_id):
-        """Cull ``kernel_id`` by the base rules once it is dead or its grace (:meth:`cull_grace_left`) is over."""
+        """Cull ``kernel_id`` once it is dead or its grace (:meth:`cull_grace_left`) is over.
+
+        A kernel no page ever connected to is then shut down unless busy; the others by the
+        base rules.
+        """
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
             return None
-        if getattr(kernel, "execution_state", None) != "dead" and self.cull_grace_left(kernel_id) > 0:
+        state = getattr(kernel, "execution_state", None)
+        if state != "dead" and self.cull_grace_left(kernel_id) > 0:
             return None
+        if state not in ("dead", "busy") and kernel_id not in self._ever_connected:
+            self.log.info("Culling kernel %s: no page connected to it within %s s", kernel_id,
+                          self.never_connected_timeout)
+            return await self.shutdown_kernel(kernel_id)
         return await super().cull_kernel_if_idle(kernel_id)
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
-        """Shut ``kernel_id`` down and forget its culling state."""
+        """Shut ``kernel_id`` down and forget its culling state and its page."""
         try:
             return await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
@@ -217,6 +375,7 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
             self._last_pass.pop(kernel_id, None)
             self._disconnected_at.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
+            self._pages = [page for page in self._pages if page.kernel_id != kernel_id]
 
 
 def _ready(heating: asyncio.Future) -> bool:
@@ -254,20 +413,33 @@ def _class_pool_factory(voila_factory):
             def get_pool_size(self, notebook_name: str) -> int:
                 return sum(map(_ready, self._pools.get(notebook_name, ())))
 
+            def pool_reserve(self) -> int:
+                config = self.kernel_pools_config
+                default = config.get("default", {})
+                return sum(max(0, config.get(name, default).get("pool_size", default.get("pool_size", 1)))
+                           for name in self._pools)
+
             async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
                 pool = self._pools.get(notebook_name, [])
                 first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
                 if pool:
                     pool.insert(0, pool.pop(first_ready))
-                return await super().get_rendered_notebook(notebook_name, *args, **kw)
+                rendered = await super().get_rendered_notebook(notebook_name, *args, **kw)
+                bind = getattr(self, "bind_page", None)  # WorkbenchKernelManager: the page gets the kernel
+                if bind is not None:
+                    bind(rendered[2])
+                return rendered
 
             def fill_if_needed(self, delay=None, *args, **kw):
                 # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
-                # _initialize is called, not yet awaited, inside this call.
+                # _initialize is called, not yet awaited, inside this call.  The refill's
+                # tasks copy this context: without the page, so their kernels stay the pool's.
                 self._refilling = delay is None
+                page = _PAGE_SLOT.set(None)
                 try:
                     return super().fill_if_needed(delay, *args, **kw)
                 finally:
+                    _PAGE_SLOT.reset(page)
                     self._refilling = False
 
             def _initialize(self, notebook_path, kernel_id=None, **kw):
@@ -420,6 +592,52 @@ class _ToCoursePageHandler(_PlainErrors):
         self.redirect(self.base_url)
 
 
+@functools.cache
+def capped_render_handler():
+    """Return Voila's dashboard handler class with the capacity check in front of it (built once).
+
+    A subclass of ``voila.tornado.handler.TornadoVoilaHandler`` (``voila/render/<notebook>``):
+    before Voila starts or takes a kernel, :meth:`WorkbenchKernelManager.admit_page` decides;
+    a refused page gets ``503 Service Unavailable`` with ``Retry-After`` and
+    :func:`~workbench.course.landing.server_full_html`, and no kernel.  The admitted page's
+    slot is passed to the kernel manager through a context variable, so that the kernel
+    Voila then starts (or takes from the pool) is counted as this page's.
+    """
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    class CappedVoilaHandler(TornadoVoilaHandler):
+        @web.authenticated
+        async def get(self, path=None):
+            manager = self.kernel_manager
+            if not hasattr(manager, "admit_page"):  # another kernel manager: no cap
+                return await super().get(path)
+            page, refusal = manager.admit_page(self.request.remote_ip or "?")
+            if refusal is not None:
+                retry = max(1, int(manager.full_retry_after))
+                self.log.warning("Refused %s to %s: %s", self.request.path, self.request.remote_ip, refusal)
+                self.set_status(503)
+                self.set_header("Retry-After", str(retry))
+                self.set_header("Content-Type", "text/html; charset=UTF-8")
+                self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
+                return self.finish(server_full_html(self.base_url, retry, refusal))
+            token = _PAGE_SLOT.set(page)
+            try:
+                return await super().get(path)
+            finally:
+                _PAGE_SLOT.reset(token)
+                manager.release_page(page)
+
+    return CappedVoilaHandler
+
+
+def _capped(handlers: list) -> list:
+    """Voila's routes with its dashboard handler replaced by :func:`capped_render_handler`'s."""
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    return [(route[0], capped_render_handler(), *route[2:]) if len(route) > 1 and route[1] is TornadoVoilaHandler
+            else route for route in handlers]
+
+
 def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
     """Tornado routes of the course page, its screenshots and the redirected tree pages.
 
@@ -459,6 +677,8 @@ class ServeOptions:
     hashed_password: str | None = None
     pools: dict[str, int] = field(default_factory=dict)
     cell_timeout_s: int | None = None
+    max_kernels: int | None = None  # None: voila.json (0 there: derived from memory)
+    max_kernels_per_client: int | None = None  # None: voila.json
     extra: list[str] = field(default_factory=list)  # --Class.trait=value for Voila
 
     @property
@@ -483,6 +703,10 @@ class ServeOptions:
         for name, size in self.pools.items():
             if size < 0:
                 raise ServeError(f"--pool {name}={size}: the pool size must be >= 0")
+        for option, value in (("--max-kernels", self.max_kernels), ("--max-kernels-per-client",
+                                                                      self.max_kernels_per_client)):
+            if value is not None and value < 1:
+                raise ServeError(f"{option} {value}: give at least 1 (without the option: voila.json's value)")
 
 
 def _pool(text: str) -> tuple[str, int]:
@@ -520,6 +744,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
                         "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
     p.add_argument("--cell-timeout", type=int, dest="cell_timeout_s", help="seconds per cell (default: voila.json)")
+    p.add_argument("--max-kernels", type=int, metavar="N",
+                   help="most kernels the server holds, preheated pools included; pages beyond get 'server full, "
+                        "try again' (default: voila.json; 0 there: (available memory - 1 GiB - 10%% of the "
+                        "memory) / 0.4 GiB)")
+    p.add_argument("--max-kernels-per-client", type=int, metavar="N",
+                   help="most dashboards one visitor address holds open at once (default: voila.json)")
     p.add_argument("--print-config", action="store_true", help="print the effective configuration and exit")
     return p
 
@@ -535,7 +765,8 @@ def parse_args(argv: Sequence[str] | None = None,
         parser.error(f"unrecognized arguments: {' '.join(a for a in unknown if a not in extra)}")
     options = ServeOptions(
         notebook_dir=Path(args.notebook_dir).resolve(), host=args.host, port=args.port,
-        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s, extra=extra,
+        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s,
+        max_kernels=args.max_kernels, max_kernels_per_client=args.max_kernels_per_client, extra=extra,
     )
     if args.token_file:
         options.token = args.token_file.read_text().strip()
@@ -564,6 +795,10 @@ def serve_command(options: ServeOptions | None = None, *, python: str = sys.exec
     cmd += [f"--pool={name}={size}" for name, size in o.pools.items()]
     if o.cell_timeout_s is not None:
         cmd.append(f"--cell-timeout={o.cell_timeout_s}")
+    if o.max_kernels is not None:
+        cmd.append(f"--max-kernels={o.max_kernels}")
+    if o.max_kernels_per_client is not None:
+        cmd.append(f"--max-kernels-per-client={o.max_kernels_per_client}")
     return cmd + list(o.extra)
 
 
@@ -573,6 +808,10 @@ def _voila_argv(o: ServeOptions) -> list[str]:
         argv.append("--no-browser")
     if o.cell_timeout_s is not None:
         argv.append(f"--VoilaExecutor.timeout={o.cell_timeout_s}")
+    if o.max_kernels is not None:
+        argv.append(f"--WorkbenchKernelManager.max_kernels={o.max_kernels}")
+    if o.max_kernels_per_client is not None:
+        argv.append(f"--WorkbenchKernelManager.max_kernels_per_client={o.max_kernels_per_client}")
     return argv + list(o.extra)
 
 
@@ -614,9 +853,43 @@ def build_app(options: ServeOptions):
         pools.update({name: {"pool_size": size} for name, size in options.pools.items()})
         extra.VoilaKernelManager.kernel_pools_config = pools
     app.update_config(extra)
+    _check_capacity(app, options)
     voila_handlers = app.init_handlers  # Voila's start() asks for its routes here
-    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *voila_handlers()]
+    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *_capped(voila_handlers())]
     return app
+
+
+def _pool_total(app, notebook_dir: Path) -> int:
+    """Preheated kernels the pools hold when full (Voila preheats every notebook of the folder)."""
+    configuration = app.voila_configuration
+    if not configuration.preheat_kernel:
+        return 0
+    pools = app.config.VoilaKernelManager.get("kernel_pools_config", None) or {}
+    default = pools.get("default", {}).get("pool_size", max(configuration.default_pool_size, 0))
+    names = [str(p.relative_to(notebook_dir)) for p in notebook_dir.rglob("*.ipynb") if ".ipynb_checkpoints" not in
+             p.parts]
+    return sum(max(0, pools.get(name, {}).get("pool_size", default)) for name in names)
+
+
+def _check_capacity(app, options: ServeOptions) -> None:
+    """Fix the kernel cap (from memory when voila.json says 0) and refuse a cap the pools fill."""
+    from traitlets.config import Config
+
+    manager = app.config.WorkbenchKernelManager
+    cap = int(manager.get("max_kernels", 0) or 0)
+    derived = cap <= 0
+    cap = memory_kernel_cap() if derived else cap
+    pools = _pool_total(app, options.notebook_dir)
+    if cap <= pools:
+        where = "memory holds" if derived else "--max-kernels / voila.json allows"
+        raise ServeError(f"the preheated pools take {pools} kernels and the {where} only {cap}: no page could get "
+                         "one. Give --max-kernels above the pools, or smaller pools (--pool NOTEBOOK=0, "
+                         "--VoilaConfiguration.default_pool_size=0); see docs/serving.md")
+    extra = Config()
+    extra.WorkbenchKernelManager.max_kernels = cap
+    app.update_config(extra)
+    app.workbench_capacity = {"max_kernels": cap, "derived_from_memory": derived, "preheated": pools,
+                              "max_kernels_per_client": int(manager.get("max_kernels_per_client", 10))}
 
 
 def describe(app, options: ServeOptions) -> dict:
@@ -638,6 +911,8 @@ def describe(app, options: ServeOptions) -> dict:
                           + app.voila_configuration.multi_kernel_manager_class.__name__,
         "identity_provider": app.identity_provider_class.__module__ + "." + app.identity_provider_class.__name__,
         "MappingKernelManager": {k: v for k, v in c.MappingKernelManager.items()},
+        "WorkbenchKernelManager": {k: v for k, v in c.WorkbenchKernelManager.items()},
+        "capacity": app.workbench_capacity,
         "cell_timeout_s": c.VoilaExecutor.get("timeout", None),
     }
 
@@ -667,6 +942,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Dashboards: {url}?token=<the token in ${TOKEN_ENV} or --token-file>  (Ctrl-C to stop)", flush=True)
     else:
         print(f"Dashboards: {url}  (Ctrl-C to stop)", flush=True)
+    capacity = app.workbench_capacity
+    print(f"Kernels: at most {capacity['max_kernels']}"
+          + (" (from the memory available)" if capacity["derived_from_memory"] else "")
+          + f", {capacity['preheated']} of them preheated; at most {capacity['max_kernels_per_client']} pages per "
+          "visitor address (--max-kernels, --max-kernels-per-client)", flush=True)
     if not options.loopback:
         print(f"Serving beyond this machine on {options.host}:{options.port}: every visitor runs the dashboards' "
               "code here (docs/serving.md).", flush=True)
@@ -802,4 +1082,9 @@ def launch_chromium(playwright, executable: Path = CHROMIUM):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module, not this __main__ copy of it: voila.json names
+    # workbench.ui.serve's classes, and the kernel manager shares the page being served
+    # (_PAGE_SLOT) with the render handler, so both must come from one module.
+    from workbench.ui import serve as _module
+
+    sys.exit(_module.main())
