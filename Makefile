@@ -24,7 +24,7 @@ PORT ?= 8866
 # (WORKBENCH_TOKEN=... in the environment, or SERVE_ARGS=--generate-token) or a password
 # (SERVE_ARGS=--password); the server refuses to start without one.
 HOST ?= 127.0.0.1
-# More options of python -m workbench.ui.serve (--help), e.g. --pool 02_adept_prediction.ipynb=3
+# More options of workbench serve (--help), e.g. --pool 02_adept_prediction.ipynb=3 --max-kernels 40
 SERVE_ARGS ?=
 PYTEST_ARGS ?=
 # Open a browser tab only where there is a display (a console browser would take over the terminal).
@@ -56,10 +56,10 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 # One definition of the server (workbench/ui/serve.py + voila.json: preheated kernels, culling
-# of closed pages' kernels, cell timeout, Host check, upload limit), also used by the browser
-# tests and the tools.
+# of closed pages' kernels, kernel cap, cell timeout, Host check, upload limit), also used by
+# the browser tests and the tools: `workbench serve`, the command an installed package has too.
 dashboards: $(STAMP)
-	$(BIN)/python -m workbench.ui.serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
+	$(BIN)/workbench serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
 
 # Jupyter refuses to run as root without --allow-root (containers, CI): add it only then.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)

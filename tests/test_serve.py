@@ -106,10 +106,10 @@ def test_make_dashboards_runs_the_command_of_the_tests():
         pytest.skip("make is not installed")
     dry = subprocess.run(["make", "-n", "dashboards", "PORT=12345"], cwd=ROOT, capture_output=True, text=True,
                          timeout=30)
-    line = [ln for ln in dry.stdout.splitlines() if "workbench.ui.serve" in ln]
-    assert line, f"make dashboards does not run python -m workbench.ui.serve:\n{dry.stdout}{dry.stderr}"
+    line = [ln for ln in dry.stdout.splitlines() if "workbench serve" in ln]
+    assert line, f"make dashboards does not run workbench serve:\n{dry.stdout}{dry.stderr}"
     words = line[-1].split()
-    assert words[0].endswith(".venv/bin/python") and words[1:3] == ["-m", "workbench.ui.serve"]
+    assert words[0].endswith(".venv/bin/workbench") and words[1] == "serve"  # = python -m workbench.ui.serve
     assert words[words.index("--host") + 1] == "127.0.0.1" and words[words.index("--port") + 1] == "12345"
     assert not any(w.startswith(("--Voila", "--preheat", "--MappingKernelManager")) for w in words), words
     assert "voila " not in dry.stdout.replace("voila.json", "")  # no second definition
@@ -211,6 +211,45 @@ def test_build_app_modes(tmp_path, keep_sigterm):
                                                                  "a.ipynb": {"pool_size": 3}}
     with pytest.raises(ServeError):
         build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0"))
+
+
+def test_voila_internals_are_those_serve_overrides():
+    """serve.py overrides private members of Voila 0.5.13 (kernel-manager factory, pools, render
+    handler, contents manager, lab template): a Voila that changed them must fail here, loudly."""
+    import voila
+    from packaging.specifiers import SpecifierSet
+
+    problems = serve.voila_internals_problems()
+    assert not problems, (f"Voila {voila.__version__}: these internals that workbench/ui/serve.py overrides "
+                          "changed:\n  - " + "\n  - ".join(problems))
+    assert voila.__version__ in SpecifierSet(serve.VOILA_TESTED)
+    import tomllib
+    pinned = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "dashboards"] if r.startswith("voila")]
+    assert pinned == [f"voila{serve.VOILA_TESTED}"], pinned
+
+
+def test_a_changed_voila_internal_is_named_and_stops_the_server(monkeypatch, tmp_path, keep_sigterm):
+    import voila.voila_kernel_manager as vkm
+
+    # a Voila whose factory takes other arguments
+    monkeypatch.setattr(vkm, "voila_kernel_manager_factory", lambda base_class, preheat, size: base_class)
+    problems = serve.voila_internals_problems()
+    assert any("voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size" in p for p in problems)
+    with pytest.raises(ServeError, match="these internals changed"):
+        build_app(ServeOptions(notebook_dir=tmp_path, open_browser=False))
+
+
+def test_workbench_serve_is_the_server_command(capsys):
+    from workbench.cli import main as workbench
+
+    assert workbench(["serve", "--print-config", "--max-kernels", "40", "--port", "9876"]) == 0
+    config = json.loads(capsys.readouterr().out)
+    assert config["port"] == 9876 and config["capacity"]["max_kernels"] == 40
+    assert config["config_file"] == str(serve.CONFIG_FILE) and config["notebook_dir"] == str(ROOT / "notebooks")
+    with pytest.raises(SystemExit):
+        workbench(["serve", "--help"])
+    assert "usage: workbench serve" in capsys.readouterr().out
 
 
 def test_memory_kernel_cap_formula():

@@ -60,7 +60,8 @@ from tornado import web
 from traitlets import Bool, Integer
 
 from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, server_full_html, voila_url
-from workbench.course.path import COURSE, REPOSITORY
+from workbench.course.path import COURSE
+from workbench.io.locations import NOTEBOOK_DIR, RESOURCE_ROOT, SCREENSHOT_DIR, VOILA_CONFIG
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 
 __all__ = [
@@ -92,9 +93,11 @@ __all__ = [
     "voila_server",
 ]
 
-#: The repository; its voila.json is the one configuration of every server started here.
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG_FILE = ROOT / "voila.json"
+#: The repository (or, installed from a wheel, the package's copies of its files:
+#: :mod:`workbench.io.locations`); its voila.json is the one configuration of every server
+#: started here.
+ROOT = RESOURCE_ROOT
+CONFIG_FILE = VOILA_CONFIG
 #: Templates found before Voila's (``index.html.j2``, ``page.html``): Voila's lab template
 #: without the Font Awesome stylesheets it asks cdn.jsdelivr.net for (its own bundle already
 #: carries Font Awesome 5), so that no page requests anything off the machine.
@@ -476,10 +479,117 @@ class WorkbenchContentsManager(LargeFileManager):
         self.notary.mark_cells(nb, False)
 
 
+#: The Voila releases whose private members this module overrides or relies on (pyproject.toml
+#: pins the same range); :func:`voila_internals_problems` checks the members themselves.
+VOILA_TESTED = ">=0.5.13,<0.6"
+
+
+def voila_internals_problems() -> list[str]:
+    """Return what changed in the private Voila / jupyter_server members this module builds on (empty: none).
+
+    Written against Voila 0.5.13 (:data:`VOILA_TESTED`).  Each entry names the member and what
+    is expected of it; :func:`build_app` refuses to start when the list is not empty, and
+    ``tests/test_serve.py`` fails with it.
+    """
+    import inspect
+
+    import voila
+    import voila.app
+    import voila.handler
+    import voila.tornado.handler
+    import voila.voila_kernel_manager as vkm
+    from jupyter_server.services.contents.manager import ContentsManager
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+
+    problems = []
+
+    def params(function) -> list[str]:
+        try:
+            return list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            return []
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            problems.append(what)
+
+    def source(obj) -> str:
+        try:
+            return inspect.getsource(obj)
+        except (OSError, TypeError):
+            return ""
+
+    factory = getattr(vkm, "voila_kernel_manager_factory", None)
+    expect(factory is not None and params(factory)[:3] == ["base_class", "preheat_kernel", "default_pool_size"],
+           "voila.voila_kernel_manager.voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size, "
+           "...): the class pool wraps it")
+    expect(getattr(voila.app, "voila_kernel_manager_factory", None) is not None,
+           "voila.app.voila_kernel_manager_factory: install_class_pool replaces it there")
+    if factory is not None:
+        manager = factory(AsyncMappingKernelManager, True, 1)
+        for name, expected in (("get_rendered_notebook", ["self", "notebook_name", "extra_kernel_env_variables"]),
+                               ("fill_if_needed", ["self", "delay", "notebook_name"]),
+                               ("_initialize", ["self", "notebook_path", "kernel_id"]),
+                               ("get_pool_size", ["self", "notebook_name"]),
+                               ("cull_kernel_if_idle", ["self", "kernel_id"]),
+                               ("shutdown_kernel", ["self", "kernel_id"])):
+            got = params(getattr(manager, name, None))
+            expect(got[:len(expected)] == expected,
+                   f"VoilaKernelManager.{name}{tuple(expected[1:])}: found {tuple(got[1:])}")
+        text = source(manager)
+        for fragment, why in (("self._pools", "the pools (_pools: notebook -> list of heating tasks)"),
+                              ("return render_task, renderer.rendered_cache, kernel_id",
+                               "get_rendered_notebook returns (render_task, rendered_cache, kernel_id)"),
+                              ('"kernel_id": kernel_id', "_initialize returns a dict with task, renderer, kernel_id"),
+                              ("self.fill_if_needed(", "get_rendered_notebook refills through fill_if_needed"),
+                              ("kernel_pools_config", "pool sizes in kernel_pools_config")):
+            expect(fragment in text, f"VoilaKernelManager: {why} (source: {fragment!r})")
+    app_source = source(voila.app.Voila)
+    expect("LargeFileManager(parent=self)" in app_source and hasattr(voila.app, "LargeFileManager"),
+           "voila.app.Voila.init_settings creates voila.app.LargeFileManager(parent=self): WorkbenchContentsManager "
+           "replaces it there")
+    expect("TornadoVoilaHandler," in app_source and r'"/voila/render/(.*)"' in app_source,
+           "voila.app.Voila.init_handlers routes /voila/render/(.*) to TornadoVoilaHandler: the capped handler "
+           "replaces it")
+    expect(hasattr(voila.app.Voila, "init_handlers") and hasattr(voila.app.Voila, "template_paths"),
+           "voila.app.Voila.init_handlers and .template_paths")
+    expect(params(getattr(voila.tornado.handler.TornadoVoilaHandler, "get", None))[:2] == ["self", "path"],
+           "voila.tornado.handler.TornadoVoilaHandler.get(self, path)")
+    expect(issubclass(voila.tornado.handler.TornadoVoilaHandler, voila.handler.VoilaHandler),
+           "TornadoVoilaHandler subclasses voila.handler.VoilaHandler (the identity provider sets the _xsrf cookie "
+           "for it)")
+    lab = Path(voila.__file__).resolve().parents[3] / "share/jupyter/voila/templates/lab/index.html.j2"
+    candidates = [lab, *(Path(p) / "voila/templates/lab/index.html.j2" for p in __import__("jupyter_core.paths")
+                         .paths.jupyter_path())]
+    template = next((c for c in candidates if c.is_file()), None)
+    ours = (TEMPLATE_DIR / "index.html.j2").read_text()
+    links = [line.split("'")[1] for line in ours.splitlines() if line.strip().startswith("| replace('<link")]
+    expect(template is not None and links and all(link in template.read_text() for link in links),
+           "voila/templates/lab/index.html.j2 links Font Awesome from cdn.jsdelivr.net as "
+           "workbench/ui/voila_templates/index.html.j2 removes it")
+    expect(params(ContentsManager.mark_trusted_cells)[:3] == ["self", "nb", "path"],
+           "jupyter_server ContentsManager.mark_trusted_cells(self, nb, path)")
+    for name in ("notify_connect", "notify_disconnect", "cull_kernel_if_idle", "start_kernel", "shutdown_kernel"):
+        expect(hasattr(MappingKernelManager, name), f"jupyter_server MappingKernelManager.{name}")
+    expect("_kernel_connections" in source(MappingKernelManager),
+           "jupyter_server MappingKernelManager._kernel_connections (connections per kernel)")
+    return problems
+
+
 def install_voila_overrides() -> None:
-    """Install :func:`install_class_pool` and :class:`WorkbenchContentsManager` into ``voila.app`` (idempotent)."""
+    """Install :func:`install_class_pool` and :class:`WorkbenchContentsManager` into ``voila.app`` (idempotent).
+
+    Raises :class:`ServeError` naming what changed when Voila's internals are not those this
+    module was written against (:func:`voila_internals_problems`).
+    """
+    import voila
     import voila.app
 
+    problems = voila_internals_problems()
+    if problems:
+        raise ServeError(f"Voila {voila.__version__} is not the Voila this server was written against "
+                         f"({VOILA_TESTED}); these internals changed:\n  - " + "\n  - ".join(problems)
+                         + "\nInstall a Voila in that range (pip install 'voila" + VOILA_TESTED + "').")
     install_class_pool()
     voila.app.LargeFileManager = WorkbenchContentsManager
 
@@ -647,7 +757,7 @@ def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
         (server_url, CoursePageHandler, {"notebook_dir": str(notebook_dir)}),
         (url_path_join(server_url, r"/voila/tree" + path_regex), _ToCoursePageHandler),
         (url_path_join(server_url, SCREENSHOT_ROUTE, "(.*)"), _ScreenshotHandler,
-         {"path": str(REPOSITORY / "docs" / "screenshots")}),
+         {"path": str(SCREENSHOT_DIR)}),
     ]
 
 
@@ -668,7 +778,7 @@ def is_loopback(host: str) -> bool:
 class ServeOptions:
     """What the command line chose (secrets included; :func:`serve_command` never shows them)."""
 
-    notebook_dir: Path = ROOT / "notebooks"
+    notebook_dir: Path = NOTEBOOK_DIR
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     open_browser: bool = True
@@ -719,15 +829,15 @@ def _pool(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected an integer pool size in {text!r}") from None
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m workbench.ui.serve") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m workbench.ui.serve",
+        prog=prog,
         description="Serve the dashboards (notebooks/) with Voila, configured by the repository's voila.json.",
         epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
                "--Class.trait=value options go to Voila. See docs/serving.md.",
     )
-    p.add_argument("notebook_dir", nargs="?", default=str(ROOT / "notebooks"), help="folder served (default: "
-                   "notebooks/)")
+    p.add_argument("notebook_dir", nargs="?", default=str(NOTEBOOK_DIR), help="folder served (default: the "
+                   f"course's notebooks, {NOTEBOOK_DIR})")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
                         "interface, needs a token or a password)")
@@ -754,11 +864,11 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None,
-               environ: Mapping[str, str] | None = None) -> tuple[ServeOptions, bool]:
+def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
+               prog: str = "python -m workbench.ui.serve") -> tuple[ServeOptions, bool]:
     """Options from the command line and the environment; returns ``(options, print_config)``."""
     environ = os.environ if environ is None else environ
-    parser = _parser()
+    parser = _parser(prog)
     args, unknown = parser.parse_known_args(None if argv is None else list(argv))
     extra = [a for a in unknown if a.startswith("--") and "." in a.split("=", 1)[0]]
     if len(extra) != len(unknown):
@@ -832,7 +942,7 @@ def build_app(options: ServeOptions):
     if not options.notebook_dir.is_dir():
         raise ServeError(f"{options.notebook_dir} is not a folder")
     install_voila_overrides()
-    app = Voila(config_file_paths=[str(ROOT), *jupyter_config_path()])
+    app = Voila(config_file_paths=[str(CONFIG_FILE.parent), *jupyter_config_path()])
     app.initialize(_voila_argv(options))
     # Our templates first: the lab template without its CDN stylesheets (TEMPLATE_DIR).
     app.template_paths = [str(TEMPLATE_DIR), *app.template_paths]
@@ -923,10 +1033,10 @@ def _public_url(options: ServeOptions) -> str:
     return f"http://{host}:{options.port}/"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the dashboards from the command line; return the exit status."""
+def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.serve") -> int:
+    """Serve the dashboards from the command line (``prog``: its name in the help); return the exit status."""
     try:
-        options, print_config = parse_args(argv)
+        options, print_config = parse_args(argv, prog=prog)
         os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
         app = build_app(options)
     except ServeError as exc:
