@@ -675,6 +675,7 @@ def test_plain_gets_cannot_fill_the_server(tmp_path):
         for _, _, headers, body in refused:
             assert headers["Retry-After"] == "7"
             assert "Server full: try again in 7 s" in body and "Traceback" not in body
+            assert not _OFF_MACHINE.search(body)  # the refusal page asks no other machine either
         log = server.log_tail(1_000_000)
         assert log.count("Refused /voila/render/tiny.ipynb") == len(refused)
         while len(_kernel_pids(server)) > idle and time.monotonic() - started < 120:

@@ -3,17 +3,20 @@
 One definition for ``make dashboards``, the browser tests and the tools, and headless
 chromium from Python.
 
-Command line (what ``make dashboards`` runs; see ``docs/serving.md``)::
+Command line (what ``make dashboards`` runs as ``workbench serve``; see ``docs/serving.md``)::
 
-    python -m workbench.ui.serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [--no-browser]
+    workbench serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [--no-browser]
         [--generate-token | --token-file FILE | --password | --password-hash-file FILE]
-        [--pool NOTEBOOK=N ...] [--cell-timeout S] [--print-config] [--Class.trait=value ...]
+        [--pool NOTEBOOK=N ...] [--cell-timeout S] [--max-kernels N] [--max-kernels-per-client N]
+        [--print-config] [--Class.trait=value ...]
 
-Everything else comes from ``voila.json`` in the repository (preheated kernels, kernel
-culling, the cell timeout, Host check, websocket message limit), read whatever the current
-directory.  Serving beyond loopback (``--host 0.0.0.0`` or a LAN address) requires a token
-(environment variable :data:`TOKEN_ENV`, ``--token-file`` or ``--generate-token``) or a
-password; without one the command refuses to start.
+(also ``python -m workbench.ui.serve``).  Everything else comes from the project's
+``voila.json`` (preheated kernels, kernel culling, the kernel cap, the cell timeout, Host
+check, websocket message limit), read whatever the current directory: the repository's, or
+the copy an installed wheel carries (:mod:`workbench.io.locations`).  Serving beyond loopback
+(``--host 0.0.0.0`` or a LAN address) requires a token (environment variable
+:data:`TOKEN_ENV`, ``--token-file`` or ``--generate-token``) or a password; without one the
+command refuses to start.
 
 * :func:`voila_server` runs that same command in the background on a free local port (browser
   tests, ``tools/screenshots.py``, ``tools/load_test.py``) and stops it, and the kernels of
@@ -21,7 +24,11 @@ password; without one the command refuses to start.
 * :func:`launch_chromium` opens Debian's ``/usr/bin/chromium`` through Playwright for
   Python (never ``playwright install``).
 * :class:`WorkbenchKernelManager` and :class:`WorkbenchIdentityProvider` (named in
-  ``voila.json``) make closed pages release their kernels: see their docstrings.
+  ``voila.json``) cap the kernels and make closed pages release theirs; the render handler
+  (:func:`capped_render_handler`) refuses pages beyond the cap: see their docstrings.
+* Pages request nothing off the machine (:data:`TEMPLATE_DIR`) and reading a notebook logs no
+  trust warning (:class:`WorkbenchContentsManager`).  These override private members of Voila
+  0.5.13 (:data:`VOILA_TESTED`), checked by :func:`voila_internals_problems`.
 * The root (and Voila's tree pages, redirected there) is the course page
   (:func:`workbench.course.landing.landing_html`, :class:`CoursePageHandler`): the lessons in
   order, each with its screenshot (published at ``course/screenshots/``) and a link that opens
@@ -70,11 +77,15 @@ __all__ = [
     "CONFIG_FILE",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "HEADROOM_BYTES",
+    "HEADROOM_FRACTION",
+    "KERNEL_MEMORY_BYTES",
     "PLOTLY_TRACES",
     "ROOT",
     "TEMPLATE_DIR",
     "TOKEN_ENV",
     "UPLOAD_LIMIT_BYTES",
+    "VOILA_TESTED",
     "WEBSOCKET_MAX_MESSAGE_BYTES",
     "CoursePageHandler",
     "ServeError",
@@ -84,12 +95,16 @@ __all__ = [
     "WorkbenchIdentityProvider",
     "WorkbenchKernelManager",
     "build_app",
+    "capped_render_handler",
     "course_page",
+    "install_voila_overrides",
     "is_loopback",
     "launch_chromium",
     "main",
+    "memory_kernel_cap",
     "parse_args",
     "serve_command",
+    "voila_internals_problems",
     "voila_server",
 ]
 
@@ -228,8 +243,8 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
     * ``cull_idle_timeout`` seconds have passed since it left the pool and since its last
       page disconnected (a reload or a dropped network gets that long to reconnect), and
     * a kernel no page ever connected to is given :attr:`never_connected_timeout` seconds
-      (slow page loads on a busy server), and then shut down at the next pass unless busy,
-      however recently its notebook ran (a GET without a browser never connects).
+      (slow page loads on a busy server); a page's kernel is then shut down at the next pass
+      unless busy, however recently its notebook ran (a GET without a browser never connects).
 
     "Left the pool" is when a page got the kernel (:meth:`admit_page`'s slot), else when
     culler passes start seeing it (Voila's manager does not pass pooled kernels on): the first
@@ -354,8 +369,9 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
     async def cull_kernel_if_idle(self, kernel_id):
         """Cull ``kernel_id`` once it is dead or its grace (:meth:`cull_grace_left`) is over.
 
-        A kernel no page ever connected to is then shut down unless busy; the others by the
-        base rules.
+        A page's kernel (:meth:`admit_page`) that the page never connected to is then shut
+        down unless busy; the others by the base rules (a preheating kernel, still running its
+        notebook for the pool, is never taken for an abandoned page).
         """
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
@@ -363,7 +379,8 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         state = getattr(kernel, "execution_state", None)
         if state != "dead" and self.cull_grace_left(kernel_id) > 0:
             return None
-        if state not in ("dead", "busy") and kernel_id not in self._ever_connected:
+        page_kernel = any(page.kernel_id == kernel_id for page in self._pages)
+        if page_kernel and state not in ("dead", "busy") and kernel_id not in self._ever_connected:
             self.log.info("Culling kernel %s: no page connected to it within %s s", kernel_id,
                           self.never_connected_timeout)
             return await self.shutdown_kernel(kernel_id)
