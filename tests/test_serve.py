@@ -288,15 +288,20 @@ def test_admission_counts_pages_per_client_and_against_the_cap():
     assert strict.admit_page("127.0.0.1")[0] is not None and strict.admit_page("127.0.0.1")[0] is None
 
 
-def test_build_app_refuses_a_cap_the_pools_fill(tmp_path, keep_sigterm):
+def test_build_app_refuses_a_cap_the_pools_fill(tmp_path, keep_sigterm, monkeypatch):
     folder = _tiny_notebooks(tmp_path / "nb")
     with pytest.raises(ServeError, match="pools take 1 kernels .* only 1"):
         build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=1))
     app = build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=2, max_kernels_per_client=1))
     assert app.workbench_capacity == {"max_kernels": 2, "derived_from_memory": False, "preheated": 1,
-                                      "max_kernels_per_client": 1}
+                                      "max_kernels_per_client": 1, "note": None}
     app = build_app(ServeOptions(notebook_dir=folder, open_browser=False))
     assert app.workbench_capacity["derived_from_memory"] and app.workbench_capacity["max_kernels"] >= 2
+    # a small machine: the memory would not even hold the pools; the server still serves a few pages
+    monkeypatch.setattr(serve, "memory_kernel_cap", lambda: 0)
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False, pools={"tiny.ipynb": 3}))
+    capacity = app.workbench_capacity
+    assert capacity["max_kernels"] == 3 + serve.MIN_PAGES and "smaller pools" in capacity["note"]
     with pytest.raises(ServeError, match="--max-kernels 0"):
         ServeOptions(max_kernels=0).check()
     parsed, _ = parse_args(["--max-kernels", "7", "--max-kernels-per-client", "3"], environ={})

@@ -80,6 +80,7 @@ __all__ = [
     "HEADROOM_BYTES",
     "HEADROOM_FRACTION",
     "KERNEL_MEMORY_BYTES",
+    "MIN_PAGES",
     "PLOTLY_TRACES",
     "ROOT",
     "TEMPLATE_DIR",
@@ -998,25 +999,39 @@ def _pool_total(app, notebook_dir: Path) -> int:
     return sum(max(0, pools.get(name, {}).get("pool_size", default)) for name in names)
 
 
+#: Pages a cap derived from memory leaves at least, beyond the preheated pools.
+MIN_PAGES = 2
+
+
 def _check_capacity(app, options: ServeOptions) -> None:
-    """Fix the kernel cap (from memory when voila.json says 0) and refuse a cap the pools fill."""
+    """Fix the kernel cap (from memory when voila.json says 0) and refuse a given cap the pools fill.
+
+    A cap derived from memory that the pools alone would fill (a small machine) becomes the
+    pools + :data:`MIN_PAGES`, with a note saying how to use less memory.
+    """
     from traitlets.config import Config
 
     manager = app.config.WorkbenchKernelManager
     cap = int(manager.get("max_kernels", 0) or 0)
     derived = cap <= 0
-    cap = memory_kernel_cap() if derived else cap
     pools = _pool_total(app, options.notebook_dir)
-    if cap <= pools:
-        where = "memory holds" if derived else "--max-kernels / voila.json allows"
-        raise ServeError(f"the preheated pools take {pools} kernels and the {where} only {cap}: no page could get "
-                         "one. Give --max-kernels above the pools, or smaller pools (--pool NOTEBOOK=0, "
-                         "--VoilaConfiguration.default_pool_size=0); see docs/serving.md")
+    note = None
+    if derived:
+        cap = memory_kernel_cap()
+        if cap < pools + MIN_PAGES:
+            note = (f"the memory available holds about {cap} kernels and the preheated pools take {pools}: serving "
+                    f"with a cap of {pools + MIN_PAGES}; to use less memory, give smaller pools (--pool NOTEBOOK=0, "
+                    "--VoilaConfiguration.default_pool_size=0) or --max-kernels (docs/serving.md)")
+            cap = pools + MIN_PAGES
+    elif cap <= pools:
+        raise ServeError(f"the preheated pools take {pools} kernels and --max-kernels / voila.json allows only {cap}: "
+                         "no page could get one. Give --max-kernels above the pools, or smaller pools (--pool "
+                         "NOTEBOOK=0, --VoilaConfiguration.default_pool_size=0); see docs/serving.md")
     extra = Config()
     extra.WorkbenchKernelManager.max_kernels = cap
     app.update_config(extra)
     app.workbench_capacity = {"max_kernels": cap, "derived_from_memory": derived, "preheated": pools,
-                              "max_kernels_per_client": int(manager.get("max_kernels_per_client", 10))}
+                              "max_kernels_per_client": int(manager.get("max_kernels_per_client", 10)), "note": note}
 
 
 def describe(app, options: ServeOptions) -> dict:
@@ -1074,6 +1089,8 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.
           + (" (from the memory available)" if capacity["derived_from_memory"] else "")
           + f", {capacity['preheated']} of them preheated; at most {capacity['max_kernels_per_client']} pages per "
           "visitor address (--max-kernels, --max-kernels-per-client)", flush=True)
+    if capacity["note"]:
+        print(f"Note: {capacity['note']}", flush=True)
     if not options.loopback:
         print(f"Serving beyond this machine on {options.host}:{options.port}: every visitor runs the dashboards' "
               "code here (docs/serving.md).", flush=True)
