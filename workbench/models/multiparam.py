@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import time
 import warnings
 from pathlib import Path
 
@@ -82,6 +83,8 @@ __all__ = [
     "default_calibration",
     "extrapolation_folds",
     "size_key",
+    "target_direction",
+    "target_weights",
 ]
 
 #: Name of the allocation column of ``X``.
@@ -774,6 +777,45 @@ PREDICT_FRAME_EXTRA = ["prediction", "lower", "upper", "model", "warned", "warni
 _FAR, _DISAGREE, _CV_MISS, _POOR_FIT = 2.0, 0.25, 0.15, 0.10
 
 
+def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
+    """Return per target the fold that mimics its extrapolation: ``"more-n"``, ``"bigger"`` or ``"all"``.
+
+    ``"more-n"`` when the target lies further past the largest measured allocation than past
+    the largest measured size (in doublings), ``"bigger"`` when it lies past the largest size,
+    ``"all"`` inside the measured range.
+    """
+    with np.errstate(divide="ignore"):
+        dn = np.maximum(np.log2(np.asarray(n, float) / n_max), 0.0)
+        ds = np.maximum(np.log2(np.asarray(S, float) / np.asarray(s_max, float)), 0.0).max(axis=1)
+    return np.where((dn > ds) & (dn > 0), "more-n", np.where(ds > 0, "bigger", "all"))
+
+
+def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibration: Calibration
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Return member weights per target (members x targets) and the weighted cross-validation error per target.
+
+    ``fold_cv[fold][member]``: the member's mean absolute log error on the left-out runs of
+    ``fold`` (``"all"``: on every fold).  A target uses the errors of the fold of its
+    ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
+    not possible; weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
+    with the calibration's prior, penalty, weight and temperature.
+    """
+    prior = np.array([calibration.cv_prior.get(m, np.nan) for m in names])
+    penalty = np.array([calibration.penalty.get(m, 0.0) for m in names])
+    W = np.zeros((len(names), direction.size))
+    cv_t = np.full(direction.size, np.nan)
+    for fold in np.unique(direction):
+        use = fold if fold in fold_cv else "all"
+        cv = np.array([fold_cv.get(use, {}).get(m, np.nan) for m in names], float)
+        w = softmin_weights(cv, prior, calibration.temperature, penalty, calibration.cv_weight)
+        at = direction == fold
+        W[:, at] = w[:, None]
+        have = np.isfinite(cv)
+        if have.any() and w[have].sum() > 0:
+            cv_t[at] = float(np.sum(w[have] * cv[have]) / np.sum(w[have]))
+    return W, cv_t
+
+
 @functools.lru_cache(maxsize=1)
 def default_calibration() -> Calibration:
     """Return the multi-parameter calibration shipped with the package (``multiparam_calibration.json``)."""
@@ -791,8 +833,10 @@ class MultiParameterPredictor(BaseEstimator):
        largest allocation of each size) and score the left-out runs: the mean absolute log
        error is the member's ``cv_error_`` (members without a fold get the calibration's
        prior);
-    3. weights ``exp(-(cv + penalty) / temperature)`` (learnt on the development data); the
-       prediction is the weighted geometric mean;
+    3. weights ``exp(-(cv + penalty) / temperature)`` (temperature learnt on the development
+       data), per target from the fold that extrapolates as it does (past the largest
+       allocation: ``more-n``; past the largest size: ``bigger``); the prediction is the
+       weighted geometric mean;
     4. the interval is the calibrated error model ``"predictor"``; warnings per target.
 
     Parameters
@@ -804,9 +848,13 @@ class MultiParameterPredictor(BaseEstimator):
     Fitted attributes
     -----------------
     members_ : dict name -> fitted model.
+    fit_seconds_ : dict name -> seconds of the member's fit on all runs.
     failures_ : dict name -> why a member could not be fitted.
     cv_error_ : dict name -> cross-validated mean absolute log error (NaN: no fold).
-    weights_ : dict name -> weight (sums to 1).
+    fold_cv_error_ : dict fold -> dict name -> the same per fold (``"all"``: every fold).
+    weights_ : dict name -> weight (sums to 1) of a target inside the measured range; a
+        target past the largest allocation uses the ``"more-n"`` errors, past the largest
+        size the ``"bigger"`` ones (:func:`target_weights`).
     cv_ : DataFrame of the cross-validation predictions (model, fold, actual, prediction).
     parameters_ : list of str.
     warnings_ : list of ModelWarning about the data.
@@ -845,13 +893,15 @@ class MultiParameterPredictor(BaseEstimator):
         self.n_range_ = (float(nd.min()), float(nd.max()))
         self.S_range_ = (Sd.min(axis=0), Sd.max(axis=0))
         self.n_points_ = int(nd.size)
-        self.members_, self.failures_ = {}, {}
+        self.members_, self.failures_, self.fit_seconds_ = {}, {}, {}
         with quiet_warnings():
             for name in self.models:
+                start = time.perf_counter()
                 try:
                     self.members_[name] = MEMBERS[name]().fit(frame, t)
                 except (ValidationError, np.linalg.LinAlgError) as exc:
                     self.failures_[name] = str(exc)
+                self.fit_seconds_[name] = time.perf_counter() - start
         folds = extrapolation_folds(n, S)
         cv_rows = []
         with quiet_warnings():
@@ -870,21 +920,17 @@ class MultiParameterPredictor(BaseEstimator):
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
         # a member that cannot predict a left-out run scores as a 10x miss there
         self.cv_["log_error"] = err.fillna(np.log(10.0))
-        per = self.cv_.groupby("model")["log_error"].apply(lambda e: float(np.mean(np.abs(e))))
+        abs_err = self.cv_.assign(a=self.cv_["log_error"].abs())
+        per = abs_err.groupby("model")["a"].mean()
         self.cv_error_ = {m: float(per.get(m, np.nan)) for m in self.members_}
-        cal = self._calibration()
+        self.fold_cv_error_ = {"all": dict(self.cv_error_)}
+        for (fold, m), e in abs_err.groupby(["fold", "model"])["a"].mean().items():
+            self.fold_cv_error_.setdefault(fold, {})[m] = float(e)
+        # the weights of a target inside the measured range (per target: see _combine)
         names_fit = list(self.members_)
-        if names_fit:
-            cv = np.array([self.cv_error_[m] for m in names_fit])
-            prior = np.array([cal.cv_prior.get(m, np.nan) for m in names_fit])
-            penalty = np.array([cal.penalty.get(m, 0.0) for m in names_fit])
-            w = softmin_weights(cv, prior, cal.temperature, penalty, cal.cv_weight)
-            self.weights_ = dict(zip(names_fit, map(float, w)))
-        else:
-            self.weights_ = {}
-        finite = [self.cv_error_[m] * self.weights_[m] for m in names_fit if np.isfinite(self.cv_error_[m])]
-        wsum = sum(self.weights_[m] for m in names_fit if np.isfinite(self.cv_error_[m]))
-        self.combined_cv_error_ = float(sum(finite) / wsum) if wsum > 0 else float("nan")
+        w, cv_all = target_weights(self.fold_cv_error_, names_fit, np.array(["all"]), self._calibration())
+        self.weights_ = dict(zip(names_fit, map(float, w[:, 0])))
+        self.combined_cv_error_ = float(cv_all[0])
         notes = []
         if not folds:
             notes.append(ModelWarning("no-cross-validation", f"{where}: {nd.size} distinct points: too few sizes "
@@ -910,7 +956,8 @@ class MultiParameterPredictor(BaseEstimator):
             return np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan)
         with np.errstate(all="ignore"):
             P = np.vstack([self.members_[m]._predict(n, S) for m in names])
-        w = np.array([self.weights_[m] for m in names])
+        direction = target_direction(n, S, self.n_range_[1], self.S_range_[1])
+        w, cv_t = target_weights(self.fold_cv_error_, names, direction, self._calibration())
         pred, spread, best = combine(P, w)
         chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
         fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
@@ -924,8 +971,24 @@ class MultiParameterPredictor(BaseEstimator):
 
     def _features(self, n, S, spread, fit_error) -> dict:
         d = _distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0], self.S_range_[1])
+        direction = target_direction(n, S, self.n_range_[1], self.S_range_[1])
+        _, cv_t = target_weights(self.fold_cv_error_, list(self.members_), direction, self._calibration())
         return {"distance": d, "n_points": np.full(d.shape, float(self.n_points_)), "fit_error": fit_error,
-                "disagreement": spread, "cv_error": np.full(d.shape, self.combined_cv_error_)}
+                "disagreement": spread, "cv_error": cv_t}
+
+    def member_predictions(self, X) -> pd.DataFrame:
+        """Return each member's prediction at each row of ``X`` (columns: member names; NaN: none).
+
+        The raw material of the combination, for benchmarks and dashboards.
+        """
+        self._check_fitted("MultiParameterPredictor.member_predictions")
+        n, S, _ = check_parameters(X, "MultiParameterPredictor.member_predictions", self.parameters_)
+        out = {}
+        for m, model in self.members_.items():
+            with np.errstate(all="ignore"):
+                p = np.asarray(model._predict(n, S), float)
+            out[m] = np.where(np.isfinite(p) & (p > 0), p, np.nan)
+        return pd.DataFrame(out)
 
     def predict_interval(self, X, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
         """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated)."""
@@ -952,7 +1015,7 @@ class MultiParameterPredictor(BaseEstimator):
         lower, upper = cal.interval("predictor", pred, feats, level)
         risk = miss_probability(cal.error_model("predictor"), feats)
         rules = (("far-extrapolation", feats["distance"] > _FAR), ("models-disagree", spread > _DISAGREE),
-                 ("cv-miss", np.full(n.shape, self.combined_cv_error_ > _CV_MISS)),
+                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > _CV_MISS),
                  ("poor-fit", np.nan_to_num(fit_error) > _POOR_FIT))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
