@@ -657,7 +657,8 @@ class WorkAwareModel(MultiParameterModel):
             subs = [sub for sub in subsets if len(sub) == k]
             idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
             D = base[:, :, idx]  # (A, m, U, 2 + k)
-            D = D.transpose(0, 2, 1, 3).reshape(A * len(subs), n.size, 2 + k)  # candidates (a, u)
+            # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
+            D = D.transpose(2, 0, 1, 3).reshape(len(subs) * A, n.size, 2 + k)
             coef = _batched_fit(D, masks)  # (F + 1, C, 2 + k)
             pred = np.einsum("cmk,fck->fcm", D, coef)  # prediction / t
             C = D.shape[0]
@@ -667,8 +668,8 @@ class WorkAwareModel(MultiParameterModel):
             cv = np.mean(fold_err, axis=0) if fold_err else np.full(C, np.nan)
             train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
             score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
-            cand_a.append(np.repeat(np.arange(A), len(subs)))
-            cand_terms += subs * A
+            cand_a.append(np.tile(np.arange(A), len(subs)))
+            cand_terms += [sub for sub in subs for _ in range(A)]
             cand_cv.append(cv)
             cand_ok.append(feasible & np.isfinite(score))
             cand_score.append(np.where(feasible & np.isfinite(score), score, np.inf))
@@ -676,7 +677,8 @@ class WorkAwareModel(MultiParameterModel):
         cand_a = np.concatenate(cand_a)
         cand_cv = np.concatenate(cand_cv)
         cand_score = np.concatenate(cand_score)
-        best = int(np.argmin(cand_score))
+        # scores within 1e-6 of the best are ties (exact data: rounding noise must not decide)
+        best = int(np.flatnonzero(cand_score <= cand_score.min() + 1e-6)[0]) if np.isfinite(cand_score).any() else 0
         if np.isfinite(cand_score[best]):
             a, terms, coef, cv = int(cand_a[best]), cand_terms[best], cand_coef[best], float(cand_cv[best])
         else:
