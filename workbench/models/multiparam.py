@@ -106,7 +106,8 @@ OVERHEAD_TERMS = {
     "W*n": lambda n, w: w * n,
 }
 _FLOOR_REL = 1e-9
-_TINY = 1e-300
+# beam of the work model's forward selection: best single terms and work exponents kept
+_BEAM_TERMS, _BEAM_EXPONENTS = 4, 3
 
 
 # ----------------------------------------------------------------------------------------- input
@@ -134,7 +135,7 @@ def check_parameters(X, where: str, parameters=None) -> tuple[np.ndarray, np.nda
                               f"problem-parameter columns, got {type(X).__name__}")
     if len(X) == 0:
         raise ValidationError(f"{where}: X is empty (no runs or targets)")
-    n = numeric_column(X, ALLOCATION, where)
+    n = _column(X, ALLOCATION, where)
     if parameters is None:
         names = [str(c) for c in X.columns if c != ALLOCATION]
         if not names:
@@ -142,7 +143,7 @@ def check_parameters(X, where: str, parameters=None) -> tuple[np.ndarray, np.nda
                                   f"got columns {list(X.columns)}")
     else:
         names = list(parameters)
-    S = np.column_stack([numeric_column(X, c, where) for c in names])
+    S = np.column_stack([_column(X, c, where) for c in names])
     bad = n < 1
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -152,6 +153,17 @@ def check_parameters(X, where: str, parameters=None) -> tuple[np.ndarray, np.nda
         i, j = (int(v[0]) for v in np.nonzero(bad))
         raise ValidationError(f"{where}: problem parameter {names[j]!r} must be > 0, got {S[i, j]:g} in row {i}")
     return n, S, names
+
+
+def _column(X: pd.DataFrame, name: str, where: str) -> np.ndarray:
+    """Column ``name`` as finite floats; numeric columns without a copy through pandas' checks."""
+    column = X.get(name) if isinstance(name, str) else None
+    if isinstance(column, pd.Series) and pd.api.types.is_numeric_dtype(column.dtype) \
+            and not pd.api.types.is_bool_dtype(column.dtype):
+        values = column.to_numpy(dtype=float)
+        if np.isfinite(values).all():
+            return values
+    return numeric_column(X, name, where)  # the project's messages for anything else
 
 
 def _check_runtimes(t, k: int, where: str) -> np.ndarray:
@@ -468,34 +480,34 @@ class ExtraPMultiParameter(MultiParameterModel):
                     "Extra-P asks for at least 5", details={"parameter": names[p]}))
         G = np.column_stack([_term_values(P[:, p], i, j) for (_, i, j), (p, _) in zip(terms, single)]) \
             if terms else np.zeros((len(y), 0))
-        rows = []
+        rows, chosen = [], 0
         if not terms:
             products, coef = (), np.array([y.mean()])
-            rows.append(("c0", _smape(np.full_like(y, y.mean()), y), True))
+            rows.append((self._formula((), terms), _smape(np.full_like(y, y.mean()), y), True))
         elif len(terms) == 1:
+            # [ExtraP4] create_model: the single-parameter coefficients reused, or refitted on all points
             products = ((0,),)
             reuse = np.array(single[0][1])
             refit = _lstsq(np.column_stack([np.ones_like(y), G[:, 0]]), y)
             s_reuse = _smape(reuse[0] + reuse[1] * G[:, 0], y)
             s_refit = _smape(refit[0] + refit[1] * G[:, 0], y)
-            coef = refit if s_refit < s_reuse else reuse
-            rows += [("reused " + self._formula(products, terms), s_reuse, True),
-                     ("refit " + self._formula(products, terms), s_refit, True)]
+            chosen = int(s_refit < s_reuse)
+            coef = refit if chosen else reuse
+            rows += [(self._formula(products, terms) + " (single-parameter coefficients)", s_reuse, True),
+                     (self._formula(products, terms) + " (refitted)", s_refit, True)]
         else:
-            hyps = _extrap_hypotheses(len(terms), self.combinations)
             best = None
-            for h in hyps:
+            for h in _extrap_hypotheses(len(terms), self.combinations):
                 A = np.column_stack([np.ones_like(y)] + [G[:, list(prod)].prod(axis=1) for prod in h])
                 c = _lstsq(A, y)
                 s = _smape(A @ c, y)
                 contrib = np.abs(A[:, 1:] * c[1:] / y[:, None]).max(axis=0)
                 ok = bool(np.all(c[1:] != 0) and np.all(contrib >= self.epsilon))
                 rows.append((self._formula(h, terms), s, ok))
-                if best is None:  # the first hypothesis is the start, whatever its terms
-                    best = (h, c, s)
-                elif ok and s < best[2]:
-                    best = (h, c, s)
-            # [ExtraP4] create_model scores hypothesis 0 again inside the loop; it can only replace itself
+                # the first hypothesis is the start whatever its terms ([ExtraP4] scores hypothesis 0
+                # again inside its loop, where it can only replace itself)
+                if best is None or (ok and s < best[2]):
+                    best, chosen = (h, c, s), len(rows) - 1
             products, coef = best[0], best[1]
         self.terms_ = terms
         self.products_ = tuple(products)
@@ -503,11 +515,19 @@ class ExtraPMultiParameter(MultiParameterModel):
         self._G_index = [p for p, _ in single]
         with np.errstate(all="ignore"):
             self.smape_ = _smape(self._evaluate(P), y)
-        chosen = self._formula(self.products_, terms)
-        self.hypotheses_ = pd.DataFrame(rows, columns=["formula", "smape", "eligible"])
-        self.hypotheses_["chosen"] = self.hypotheses_["formula"].str.endswith(chosen) & (
-            self.hypotheses_["smape"] == self.hypotheses_["smape"].where(
-                self.hypotheses_["formula"].str.endswith(chosen)).min())
+        self._hypotheses = (rows, chosen)
+
+    @property
+    def hypotheses_(self) -> pd.DataFrame:
+        """Every hypothesis tried: ``formula``, ``smape`` (training, percent), ``eligible``, ``chosen``.
+
+        Built lazily (a DataFrame costs more than the fit).
+        """
+        self._check_fitted(f"{type(self).__name__}.hypotheses_")
+        rows, chosen = self._hypotheses
+        table = pd.DataFrame(rows, columns=["formula", "smape", "eligible"])
+        table["chosen"] = np.arange(len(table)) == chosen
+        return table
 
     @staticmethod
     def _formula(products, terms) -> str:
@@ -554,11 +574,12 @@ def _batched_fit(D: np.ndarray, W: np.ndarray, ridge: float = 1e-9) -> np.ndarra
     weights (0/1 fold masks).  Returns (F, C, k) coefficients minimising
     ``sum_m W[f, m] (D[c, m] @ b - 1)^2`` with a tiny ridge on the column-normalised system.
     """
-    norm = np.sqrt(np.einsum("cmk,cmk->ck", D, D))
+    norm = np.sqrt((D * D).sum(axis=1))  # (C, k)
     norm = np.where(norm > 0, norm, 1.0)
     Dn = D / norm[:, None, :]
-    G = np.einsum("cmk,fm,cml->fckl", Dn, W, Dn)
-    b = np.einsum("cmk,fm->fck", Dn, W)
+    Dw = Dn[None] * W[:, None, :, None]  # (F, C, m, k)
+    G = np.matmul(Dw.transpose(0, 1, 3, 2), Dn[None])  # (F, C, k, k), batched
+    b = Dw.sum(axis=2)
     k = D.shape[2]
     G = G + ridge * np.eye(k)
     coef = np.linalg.solve(G, b[..., None])[..., 0]
@@ -578,7 +599,8 @@ class WorkAwareModel(MultiParameterModel):
     overheads : sequence of str, default all of :data:`OVERHEAD_TERMS`
         Candidate overhead terms.
     max_terms : int, default 2
-        Most overhead terms in one model.
+        Most overhead terms in one model.  Sets of two or more terms are searched among the 4
+        best single terms at the 3 best work exponents (forward selection with a beam).
     select_terms : bool, default True
         False: use exactly ``overheads`` (and the first work exponent vector that fits
         best), no selection -- e.g. the expert form.
@@ -653,14 +675,18 @@ class WorkAwareModel(MultiParameterModel):
         masks = np.vstack([np.ones_like(n)] + [(~m).astype(float) for _, m in folds])
         A = len(grid)
         cand_a, cand_terms, cand_cv, cand_ok, cand_score, cand_coef = [], [], [], [], [], []
-        for k in sorted({len(sub) for sub in subsets}):
-            subs = [sub for sub in subsets if len(sub) == k]
+        sizes = sorted({len(sub) for sub in subsets})
+        keep_a, keep_terms = np.arange(A), set(terms_all)
+        for k in sizes:
+            subs = [sub for sub in subsets if len(sub) == k and set(sub) <= keep_terms]
+            if not subs:
+                continue
             idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
-            D = base[:, :, idx]  # (A, m, U, 2 + k)
+            D = base[keep_a][:, :, idx]  # (A', m, U, 2 + k)
             # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
-            D = D.transpose(2, 0, 1, 3).reshape(len(subs) * A, n.size, 2 + k)
+            D = D.transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, n.size, 2 + k)
             coef = _batched_fit(D, masks)  # (F + 1, C, 2 + k)
-            pred = np.einsum("cmk,fck->fcm", D, coef)  # prediction / t
+            pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
             C = D.shape[0]
             feasible = np.all(coef[0] >= -1e-12, axis=1) if self.select_terms else np.ones(C, bool)
             fold_err = [np.abs(np.log(np.maximum(pred[f][:, test], 1e-12))).mean(axis=1)
@@ -668,12 +694,19 @@ class WorkAwareModel(MultiParameterModel):
             cv = np.mean(fold_err, axis=0) if fold_err else np.full(C, np.nan)
             train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
             score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
-            cand_a.append(np.tile(np.arange(A), len(subs)))
-            cand_terms += [sub for sub in subs for _ in range(A)]
+            score = np.where(feasible & np.isfinite(score), score, np.inf)
+            cand_a.append(np.tile(keep_a, len(subs)))
+            cand_terms += [sub for sub in subs for _ in range(keep_a.size)]
             cand_cv.append(cv)
-            cand_ok.append(feasible & np.isfinite(score))
-            cand_score.append(np.where(feasible & np.isfinite(score), score, np.inf))
+            cand_ok.append(np.isfinite(score))
+            cand_score.append(score)
             cand_coef += list(coef[0])
+            if k == 1 and self.select_terms and len(sizes) > 2:
+                # forward selection: pairs (and larger sets) only of the best single terms, at the
+                # best work exponents -- a beam that keeps the search linear in the number of terms
+                by_term = score.reshape(len(subs), keep_a.size)
+                keep_terms = {subs[u][0] for u in np.argsort(by_term.min(axis=1), kind="stable")[:_BEAM_TERMS]}
+                keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
         cand_a = np.concatenate(cand_a)
         cand_cv = np.concatenate(cand_cv)
         cand_score = np.concatenate(cand_score)
