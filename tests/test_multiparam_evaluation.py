@@ -95,3 +95,16 @@ def test_development_sources_real_data():
     assert {"npb", "gunrock"} <= set(sources)
     for _, frame in sources["gunrock"]:
         assert frame.vertices.nunique() >= 3 and (frame.t > 0).all()
+
+
+def test_predictor_rows_reproduce_per_target_weighting():
+    f = grid_frame(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        records = benchmark_records({"synthetic": [("grid", f)]}, progress=False)
+        cal = default_calibration()
+        rows = predictor_rows(records, cal, weighting="per-target")
+        test = split_masks(f, "more-p")
+        X = f.drop(columns="t")
+        pred = MultiParameterPredictor(calibration=cal, weighting="per-target").fit(X[~test], f.t[~test])
+        np.testing.assert_allclose(rows[rows.split == "more-p"].prediction, pred.predict(X[test]), rtol=1e-10)

@@ -54,7 +54,10 @@ from workbench.models.multiparam import (
 from workbench.models.scaling.calibration import (
     FEATURES,
     PREDICTOR_FEATURES,
+    PROBABILITIES,
     Calibration,
+    ErrorModel,
+    design_matrix,
     fit_error_model,
     miss_probability,
 )
@@ -294,13 +297,14 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def predictor_rows(records: pd.DataFrame, calibration: Calibration) -> pd.DataFrame:
+def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "pooled") -> pd.DataFrame:
     """Combine the members' records into the predictor's, as :class:`MultiParameterPredictor` does.
 
     Same weighting function (:func:`~workbench.models.multiparam.target_weights`) with the
-    ``calibration``'s temperature, prior and penalty.  Returns one row per (source, dataset,
-    split, target) with the columns of the records (``model`` = ``"predictor"``, ``chosen``
-    = the largest-weight member) plus ``disagreement`` and the weighted ``cv_error``.
+    ``calibration``'s temperature, prior and penalty, and the predictor's ``weighting``.
+    Returns one row per (source, dataset, split, target) with the columns of the records
+    (``model`` = ``"predictor"``, ``chosen`` = the largest-weight member) plus
+    ``disagreement`` and the weighted ``cv_error``.
     """
     out = []
     for key, g in records.groupby(["source", "dataset", "split"], sort=False):
@@ -311,7 +315,8 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration) -> pd.DataFr
                    for fold, col in (("all", "cv_error"), ("bigger", "cv_bigger"), ("more-n", "cv_more_n"))
                    if np.isfinite(first_rows[col].to_numpy(float)).any()}
         first = g[g.model == names[0]].set_index("target").loc[wide.index]
-        w, cv_t = target_weights(fold_cv, names, first.direction.to_numpy(str), calibration)
+        direction = first.direction.to_numpy(str) if weighting == "per-target" else np.full(len(first), "all")
+        w, cv_t = target_weights(fold_cv, names, direction, calibration)
         pred, spread, best = combine(wide.to_numpy().T, w)
         fit_err = first_rows.fit_error.to_numpy(float)
         out.append(pd.DataFrame({
@@ -352,6 +357,25 @@ def _choose_temperature(records: pd.DataFrame, prior: dict) -> float:
     return float(best_t)
 
 
+def _centred_error_model(errors, features: dict, names, weights) -> ErrorModel:
+    """Fit an error model whose location is 0: the scale model, then quantiles of ``e / s``.
+
+    A location learnt on other sources moves a narrow interval off a model's own prediction
+    (other applications' biases are not this one's); the standardised errors' quantiles keep
+    any pooled asymmetry instead.
+    """
+    em = fit_error_model(errors, features, names, weights)
+    e = np.asarray(errors, float)
+    X = design_matrix(features, names)
+    ok = np.isfinite(e) & (np.abs(e) < 1e3) & np.isfinite(X).all(axis=1)
+    z = e[ok] / np.exp(np.clip(X[ok] @ np.asarray(em.scale), -12, 5))
+    w = np.asarray(weights, float)[ok]
+    order = np.argsort(z)
+    cum = (np.cumsum(w[order]) - 0.5 * w[order]) / w.sum()
+    q = np.interp(PROBABILITIES, cum, z[order])
+    return ErrorModel(em.features, (0.0, 0.0), em.scale, tuple(map(float, q)), em.n_records)
+
+
 def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibration:
     """Learn the predictor's temperature and every interval error model from benchmark records.
 
@@ -359,7 +383,8 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
     :data:`TEMPERATURES` (smallest mean over sources of the predictor's median absolute log
     error).  Error models: :func:`~workbench.models.scaling.calibration.fit_error_model` per
     member (features :data:`~workbench.models.scaling.calibration.FEATURES`) and for the
-    predictor (``PREDICTOR_FEATURES``), each (dataset, split) weighted once.  ``risk_threshold``:
+    predictor (``PREDICTOR_FEATURES``), each (dataset, split) weighted once, with the
+    location set to 0 (:func:`_centred_error_model`).  ``risk_threshold``:
     the calibrated probability of a > 30 % miss above which 90 % of such misses are flagged.
     """
     records = records[np.isfinite(records.prediction) & (records.prediction > 0)]
@@ -370,8 +395,9 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
     pred = pred[np.isfinite(pred.prediction)]
     models = {}
     for m, g in records.groupby("model"):
-        models[m] = fit_error_model(_log_error(g), _features(g), FEATURES, _weights(g))
-    models["predictor"] = fit_error_model(_log_error(pred), _features(pred), PREDICTOR_FEATURES, _weights(pred))
+        models[m] = _centred_error_model(_log_error(g), _features(g), FEATURES, _weights(g))
+    models["predictor"] = _centred_error_model(_log_error(pred), _features(pred), PREDICTOR_FEATURES,
+                                               _weights(pred))
     risk = miss_probability(models["predictor"], _features(pred))
     rel = np.abs(pred.prediction.to_numpy() - pred.actual.to_numpy()) / pred.actual.to_numpy()
     missed = rel > 0.30
