@@ -73,8 +73,10 @@ __all__ = [
     "leave_one_source_out",
     "predictor_rows",
     "read_extrap_text",
+    "relearn_grids",
     "split_masks",
     "summary",
+    "synthetic_grid",
 ]
 
 SPLITS = ("bigger", "more-p")
@@ -146,6 +148,34 @@ def read_extrap_text(text: str, where: str = "Extra-P text") -> pd.DataFrame:
                 rows.append((region, metric, *points[k], r, float(v)))
             k += 1
     return pd.DataFrame(rows, columns=["region", "metric", *params, "run", "value"])
+
+
+def synthetic_grid(seed: int = 0) -> pd.DataFrame:
+    """Return a SYNTHETIC p x s data set (for the dashboard and examples; not a measurement).
+
+    ``t = 2 + 4e-6 s^1.2 / n + 0.05 log2(n)`` seconds times 3 % log-normal noise, measured
+    on a 3 x 3 corner (n = 4, 8, 16; s = 1e5, 2e5, 4e5) and a diagonal band of larger runs
+    (s / n = 25 000 up to n = 64), two repetitions each.  Columns ``n``, ``s``, ``t``.
+    """
+    rng = np.random.default_rng(seed)
+    corner = [(n, s) for n in (4, 8, 16) for s in (1e5, 2e5, 4e5)]
+    band = [(32.0, 8e5), (64.0, 1.6e6), (32.0, 1.6e6)]
+    n, s = np.array(corner + band, float).T
+    n, s = np.repeat(n, 2), np.repeat(s, 2)
+    t = (2 + 4e-6 * s**1.2 / n + 0.05 * np.log2(n)) * np.exp(rng.normal(0, 0.03, n.size))
+    return pd.DataFrame({"n": n, "s": s, "t": t})
+
+
+def relearn_grids(mirror=None) -> list[tuple[str, pd.DataFrame]]:
+    """Return the RELeARN regions as ``(region, frame)`` with ``n`` (processes), ``neurons`` (per rank), ``t``.
+
+    ``mirror``: the data mirror (default ``$WORKBENCH_DATA_MIRROR``); regions with a zero
+    runtime are left out.
+    """
+    root = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    if not root:
+        raise ValidationError(f"relearn_grids: no data mirror; set {MIRROR_ENV}")
+    return _relearn(Path(root))
 
 
 def _relearn(mirror) -> list[tuple[str, pd.DataFrame]]:
