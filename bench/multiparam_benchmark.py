@@ -12,6 +12,9 @@ calibrate its intervals) and the median fit time, for
 * each member: ``work`` (work-aware family), ``extrap-mp`` / ``extrap-mp-cost`` (our
   reimplementation of Extra-P's multi-parameter modeler on runtime / on runtime x n),
   ``expert`` (``t = c0 + c1 W/n + c2 log2 n``, ``W`` = the size parameter);
+* ``fractal`` (split *bigger* only) and ``adept-cross-size`` (split *more-p* only): the
+  seeds' own cross-size methods (:func:`~workbench.evaluation.multiparam.seed_rows`; a run
+  they cannot predict counts as a miss);
 * ``extrap-4.2.5`` / ``extrap-4.2.5-cost``: Extra-P 4.2.5 itself (``MultiParameterModeler``,
   defaults) on the same training runs, run in a separate venv (Extra-P pins numpy < 2, so it
   is never a project dependency) by this file started as a worker (``--worker``).
@@ -163,6 +166,7 @@ def main(argv=None) -> int:
         benchmark_records,
         development_sources,
         leave_one_source_out,
+        seed_rows,
         summary,
     )
 
@@ -172,6 +176,7 @@ def main(argv=None) -> int:
     records = benchmark_records(sources, progress=False)
     seconds_ours = time.perf_counter() - start
     held = leave_one_source_out(records)
+    seeds = seed_rows(sources)
 
     extrap_rows, functions = pd.DataFrame(), {}
     version = "not run"
@@ -187,8 +192,9 @@ def main(argv=None) -> int:
     else:
         print(f"no Extra-P python at {args.extrap_python}: its rows are left out", file=sys.stderr)
 
-    table = summary(pd.concat([held, extrap_rows], ignore_index=True))
-    models = ["predictor", "work", "extrap-mp", "extrap-mp-cost", "expert", "extrap-4.2.5", "extrap-4.2.5-cost"]
+    table = summary(pd.concat([held, extrap_rows, seeds], ignore_index=True))
+    models = ["predictor", "work", "extrap-mp", "extrap-mp-cost", "expert", "extrap-4.2.5", "extrap-4.2.5-cost",
+              "fractal", "adept-cross-size"]
 
     def fmt(frame, spec):
         return frame.map(lambda v: "" if pd.isna(v) else format(v, spec))

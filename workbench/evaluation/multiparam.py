@@ -74,6 +74,7 @@ __all__ = [
     "predictor_rows",
     "read_extrap_text",
     "relearn_grids",
+    "seed_rows",
     "split_masks",
     "summary",
     "synthetic_grid",
@@ -358,6 +359,72 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
             "chosen": [names[b] if b >= 0 else "" for b in best],
             "fit_s": first_rows.fit_s.sum()}))
     return pd.concat(out, ignore_index=True)
+
+
+def seed_rows(sources: dict, progress: bool = False) -> pd.DataFrame:
+    """Return the seeds' own cross-size methods' predictions on the same splits, as benchmark rows.
+
+    * ``fractal`` ([EscobarBoppana] section 2.2, :func:`~workbench.models.fractal.fit_phase`
+      on the whole runtime as one phase): split *bigger* only -- at each allocation of the
+      largest size, the line of ``ln t`` on ``ln size`` through that allocation's smaller
+      sizes (>= 2), extrapolated to the largest size.
+    * ``adept-cross-size`` ([Deshmeh2013] section 3.12, :class:`~workbench.models.adept.Adept`
+      with ``base=``): split *more-p* only -- each size's remaining runs are the target-size
+      observations (>= 2 allocations), the base size is the other size with the most
+      training allocations (>= 4).
+
+    A run a method cannot predict (too few points, a refused fit) has a NaN prediction and
+    counts as a miss in :func:`summary`.  Columns: ``source, dataset, split, model, target, n,
+    size, actual, prediction, fit_s``.
+    """
+    from workbench.models.adept import Adept
+    from workbench.models.fractal import fit_phase
+
+    rows = []
+    jobs = [(src, name, frame) for src, sets in sources.items() for name, frame in sets]
+    for src, name, frame in tqdm(jobs, desc="seed methods", disable=not progress):
+        param = [c for c in frame.columns if c not in ("n", "t")]
+        size = frame[param].prod(axis=1).to_numpy(float)
+        for split, model in (("bigger", "fractal"), ("more-p", "adept-cross-size")):
+            test = split_masks(frame, split)
+            if not test.any():
+                continue
+            train = frame[~test].assign(size=size[~test])
+            tests = frame[test].assign(size=size[test])
+            pred = np.full(len(tests), np.nan)
+            seconds = []
+            with quiet_warnings(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                groups = tests.groupby("n" if model == "fractal" else "size", sort=False).indices
+                for key, idx in groups.items():
+                    start = time.perf_counter()
+                    try:
+                        if model == "fractal":
+                            at = train[train.n == key].groupby("size").t.mean()
+                            value = fit_phase(at.index.to_numpy(float), at.to_numpy(float),
+                                              float(tests["size"].iloc[idx[0]])).predicted
+                            pred[idx] = value
+                        else:
+                            own = train[train["size"] == key]
+                            others = train[train["size"] != key]
+                            counts = others.groupby("size").n.nunique()
+                            counts = counts[counts >= 4]
+                            if own.n.nunique() < 2 or counts.empty:
+                                continue
+                            base_size = counts.index[np.argmax(counts.to_numpy())]
+                            base = others[others["size"] == base_size]
+                            fitted = Adept().fit(own.n.to_numpy(float), own.t.to_numpy(float),
+                                                 base=(base.n.to_numpy(float), base.t.to_numpy(float)))
+                            pred[idx] = fitted.predict(tests.n.iloc[idx].to_numpy(float))
+                    except (ValidationError, np.linalg.LinAlgError):
+                        continue
+                    seconds.append(time.perf_counter() - start)
+            rows.append(pd.DataFrame({
+                "source": src, "dataset": name, "split": split, "model": model, "target": np.arange(len(tests)),
+                "n": tests.n.to_numpy(float), "size": tests["size"].to_numpy(float),
+                "actual": tests.t.to_numpy(float), "prediction": np.where(pred > 0, pred, np.nan),
+                "fit_s": float(np.median(seconds)) if seconds else np.nan}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
 def _features(rows: pd.DataFrame) -> dict:
