@@ -191,3 +191,21 @@ def test_unit_and_order_invariance(scale, seed):
         shuffled = clone(model).fit(X.iloc[perm], t.to_numpy()[perm]).predict(target)
         np.testing.assert_allclose(scaled, base * scale, rtol=1e-6)
         np.testing.assert_allclose(shuffled, base, rtol=1e-9)
+
+
+def test_size_power_model_shared_exponent_and_abstention():
+    from workbench.models.multiparam import SizePowerModel
+
+    X = grid([4, 8, 16], [10, 20, 40])
+    level = {4.0: 3.0, 8.0: 2.0, 16.0: 1.5}
+    t = X.n.map(level) * X.s**1.3
+    m = SizePowerModel().fit(X, t)
+    np.testing.assert_allclose(m.exponents_, [1.3], rtol=1e-10)
+    np.testing.assert_allclose(np.exp(m.levels_), [3.0, 2.0, 1.5], rtol=1e-10)
+    target = pd.DataFrame({"n": [8.0], "s": [160.0]})
+    np.testing.assert_allclose(m.predict(target), 2.0 * 160**1.3, rtol=1e-10)
+    with pytest.raises(ValidationError, match="measured allocations"):
+        m.predict(pd.DataFrame({"n": [32.0], "s": [10.0]}))
+    assert np.isnan(m._predict(np.array([32.0]), np.array([[10.0]])))[0]
+    with pytest.raises(ValidationError, match="2 sizes"):
+        SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])

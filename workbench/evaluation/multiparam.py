@@ -506,7 +506,9 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFr
     """Calibrate on all sources but one, evaluate the intervals on it.
 
     Returns the predictor's and every member's rows of the held-out sources with ``lower``,
-    ``upper`` and ``covered`` (actual inside the ``level`` interval).
+    ``upper`` and ``covered`` (actual inside the ``level`` interval).  Rows without a
+    prediction (a member that abstains or predicts a non-positive runtime) are kept, with
+    NaN bounds and ``covered`` False, so that :func:`summary` counts them as misses.
     """
     out = []
     for src in records.source.unique():
@@ -514,11 +516,14 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFr
         held = records[records.source == src]
         rows = [predictor_rows(held, cal)] + [g for _, g in held.groupby("model")]
         for r in rows:
-            r = r[np.isfinite(r.prediction) & (r.prediction > 0)].copy()
+            r = r.copy()
             name = r.model.iloc[0] if len(r) else None
             if name is None or name not in cal.error_models:
                 continue
-            lo, hi = cal.interval(name, r.prediction.to_numpy(float), _features(r), level)
+            ok = (np.isfinite(r.prediction) & (r.prediction > 0)).to_numpy()
+            lo, hi = np.full(len(r), np.nan), np.full(len(r), np.nan)
+            if ok.any():
+                lo[ok], hi[ok] = cal.interval(name, r.prediction.to_numpy(float)[ok], _features(r[ok]), level)
             r["lower"], r["upper"] = lo, hi
             r["covered"] = (r.actual >= lo) & (r.actual <= hi)
             out.append(r)

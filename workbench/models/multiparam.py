@@ -42,6 +42,10 @@ Models
 :class:`ExpertWorkModel`
     The fixed expert form ``t = c0 + c1 W/n + c2 log2 n`` (``W`` = the size, or a work
     function): a baseline.
+:class:`SizePowerModel`
+    ``t = a_n * s^m``: the fractal extrapolation's power law in the size, one exponent shared
+    by the measured allocations; it predicts only at those (a *bigger* problem on allocations
+    already measured) and abstains elsewhere.
 
 :class:`MultiParameterPredictor` fits several of them, weights them by the same
 extrapolation-oriented cross-validation and returns calibrated intervals and warnings
@@ -78,6 +82,7 @@ __all__ = [
     "ExtraPMultiParameter",
     "MultiParameterModel",
     "MultiParameterPredictor",
+    "SizePowerModel",
     "WorkAwareModel",
     "check_parameters",
     "default_calibration",
@@ -790,6 +795,67 @@ class ExpertWorkModel(WorkAwareModel):
         self.work = work
 
 
+# ------------------------------------------------------------------------------------ size power law
+class SizePowerModel(MultiParameterModel):
+    """``t = a_n * prod_j s_j^m_j``: a power law in the size, shared by the measured allocations.
+
+    The fractal extrapolation of [EscobarBoppana] (a line of ``ln t`` on ``ln size``) at every
+    measured allocation at once, with one exponent per problem parameter shared by all
+    allocations and one level ``a_n`` per allocation (least squares on ``ln t`` with an
+    indicator column per allocation).  It predicts only at the measured allocations: elsewhere
+    :meth:`predict` raises a ValidationError, and inside the predictor it abstains (NaN).
+
+    Fitted attributes
+    -----------------
+    allocations_ : ndarray
+        The measured allocations.
+    levels_ : ndarray
+        ``ln a_n`` per allocation.
+    exponents_ : ndarray
+        ``m_j`` per problem parameter.
+    """
+
+    name = "size-power"
+
+    def _fit(self, n, S, t, notes) -> None:
+        where = f"{type(self).__name__}.fit"
+        alloc, idx = np.unique(n, return_inverse=True)
+        idx = idx.reshape(-1)
+        counts = np.bincount(idx)
+        if not np.any(counts >= 2):
+            raise ValidationError(f"{where}: needs at least one allocation measured at >= 2 sizes (to learn the "
+                                  "size exponent), got one size per allocation")
+        A = np.column_stack([np.eye(alloc.size)[idx], np.log(S)])
+        coef = np.linalg.lstsq(A, np.log(t), rcond=None)[0]
+        self.allocations_ = alloc
+        self.levels_ = coef[:alloc.size]
+        self.exponents_ = coef[alloc.size:]
+
+    def _predict(self, n, S) -> np.ndarray:
+        pos = np.searchsorted(self.allocations_, n)
+        pos = np.minimum(pos, self.allocations_.size - 1)
+        known = self.allocations_[pos] == n
+        out = np.exp(self.levels_[pos] + np.log(S) @ self.exponents_)
+        return np.where(known, out, np.nan)
+
+    def predict(self, X) -> np.ndarray:
+        """Return the runtime at each row of ``X``; only at the measured allocations (else a ValidationError)."""
+        n, S = self._targets(X, f"{type(self).__name__}.predict")
+        unknown = ~np.isin(n, self.allocations_)
+        if unknown.any():
+            i = int(np.flatnonzero(unknown)[0])
+            raise ValidationError(f"{type(self).__name__}.predict: predicts only at the measured allocations "
+                                  f"{self.allocations_.tolist()}, got n = {n[i]:g} in row {i}")
+        return super().predict(X)
+
+    @property
+    def equation_(self) -> str:
+        """The fitted model: the size exponents and the allocations it knows."""
+        self._check_fitted(f"{type(self).__name__}.equation_")
+        powers = " * ".join(f"{p}^{m:.3g}" for p, m in zip(self.parameters_, self.exponents_))
+        return f"t = a(n) * {powers}, n in {self.allocations_.tolist()}"
+
+
 # ------------------------------------------------------------------------------------ predictor
 #: Members of :class:`MultiParameterPredictor` by name.
 MEMBERS = {
@@ -797,6 +863,7 @@ MEMBERS = {
     "extrap-mp": lambda: ExtraPMultiParameter(target="runtime"),
     "extrap-mp-cost": lambda: ExtraPMultiParameter(target="cost"),
     "expert": lambda: ExpertWorkModel(),
+    "size-power": lambda: SizePowerModel(),
 }
 #: Per-target warning kinds of the predictor.
 WARNING_KINDS = {
@@ -894,7 +961,8 @@ class MultiParameterPredictor(BaseEstimator):
     fold_cv_error_ : dict fold -> dict name -> the same per fold (``"all"``: every fold).
     weights_ : dict name -> weight (sums to 1); with ``weighting="per-target"`` those of a
         target inside the measured range (:func:`target_weights`).
-    cv_ : DataFrame of the cross-validation predictions (model, fold, actual, prediction).
+    cv_ : DataFrame of the cross-validation predictions (model, fold, actual, prediction, failed, log_error;
+        NaN log_error: the member abstained there).
     parameters_ : list of str.
     warnings_ : list of ModelWarning about the data.
     """
@@ -955,18 +1023,23 @@ class MultiParameterPredictor(BaseEstimator):
             for fold, test in folds:
                 train = ~test
                 for name in self.members_:
+                    failed = False
                     try:
                         model = clone(self.members_[name]).fit(frame[train], t[train])
                         with np.errstate(all="ignore"):
                             p = model._predict(n[test], S[test])
                     except (ValidationError, np.linalg.LinAlgError):
-                        p = np.full(int(test.sum()), np.nan)
-                    cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p}))
+                        p, failed = np.full(int(test.sum()), np.nan), True
+                    cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
+                                                 "failed": failed}))
         self.cv_ = pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
-            columns=["model", "fold", "actual", "prediction"])
+            columns=["model", "fold", "actual", "prediction", "failed"])
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
-        # a member that cannot predict a left-out run scores as a 10x miss there
-        self.cv_["log_error"] = err.fillna(np.log(10.0))
+        # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
+        # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
+        # judged where it predicts, as the combination uses it only there
+        abstain = self.cv_["prediction"].isna() & ~self.cv_["failed"]
+        self.cv_["log_error"] = err.fillna(np.log(10.0)).where(~abstain)
         abs_err = self.cv_.assign(a=self.cv_["log_error"].abs())
         per = abs_err.groupby("model")["a"].mean()
         self.cv_error_ = {m: float(per.get(m, np.nan)) for m in self.members_}
