@@ -1054,7 +1054,7 @@ class MultiParameterPredictor(BaseEstimator):
         notes = []
         if not folds:
             notes.append(ModelWarning("no-cross-validation", f"{where}: {nd.size} distinct points: too few sizes "
-                                      "(>= 3) and allocations per size (>= 3) to leave the largest out; the models "
+                                      "(>= 3) or allocations per size (>= 2) to leave the largest out; the models "
                                       "are weighted by the calibration's priors"))
         if not self.members_:
             notes.append(ModelWarning("no-model-fits", f"{where}: no model could be fitted: " + "; ".join(
