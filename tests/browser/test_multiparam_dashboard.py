@@ -4,6 +4,8 @@ the target size moves the target and redraws, switching the layer shows the inte
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from workbench.ui.drive import DRAWN_REVISIONS_JS, Move, open_dashboard, page_problems, perform, wait_for_redraw
@@ -17,6 +19,22 @@ TRACES_JS = f"""() => {{
                             x: t.x ? Array.from(t.x).slice(0, 1) : null, y: t.y ? Array.from(t.y).slice(0, 1) : null,
                             title: gd.layout.title.text || gd.layout.title}}));
 }}"""
+
+
+def settle(page, quiet_s: float = 2.0, timeout_s: float = 30.0) -> None:
+    """Wait until the figure's drawn revision has not changed for ``quiet_s``.
+
+    A slider moved by 5 key presses sends 5 values, each redrawn in turn.
+    """
+    deadline = time.monotonic() + timeout_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        now = page.evaluate(DRAWN_REVISIONS_JS).get("multiparam")
+        if now != last:
+            last, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet_s:
+            return
+        time.sleep(0.2)
 
 
 @pytest.mark.browser
@@ -39,6 +57,7 @@ def test_multiparam_dashboard_moves_the_target_and_switches_the_layer(voila_serv
     before = page.evaluate(DRAWN_REVISIONS_JS)
     perform(page, Move("slider", "target size", figures=("multiparam",)))
     assert not wait_for_redraw(page, ("multiparam",), before, 30), page_problems(page)
+    settle(page)
     target_after = next(t for t in page.evaluate(TRACES_JS) if t["name"] == "target")
     assert target_after["y"][0] > target_before["y"][0]  # ArrowRight: a larger size
     assert target_after["x"] == target_before["x"]
@@ -47,6 +66,7 @@ def test_multiparam_dashboard_moves_the_target_and_switches_the_layer(voila_serv
     before = page.evaluate(DRAWN_REVISIONS_JS)
     perform(page, Move("toggle", "layer", option="interval width", figures=("multiparam",)))
     assert not wait_for_redraw(page, ("multiparam",), before, 30), page_problems(page)
+    settle(page)
     traces = page.evaluate(TRACES_JS)
     assert traces[0]["name"] == "interval width"
     assert "width of the interval" in str(traces[0]["title"])
