@@ -70,7 +70,11 @@ DASHBOARDS: dict[str, Dashboard] = {
         Move("toggle", "view", option="runtime", figures=("main",)),
         Move("slider", figures=("main", "fit")),
     )),
-    "04_cross_size.ipynb": Dashboard(),
+    "04_cross_size.ipynb": Dashboard(moves=(
+        Move("slider"),
+        Move("slider", "target n", figures=("multiparam",)),
+        Move("toggle", "layer", option="interval width", figures=("multiparam",)),
+    )),
     "05_fim_calculation.ipynb": Dashboard(moves=(
         Move("slider", figures=("main", "prediction", "parity", "heatmap", "occupancy")),
         Move("toggle", "variable", option="SC", figures=("surface",)),
