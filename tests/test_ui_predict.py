@@ -188,7 +188,9 @@ def test_corpus_in_nodes_and_drill_down_with_the_mirror(monkeypatch, data_mirror
     fig = dash.figures["board"]
     assert fig.layout.title.text.startswith("archer2-gromacs-benchpep-ofi-1thr, protocol k3: at n = 256 nodes")
     observed = [tr for tr in fig.data if tr.name == "observed runs (fitted)"][0]
-    assert sorted(set(observed.x)) == [1, 2, 4] and len(dash.board_out.outputs) == 1
+    assert sorted(set(observed.x)) == [1, 2, 4] and dash.board_out.layout.display is None
+    plotly = [o for o in dash.board_out.outputs if "application/vnd.plotly.v1+json" in o["data"]]
+    assert plotly == [dash.board_out.outputs[0]]
     dash.board_protocol.value = "spread"
     observed = [tr for tr in dash.figures["board"].data if tr.name == "observed runs (fitted)"][0]
     assert sorted(set(observed.x)) == [1, 4, 16, 64, 256]

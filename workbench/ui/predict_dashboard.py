@@ -222,7 +222,8 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
                                             layout=widgets.Layout(width="640px"))
         self.board_protocol = widgets.ToggleButtons(options=list(PROTOCOLS), value="k3", description="protocol",
                                                     style={"description_width": "60px", "button_width": "70px"})
-        self.board_out = figure_widget(placeholder_figure(""), name="board")
+        # hidden until a curve is drawn: no empty box
+        self.board_out = figure_widget(placeholder_figure(""), name="board", display="none")
         self.board_curve.observe(self._on_board_curve, names="value")
         self.board_protocol.observe(self._on_board_curve, names="value")
         self._board_filled, self._bench_curves = False, None
@@ -267,6 +268,7 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
             panels = board_curve_view(self.per_curve, self.board_curve.value, self.board_protocol.value,
                                       self._bench_curves, self._cache)
             self.board_metrics.value = panels.metrics
+            self.board_out.layout.display = None  # shown before the figure is sent: drawn at the size shown
             if panels.figure is None:
                 self.board_out.mark_stale("the curve's runs are not available")
                 return
