@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.models.adept import Adept
-from workbench.plots.adept import fits_table, holdout_frame, prediction_figure, warnings_html
+from workbench.plots.adept import curve_warnings, fits_table, holdout_frame, prediction_figure, warnings_html
 from workbench.ui.common import (
     FitCache,
     figure_widget,
@@ -135,7 +135,7 @@ class AdeptDashboard(widgets.VBox):
                        "Prediction vs actual at the held-back runs (PA = 100 − E, thesis 3.7)")
             + frame_html(fits_table(model, targets), "Per-target fits (one biased fit per target, thesis 3.5.2)")
         )
-        self.warnings.value = warnings_html(model.warnings_for(np.union1d(targets, model.fits_["target"])))
+        self.warnings.value = warnings_html(curve_warnings(model, np.union1d(targets, model.fits_["target"])))
         return fig
 
     def _on_change(self, _change=None) -> None:
