@@ -57,13 +57,13 @@ def test_builds_on_bundled_data_and_says_so(dash):
     assert 10 ** dash.target.max == pytest.approx(16 * 256) and 10 ** dash.target.min == pytest.approx(1)
     assert dash.figure.figure.layout.title.text.startswith("at n = 256 processes:")
     assert "80 % interval" in dash.figure.figure.layout.title.text
-    for panel, text in ((dash.readout, "runtime at n = 256"), (dash.target_table, "predict_frame"),
+    for panel, text in ((dash.readout, "runtime at n = 256"), (dash.target_table, "Prediction at n = 256"),
                         (dash.weights, "◀ chosen"), (dash.next, "Where to measure next"),
                         (dash.holdout, "Held-back runs")):
         assert text in panel.value, (text, panel.value[:300])
     assert dash.next_frame is not None and list(dash.next_frame.columns) == ["n", "width_ratio", "narrowing", "cost"]
     assert not dash.next_frame.empty and f"n = {dash.next_frame['n'].iloc[0]:g} processes" in dash.next.value
-    assert "cost of the run (process-hours)" in dash.next.value
+    assert "cost of the run [process-hours]" in dash.next.value
 
 
 def test_moving_the_target_redraws_figure_and_readout(dash):

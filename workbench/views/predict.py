@@ -27,7 +27,6 @@ from workbench.plots.scaling import (
     format_leaderboard,
     format_seconds,
     holdout_frame,
-    measure_next_html,
     prediction_curves,
     prediction_figure,
     protocol_figure,
@@ -36,9 +35,11 @@ from workbench.plots.scaling import (
     weights_html,
 )
 from workbench.views.panels import FitCache, frame_html
+from workbench.views.tables import Column
 
 __all__ = ["BoardCurvePanels", "MeasureNext", "PredictPanels", "PredictState", "TargetRange", "board_curve_view",
-           "board_table_html", "curve_unit", "measure_next_view", "target_range", "view"]
+           "board_table_html", "curve_unit", "measure_next_html", "measure_next_view", "target_range",
+           "target_table_html", "view"]
 
 
 
@@ -159,11 +160,33 @@ def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
     hold = holdout_frame(p, state.held_back, state.level)
     return PredictPanels(
         predictor=p, frame=frame, main=fig, readout=_readout(state, row),
-        target_table=frame_html(frame.assign(warnings=frame["warnings"].map(", ".join)),
-                                f"predict_frame at n = {state.target:g} {html.escape(state.unit)}"),
+        target_table=target_table_html(frame, state.unit, state.level),
         warnings=warnings_html(frame, p), weights=weights_html(weights_frame(p), row["model"]),
-        holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor") if len(hold) else "",
+        holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor",
+                           _holdout_columns(state.unit, state.level)) if len(hold) else "",
     )
+
+
+def _interval_columns(unit: str, level: float) -> dict[str, Column]:
+    pct = f"{100 * level:.0f} %"
+    return {"n": Column(f"n [{unit}]"), "prediction": Column("predicted runtime [s]"),
+            "lower": Column(f"{pct} interval, lower [s]"), "upper": Column(f"{pct} interval, upper [s]")}
+
+
+def _holdout_columns(unit: str, level: float) -> dict[str, Column]:
+    return {**_interval_columns(unit, level), "actual": Column("measured runtime [s]"),
+            "error_pct": Column("error", "percent"), "inside": Column("inside the interval"),
+            "warned": Column("warned")}
+
+
+def target_table_html(frame: pd.DataFrame, unit: str = "processes", level: float = 0.8) -> str:
+    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest)."""
+    shown = frame.assign(model=frame["model"].map(lambda m: MODEL_LABELS.get(m, m) if m else "none"),
+                         warnings=frame["warnings"].map(lambda kinds: ", ".join(kinds) if len(kinds) else "none"))
+    n = float(frame["n"].iloc[0])
+    return frame_html(shown, f"Prediction at n = {n:g} {html.escape(unit)}",
+                      {**_interval_columns(unit, level), "model": Column("chosen model"),
+                       "warned": Column("warned"), "warnings": Column("warnings")})
 
 
 def _readout(state: PredictState, row: pd.Series) -> dict[str, str]:
@@ -187,6 +210,31 @@ def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: F
     if len(mv):  # what the run would cost: allocation x predicted runtime
         mv = mv.assign(cost=mv["n"].to_numpy() * predictor.predict(mv["n"].to_numpy()))
     return MeasureNext(mv, measure_next_html(mv, state.target, state.unit))
+
+
+def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes", rows: int = 5) -> str:
+    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`.
+
+    The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
+    in ``unit``-hours when ``frame`` has a ``cost`` column: n x predicted seconds).
+    """
+    head = "<b>Where to measure next</b>"
+    if frame.empty:
+        return f"<div style='font-size:13px'>{head}: no candidate allocation</div>"
+    best = frame.iloc[0]
+    top = frame.head(rows)
+    table = pd.DataFrame({"n": top["n"].to_numpy(float), "width": top["width_ratio"].to_numpy(float),
+                          "narrowing": top["narrowing"].to_numpy(float)})
+    columns = {"n": Column(f"measure at n [{unit}]"), "width": Column("interval width after (upper / lower)",
+                                                                      "number", 3),
+               "narrowing": Column("narrowing", "fraction", 0)}
+    if "cost" in top.columns:
+        single = {"processes": "process", "nodes": "node", "gpus": "GPU"}.get(unit, unit)
+        table["cost"] = top["cost"].to_numpy(float) / 3600
+        columns["cost"] = Column(f"cost of the run [{single}-hours]", "number", 3)
+    return (f"<div style='font-size:13px'>{head}: a run at n = {best['n']:g} {html.escape(unit)} would narrow the "
+            f"interval at n = {target:g} by about {100 * best['narrowing']:.0f} % (to ×{best['width_ratio']:.2f}, "
+            f"upper / lower).{frame_html(table, '', columns)}</div>")
 
 
 def board_table_html(per_curve: pd.DataFrame, board: pd.DataFrame, board_name: str) -> str:
