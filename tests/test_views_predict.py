@@ -74,6 +74,9 @@ def test_target_range_is_on_a_grid_of_eighth_doublings():
     r = target_range(N, (1, 2, 4, 8))
     assert 10 ** r.lo == pytest.approx(1) and 10 ** r.hi == pytest.approx(16 * 32)
     assert r.step == pytest.approx(math.log10(2) / 8) and r.value == pytest.approx(32)
+    # whole allocations only, every measured one among them, powers of two on the grid
+    assert all(type(o) is int for o in r.options) and set(N.astype(int)) <= set(r.options)
+    assert r.options[-1] == 512 and 87 not in r.options and {91, 108} <= set(r.options)
     assert target_range(N, N).value == pytest.approx(128)  # nothing held back beyond: 4x the largest
 
 
@@ -134,4 +137,4 @@ def test_the_target_table_reads_as_words_and_units():
     table = panels.target_table
     assert "predict_frame" not in table and "Prediction at n = 32 processes" in table
     assert "n [processes]" in table and "predicted runtime [s]" in table and "80 % interval, lower [s]" in table
-    assert ">32<" in table and "32.0" not in table and "NaN" not in table and "(" not in table.split("<table")[1]
+    assert ">32<" in table and "32.0" not in table and "NaN" not in table and "('" not in table
