@@ -43,15 +43,13 @@ MISS = 30.0  # error (%) that counts as a large miss
 class _LinearGrid(Adept):
     """The thesis' linear pass-1 grid (as in ``saturation="thesis"``), in evidence mode."""
 
-    def _pass1_grid(self, A_lo, A_hi):
-        return np.linspace(A_lo, A_hi, self.pass1_size)
+    _PASS1_SPACING = "linear"
 
 
 class _GeometricGrid(Adept):
     """The geometric pass-1 grid of evidence mode, in thesis mode: the grid fix alone."""
 
-    def _pass1_grid(self, A_lo, A_hi):
-        return np.geomspace(A_lo, A_hi, self.pass1_size)
+    _PASS1_SPACING = "geometric"
 
 
 def _variant(base=Adept, horizon=None, bound=None, floor=None, f_level=None):
@@ -62,10 +60,9 @@ def _variant(base=Adept, horizon=None, bound=None, floor=None, f_level=None):
     if f_level is not None:
         attrs["_SATURATION_F_LEVEL"] = f_level
     if bound is not None:  # None: max(delta_, high_error); "delta": delta_ only; a number
-        attrs["_saturation_bound"] = (lambda self: self.delta_) if bound == "delta" else (
-            lambda self: max(self.delta_, bound))
+        attrs["_SATURATION_BOUND"] = bound
     if floor == "target":  # the refit may not saturate before its own target either
-        attrs["_saturation_floor"] = staticmethod(lambda targets, horizon: (np.maximum(horizon, targets) + 1) / 2)
+        attrs["_SATURATION_FLOOR"] = "target"
     return type("AdeptVariant", (base,), attrs)
 
 

@@ -195,6 +195,11 @@ class Adept(BaseEstimator):
     #: fit's saturation is checked, and the F-test level (docs/decisions/adept.md, decision 20)
     _SATURATION_HORIZON = 3.0
     _SATURATION_F_LEVEL = 0.95
+    #: variants of the saturation rule and pass-1 grid, for bench/adept_saturation.py only
+    #: (:class:`~workbench.models.adept.fitting.SearchSettings`: pass1_spacing, bound, floor)
+    _PASS1_SPACING = None
+    _SATURATION_BOUND = None
+    _SATURATION_FLOOR = "horizon"
     #: Resource limits (see "Limits" above): distinct processor counts per fit (base and target
     #: sizes together in cross-size mode) and distinct targets per prediction call.
     MAX_ALLOCATIONS = 32
@@ -249,7 +254,8 @@ class Adept(BaseEstimator):
             units=self.units, delta=self.delta, q=self.q, pass1_size=self.pass1_size, pass2_size=self.pass2_size,
             window=self.window, high_error=self.high_error, runner_up_ratio=self.runner_up_ratio,
             runner_up_factor=self.runner_up_factor, saturation=self.saturation,
-            horizon=self._SATURATION_HORIZON, f_level=self._SATURATION_F_LEVEL)
+            horizon=self._SATURATION_HORIZON, f_level=self._SATURATION_F_LEVEL, pass1_spacing=self._PASS1_SPACING,
+            bound=self._SATURATION_BOUND, floor=self._SATURATION_FLOOR)
 
     # --------------------------------------------------------------------- fit
     def fit(self, n, t, base=None):

@@ -72,6 +72,14 @@ class SearchSettings:
         The saturation rule's horizon c (x the largest used observation).
     f_level : float
         The saturation rule's F-test level.
+    pass1_spacing : {"linear", "geometric"} or None, default None
+        Spacing of the pass-1 A grid; None: by mode (:func:`pass1_grid`).  Variants for
+        ``bench/adept_saturation.py``, like the two below.
+    bound : {"delta"} or float or None, default None
+        The saturation rule's bound: None is max(delta_, high_error), "delta" is delta_, a
+        number x is max(delta_, x).
+    floor : {"horizon", "target"}, default "horizon"
+        The refit's floor on A: (c n_top + 1)/2, or (max(c n_top, target) + 1)/2.
     """
 
     units: str
@@ -86,6 +94,9 @@ class SearchSettings:
     saturation: str
     horizon: float
     f_level: float
+    pass1_spacing: str | None = None
+    bound: str | float | None = None
+    floor: str = "horizon"
 
     @property
     def paper(self) -> bool:
@@ -267,7 +278,10 @@ def pass1_grid(settings: SearchSettings, A_lo: float, A_hi: float) -> np.ndarray
     numpy.ndarray
         ``settings.pass1_size`` values.
     """
-    if settings.paper or settings.saturation == "thesis":
+    linear = settings.paper or settings.saturation == "thesis"
+    if settings.pass1_spacing is not None:
+        linear = settings.pass1_spacing == "linear"
+    if linear:
         return np.linspace(A_lo, A_hi, settings.pass1_size)
     return np.geomspace(A_lo, A_hi, settings.pass1_size)
 
@@ -449,9 +463,12 @@ def saturation_bound(s: TargetSearch) -> float:
     Returns
     -------
     float
-        max(delta_, high_error).
+        max(delta_, high_error) (or the variant of ``settings.bound``).
     """
-    return max(s.delta, s.settings.high_error)
+    bound = s.settings.bound
+    if bound is None:
+        return max(s.delta, s.settings.high_error)
+    return s.delta if bound == "delta" else max(s.delta, float(bound))
 
 
 def beyond_grid(s: TargetSearch, cache: dict) -> np.ndarray:
@@ -482,7 +499,10 @@ def _refit_unsaturated(s, out, near, n_top, bound, cache):
     # A >= (N + 1)/2 puts the flat piece at or past N = horizon for every sigma: 2A - 1
     # (low variance), A + (A - 1) sigma >= 2A - 1 (high variance).  Past the horizon the
     # refit may still saturate: the data say nothing there.
-    floor = (s.settings.horizon * n_top[near] + 1) / 2
+    horizon = s.settings.horizon * n_top[near]
+    if s.settings.floor == "target":  # variant: the refit may not saturate before its own target either
+        horizon = np.maximum(horizon, targets[near])
+    floor = (horizon + 1) / 2
     free = search(s, targets[near], cache, A_floor=floor, env=env)
     # With more observations than parameters, the saturating fit's residuals measure the
     # noise: the data also demand saturation when the refit is significantly worse than
