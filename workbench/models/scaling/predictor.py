@@ -2,25 +2,31 @@
 
 With calibrated intervals and warnings that were measured as a classifier.
 
-How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`):
+How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`,
+by ``tools/scaling_benchmark.py``, evaluated leave-one-source-out):
 
 1. fit every model of :data:`~workbench.models.scaling.MODELS` on all runs;
 2. *extrapolation-oriented cross-validation*: refit each model without the largest
    allocation (and, from 4 allocations on, without the two largest) and score its
    predictions of the left-out allocations, as a user extrapolates: the mean absolute log
    error is the model's ``cv_error``.  A model the curve is too short to cross-validate
-   gets its corpus-wide median (``Calibration.cv_prior``);
-3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` says how
-   much worse a model extrapolates across the corpus and ``g`` how much the curve's own
-   cross-validation counts (all learnt on the corpus, every source counting equally, and
-   evaluated leave-one-source-out; ``Calibration``); the prediction is the weighted geometric
-   mean of the models' predictions (models that refuse a target drop out of it);
-4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, which also
-   knows how much the models disagree and how well they predicted this curve's largest
-   allocations;
-5. warnings: one kind per reason to doubt, and ``warned`` when the calibrated probability of
-   missing by more than 30 % reaches ``Calibration.risk_threshold`` (chosen on the corpus so
-   that 90 % of such misses are flagged).
+   gets its median over the calibration curves (``Calibration.cv_prior``);
+3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` leaves a
+   model out of the combination or not and ``g`` says how much the curve's own
+   cross-validation counts (``Calibration``); the prediction is the weighted geometric mean of
+   the models' predictions.  Models that refuse a target drop out of it, and so do, when the
+   calibration chose it, members whose extrapolation turns upward although every measurement
+   fell (:func:`plausible`);
+4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, whose scale
+   knows how far the target is, how much the models disagree, how well they predicted this
+   curve's largest allocations, how noisy, flattening and irregular the curve is and how unlike
+   the calibration curves (its ``novelty``); its quantiles hold on sources it was not learnt from;
+5. topology: with ``unit``/``per_node`` (or the nodes of each run), a target that needs more
+   nodes than the one node every measurement ran on is warned (``leaves-node``);
+6. warnings: one kind per reason to doubt (:data:`WARNING_KINDS`, thresholds in
+   :data:`THRESHOLDS`), ``warned`` when the calibrated probability of missing by more than 30 %
+   reaches ``Calibration.risk_threshold`` (chosen so that 91 % of such misses are flagged on the
+   calibration records), and one ``verdict`` sentence per prediction.
 """
 
 from __future__ import annotations
