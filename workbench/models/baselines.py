@@ -43,8 +43,10 @@ from workbench.validation import (
     as_vector,
     check_fitted,
     processor_counts,
+    require_allocations,
     require_span,
     require_valid,
+    sample_weights,
     training_runs,
 )
 
@@ -110,23 +112,14 @@ def _check_t1(t1: float, n: np.ndarray, t: np.ndarray, where: str) -> None:
 
 
 def _observations(n, t, sample_weight, min_points: int, where: str):
-    """Validate training data; return float vectors ``n``, ``t`` and weights ``w``."""
+    """Validate training data; return float vectors ``n``, ``t`` and weights ``w``.
+
+    The checks of :mod:`workbench.validation`; at least ``min_points`` distinct processor
+    counts must have a positive weight.
+    """
     n, t = training_runs(n, t, where)
-    if sample_weight is None:
-        w = np.ones_like(t)
-    else:
-        w = as_vector(sample_weight, "sample_weight", where)
-        if w.size != t.size:
-            raise ValidationError(
-                f"{where}: sample_weight must have the same length as t, got {w.size} and {t.size}"
-            )
-        require_valid(~np.isfinite(w) | (w < 0), w, "sample_weight", "finite and >= 0", where)
-    distinct = np.unique(n[w > 0]).size
-    if distinct < min_points:
-        raise ValidationError(
-            f"{where}: needs observations at >= {min_points} distinct processor counts "
-            f"(with positive weight), got {distinct}"
-        )
+    w = sample_weights(sample_weight, t, where)
+    require_allocations(n[w > 0], min_points, where, "processor counts (with positive weight)", "observations")
     return n, t, w
 
 

@@ -128,7 +128,15 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
-from workbench.validation import as_vector, check_fitted, processor_counts, require_span, require_valid, training_runs
+from workbench.validation import (
+    as_vector,
+    check_fitted,
+    processor_counts,
+    require_allocations,
+    require_span,
+    require_valid,
+    training_runs,
+)
 
 __all__ = [
     "PMNF",
@@ -554,10 +562,7 @@ class PMNF(BaseEstimator):
         At least 2 are needed; leave-one-out cross-validation accepts at most
         :attr:`MAX_CV_ALLOCATIONS`.
         """
-        m = ns.size
-        if m < 2:
-            got = f" (all runs at n = {ns[0]:g})" if m else ""
-            raise ValidationError(f"{where}: needs runs at >= 2 distinct n, got {m}{got}")
+        m = require_allocations(ns, 2, where, "n").size
         if self.crossvalidation and m > self.MAX_CV_ALLOCATIONS:
             raise ValidationError(
                 f"{where}: leave-one-out cross-validation is limited to {self.MAX_CV_ALLOCATIONS} distinct n, got "

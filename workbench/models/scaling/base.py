@@ -40,11 +40,11 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
+from workbench.errors import ModelWarning, WorkbenchError, emit_warnings, quiet_warnings
 from workbench.models.adept import Adept
-from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 from workbench.models.pmnf import PMNF
-from workbench.validation import check_fitted, processor_counts, require_valid
+from workbench.validation import check_fitted, check_names, check_runs, check_targets, require_valid
 
 __all__ = [
     "MODELS",
@@ -77,47 +77,12 @@ def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def check_model_names(models, where: str) -> tuple[str, ...]:
-    """Names in :data:`MODELS` as a tuple.
+    """Names in :data:`MODELS` as a tuple (:func:`~workbench.validation.check_names`).
 
     ``None`` is all of them, a string may list several ("adept,pmnf"); else a ValidationError
     naming the unknown ones.
     """
-    if models is None:
-        return tuple(MODELS)
-    try:
-        items = [models] if isinstance(models, str) else list(models)
-    except TypeError:
-        items = [models]
-    names = tuple(part.strip() for item in items for part in (item.split(",") if isinstance(item, str) else [item]))
-    unknown = [m for m in names if m not in MODELS]
-    if unknown or not names:
-        raise ValidationError(f"{where}: unknown model(s) {unknown or '(none given)'}; choose from {', '.join(MODELS)}")
-    return names
-
-
-def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return the runs as float vectors.
-
-    ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of equal length, at >=
-    ``min_points`` distinct allocations; else a ValidationError that names the value and
-    its position (or the allocations found).
-    """
-    n, t, _ = _observations(n, t, None, 1, where)
-    distinct = np.unique(n)
-    if distinct.size < min_points:
-        raise ValidationError(
-            f"{where}: needs runs at >= {min_points} distinct allocations (processes, nodes or GPUs), got "
-            f"{distinct.size} ({', '.join(f'{v:g}' for v in distinct)})")
-    return n, t
-
-
-def check_targets(n, where: str) -> np.ndarray:
-    """Target allocations as a float vector.
-
-    Finite and >= 1, else a ValidationError that names the value and its position.
-    """
-    arr = processor_counts(n, where)
-    return np.atleast_1d(arr).astype(float).reshape(-1)
+    return check_names(models, MODELS, where, "model")
 
 
 class ScalingModel(BaseEstimator):
