@@ -143,15 +143,36 @@ class _Baseline(BaseEstimator):
         A runtime beyond the float range (an extrapolation of runtimes near 1e308) is a
         ValidationError naming the position.
         """
-        self._check_fitted()
         where = f"{type(self).__name__}.predict"
-        n = processor_counts(n, where)
-        with np.errstate(over="ignore", invalid="ignore"):
-            pred = self._predict(n)
+        n, pred = self._evaluate(n, where)
         flat = np.asarray(pred, float).reshape(-1)
         require_valid(~np.isfinite(flat), np.asarray(n, float).reshape(-1), "n",
                       "an allocation whose predicted runtime is finite (it is beyond the float range there)", where)
         return pred
+
+    def predict_raw(self, n) -> np.ndarray:
+        """Runtime at ``n`` as the fitted formula gives it, without the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Processor counts, finite and >= 1 (any shape).
+
+        Returns
+        -------
+        numpy.ndarray
+            Runtimes in the unit of the fitted ``t``, same shape as ``n``: inf (or 0) where the
+            runtime is beyond the float range, for a caller that reports such targets in its own
+            words (:mod:`workbench.models.scaling`).
+        """
+        return self._evaluate(n, f"{type(self).__name__}.predict_raw")[1]
+
+    def _evaluate(self, n, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """Check the model is fitted and ``n``; return ``n`` as floats and the formula's runtimes there."""
+        self._check_fitted()
+        n = processor_counts(n, where)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return n, self._predict(n)
 
     def predict_speedup(self, n) -> np.ndarray:
         """Speedup ``T(1) / T(n)`` of the fitted model (dimensionless)."""

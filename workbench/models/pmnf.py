@@ -707,6 +707,29 @@ class PMNF(BaseEstimator):
             require_valid(flat <= 1, flat, "n", "> 1 (the model has a negative power of log2(n))", where)
         return arr
 
+    def predict_raw(self, n) -> np.ndarray:
+        """Runtime at ``n`` without the floor and the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Processor counts, finite and >= 1 (> 1 with a negative power of ``log2(n)``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Runtimes in the unit of the fitted ``t``, same shape as ``n``: NaN where the fitted
+            model is not positive (it has no runtime there; the sign is read on the fit's scale,
+            so a positive value that underflows is 0, not NaN), inf or 0 where the runtime is
+            beyond the float range.
+        """
+        where = f"{type(self).__name__}.predict_raw"
+        self._check_fitted(where)
+        n = self._check_n(n, where)
+        scale, inner = self._scaled_cost(n)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return np.where(inner > 0, scale * inner / n if self.strong_scaling else scale * inner, np.nan)
+
     def predict(self, n) -> np.ndarray:
         """Runtime at ``n`` processors in the unit of the fitted ``t``; same shape as ``n``.
 

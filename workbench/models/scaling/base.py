@@ -100,22 +100,22 @@ class ScalingModel(BaseEstimator):
 
     def fit(self, n, t) -> ScalingModel:
         """Fit on runs: ``n`` allocations (>= 1, repeats allowed), ``t`` runtimes (> 0)."""
-        self._fit_runs(n, t)
+        self.fit_for_prediction(n, t)
         # in-sample misfit: RMS of log(prediction / median) over the allocations, a feature
         # of the interval calibration (a model that cannot follow its own data extrapolates worse)
         with np.errstate(invalid="ignore", divide="ignore"):
-            resid = np.log(self._predict(self.allocations_) / self.medians_)
+            resid = np.log(self._raw(self.allocations_) / self.medians_)
         resid = resid[np.isfinite(resid)]
         self.fit_error_ = float(np.sqrt(np.mean(resid**2))) if resid.size else float("nan")
         self.warnings_ = list(self._fit_warnings())
         emit_warnings(self.warnings_)
         return self
 
-    def _fit_runs(self, n, t) -> None:
-        """Check the runs and fit the model.
+    def fit_for_prediction(self, n, t) -> ScalingModel:
+        """Check the runs and fit the model for prediction only; return self.
 
-        Everything :meth:`predict` needs, without the in-sample error and the warnings
-        (all a cross-validation refit uses).
+        Everything :meth:`predict` needs, without the in-sample error ``fit_error_`` and the
+        ``warnings_`` (all a cross-validation refit uses); nothing is emitted.
         """
         n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
         self.allocations_, self.medians_ = allocation_medians(n, t)
@@ -124,6 +124,7 @@ class ScalingModel(BaseEstimator):
         with quiet_warnings():  # the wrapped model's warnings are reported in warnings_
             self._fit(n, t)
         self.fit_time_s_ = time.perf_counter() - start
+        return self
 
     def _fit_warnings(self) -> list[ModelWarning]:
         return []
@@ -141,11 +142,31 @@ class ScalingModel(BaseEstimator):
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
         n = check_targets(n, where)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            pred = np.asarray(self._predict(n), float)
+        pred = self._raw(n)
         require_valid(np.isinf(pred) | (pred == 0), n, "n", "an allocation whose predicted runtime is a finite "
                       "number > 0 (the model's runtime there is beyond the float range)", where)
         return pred
+
+    def predict_raw(self, n) -> np.ndarray:
+        """Predicted runtimes at ``n`` without the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations, finite and >= 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            One runtime per target (a vector): NaN where the model refuses, inf or 0 where
+            the runtime is beyond the float range (where :meth:`predict` raises).
+        """
+        self._check_fitted()
+        return self._raw(check_targets(n, f"{type(self).__name__}.predict_raw"))
+
+    def _raw(self, n: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return np.asarray(self._predict(n), float)
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
         """Return what the interval calibration conditions on, per target.
@@ -191,7 +212,7 @@ class AmdahlScaling(ScalingModel):
         self.serial_fraction_ = self.model_.serial_fraction_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
 
 class USLScaling(ScalingModel):
@@ -207,7 +228,7 @@ class USLScaling(ScalingModel):
         self.alpha_, self.beta_, self.n_peak_ = self.model_.alpha_, self.model_.beta_, self.model_.n_peak_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
 
 class DowneyLMScaling(ScalingModel):
@@ -227,7 +248,7 @@ class DowneyLMScaling(ScalingModel):
         self.A_, self.sigma_ = self.model_.A_, self.model_.sigma_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
     def _fit_warnings(self):
         return list(self.model_.warnings_)
@@ -284,12 +305,10 @@ class PMNFScaling(ScalingModel):
 
     def _predict(self, n):
         # where the fitted cost reaches zero (a negative c1) PMNF has no runtime to give:
-        # refuse (NaN) instead of PMNF's tiny floor value, which would read as a prediction
-        # (the sign is read before scaling back: a positive cost that underflows is a runtime
-        # beyond the float range, which predict reports, not a refusal)
-        scale, inner = self.model_._scaled_cost(self.model_._check_n(n, "PMNFScaling.predict"))
-        with np.errstate(over="ignore", under="ignore"):
-            return np.where(inner > 0, scale * inner / n, np.nan)
+        # refuse (NaN, PMNF.predict_raw) instead of PMNF's tiny floor value, which would read as
+        # a prediction (a positive cost that underflows is a runtime beyond the float range,
+        # which predict reports, not a refusal)
+        return self.model_.predict_raw(n)
 
     def _fit_warnings(self):
         if self.model_.may_clip_:
@@ -317,7 +336,7 @@ def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
             with quiet_warnings():  # the caller reports what it needs of the model's warnings_
                 model.fit(n, t)
         else:
-            model._fit_runs(n, t)  # silences the wrapped model itself and emits nothing of its own
+            model.fit_for_prediction(n, t)  # silences the wrapped model itself and emits nothing of its own
     except WorkbenchError as exc:
         return str(exc)
     except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns

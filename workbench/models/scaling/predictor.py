@@ -303,8 +303,7 @@ def _member_prediction(model, n: np.ndarray) -> np.ndarray:
     NaN (no prediction: it drops out of the combination) instead of the member's
     ValidationError.
     """
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        pred = np.asarray(model._predict(n), float)
+    pred = model.predict_raw(n)
     return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
 
 
