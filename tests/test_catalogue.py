@@ -218,8 +218,8 @@ EXTERNAL_EXTRACTS = {
     "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
     "lammps-cloud": ("converged-computing+performance-study", "converged-computing/performance-study", "MIT", 11, 203,
                      (32, 256), "MIT License"),
-    "azure-hbv3-apps": ("MicrosoftDocs+architecture-center", "MicrosoftDocs/architecture-center", "CC-BY-4.0", 11, 92,
-                        (16, 1024), "Creative Commons Attribution 4.0 International Public License"),
+    "azure-hbv3-apps": ("MicrosoftDocs+architecture-center", "MicrosoftDocs/architecture-center", "CC-BY-4.0", 20, 173,
+                        (8, 1152), "Creative Commons Attribution 4.0 International Public License"),
 }
 
 
@@ -306,21 +306,28 @@ def test_lammps_cloud_topology_and_retrograde_tail():
 
 def test_azure_hbv3_apps_start_inside_one_node_and_cross_it():
     curves = fetch_dataset("azure-hbv3-apps").frame
-    assert curves["unit"].eq("processes").all() and curves["processes"].astype(float).eq(curves["n"]).all()
-    assert curves["cores_per_node"].eq(120).all() and curves["gpus_per_node"].isna().all()
-    # every curve: >= 3 process counts on one node, >= 3 node counts beyond it, 64 ranks per node there
-    inside = curves[curves["nodes"] == 1].groupby("curve_id")["n"].nunique()
+    ranks = curves["unit"].eq("processes")
+    assert set(curves.loc[~ranks, "curve_id"]) == {f"azure-{m}-tnavigator-speedtest9" for m in ("hbv3", "hbv4")}
+    assert curves.loc[~ranks, "unit"].eq("cores").all() and curves.loc[~ranks, "processes"].isna().all()
+    assert curves.loc[ranks, "processes"].astype(float).eq(curves.loc[ranks, "n"]).all()
+    hbv4 = curves["curve_id"].str.startswith("azure-hbv4")
+    assert curves.loc[hbv4, "cores_per_node"].eq(176).all() and curves.loc[~hbv4, "cores_per_node"].eq(120).all()
+    assert curves["gpus_per_node"].isna().all()
+    # every curve: >= 3 allocations on one node, >= 3 node counts beyond it, 64 (HBv4: 144) cores per node there
+    inside = curves[curves["nodes"] == 1]
     beyond = curves[curves["nodes"] > 1]
-    assert inside.min() >= 3 and beyond.groupby("curve_id")["nodes"].nunique().min() >= 3
-    assert len(inside) == curves["curve_id"].nunique() == 11
-    assert (curves.loc[curves["nodes"] == 1, "n"] <= 120).all() and (beyond["processes"] == 64 * beyond["nodes"]).all()
+    assert inside.groupby("curve_id")["n"].nunique().min() >= 3 and (inside["n"] <= inside["cores_per_node"]).all()
+    assert beyond.groupby("curve_id")["nodes"].nunique().min() >= 3
+    assert curves["curve_id"].nunique() == inside["curve_id"].nunique() == beyond["curve_id"].nunique() == 20
+    per_node = (beyond["n"] / beyond["nodes"]).groupby(beyond["cores_per_node"]).unique()
+    assert {k: list(v) for k, v in per_node.items()} == {120: [64], 176: [144]}
     times = curves.set_index(["curve_id", "n", "run"])["time_s"]
     # Fluent: the 1-node row of the multi-node table repeats the single-node 64-core measurement (kept once,
     # with the more precise multi-node value); NAMD: two different 1-node measurements at 64 ranks
     assert times[("azure-hbv3-fluent-combustor-12m", 64, 0)] == 1512.56
     assert ("azure-hbv3-fluent-combustor-12m", 64, 1) not in times.index
     namd = times["azure-hbv3-namd-stmv-21m"]
-    assert namd[(64, 0)] == 4092.31 and namd[(64, 1)] == 3835.48
-    assert times[("azure-hbv3-namd-stmv-21m", 1024, 0)] == 183.09
-    # AcuSolve's single-node table is in hours (x 3600)
+    assert namd[(64, 0)] == 4092.31 and namd[(64, 1)] == 3835.48 and namd[(1024, 0)] == 183.09
+    # AcuSolve's single-node table is in hours (x 3600); tNavigator on HBv4 crosses at 144 of 176 cores
     assert times[("azure-hbv3-acusolve-impinging-nozzle", 16, 0)] == 13.48 * 3600
+    assert times[("azure-hbv4-tnavigator-speedtest9", 1152, 0)] == 958

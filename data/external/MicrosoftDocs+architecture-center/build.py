@@ -2,12 +2,14 @@
 """Rebuild curves.csv for MicrosoftDocs/architecture-center (Azure HPC application benchmarks).
 
 Source: the "performance results" sections of the Azure Architecture Center articles on running HPC
-applications on Azure HBv3 VMs (docs/guide/hpc/*-content.md). Each article used here has a table of
-wall-clock times on ONE node for 16, 32, 64, 96 (and 120) cores -- the HBv3 constrained-core VM sizes
+applications on Azure HBv3 (and HBv4) VMs (docs/guide/hpc/*-content.md: Ansys Fluent, Ansys CFX,
+ENGYS HELYX, NAMD, LAMMPS, Quantum ESPRESSO, Altair AcuSolve, tNavigator). Each article used here has
+a table of wall-clock times on ONE node for 8/16 .. 120 cores -- the HBv3 constrained-core VM sizes
 Standard_HB120-16rs_v3 ... Standard_HB120rs_v3, which all expose part of the same 120-core, 2-socket
 AMD EPYC 7V73X node with its full memory bandwidth -- and a table for the same model on 1-16 nodes
-of Standard_HB120-64rs_v3 (64 MPI ranks per node). Both tables together form one strong-scaling
-curve that starts inside a node and crosses node boundaries.
+of Standard_HB120-64rs_v3 (64 cores used per node); tNavigator also on HBv4 (176-core nodes, 144 used
+per node across nodes). Both tables together form one strong-scaling curve that starts inside a node
+and crosses node boundaries.
 
 Prerequisite (either):
   * a git mirror of the repository at  $SCALING_MIRROR/MicrosoftDocs+architecture-center/repo
@@ -55,6 +57,12 @@ NAMD = ("095b0c6ef5c6afe7ce68658db64b6d4ebc163175", "docs/guide/hpc/hpc-namd-con
 LAMMPS = ("32bd3edaa65f8536c66cce3e83e34d0f3047f0aa", "docs/guide/hpc/hpc-lammps-content.md")
 QE = ("2aaeaaa6e1e79fdfc4b7547d08e0c37b1b187cf9", "docs/guide/hpc/quantum-espresso-content.md")
 ACUSOLVE = ("26eb80ad538e79b71e8c82a7c336709a1262b878", "docs/guide/hpc/hpc-altair-acusolve-content.md")
+CFX = ("05fbd6a928202b48a0150983e027c24a98d96eb6", "docs/guide/hpc/ansys-cfx-content.md")
+HELYX = ("0985ff3fc3e94b6a67ddc3bd8e19fa844b09ee1b", "docs/guide/hpc/engys-helyx-content.md")
+TNAVIGATOR = ("232a431c56bb004a7649358f0467dd295bd54628", "docs/guide/hpc/tnavigator-content.md")
+MACHINE_HBV4 = ("Azure HBv4 VMs (AMD EPYC 9V33X Genoa-X, 176 cores per node in 2 sockets, 400 Gb/s NDR InfiniBand); "
+                "one node: constrained-core sizes Standard_HB176-{24,48,96,144}rs_v4 and Standard_HB176_v4; several "
+                "nodes: Standard_HB176-144rs_v4 with 144 cores used per node (Azure CycleCloud)")
 
 # Table locator: anchors are found in order (each after the previous one); the table used is the first
 # one after the last anchor whose header has all `cols` (header names with whitespace and <br> collapsed).
@@ -91,8 +99,78 @@ def fluent_curves():
     return out
 
 
+CFX_MODELS = {  # model name in the tables -> (curve id suffix, problem)
+    "perf_Pump_R16": ("pump", "perf_Pump_R16: automotive pump with rotating and stationary parts, 10 iterations"),
+    "perf_Airfoil_10M_R16": ("airfoil-10m", "perf_Airfoil_10M_R16: transonic airfoil, 10 M mesh"),
+    "perf_Airfoil_50M_R16": ("airfoil-50m", "perf_Airfoil_50M_R16: transonic airfoil, 50 M mesh"),
+    "perf_Airfoil_100M_R16": ("airfoil-100m", "perf_Airfoil_100M_R16: transonic airfoil, 100 M mesh"),
+}
+CFX_TIME = "CFD solver wall-clock time (seconds)"
+HELYX_MODELS = {  # heading -> (curve id suffix, problem)
+    "### Model 1: City_landscape_Niigata-NNE": (
+        "city-landscape-26m",
+        "City_landscape_Niigata-NNE: 26.5 M cells, single phase turbulent, steady, 1,000 iterations"),
+    "### Model 2a: Turbomachine_Ventilator-AFnq182": (
+        "ventilator-3m", "Turbomachine_Ventilator-AFnq182: 3.1 M cells, single phase turbulent with MRF (AMI), steady, "
+                         "1,000 iterations"),
+    "### Model 3a: Marine_G2010-C2.2b-KCS-Fn026": (
+        "marine-kcs-1m", "Marine_G2010-C2.2b-KCS-Fn026: 1.35 M cells, two-phase VOF with automatic mesh refinement, "
+                         "CFL-regulated, 20 s"),
+}
+
+
+def cfx_curves():
+    out = {}
+    for model, (suffix, problem) in CFX_MODELS.items():
+        skip = {120: "the article prints 1.05; 2029.20 / 1473.70 = 1.38"} if suffix == "airfoil-100m" else {}
+        out[f"azure-hbv3-cfx-{suffix}"] = dict(
+            source=CFX, app="Ansys CFX 2021 R2 (Intel MPI, CentOS 8.1)", problem=problem,
+            metric="CFD solver wall-clock time (s), as printed",
+            single=dict(anchors=["### Results, single-node configuration"], cols=("Cores", CFX_TIME),
+                        match={"Model": model}, speed="Relative speed increase", speed_skip=skip),
+            multi=dict(anchors=["### Results, multi-node configuration"],
+                       cols=("Number of nodes", "Number of cores", CFX_TIME), match={"Model": model},
+                       speed="Relative speed increase"))
+    return out
+
+
+def helyx_curves():
+    out = {}
+    for heading, (suffix, problem) in HELYX_MODELS.items():
+        out[f"azure-hbv3-helyx-{suffix}"] = dict(
+            source=HELYX, app="ENGYS HELYX 3.5.0", problem=problem,
+            metric="solver running time (s), as printed",
+            single=dict(anchors=["## HELYX 3.5.0 performance results on single-node VMs", heading],
+                        cols=("Number of cores", "Solver running time (seconds)"), speed="Relative speed increase"),
+            multi=dict(anchors=["## HELYX 3.5.0 performance results on multi-node clusters", heading],
+                       cols=("Number of nodes", "Number of cores", "Solver running time (seconds)"),
+                       speed="Relative speed increase"))
+    return out
+
+
 CURVES = {
     **fluent_curves(),
+    **cfx_curves(),
+    **helyx_curves(),
+    "azure-hbv3-tnavigator-speedtest9": dict(
+        source=TNAVIGATOR, app="Rock Flow Dynamics tNavigator 22.4", unit="cores",
+        problem="Speed Test 9 reservoir model: 264 x 645 x 177 grid, 21.77 M active blocks",
+        metric="total elapsed time (s), as printed",
+        single=dict(anchors=["#### HBv3-series VM on single-node configuration"],
+                    cols=("Number of vCPUs used", "Total elapsed time (seconds)"), speed="Relative speed increase"),
+        multi=dict(anchors=["### HBv3-series VM results in a multi-node configuration"],
+                   cols=("Number of nodes", "Number of vCPUs", "Total elapsed time (seconds)"),
+                   speed="Relative speed increase")),
+    "azure-hbv4-tnavigator-speedtest9": dict(
+        source=TNAVIGATOR, app="Rock Flow Dynamics tNavigator 22.4", unit="cores", machine=MACHINE_HBV4,
+        cores_per_node=176,
+        problem="Speed Test 9 reservoir model: 264 x 645 x 177 grid, 21.77 M active blocks",
+        metric="total elapsed time (s), as printed",
+        single=dict(anchors=["### Results on the HBv4-series VM", "#### Results on single-node configuration"],
+                    cols=("Number of vCPUs used", "Total Elapsed time (seconds)"), speed="Relative speed increase"),
+        multi=dict(anchors=["#### HBv4-series VM results on multi-node configuration"],
+                   cols=("Number of nodes", "Number of vCPUs", "Total Elapsed time (seconds)"),
+                   speed="Relative speed increase")),
     "azure-hbv3-namd-stmv-21m": dict(
         source=NAMD, app="NAMD 2.14 (CentOS)",
         problem="STMV tiled 5x2x2 (model 1b): 21 M atoms, PME, time step 2 fs, 1,200 steps",
@@ -186,8 +264,10 @@ def locate(text, spec, where):
         if found < 0:
             raise SystemExit(f"{where}: anchor {anchor!r} not found")
         pos = found + len(anchor)
+    match = spec.get("match", {})
     for start, header, rows in tables(text):
-        if start >= pos and all(c in header for c in spec["cols"]):
+        if start >= pos and all(c in header for c in (*spec["cols"], *match)) and all(
+                row[header.index(col)] == value for row in rows for col, value in match.items()):
             return header, rows
     raise SystemExit(f"{where}: no table with columns {spec['cols']} after {spec['anchors']}")
 
@@ -209,10 +289,13 @@ def parse(text, spec, where, multi):
         cores = int(number(row[idx[spec["cols"][1 if multi else 0]]], where))
         nodes = int(number(row[idx["Number of nodes"]], where)) if multi else 1
         raw_speed = row[speed_idx] if speed_idx is not None else ""
-        speed = None if raw_speed in ("", "NA") else number(raw_speed, where)
+        speed = None if raw_speed in ("", "NA", "N/A") else number(raw_speed, where)
         decimals = len(row[idx[spec["cols"][-1]]].replace(",", "").partition(".")[2])
+        vm = row[header.index("VM size")] if "VM size" in header else None
+        if cores in spec.get("speed_skip", {}):
+            speed = None  # a misprinted relative speed (documented in speed_skip and the README)
         out.append(dict(n=cores, nodes=nodes, time_s=t, speed=speed, printed=row[idx[spec["cols"][-1]]],
-                        decimals=decimals))
+                        decimals=decimals, vm=vm))
     # the printed relative speeds are ratios of the printed times (relative to some reference time)
     ref = [r for r in out if r["speed"] is not None]
     if len(ref) >= 2:
@@ -239,9 +322,10 @@ def main():
         text = texts[spec["source"]]
         single = parse(text, spec["single"], f"{path} ({curve_id}, single node)", multi=False)
         multi = parse(text, spec["multi"], f"{path} ({curve_id}, multi-node)", multi=True)
+        unit = spec.get("unit", "processes")
         points = []
         for r in single:
-            vm = "Standard_HB120rs_v3" if r["n"] == 120 else f"Standard_HB120-{r['n']}rs_v3"
+            vm = r["vm"] or ("Standard_HB120rs_v3" if r["n"] == 120 else f"Standard_HB120-{r['n']}rs_v3")
             where = (spec["single"].get("note") or "one {vm} VM ({n} cores used)").format(vm=vm, n=r["n"])
             points.append(dict(r, table="single-node", where=where))
         for r in multi:
@@ -252,8 +336,9 @@ def main():
                     same[0].update(time_s=r["time_s"], printed=r["printed"], decimals=r["decimals"])
                 same[0]["where"] += "; repeated as the 1-node row of the multi-node table"
                 continue
-            points.append(dict(r, table="multi-node",
-                               where=f"{r['nodes']} x Standard_HB120-64rs_v3 ({r['n'] // r['nodes']} ranks per node)"))
+            per_node = f"{r['n'] // r['nodes']} {'ranks' if unit == 'processes' else 'cores'} per node"
+            vm = r["vm"] or "Standard_HB120-64rs_v3"
+            points.append(dict(r, table="multi-node", where=f"{r['nodes']} x {vm} ({per_node})"))
         counter = {}
         for p in sorted(points, key=lambda p: (p["n"], p["table"] != "single-node")):
             run = counter.get(p["n"], 0)
@@ -261,10 +346,11 @@ def main():
             notes = (f"{p['table']} table of the article; {p['where']}; printed time {p['printed']}"
                      + (" h" if p["table"] == "single-node" and spec["single"].get("hours") else " s"))
             rows.append({"curve_id": curve_id, "source_repo": REPO, "commit": commit, "path": path,
-                         "app": spec["app"], "machine": MACHINE, "problem": spec["problem"], "unit": "processes",
-                         "n": p["n"], "run": run, "time_s": round(p["time_s"], 6), "metric": spec["metric"],
-                         "notes": notes, "processes": p["n"], "nodes": p["nodes"],
-                         "cores_per_node": CORES_PER_NODE, "gpus_per_node": ""})
+                         "app": spec["app"], "machine": spec.get("machine", MACHINE), "problem": spec["problem"],
+                         "unit": unit, "n": p["n"], "run": run, "time_s": round(p["time_s"], 6),
+                         "metric": spec["metric"], "notes": notes,
+                         "processes": p["n"] if unit == "processes" else "", "nodes": p["nodes"],
+                         "cores_per_node": spec.get("cores_per_node", CORES_PER_NODE), "gpus_per_node": ""})
     with open(os.path.join(args.out, "curves.csv"), "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=FIELDS, lineterminator="\n")
         writer.writeheader()
