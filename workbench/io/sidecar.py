@@ -1,4 +1,4 @@
-"""Measured tables on disk.
+r"""Measured tables on disk.
 
 ``runs.csv`` with its metadata (machine, date, command, method, units) in the JSON sidecar
 ``runs.json`` beside it, loaded into ``frame.attrs``.
