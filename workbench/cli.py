@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from pathlib import Path
 
 from workbench.errors import WorkbenchError
@@ -94,11 +95,20 @@ def _benchmark(args) -> int:
     return 0
 
 
+def _one_line_notes(command: str):
+    """Return a ``warnings.showwarning`` that prints a warning as one line naming the command."""
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"workbench {command}: note: {' '.join(str(message).split())}", file=sys.stderr)
+    return show
+
+
 def main(argv=None) -> int:
     """Run the ``workbench`` command line (``argv``: default ``sys.argv[1:]``); return the exit status."""
     args = _parser().parse_args(argv)
     try:
-        return {"predict": _predict, "benchmark": _benchmark}[args.command](args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _one_line_notes(args.command)  # a note, not a file:line and source
+            return {"predict": _predict, "benchmark": _benchmark}[args.command](args)
     except WorkbenchError as exc:
         print(f"workbench {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -1,17 +1,25 @@
 """Run ``predict_many`` over a job archive, resumably.
 
 The curves of a job archive in chunks on joblib workers or a Dask cluster, with a progress bar,
-results kept per chunk so that an interrupted run resumes.
+results kept per chunk (Parquet, checksummed: :class:`_ResultStore`) so that an interrupted run
+resumes.  Local workers end with the process that started them, even when it is killed
+(:func:`_die_with_driver`); a Dask scheduler that does not answer is reported after
+:data:`CONNECT_TIMEOUT_S` seconds.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import itertools
 import json
 import math
-import pickle
+import os
 import shutil
 import tempfile
+import threading
+import time
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,7 +30,7 @@ from tqdm.auto import tqdm
 
 from workbench.batch.archive import ArchiveSource
 from workbench.batch.predict import batch_columns, predict_curves
-from workbench.errors import DataFormatError, ValidationError
+from workbench.errors import DataFormatError, ValidationError, WorkbenchWarning
 from workbench.io.sidecar import atomic_write
 from workbench.models.scaling.base import check_model_names, check_targets
 from workbench.models.scaling.calibration import check_level
@@ -33,6 +41,10 @@ ENGINES = ("joblib", "dask")
 #: Most curves per chunk (a chunk is one task: ~0.1 s of CPU per curve).
 MAX_CHUNK_CURVES = 200
 _OUT_SUFFIXES = (".csv", ".parquet")
+#: Seconds to wait for a Dask scheduler to answer before saying it cannot be reached.
+CONNECT_TIMEOUT_S = 5
+#: How often a local worker checks that the process that started it is still there, in seconds.
+PARENT_POLL_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -77,8 +89,10 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         ``scheduler``, e.g. ``"tcp://host:8786"``).  Both give the same rows.
     progress : a progress bar of the curves done.
     out : write the result there too (``.csv`` or ``.parquet``); finished chunks are kept
-        beside it in ``<out>.parts/`` until the end, so that ``resume=True`` continues an
-        interrupted run without recomputing them.
+        beside it in ``<out>.parts/`` (Parquet, with their SHA-256 in the folder's manifest)
+        until the end, so that ``resume=True`` continues an interrupted run without
+        recomputing them.  A kept chunk that is damaged, truncated, replaced or missing is
+        computed again, with one :class:`~workbench.errors.WorkbenchWarning` naming it.
     chunk_curves : curves per task (default: about 4 tasks per worker, at most 200 curves).
     n_column, t_column : allocation and runtime columns.
     efficiency, deadline : add the recommendations of
@@ -89,6 +103,13 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
     if engine not in ENGINES:
         raise ValidationError(f"predict_many: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     source = ArchiveSource(runs, settings.by, n_column, t_column)
+    keep = out is not None and _have_pyarrow()
+    if out is not None and not keep:
+        if resume or str(out).lower().endswith(".parquet"):
+            raise ValidationError(f"{out}: {'resuming' if resume else 'writing Parquet'} needs pyarrow: "
+                                  "pip install 'workbench[batch]'")
+        warnings.warn(f"{out}: finished chunks are not kept without pyarrow (pip install 'workbench[batch]'): "
+                      "an interrupted run starts again", WorkbenchWarning, stacklevel=2)
     keys = source.curve_keys()
     with _engine(engine, n_jobs, client, scheduler) as (execute, workers):
         if chunk_curves is None and out is not None and resume:  # a resumed run keeps its chunks,
@@ -99,7 +120,8 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
             raise ValidationError(f"predict_many: chunk_curves must be >= 1, got {chunk_curves}")
         keys["_chunk"] = np.arange(len(keys)) // size
         curves_per_chunk = keys["_chunk"].value_counts().sort_index()
-        store = _ResultStore(out, settings, source, size, resume) if out is not None else None
+        store = (_ResultStore(out, settings, source, size, len(curves_per_chunk), resume, keep)
+                 if out is not None else None)
         done = store.finished() if store else set()
         results: dict[int, pd.DataFrame] = {}
         with tqdm(total=len(keys), desc="curves", unit="curve", disable=not progress) as bar:
@@ -161,6 +183,8 @@ def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int],
             chunk_id = int(chunk_id)
             if chunk_id in done:
                 continue
+            # the spill is this run's private temporary folder (mode 0700, removed at the end),
+            # read back only by this run: unlike <out>.parts/, nothing else writes there
             path = spill / f"runs-{chunk_id:06d}-{index:06d}.pkl"
             part.drop(columns="_chunk").to_pickle(path)
             files.setdefault(chunk_id, []).append(path)
@@ -172,6 +196,26 @@ def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int],
 
 
 # ----------------------------------------------------------------------------- engines
+
+def _die_with_driver(driver_pid: int) -> None:
+    """Start, in a local worker, a watch that ends the worker once ``driver_pid`` is gone.
+
+    The joblib (loky) initializer of every worker.  A worker whose driver is killed
+    (SIGKILL, an OOM kill) is adopted by another process, so its parent PID changes: the
+    watch, a daemon thread polling ``os.getppid()`` every :data:`PARENT_POLL_S` seconds,
+    then ends the worker at once (``os._exit``: nothing of the driver's is left to clean).
+    Loky's resource trackers end by themselves once the driver and its workers are gone.
+    """
+    if os.getppid() != driver_pid:  # the driver died while this worker was starting
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == driver_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="workbench-die-with-driver", daemon=True).start()
+
 
 class _engine:
     """The execution engine as ``(execute, workers)``.
@@ -204,10 +248,17 @@ class _engine:
                 raise ValidationError("predict_many: engine='dask' needs dask.distributed: "
                                       "pip install 'workbench[batch]'") from None
             try:
-                client = self._own_client = Client(self.scheduler, timeout="30s")
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ValidationError(f"predict_many: cannot reach the Dask scheduler at {self.scheduler} "
-                                      f"({type(exc).__name__}); is it running?") from None
+                client = self._own_client = Client(self.scheduler, timeout=f"{CONNECT_TIMEOUT_S}s")
+            except (OSError, TimeoutError):
+                raise ValidationError(f"cannot reach the Dask scheduler at {self.scheduler}: no answer within "
+                                      f"{CONNECT_TIMEOUT_S} s; is it running, and is the address the host:port "
+                                      "of its tcp:// line?") from None
+            except ValueError:
+                raise ValidationError(f"{self.scheduler!r} is not a Dask scheduler address: expected e.g. "
+                                      "tcp://host:8786") from None
+            except Exception as exc:  # something answered, but not as a scheduler (a web server, a proxy)
+                raise ValidationError(f"{self.scheduler} did not answer as a Dask scheduler "
+                                      f"({type(exc).__name__}); is it the address of its tcp:// line?") from None
         workers = sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values()) or 1
         return self._dask(client, workers), workers
 
@@ -223,10 +274,13 @@ class _engine:
                 for chunk_id, part in tasks:
                     yield _predict_chunk(chunk_id, part, settings)
                 return
-            from joblib import Parallel, delayed
+            from joblib import Parallel, delayed, parallel_config
 
-            parallel = Parallel(n_jobs=workers, return_as="generator_unordered", pre_dispatch="2*n_jobs")
-            yield from parallel(delayed(_predict_chunk)(chunk_id, part, settings) for chunk_id, part in tasks)
+            # loky workers, each started with a watch on this process (they outlived a killed
+            # driver by minutes otherwise, holding their memory)
+            with parallel_config(backend="loky", initializer=_die_with_driver, initargs=(os.getpid(),)):
+                parallel = Parallel(n_jobs=workers, return_as="generator_unordered", pre_dispatch="2*n_jobs")
+                yield from parallel(delayed(_predict_chunk)(chunk_id, part, settings) for chunk_id, part in tasks)
         return execute
 
     @staticmethod
@@ -248,20 +302,48 @@ class _engine:
 
 # ----------------------------------------------------------------------------- resume
 
-class _ResultStore:
-    """Finished chunks in ``<out>.parts/``, written atomically, with the settings they were made with.
+#: Version of the ``<out>.parts/`` layout (1: pickled chunks, never read; 2: Parquet + checksums).
+PARTS_FORMAT = 2
+_JOURNAL = "chunks.jsonl"
 
-    The output file is written (atomically) at the end and the folder removed.
+
+def _have_pyarrow() -> bool:
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _ResultStore:
+    """Finished chunks in ``<out>.parts/`` as Parquet files, each with its SHA-256 recorded.
+
+    ``manifest.json`` holds what the run was made with (settings, source, chunk size), written
+    once; ``chunks.jsonl`` the manifest's chunk records, one JSON line appended (and synced)
+    after each chunk's file is written atomically: ``{"chunk", "file", "bytes", "sha256",
+    "rows"}``. On resume a chunk is kept only if its record, size, checksum, Parquet content,
+    columns and row count all agree; any other (damaged, truncated, replaced, missing or
+    unrecorded) is computed again, with one note naming them.  Nothing in the folder is ever
+    executed or unpickled: Parquet is data only.  The output file is written (atomically) at
+    the end and the folder removed.
+
+    ``keep=False`` (no pyarrow): chunks are not kept, only the output is written.
     """
 
-    def __init__(self, out, settings: _Settings, source: ArchiveSource, chunk_curves: int, resume: bool):
+    def __init__(self, out, settings: _Settings, source: ArchiveSource, chunk_curves: int, chunks: int,
+                 resume: bool, keep: bool = True):
         self.out = Path(out).expanduser()
         if self.out.suffix.lower() not in _OUT_SUFFIXES:
             raise ValidationError(f"{self.out}: the output must be a .csv or .parquet file")
         if not self.out.parent.is_dir():
             raise ValidationError(f"{self.out}: the folder {self.out.parent} does not exist")
         self.folder = self.out.with_name(self.out.name + ".parts")
-        manifest = {"settings": asdict(settings), "source": source.describe(), "chunk_curves": chunk_curves}
+        self.columns = batch_columns(settings.by, settings.efficiency is not None or settings.deadline is not None)
+        self.keep, self.chunks, self.kept, self.records = keep, chunks, set(), {}
+        if not keep:
+            return
+        manifest = {"format": PARTS_FORMAT, "settings": asdict(settings), "source": source.describe(),
+                    "chunk_curves": chunk_curves}
         manifest = json.loads(json.dumps(manifest))  # tuples as lists, as read back
         path = self.folder / "manifest.json"
         if self.folder.exists():
@@ -270,12 +352,18 @@ class _ResultStore:
                                       "(resume=True, --resume) or remove the folder")
             try:
                 earlier = json.loads(path.read_text())
+                if not isinstance(earlier, dict):
+                    raise ValueError
             except (OSError, ValueError):
                 raise DataFormatError(f"{path}: unreadable; remove {self.folder} to start again") from None
+            if earlier.get("format") != PARTS_FORMAT:
+                raise ValidationError(f"{self.folder}: kept by an older version of workbench, whose chunks are not "
+                                      "read (they are pickles); remove the folder to start again")
             if earlier != manifest:
                 changed = sorted(k for k in manifest if earlier.get(k) != manifest[k])
                 raise ValidationError(f"{self.folder}: the earlier run used other {', '.join(changed)}; resume with "
                                       f"the same runs and settings, or remove the folder to start again")
+            self.records, self.kept = self._check_kept()
         else:
             self.folder.mkdir()
             atomic_write(path, json.dumps(manifest, indent=1).encode())
@@ -290,18 +378,123 @@ class _ResultStore:
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
+    def _file(self, chunk_id: int) -> Path:
+        # named from the chunk number, never from a recorded name (which could point anywhere)
+        return self.folder / f"chunk-{chunk_id:06d}.parquet"
+
+    def _records(self) -> tuple[dict[int, dict], int]:
+        """Return the last valid record of each chunk in range, and the count of unreadable lines."""
+        try:
+            lines = (self.folder / _JOURNAL).read_bytes().splitlines()
+        except FileNotFoundError:
+            return {}, 0
+        except OSError:
+            raise DataFormatError(f"{self.folder / _JOURNAL}: unreadable; remove {self.folder} to start "
+                                  "again") from None
+        records, bad = {}, 0
+        for line in lines:
+            try:
+                record = json.loads(line)
+                chunk_id = record["chunk"]
+                ok = (type(chunk_id) is int and 0 <= chunk_id < self.chunks
+                      and all(type(record.get(k)) is int for k in ("bytes", "rows"))
+                      and isinstance(record.get("sha256"), str))
+            except (ValueError, TypeError, KeyError):
+                ok = False
+            if ok:
+                records[chunk_id] = record
+            elif line.strip():
+                bad += 1
+        return records, bad
+
+    def _load(self, chunk_id: int, record: dict) -> tuple[pd.DataFrame | None, str]:
+        """Return the chunk's frame if its file agrees with ``record``, else None and why not."""
+        path = self._file(chunk_id)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            return None, "missing"
+        except OSError:
+            return None, "unreadable"
+        if size != record["bytes"]:
+            return None, f"{size:,} bytes, {record['bytes']:,} recorded"
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None, "unreadable"
+        if hashlib.sha256(data).hexdigest() != record["sha256"]:
+            return None, "checksum differs"
+        try:
+            import pyarrow.parquet as pq
+
+            frame = pq.read_table(io.BytesIO(data)).to_pandas()
+        except Exception:  # pyarrow's own errors (ArrowInvalid, ...): not Parquet after all
+            return None, "not a Parquet table"
+        if list(frame.columns) != self.columns or len(frame) != record["rows"]:
+            return None, "other columns or rows"
+        return frame, ""
+
+    def _check_kept(self) -> tuple[dict[int, dict], set[int]]:
+        """Return the records and the chunks of the earlier run that can be kept; one note for the others."""
+        records, bad = self._records()
+        kept, problems = set(), []
+        for chunk_id in sorted(records):
+            frame, why = self._load(chunk_id, records[chunk_id])
+            if frame is None:
+                problems.append(f"{self._file(chunk_id).name} ({why})")
+            else:
+                kept.add(chunk_id)
+        recorded = {self._file(c).name for c in records}
+        orphans = sorted(p.name for p in self.folder.glob("chunk-*") if p.name not in recorded)
+        if problems or bad:
+            what = problems[:4] + ([f"{len(problems) - 4} more"] if len(problems) > 4 else [])
+            what += [f"{bad} unreadable record line(s)"] if bad else []
+            warnings.warn(f"{self.folder}: {len(problems) + bad} kept chunk(s) of the earlier run are damaged or "
+                          f"missing and are computed again: {', '.join(what)}", WorkbenchWarning, stacklevel=4)
+        for name in orphans:  # written by a run stopped before recording them: computed again
+            (self.folder / name).unlink(missing_ok=True)
+        return records, kept
+
     def finished(self) -> set[int]:
-        return {int(p.stem.split("-")[1]) for p in self.folder.glob("chunk-*.pkl")}
+        """Return the chunks kept from the earlier run (checked)."""
+        return set(self.kept) if self.keep else set()
 
     def write(self, chunk_id: int, frame: pd.DataFrame) -> None:
-        atomic_write(self.folder / f"chunk-{chunk_id:06d}.pkl", pickle.dumps(frame))
+        """Keep a finished chunk: its Parquet file atomically, then its record in the journal."""
+        if not self.keep:
+            return
+        buffer = io.BytesIO()
+        try:
+            frame.to_parquet(buffer, index=False)
+        except Exception as exc:  # pyarrow refuses e.g. a key column mixing numbers and text
+            raise ValidationError(f"{self.folder}: cannot keep chunk {chunk_id} as Parquet ({type(exc).__name__}: "
+                                  "a curve-key column mixing numbers and text?); give each key column one "
+                                  "type") from None
+        data = buffer.getvalue()
+        atomic_write(self._file(chunk_id), data)
+        record = {"chunk": chunk_id, "file": self._file(chunk_id).name, "bytes": len(data),
+                  "sha256": hashlib.sha256(data).hexdigest(), "rows": len(frame)}
+        fd = os.open(self.folder / _JOURNAL, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (json.dumps(record) + "\n").encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def read(self, chunk_id: int) -> pd.DataFrame:
-        return pd.read_pickle(self.folder / f"chunk-{chunk_id:06d}.pkl")
+        """Return a chunk kept from the earlier run, checked again."""
+        record = self.records.get(chunk_id)
+        frame, why = self._load(chunk_id, record) if record is not None else (None, "record missing")
+        if frame is None:
+            raise DataFormatError(f"{self._file(chunk_id)}: changed while this run was going ({why}); run again "
+                                  "with --resume to compute it again")
+        return frame
 
     def finish(self, frame: pd.DataFrame) -> None:
+        """Write the output file atomically and remove the kept chunks."""
         if self.out.suffix.lower() == ".csv":
             atomic_write(self.out, frame.to_csv(index=False).encode())
         else:
             atomic_write(self.out, frame.to_parquet(index=False))
-        shutil.rmtree(self.folder)
+        if self.keep:
+            shutil.rmtree(self.folder)
