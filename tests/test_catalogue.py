@@ -58,8 +58,8 @@ def test_list_datasets_without_mirror(monkeypatch):
     assert not mirror["available"].any() and mirror["path"].isna().all()
     bundled = table[table["kind"] == "bundled"]
     # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local, two synthetic
-    # tables, the seed tables
-    assert bundled["available"].all() and len(bundled) == 6 + len(SEED_STEMS)
+    # tables, the seed tables, the curve extracts under data/external
+    assert bundled["available"].all() and len(bundled) == 6 + len(SEED_STEMS) + len(EXTERNAL_EXTRACTS)
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
     assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
 
@@ -154,6 +154,8 @@ def test_data_readme_mentions_every_file():
     for name in ("seed-tables", "downey_example.csv", "cross_size_example.csv", "make_synthetic.py", MIRROR_ENV):
         assert name in readme
     assert "SYNTHETIC" in readme
+    for name, (folder, *_rest) in EXTERNAL_EXTRACTS.items():  # the data/external table lists every extract
+        assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
     seed_readme = (REPO / "data" / "seed-tables" / "README.md").read_text()
     assert all(f"{stem}.csv" in seed_readme for stem in SEED_STEMS)
 
@@ -177,3 +179,79 @@ def test_measured_kmeans_dataset_is_labelled_and_complete():
     assert runs.attrs["date"].startswith("2026-")
     # counters were measured, not left empty
     assert runs["cycles"].gt(0).all() and runs["stall_cycles"].lt(runs["cycles"]).all()
+
+
+#: Curve extracts of upstream sources: catalogue name -> (repository, licence, curves, runs, units, licence file).
+CURVE_EXTRACTS = {
+    "excalibur-alaska": ("ukri-excalibur/excalibur-tests", "Apache-2.0", 24, 169, {"nodes"}, "LICENSE"),
+    "mlperf-v0.7-dgxa100": ("mlcommons/training_results_v0.7", "Apache-2.0", 1, 50, {"gpus"}, "LICENSE.md"),
+    "mlperf-v0.6-tpuv3": ("mlcommons/training_results_v0.6", "Apache-2.0", 4, 170, {"cores"}, "LICENSE.md"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CURVE_EXTRACTS))
+def test_curve_extracts_load_with_licence_and_provenance(name, data_mirror):
+    from workbench.io import CURVE_COLUMNS, TOPOLOGY_COLUMNS
+
+    repo, licence, n_curves, n_runs, units, licence_file = CURVE_EXTRACTS[name]
+    entry = list_datasets(mirror=data_mirror).set_index("name").loc[name]
+    assert entry["available"] and entry["licence"] == licence and repo in entry["source"]
+    ds = fetch_dataset(name, mirror=data_mirror)
+    frame = ds.frame
+    assert list(frame.columns[: len(CURVE_COLUMNS) + 4]) == CURVE_COLUMNS + TOPOLOGY_COLUMNS
+    assert {"commit", "path", "problem", "notes", "licence"} <= set(frame.columns)
+    assert frame["source"].eq(repo).all() and frame["licence"].eq(licence).all()
+    assert frame["commit"].str.fullmatch(r"[0-9a-f]{40}").all() and frame["commit"].nunique() == 1
+    assert frame["curve_id"].nunique() == n_curves and len(frame) == n_runs and set(frame["unit"]) == units
+    assert frame.groupby("curve_id")["n"].nunique().min() >= 4
+    text = (ds.path.parent / licence_file).read_text()
+    assert "Apache License" in text and "Version 2.0" in text
+    assert frame["commit"].iloc[0][:8] in ds.source
+
+
+#: Extracts bundled under data/external: name -> (folder, repository, licence, curves, runs, n range, licence words).
+EXTERNAL_EXTRACTS = {
+    "cmaq-cloud": ("CMASCenter+pcluster-cmaq", "CMASCenter/pcluster-cmaq", "MIT", 8, 68, (18, 576), "MIT License"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTERNAL_EXTRACTS))
+def test_external_extracts_are_documented_and_load(name):
+    from workbench.io import CURVE_COLUMNS, TOPOLOGY_COLUMNS
+
+    folder, repo, licence, n_curves, n_runs, (n_min, n_max), licence_words = EXTERNAL_EXTRACTS[name]
+    entry = list_datasets().set_index("name").loc[name]
+    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == licence
+    assert repo in entry["source"]
+    ds = fetch_dataset(name)
+    frame = ds.frame
+    assert list(frame.columns[: len(CURVE_COLUMNS) + 4]) == CURVE_COLUMNS + TOPOLOGY_COLUMNS
+    assert frame["source"].eq(repo).all() and frame["licence"].eq(licence).all()
+    assert frame["curve_id"].nunique() == n_curves and len(frame) == n_runs
+    assert (frame["n"].min(), frame["n"].max()) == (n_min, n_max)
+    assert frame.groupby("curve_id")["n"].nunique().min() >= 4
+    commit = frame["commit"].unique()
+    assert len(commit) == 1 and len(commit[0]) == 40 and commit[0][:8] in ds.source
+    here = DATA_DIR / "external" / folder
+    assert ds.path == here / "curves.csv"
+    assert licence_words in (here / "LICENSE").read_text()
+    readme = (here / "README.md").read_text()
+    assert commit[0] in readme and f"Catalogue name: `{name}`" in readme
+    assert all(curve in readme for curve in frame["curve_id"].unique())
+    build = (here / "build.py").read_text()
+    assert commit[0] in build and "SCALING_MIRROR" in build
+
+
+def test_cmaq_cloud_topology_crosses_vm_boundaries():
+    curves = fetch_dataset("cmaq-cloud").frame
+    assert curves["unit"].eq("processes").all() and curves["processes"].astype(float).eq(curves["n"]).all()
+    assert curves["nodes"].notna().all() and curves["cores_per_node"].notna().all()
+    assert curves["gpus_per_node"].isna().all()
+    # every curve starts on one VM and ends on several
+    span = curves.groupby("curve_id")["nodes"].agg(["min", "max"])
+    assert span["min"].eq(1).all() and span["max"].ge(4).all()
+    hbv3 = curves[curves["curve_id"] == "cmaq-12us2-azure-hbv3-64ppn"]
+    assert hbv3["cores_per_node"].eq(120).all() and (hbv3["processes"] == 64 * hbv3["nodes"]).all()
+    assert sorted(hbv3["n"].unique()) == [64, 128, 192, 256, 320, 384, 448]
+    c5n = curves[curves["curve_id"] == "cmaq-12us2-aws-c5n.9xlarge"].set_index(["n", "run"])["time_s"]
+    assert c5n[(18, 0)] == 24354.39 and c5n[(126, 0)] == 4042.71

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from workbench.errors import DataFormatError, ParseWarning, ValidationError, WorkbenchError
 from workbench.io import (
     SCALING_COLUMNS,
+    allocations,
     fetch_npb_pi_cluster,
+    frame_unit,
     list_curves,
     placement_labels,
     read_scaling_bytes,
@@ -240,3 +242,48 @@ def test_uploaded_csv_only_raises_workbench_errors(content):
         return
     assert (frame["time_s"] > 0).all() and (frame["processes"] >= 1).all()
     assert not frame.duplicated(["processes", "threads", "run"]).any()
+
+
+# ---------------------------------------------------------------- topology and allocation units
+TOPOLOGY_BAD = {
+    "more nodes than processes": ("processes,nodes,time_s\n4,1,10\n4,8,10\n", "line 3: 8 nodes for 4 processes"),
+    "more per node than cores": ("processes,nodes,cores_per_node,time_s\n16,1,16,10\n64,2,16,3\n",
+                                 "line 3: 64 processes x 1 threads on 2 node(s) is 32 per node, more than "
+                                 "'cores_per_node' = 16"),
+    "threads count against cores": ("processes,threads,nodes,cores_per_node,time_s\n8,4,1,16,10\n",
+                                    "8 processes x 4 threads on 1 node(s) is 32 per node"),
+    "more GPUs per node than it has": ("processes,nodes,gpus,gpus_per_node,time_s\n8,1,8,4,2\n",
+                                       "8 GPUs on 1 node(s), more than 'gpus_per_node' = 4 per node"),
+    "fractional cores": ("processes,cores_per_node,time_s\n4,2.5,10\n", "'cores_per_node' must hold whole numbers"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TOPOLOGY_BAD))
+def test_topology_that_contradicts_the_runs_is_refused_naming_value_and_line(case):
+    text, expected = TOPOLOGY_BAD[case]
+    with pytest.raises(ValidationError) as err:
+        read_scaling_csv(io.StringIO(text))
+    assert expected in str(err.value)
+
+
+def test_topology_columns_are_kept_as_nullable_integers_and_allocations_follow_the_unit():
+    frame = read_scaling_csv(io.StringIO("processes,threads,nodes,cores_per_node,time_s\n"
+                                         "16,2,1,32,10\n64,2,4,32,3\n128,2,8,,2\n"))
+    assert str(frame["cores_per_node"].dtype) == "Int64" and frame["cores_per_node"].isna().tolist() == [
+        False, False, True]
+    assert allocations(frame).tolist() == [16, 64, 128]  # default unit: processes
+    assert allocations(frame, "nodes").tolist() == [1, 4, 8]
+    assert allocations(frame, "cores").tolist() == [32, 128, 256]
+    assert allocations(frame, "GPU").tolist() == [16, 64, 128]  # one GPU per process when no gpus column
+    assert frame_unit(read_scaling_csv(io.StringIO("processes,time_s\n4,1\n"), unit="Nodes")) == "nodes"
+    with pytest.raises(ValidationError, match="unknown allocation unit 'parsecs'"):
+        read_scaling_csv(io.StringIO("processes,time_s\n4,1\n"), unit="parsecs")
+    with pytest.raises(ValidationError, match=r"'nodes' column is empty in row 0"):
+        allocations(read_scaling_csv(io.StringIO("processes,time_s\n4,1\n")), "nodes")
+
+
+def test_a_unit_column_with_one_known_unit_sets_the_frames_unit():
+    assert frame_unit(read_scaling_csv(io.StringIO("processes,time_s,unit\n4,1,gpus\n8,1,gpus\n"))) == "gpus"
+    # mixed or unknown units (a catalogue of many curves) leave the default: the column is kept as data
+    mixed = read_scaling_csv(io.StringIO("benchmark,processes,time_s,unit\na,4,1,gpus\nb,8,1,nodes\n"))
+    assert frame_unit(mixed) == "processes" and mixed["unit"].tolist() == ["gpus", "nodes"]

@@ -226,3 +226,42 @@ def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -
         _bad("total_s", spread > 1e-12 * out["total_s"], "the same for every phase of one run")
     out.attrs = {**frame.attrs, "time_unit": "s"}
     return out
+
+
+# ------------------------------------------------------------------ allocation units and topology
+#: What an allocation counts, by canonical name: (one, several, cost unit). The scaling frame's
+#: ``unit``, the predictor's ``unit`` and every label and cost on screen follow it.
+UNITS = {
+    "processes": ("process", "processes", "process-hours"),
+    "nodes": ("node", "nodes", "node-hours"),
+    "gpus": ("GPU", "GPUs", "GPU-hours"),
+    "cores": ("core", "cores", "core-hours"),
+}
+_UNIT_ALIASES = {alias: name for name, (one, many, _) in UNITS.items()
+                 for alias in (name, one.lower(), many.lower(), name.rstrip("s"))}
+
+
+def check_unit(unit, where: str) -> str:
+    """Return the canonical allocation unit (a key of :data:`UNITS`) for ``unit``.
+
+    Case-insensitive, singular or plural ("node", "GPUs"); None is ``"processes"``.  Else a
+    ValidationError listing the units.
+    """
+    if unit is None:
+        return "processes"
+    name = _UNIT_ALIASES.get(str(unit).strip().lower())
+    if name is None:
+        raise ValidationError(f"{where}: unknown allocation unit {unit!r}; use one of {', '.join(UNITS)}")
+    return name
+
+
+def nodes_of(n, per_node, where: str, name: str = "per_node") -> np.ndarray:
+    """Nodes needed by allocations ``n`` when one node holds ``per_node`` of them: ``ceil(n / per_node)``.
+
+    ``per_node`` is a positive whole number (cores or GPUs per node); else a ValidationError.
+    """
+    value = float(per_node) if isinstance(per_node, (int, float, np.integer, np.floating)) and not isinstance(
+        per_node, bool) else np.nan
+    if not (np.isfinite(value) and value >= 1 and value == round(value)):
+        raise ValidationError(f"{where}: {name} must be a whole number >= 1 (cores or GPUs per node), got {per_node!r}")
+    return np.ceil(np.asarray(n, float) / value - 1e-9)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,18 +41,22 @@ from workbench.models.scaling.base import allocation_medians
 from workbench.models.scaling.calibration import (
     FEATURES,
     PREDICTOR_FEATURES,
+    PROBABILITIES,
     Calibration,
     fit_error_model,
     miss_probability,
+    novelty_stats,
 )
 from workbench.models.scaling.predictor import (
     WARNING_KINDS,
     combine,
     is_warned,
+    plausible,
     softmin_weights,
     warning_kinds,
     weighted_cv_error,
 )
+from workbench.validation import UNITS
 
 __all__ = [
     "PROTOCOLS",
@@ -67,6 +72,7 @@ __all__ = [
     "HOW_TO_BENCH",
     "benchmark_curves",
     "read_benchmark_results",
+    "curve_topology",
 ]
 
 PROTOCOLS = ("k3", "k4", "spread")
@@ -91,6 +97,28 @@ def protocol_split(allocations: np.ndarray, protocol: str) -> tuple[np.ndarray, 
     raise ValidationError(f"unknown protocol {protocol!r}; use one of {', '.join(PROTOCOLS)}")
 
 
+def curve_topology(runs: pd.DataFrame) -> tuple[str, float | None, np.ndarray | None]:
+    """Return a curve's allocation unit, units per node and nodes per run, from its topology columns.
+
+    ``unit`` from the curve's ``unit`` column (processes when unknown); ``per_node`` from
+    ``cores_per_node`` (processes, cores) or ``gpus_per_node`` (GPUs) when the curve states one
+    value; nodes per run from a ``nodes`` column known for every run (None otherwise).
+    """
+    raw = str(runs["unit"].iloc[0]).strip().lower() if "unit" in runs.columns else "processes"
+    unit = raw if raw in UNITS else {"gpu": "gpus", "node": "nodes", "core": "cores", "process": "processes"}.get(
+        raw.rstrip("s"), "processes")
+    column = {"processes": "cores_per_node", "cores": "cores_per_node", "gpus": "gpus_per_node"}.get(unit)
+    per_node = None
+    if column in runs.columns:
+        values = pd.to_numeric(runs[column], errors="coerce").dropna().unique()
+        per_node = float(values[0]) if values.size == 1 and values[0] >= 1 else None
+    nodes = None
+    if unit != "nodes" and "nodes" in runs.columns:
+        values = pd.to_numeric(runs["nodes"], errors="coerce").to_numpy(float)
+        nodes = values if np.isfinite(values).all() and (values >= 1).all() else None
+    return unit, per_node, nodes
+
+
 def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS, models: Sequence[str] = tuple(MODELS),
                       progress: bool = True) -> pd.DataFrame:
     """Fit every model on every (curve, protocol) and predict the held-back allocations.
@@ -111,6 +139,7 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
     for curve_id, runs in tqdm(groups, desc="curves", disable=not progress):
         n_all, t_all = runs["n"].to_numpy(float), runs["time_s"].to_numpy(float)
         alloc, med = allocation_medians(n_all, t_all)
+        unit, per_node, nodes_all = curve_topology(runs)
         for protocol in protocols:
             split = protocol_split(alloc, protocol)
             if split is None:
@@ -121,13 +150,18 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
             start = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                predictor = ScalingPredictor(models=tuple(models), calibration=_NEUTRAL).fit(n_all[keep], t_all[keep])
+                predictor = ScalingPredictor(models=tuple(models), calibration=_NEUTRAL, unit=unit,
+                                             per_node=per_node).fit(
+                    n_all[keep], t_all[keep], nodes=None if nodes_all is None else nodes_all[keep])
                 member = predictor.member_predictions(targets) if predictor.members_ else None
             elapsed_ms = (time.perf_counter() - start) * 1e3
+            shape = predictor.descriptors_
+            with np.errstate(invalid="ignore"):
+                leaves = (predictor.measured_nodes_ == 1) & (predictor.target_nodes(targets) > 1)
             for name in models:
                 fitted = predictor.members_.get(name)
                 pred = member.loc[name].to_numpy(float) if fitted is not None else np.full(targets.size, np.nan)
-                for target, act, p in zip(targets, actual, pred):
+                for target, act, p, leave in zip(targets, actual, pred, leaves):
                     rows.append({
                         "curve_id": curve_id, "source": runs["source"].iloc[0], "protocol": protocol, "model": name,
                         "n": target, "actual": act, "prediction": p,
@@ -137,6 +171,7 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
                         "fit_ms": fitted.fit_time_s_ * 1e3 if fitted is not None else np.nan,
                         "failure": predictor.failures_.get(name, ""), "predictor_ms": elapsed_ms,
                         "data_warnings": tuple(w.kind for w in predictor.warnings_),
+                        "leaves_node": float(leave), **shape,
                     })
     if not rows:
         raise ValidationError("no curve is long enough for the protocols (k3 needs 4 allocations, k4 and spread 5)")
@@ -146,9 +181,16 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
 # ------------------------------------------------------------------------ calibration
 
 
+#: Per-record columns the interval features are read from (what a predictor knows at fit time).
+FEATURE_COLUMNS = ("distance", "n_points", "fit_error", "disagreement", "cv_error", "noise", "last_exponent",
+                   "mean_exponent", "leaves_node", "novelty")
+#: Per-(curve, protocol) shape of the measured runs (:func:`~workbench.models.scaling.predictor.curve_descriptors`).
+SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "falling", "t_last", "n_max",
+                 "leaves_node")
+
+
 def _features(frame: pd.DataFrame) -> dict:
-    return {k: frame[k].to_numpy(float) for k in ("distance", "n_points", "fit_error", "disagreement", "cv_error")
-            if k in frame.columns}
+    return {k: frame[k].to_numpy(float) for k in FEATURE_COLUMNS if k in frame.columns}
 
 
 def _fit_weights(frame: pd.DataFrame) -> np.ndarray:
@@ -177,13 +219,20 @@ class _Wide:
         self.models = list(dict.fromkeys(records["model"]))
         keys = ["curve_id", "source", "protocol", "n"]
         wide = records.set_index(keys + ["model"])[["prediction", "cv_error", "fit_error"]].unstack("model")
+        shape = [c for c in SHAPE_COLUMNS if c in records.columns]
         self.base = records.drop_duplicates(keys).set_index(keys).loc[
-            wide.index, ["actual", "distance", "n_points", "predictor_ms", "data_warnings"]]
+            wide.index, ["actual", "distance", "n_points", "predictor_ms", "data_warnings"] + shape]
         self.P, self.cv, self.fit = (wide[c].reindex(columns=self.models).to_numpy(float).T
                                      for c in ("prediction", "cv_error", "fit_error"))
         self.fitted = np.isfinite(self.fit)  # a model that was fitted has a fit error
         self.actual = self.base["actual"].to_numpy(float)
         self.fit_weight = _fit_weights(self.base.reset_index())
+        b = self.base
+        self.keep = {"all": None}
+        if "t_last" in b.columns:
+            self.keep["plausible"] = plausible(self.P, b.index.get_level_values("n").to_numpy(float),
+                                               b["n_max"].to_numpy(float), b["t_last"].to_numpy(float),
+                                               b["falling"].to_numpy(float), b["max_exponent"].to_numpy(float))
 
     def weights(self, cv_prior: dict, temperature: float, penalty: dict, cv_weight: float = 1.0) -> np.ndarray:
         prior = np.array([cv_prior.get(m, np.nan) for m in self.models])
@@ -191,12 +240,12 @@ class _Wide:
         w = softmin_weights(np.where(self.fitted, self.cv, np.nan), prior, temperature, pen, cv_weight)
         return np.where(self.fitted, w, 0.0)
 
-    def score(self, w: np.ndarray) -> tuple[float, float]:
+    def score(self, w: np.ndarray, combination: str = "all") -> tuple[float, float]:
         """Score the combination with weights ``w``: (share within 20 %, minus the median relative error).
 
         Every (curve, protocol) fit counts once.
         """
-        pred = combine(self.P, w)[0]
+        pred = combine(self.P, w, self.keep[combination])[0]
         rel = np.abs(pred - self.actual) / self.actual
         rel = np.where(np.isfinite(rel), rel, np.inf)
         weight = self.fit_weight
@@ -205,9 +254,9 @@ class _Wide:
         median = rel[order][np.searchsorted(cum, 0.5 * cum[-1])]
         return float(np.sum(weight * (rel <= 0.2)) / weight.sum()), float(-median)
 
-    def rows(self, w: np.ndarray) -> pd.DataFrame:
+    def rows(self, w: np.ndarray, combination: str = "all") -> pd.DataFrame:
         """Return the predictor's rows: one per (curve, protocol, target)."""
-        pred, spread, best = combine(self.P, w)
+        pred, spread, best = combine(self.P, w, self.keep[combination])
         out = self.base.reset_index()
         out["model"] = "predictor"
         out["prediction"] = pred
@@ -228,23 +277,29 @@ CV_WEIGHTS = (0.5, 1.0)
 EXCLUDED = 50.0
 
 
-def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict]:
-    """Choose the models to combine, the softmin temperature and the weight of cross-validation.
+#: How members are combined (:func:`~workbench.models.scaling.predictor.combine`): all of them, or only
+#: those whose extrapolation stays within what the measurements show (chosen on the data).
+COMBINATIONS = ("all", "plausible")
+
+
+def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict, str]:
+    """Choose the models to combine, the softmin temperature, the weight of cross-validation and the combination.
 
     Models with penalty 0 are combined, the others are :data:`EXCLUDED`; the choice maximises the share within 20 %
-    (then the median PA) of the combination.  An exhaustive search over model subsets, :data:`TEMPERATURES` and
-    :data:`CV_WEIGHTS`: few, discrete choices, because finer per-model penalties fitted this way did not carry over to
-    held-out sources (leave-one-source-out).
+    (then the median PA) of the combination.  An exhaustive search over model subsets, :data:`TEMPERATURES`,
+    :data:`CV_WEIGHTS` and :data:`COMBINATIONS`: few, discrete choices, because finer per-model penalties fitted this
+    way did not carry over to held-out sources (leave-one-source-out).
     """
     best = None
-    for size in range(1, len(wide.models) + 1):
-        for subset in itertools.combinations(wide.models, size):
-            penalty = {m: 0.0 if m in subset else EXCLUDED for m in wide.models}
-            for temperature in TEMPERATURES if size > 1 else TEMPERATURES[:1]:
-                for cv_weight in CV_WEIGHTS if size > 1 else CV_WEIGHTS[:1]:
-                    score = wide.score(wide.weights(cv_prior, temperature, penalty, cv_weight))
-                    if best is None or score > best[0]:
-                        best = (score, temperature, cv_weight, penalty)
+    for combination in [c for c in COMBINATIONS if c in wide.keep]:
+        for size in range(1, len(wide.models) + 1):
+            for subset in itertools.combinations(wide.models, size):
+                penalty = {m: 0.0 if m in subset else EXCLUDED for m in wide.models}
+                for temperature in TEMPERATURES if size > 1 else TEMPERATURES[:1]:
+                    for cv_weight in CV_WEIGHTS if size > 1 else CV_WEIGHTS[:1]:
+                        score = wide.score(wide.weights(cv_prior, temperature, penalty, cv_weight), combination)
+                        if best is None or score > best[0]:
+                            best = (score, temperature, cv_weight, penalty, combination)
     return best[1:]
 
 
@@ -267,16 +322,90 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
     fits = records.drop_duplicates(["curve_id", "protocol", "model"])
     cv_prior = fits.groupby("model")["cv_error"].median().dropna().to_dict()
     wide = _Wide(records)
-    temperature, cv_weight, penalty = _fit_combination(wide, cv_prior)
-    comb = wide.rows(wide.weights(cv_prior, temperature, penalty, cv_weight))
+    temperature, cv_weight, penalty, combination = _fit_combination(wide, cv_prior)
+    comb = wide.rows(wide.weights(cv_prior, temperature, penalty, cv_weight), combination)
     comb = comb[np.isfinite(comb["prediction"])]
-    em = fit_error_model(_log_error(comb), _features(comb), PREDICTOR_FEATURES, _fit_weights(comb))
+    weights = _calibration_weights(comb)
+    centre, scale = novelty_stats(_features(comb), weights)
+    cal = Calibration(error_models, cv_prior, float(temperature), 1.0, penalty, float(cv_weight),
+                      dict(provenance or {}), combination, centre, scale)
+    comb["novelty"] = cal.novelty(_features(comb))
+    em = fit_error_model(_log_error(comb), _features(comb), PREDICTOR_FEATURES, weights)
+    em = widen_for_unseen_sources(em, comb, weights)
     error_models["predictor"] = em
     risk = miss_probability(em, _features(comb), MISS)
     miss = _relative_error(comb) > MISS
     threshold = float(np.quantile(risk[miss], 1 - recall_goal)) if miss.any() else 1.0
     return Calibration(error_models, cv_prior, float(temperature), threshold, penalty, float(cv_weight),
-                       dict(provenance or {}))
+                       dict(provenance or {}), combination, centre, scale)
+
+
+#: The predictor's interval must hold on a source it has not seen: at least this share of the held-out
+#: predictions of every calibration source (with at least :data:`GROUP_MIN_RECORDS`) inside the 80 % interval,
+#: each source's errors standardised by a scale model fitted without it ...
+GROUP_COVERAGE = 0.70
+#: ... but no wider than gives this pooled coverage (a nominal 80 % interval that holds 90 % is too wide).
+POOLED_COVERAGE_MAX = 0.88
+GROUP_MIN_RECORDS = 20
+
+
+def widen_for_unseen_sources(em, frame: pd.DataFrame, weights: np.ndarray, level: float = 0.8):
+    """Widen an error model's standardised-error quantiles so that its interval holds on unseen sources.
+
+    For every source of ``frame``, the scale model is refitted without it and its errors are
+    standardised by that model (what a new source sees); the quantiles of ``em`` are stretched
+    about their median by the smallest factor >= 1 that brings each source with at least
+    :data:`GROUP_MIN_RECORDS` predictions to :data:`GROUP_COVERAGE` at ``level``, capped where the
+    pooled coverage would pass :data:`POOLED_COVERAGE_MAX`.  Returns a new ErrorModel (``em``
+    unchanged when it already holds, or with fewer than two sources).
+    """
+    sources = frame["source"].to_numpy()
+    names = [s for s in dict.fromkeys(sources) if (sources == s).sum() >= GROUP_MIN_RECORDS]
+    if len(set(sources)) < 2 or not names:
+        return em
+    e = _log_error(frame)
+    z = np.full(len(frame), np.nan)
+    for name in dict.fromkeys(sources):
+        out = sources == name
+        try:
+            inner = fit_error_model(e[~out], {k: v[~out] for k, v in _features(frame).items()}, em.features,
+                                    weights[~out])
+        except ValidationError:
+            continue
+        f = {k: v[out] for k, v in _features(frame).items()}
+        lo = inner.error_quantile(f, (1 - level) / 2)
+        hi = inner.error_quantile(f, (1 + level) / 2)
+        med = inner.error_quantile(f, 0.5)
+        # the held-out errors in units of this model's half-widths about its median
+        z[out] = np.where(e[out] >= med, (e[out] - med) / (hi - med), (e[out] - med) / (med - lo))
+    ok = np.isfinite(z)
+    factors = np.linspace(1.0, 4.0, 61)
+    inside = np.abs(z[ok])[None, :] <= factors[:, None]
+    w = weights[ok]
+    pooled = (inside * w).sum(axis=1) / w.sum()
+    group = np.array([inside[:, sources[ok] == name].mean(axis=1) for name in names])
+    enough = (group >= GROUP_COVERAGE).all(axis=0)
+    factor = factors[np.argmax(enough)] if enough.any() else factors[-1]
+    cap = factors[np.argmax(pooled > POOLED_COVERAGE_MAX)] if (pooled > POOLED_COVERAGE_MAX).any() else factors[-1]
+    factor = max(1.0, min(factor, cap))
+    if factor == 1.0:
+        return em
+    q = np.asarray(em.quantiles)
+    mid = np.interp(0.5, PROBABILITIES, q)
+    return replace(em, quantiles=tuple(map(float, mid + factor * (q - mid))))
+
+
+#: How the predictor's error model weighs its records: ``"fit"`` (every (curve, protocol) fit once) or
+#: ``"source"`` (every source once, its fits equally).
+SOURCE_BALANCE = "fit"
+
+
+def _calibration_weights(frame: pd.DataFrame) -> np.ndarray:
+    w = _fit_weights(frame)
+    if SOURCE_BALANCE == "source":
+        total = pd.Series(w).groupby(frame["source"].to_numpy()).transform("sum").to_numpy(float)
+        w = w / total
+    return w
 
 
 def _relative_error(frame: pd.DataFrame) -> np.ndarray:
@@ -301,7 +430,8 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
         parts.append(g)
     wide = _Wide(records)
     comb = wide.rows(wide.weights(calibration.cv_prior, calibration.temperature, calibration.penalty,
-                                  calibration.cv_weight))
+                                  calibration.cv_weight), calibration.combination)
+    comb["novelty"] = calibration.novelty(_features(comb))
     em = calibration.error_model("predictor")
     f = _features(comb)
     comb["lower"], comb["upper"] = calibration.interval("predictor", comb["prediction"].to_numpy(float), f, level)

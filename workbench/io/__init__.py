@@ -7,7 +7,9 @@
   canonical strong-scaling table (:mod:`workbench.io.scaling`).
 * :func:`list_datasets`, :func:`fetch_dataset`, :func:`fetch_npb_pi_cluster`,
   :func:`fetch_seed_table`, :func:`data_mirror` - bundled and mirrored datasets
-  (:mod:`workbench.io.catalogue`; real data via ``WORKBENCH_DATA_MIRROR``).
+  (:mod:`workbench.io.catalogue`; real data via ``WORKBENCH_DATA_MIRROR``);
+  :func:`development_curves` - every development strong-scaling curve in one curve table,
+  one ``source`` label per upstream repository.
 * :func:`read_perf_stat`, :class:`PerfStat` - ``perf stat`` output (human or ``-x,`` CSV
   form, text or file) to the counters of FiM-Cal (:mod:`workbench.io.perf`).
 * :func:`read_osu_orfeo`, :func:`read_extrap_mpi` - measured MPI collective latencies
@@ -17,9 +19,10 @@
   OSU Micro-Benchmarks (5.x-7.x) and Intel MPI Benchmarks (IMB-MPI1 ...) to tidy frames,
   and IMB Exchange rows in the layout of Table 6.1 of [Branikas2024]
   (:mod:`workbench.io.microbench`).
-* :func:`read_scaling_corpus`, :func:`read_curves_csv`, :func:`curves_from_scaling_frame`,
-  :func:`validate_curves`, :func:`curve_summary` - many strong-scaling curves in one tidy
-  *curve table* (:mod:`workbench.io.curves`), e.g. the 152-curve ``scaling-corpus``.
+* :func:`read_scaling_corpus`, :func:`read_curve_extract`, :func:`read_curves_csv`,
+  :func:`curves_from_scaling_frame`, :func:`validate_curves`, :func:`curve_summary` - many
+  strong-scaling curves in one tidy *curve table* (:mod:`workbench.io.curves`, optional
+  topology columns :data:`TOPOLOGY_COLUMNS`), e.g. the 152-curve ``scaling-corpus``.
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
@@ -41,6 +44,7 @@ from workbench.io.catalogue import (
     MIRROR_ENV,
     Dataset,
     data_mirror,
+    development_curves,
     fetch_dataset,
     fetch_npb_pi_cluster,
     fetch_seed_table,
@@ -49,8 +53,10 @@ from workbench.io.catalogue import (
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import (
     CURVE_COLUMNS,
+    TOPOLOGY_COLUMNS,
     curve_summary,
     curves_from_scaling_frame,
+    read_curve_extract,
     read_curves_csv,
     read_scaling_corpus,
     validate_curves,
@@ -63,6 +69,10 @@ from workbench.io.profiles import read_pprof, read_profile_csv
 from workbench.io.scaling import (
     SCALING_COLUMNS,
     TIME_UNITS,
+    TOPOLOGY_COLUMNS,
+    UNITS,
+    allocations,
+    frame_unit,
     list_curves,
     placement_labels,
     read_scaling_bytes,
@@ -77,12 +87,18 @@ __all__ = [
     "MIRROR_ENV",
     "NPB_COLUMNS",
     "SCALING_COLUMNS",
+    "TOPOLOGY_COLUMNS",
     "TIME_UNITS",
+    "TOPOLOGY_COLUMNS",
+    "UNITS",
+    "allocations",
+    "frame_unit",
     "Dataset",
     "PerfStat",
     "curve_summary",
     "curves_from_scaling_frame",
     "data_mirror",
+    "development_curves",
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
@@ -92,6 +108,7 @@ __all__ = [
     "parse_npb_filename",
     "parse_npb_text",
     "placement_labels",
+    "read_curve_extract",
     "read_curves_csv",
     "read_comm_datagen",
     "read_comm_pingpong",

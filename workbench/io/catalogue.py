@@ -17,16 +17,25 @@ Two kinds of datasets:
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
-from workbench.errors import DatasetNotFoundError
+from workbench.errors import DataFormatError, DatasetNotFoundError, ParseWarning
 from workbench.io._text import csv_frame, is_folder, path_exists, read_file
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
-from workbench.io.curves import read_scaling_corpus
+from workbench.io.curves import (
+    CURVE_COLUMNS,
+    TOPOLOGY_COLUMNS,
+    curves_from_scaling_frame,
+    read_curve_extract,
+    read_scaling_corpus,
+    validate_curves,
+)
 from workbench.io.locations import DATA_DIR, MIRROR_ENV
 from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.npb import read_npb_logs
@@ -41,6 +50,8 @@ __all__ = [
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
+    "development_curves",
+    "DEVELOPMENT_DATASETS",
 ]
 
 #: Cores per node of the Raspberry Pi 4 cluster (16 workers x 4 cores).
@@ -120,6 +131,66 @@ _PI_DESCRIPTION = (
     "count runs much faster spread over 16 nodes than packed on 4 (thermal throttling, upstream README)."
 )
 _PI_SOURCE = "GitHub JohnnyPol/Pi_Cluster-ECE_NTUA_2024-2025 at b1a63793 (2025-11), benchmarks/results"
+
+_EXTRA_COMMON = (
+    " frame: a curve table (workbench.io.curves: curve_id, source, n, run, time_s, unit, app, machine, metric, "
+    "processes, nodes, cores_per_node, gpus_per_node, ..., licence; source = the upstream repository). "
+)
+#: Strong-scaling extracts of the mirror's scaling-extra/ folder: name -> (folder, title, description, source, licence)
+_SCALING_EXTRA = {
+    "excalibur-alaska": (
+        "ukri-excalibur+excalibur-tests",
+        "GROMACS, OpenFOAM, CP2K on a small OpenStack cluster (AlaSKA), InfiniBand vs RoCE, 1-16 nodes",
+        "24 real strong-scaling curves, 169 runs (one per Slurm job), unit nodes, n = 1, 2, 4, 8, 16 (32 MPI ranks "
+        "per node, 32 cores per node, so processes = 32 n): GROMACS 2016.4 (HECBioSim 61k, 1.4M, 3M atoms), OpenFOAM "
+        "motorbike (whole-second ClockTime), CP2K H2O-256 on AlaSKA, StackHPC's OpenHPC Slurm cluster on OpenStack "
+        "(Dell R630, 2x Xeon E5-2683 v4), over 100Gb InfiniBand and RoCE, in three measurement campaigns (curve ids "
+        "end in -c1/-c2/-c3; not exchangeable). Retrograde tails (GROMACS 61k slows from 4 nodes on), flat tails, "
+        "one outlier kept as printed (scaling-extra/README.md)." + _EXTRA_COMMON,
+        "GitHub ukri-excalibur/excalibur-tests at 37bbdc95 (perflogs/alaska/*; scaling-extra/README.md, build.py)",
+        "Apache-2.0",
+    ),
+    "mlperf-v0.7-dgxa100": (
+        "mlcommons+training_results_v0.7",
+        "MLPerf Training v0.7 transformer time-to-train on DGX A100, 8-480 GPUs",
+        "1 real strong-scaling curve, 50 runs, unit gpus, n = 8, 16, 80, 160, 480 (1-60 DGX A100 nodes, 8 GPUs "
+        "and 128 cores per node), 10 runs each: MLPerf time-to-train of NVIDIA's transformer submission. Not fixed "
+        "work: the global batch size rises with scale (110592 tokens at 8-16 GPUs, 737280 from 80). Bimodal run "
+        "noise (runs needing an extra epoch are 20-33% slower), flat tail." + _EXTRA_COMMON,
+        "GitHub mlcommons/training_results_v0.7 at 0a8a85a2 (NVIDIA/results/dgxa100*/transformer; "
+        "scaling-extra/README.md, build.py)",
+        "Apache-2.0",
+    ),
+    "mlperf-v0.6-tpuv3": (
+        "mlcommons+training_results_v0.6",
+        "MLPerf Training v0.6 transformer, resnet, ssd, gnmt time-to-train on TPU v3 slices, 32-2048 cores",
+        "4 real strong-scaling curves, 170 runs, unit cores (TPU v3 TensorCores, 2 per chip), n = 32..2048: MLPerf "
+        "time-to-train of Google's submissions on Cloud TPU v3 pod slices; nodes, cores_per_node and gpus_per_node "
+        "are not stated (empty). Not fixed work (batch size rises in steps with scale); flat tails, bimodal "
+        "noise; one aborted run kept and flagged status=abort in notes." + _EXTRA_COMMON,
+        "GitHub mlcommons/training_results_v0.6 at f312518c (Google/results/tpu-v3-*; scaling-extra/README.md, "
+        "build.py)",
+        "Apache-2.0",
+    ),
+}
+
+#: Curve extracts bundled under data/external: name -> (folder, title, description, source, licence)
+_EXTERNAL = {
+    "cmaq-cloud": (
+        "CMASCenter+pcluster-cmaq",
+        "CMAQ strong scaling on AWS and Azure cloud VM clusters, 18-576 MPI processes",
+        "68 real runs in 8 strong-scaling curves of the CMAQ air-quality model (CCTM v5.3.x, 2-day 12US2 "
+        "benchmark; v5.4+, 12US1 on Graviton): AWS ParallelCluster c5n.9xlarge (18 cores), c5n.18xlarge (36), "
+        "hpc6a.48xlarge (96), hpc7g.16xlarge (64) and Azure CycleCloud HBv3 (120 cores per VM), unit processes "
+        "(MPI ranks), n = 18..576; every curve starts on one VM and crosses VM boundaries (nodes = VMs, from "
+        "Slurm, log names, run scripts or the author's tables; cores_per_node from lscpu). Time = CMAQ's Total "
+        "Time of the 2 simulated days. Repeats at one n differ in decomposition or pinning (up to 15 % "
+        "spread); flat and retrograde tails (HBv3 96 ranks/VM, hpc6a 2023)." + _EXTRA_COMMON,
+        "GitHub CMASCenter/pcluster-cmaq at 0add9a2f (run_scripts/**/*.log; data/external/"
+        "CMASCenter+pcluster-cmaq/README.md, build.py)",
+        "MIT",
+    ),
+}
 
 _SEED_TABLES = {
     "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
@@ -262,6 +333,12 @@ def _registry() -> list[_Entry]:
             lambda p: read_scaling_csv(p),
         ),
     ]
+    for name, (folder, title, description, source, licence) in _SCALING_EXTRA.items():
+        entries.append(_Entry(name, title, "mirror", f"scaling-extra/{folder}/curves.csv", description, source,
+                              licence, partial(read_curve_extract, licence=licence)))
+    for name, (folder, title, description, source, licence) in _EXTERNAL.items():
+        entries.append(_Entry(name, title, "bundled", f"external/{folder}/curves.csv", description, source,
+                              licence, partial(read_curve_extract, licence=licence)))
     for stem, title in _SEED_TABLES.items():
         paper = _SEED_PAPERS.get(stem, _BRANIKAS)
         entries.append(
@@ -362,3 +439,66 @@ def fetch_seed_table(name: str) -> Dataset:
     if stem not in _SEED_TABLES:
         raise DatasetNotFoundError(f"unknown seed table {name!r}; available: {', '.join(_SEED_TABLES)}")
     return fetch_dataset(f"seed-{stem}")
+
+
+#: The catalogue's development curve sets, in the order :func:`development_curves` stacks them.
+DEVELOPMENT_DATASETS = ("scaling-corpus", "npb-pi-cluster", *_SCALING_EXTRA)
+#: Source label of the Raspberry Pi cluster's NPB curves (its repository, like every other source).
+PI_REPOSITORY = "JohnnyPol/Pi_Cluster-ECE_NTUA_2024-2025"
+_PI_MACHINE = "Raspberry Pi 4 cluster (16 nodes x 4 cores, Gigabit Ethernet)"
+
+
+def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
+    """Return every development curve of the catalogue in one curve table.
+
+    Stacks the ``scaling-corpus`` (152 curves from 4 repositories), the Raspberry Pi
+    cluster's NPB curves with at least 4 process counts (``npb-pi-cluster``, as the scaling
+    benchmark reads them), the three ``scaling-extra`` sources and every bundled extract
+    under ``data/external`` (catalogue entries whose files are ``data/external/*/curves.csv``).
+
+    Parameters
+    ----------
+    mirror : str or os.PathLike, optional
+        The real-data mirror; default ``WORKBENCH_DATA_MIRROR`` (see :func:`data_mirror`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A curve table (:mod:`workbench.io.curves`) with columns ``curve_id, source, n, run,
+        time_s, unit, app, machine, metric, processes, nodes, cores_per_node,
+        gpus_per_node, dataset, problem, licence``. ``source`` is one label per independent
+        source, the upstream repository (``owner/name``): hold out whole sources when
+        evaluating. ``dataset`` is the catalogue name. Topology columns are ``Int64``,
+        ``<NA>`` where the source does not state them (``nodes`` = ``n`` where ``unit`` is
+        ``"nodes"``, ``processes`` = ``n`` where it is ``"processes"``).
+
+    Raises
+    ------
+    DatasetNotFoundError
+        When the mirror is not configured or a mirrored set is missing.
+    """
+    names = list(DEVELOPMENT_DATASETS) + [e.name for e in _REGISTRY
+                                          if e.kind == "bundled" and e.relpath.startswith("external/")]
+    parts = []
+    for name in names:
+        if name == "npb-pi-cluster":
+            with warnings.catch_warnings():  # aborted NPB logs are skipped, as by the scaling benchmark
+                warnings.simplefilter("ignore", ParseWarning)
+                frame = curves_from_scaling_frame(fetch_dataset(name, mirror=mirror).frame, source=PI_REPOSITORY,
+                                                  min_points=4)
+            frame = frame.assign(machine=_PI_MACHINE, licence=_entry(name).licence)
+        else:
+            frame = fetch_dataset(name, mirror=mirror).frame
+        parts.append(frame.assign(dataset=name))
+    columns = CURVE_COLUMNS + TOPOLOGY_COLUMNS + ["dataset", "problem", "licence"]
+    stacked = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    for col in TOPOLOGY_COLUMNS:
+        stacked[col] = stacked[col].astype("Int64")
+    for col in ("processes", "nodes"):  # the allocation states the column it counts
+        fill = stacked[col].isna() & stacked["unit"].eq(col)
+        stacked.loc[fill, col] = stacked.loc[fill, "n"].round().astype("int64")
+    ids = stacked.drop_duplicates(["dataset", "curve_id"])["curve_id"]
+    if ids.duplicated().any():  # a curve id names one curve across all sets, or held-out curves would mix
+        raise DataFormatError(f"development curves: curve id(s) {ids[ids.duplicated()].tolist()} appear in more "
+                              "than one dataset")
+    return validate_curves(stacked, "development curves")

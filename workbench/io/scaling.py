@@ -16,6 +16,15 @@ column               dtype     meaning
 ``source``           str       where the row came from (file, log), may be missing
 ===================  ========  ===========================================================
 
+Optional topology columns, checked when present and kept after these (``Int64``, ``<NA>`` =
+unknown): ``cores_per_node`` (cores of one node), ``gpus`` (GPUs used by the run) and
+``gpus_per_node``.  A run that contradicts them is refused, naming the value and row: more
+nodes than processes, more processes x threads per node than ``cores_per_node``, more GPUs
+per node than ``gpus_per_node``.  An optional ``unit`` column (or the ``unit`` argument of
+:func:`read_scaling_csv`) says what an allocation counts: ``processes`` (default), ``nodes``,
+``gpus`` or ``cores`` (:data:`~workbench.validation.UNITS`); :func:`frame_unit` reads it and
+:func:`allocations` returns the allocation of each run in it.
+
 Other columns are kept unchanged after these.  A *strong-scaling curve* is the set of
 rows of one benchmark and problem class measured with one *placement* (how the
 processes were laid out over nodes, see :func:`placement_labels`).
@@ -33,6 +42,7 @@ from workbench.errors import DataFormatError, ValidationError
 from workbench.io._text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
 from workbench.io.npb import MAX_COUNT, _decode_log, read_npb_logs, records_to_frame
 from workbench.io.npb import _parse as _parse_npb
+from workbench.validation import UNITS, check_unit
 
 __all__ = [
     "SCALING_COLUMNS",
@@ -44,6 +54,10 @@ __all__ = [
     "select_curve",
     "read_scaling_data",
     "read_scaling_bytes",
+    "allocations",
+    "frame_unit",
+    "TOPOLOGY_COLUMNS",
+    "UNITS",
 ]
 
 SCALING_COLUMNS = ["benchmark", "problem_class", "processes", "threads", "nodes", "run", "time_s", "source"]
@@ -53,6 +67,8 @@ NPB_SUFFIXES = {".out", ".log", ".txt"}
 _CONFIG = ["benchmark", "problem_class", "processes", "threads", "nodes", "run"]
 _DEFAULTS = {"benchmark": "custom", "problem_class": "n/a", "threads": 1, "run": 0}
 _INTEGER_MINIMUM = {"processes": 1, "threads": 1, "nodes": 1, "run": 0}
+#: Optional whole-number columns describing where a run ran (``<NA>`` = unknown).
+TOPOLOGY_COLUMNS = ("cores_per_node", "gpus", "gpus_per_node")
 DEFAULT_PLACEMENT = "default placement"
 #: A header line of a scaling CSV, shown in messages about the file's columns.
 EXAMPLE_HEADER = "benchmark,problem_class,processes,time_s"
@@ -61,7 +77,8 @@ _WHAT = "a CSV scaling table"
 
 # ----------------------------------------------------------------------------- reading
 
-def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
+def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: str = "s",
+                     unit: str | None = None) -> pd.DataFrame:
     """Read and validate a tidy scaling table from CSV (``,``, ``;`` or tab separated).
 
     Column names are matched case-insensitively; full-line ``#`` comments are ignored.
@@ -78,6 +95,9 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
         it becomes ``time_s``.
     time_unit : {"s", "ms", "us"}
         Unit of ``time_column``; values are converted to seconds.
+    unit : {"processes", "nodes", "gpus", "cores"} or None, default None
+        What an allocation counts (``frame.attrs["unit"]``, see :func:`allocations`); None
+        takes the file's ``unit`` column, else ``"processes"``.
 
     Raises
     ------
@@ -98,10 +118,11 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
         text = read_buffer(path_or_buffer, name, what=_WHAT)
     else:
         raise DataFormatError(f"expected a CSV path or file-like object, got {type(path_or_buffer).__name__}")
-    return _scaling_table(text, name, time_column, time_unit)
+    return _scaling_table(text, name, time_column, time_unit, unit)
 
 
-def _scaling_table(text: str, name: str, time_column: str = "time_s", time_unit: str = "s") -> pd.DataFrame:
+def _scaling_table(text: str, name: str, time_column: str = "time_s", time_unit: str = "s",
+                   unit: str | None = None) -> pd.DataFrame:
     """Return the validated scaling frame of checked CSV text (the work of :func:`read_scaling_csv`)."""
     frame = csv_frame(text, name, example=EXAMPLE_HEADER)
     time_column = time_column.strip().lower()
@@ -116,6 +137,8 @@ def _scaling_table(text: str, name: str, time_column: str = "time_s", time_unit:
         labels["time_s"] = time_column
     if "benchmark" not in frame.columns and name != "<buffer>":
         frame["benchmark"] = Path(name).stem
+    if unit is not None:
+        frame.attrs["unit"] = check_unit(unit, name)
     frame = _validate(frame, name=name, rows="line", labels=labels)
     frame["time_s"] = frame["time_s"] * TIME_UNITS[time_unit]
     return frame
@@ -220,6 +243,15 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
             problems.append(f"column {label(col)} must be >= {minimum} (and <= {MAX_COUNT}); found "
                             f"{values[out_of_range].tolist()[:5]} in {_rows(frame.index[out_of_range], rows)}")
         integers[col] = values
+    for col in TOPOLOGY_COLUMNS:
+        if col in frame.columns:
+            values = numeric(col, allow_missing=True)
+            bad = np.isfinite(values) & ((values < 1) | (values != np.round(values)) | (values > MAX_COUNT))
+            if bad.any():
+                problems.append(f"column {label(col)} must hold whole numbers >= 1; found "
+                                f"{values[bad].tolist()[:5]} in {_rows(frame.index[bad], rows)}")
+            integers[col] = values
+    problems += _topology_problems(integers, label, frame.index, rows)
     texts = {col: _stripped(frame[col]) for col in ("benchmark", "problem_class")}
     for col, text in texts.items():
         empty = text.isna() | text.eq("")
@@ -230,7 +262,7 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
 
     frame["time_s"] = time_s
     for col, values in integers.items():
-        frame[col] = values.round().astype("Int64" if col == "nodes" else "int64")
+        frame[col] = values.round().astype("Int64" if col == "nodes" or col in TOPOLOGY_COLUMNS else "int64")
     for col, text in texts.items():
         frame[col] = text.astype(str)
     frame["source"] = frame["source"].astype("str").where(frame["source"].notna(), None)
@@ -252,6 +284,73 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
     out = frame[SCALING_COLUMNS + extras].reset_index(drop=True)
     out.attrs = dict(frame.attrs)
     return out
+
+
+def _topology_problems(values: dict, label, index, rows: str) -> list[str]:
+    """List the runs whose topology contradicts itself (more nodes than processes, more per node than it holds)."""
+    problems = []
+    p, threads, nodes = values["processes"], values["threads"], values["nodes"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        checks = [(nodes > p, lambda i: f"{int(nodes.iloc[i])} nodes for {int(p.iloc[i])} processes (a run cannot "
+                   "use more nodes than processes)")]
+        if "cores_per_node" in values:
+            cores = values["cores_per_node"]
+            per_node = p * threads / nodes
+            checks.append((per_node > cores, lambda i: (
+                f"{int(p.iloc[i])} processes x {int(threads.iloc[i])} threads on {int(nodes.iloc[i])} node(s) is "
+                f"{per_node.iloc[i]:g} per node, more than {label('cores_per_node')} = {int(cores.iloc[i])}")))
+        if "gpus" in values and "gpus_per_node" in values:
+            gpus, per = values["gpus"], values["gpus_per_node"]
+            checks.append((gpus / nodes > per, lambda i: (
+                f"{int(gpus.iloc[i])} GPUs on {int(nodes.iloc[i])} node(s), more than {label('gpus_per_node')} = "
+                f"{int(per.iloc[i])} per node")))
+    for bad, say in checks:
+        bad = np.asarray(bad.fillna(False) if hasattr(bad, "fillna") else bad, bool)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            problems.append(f"topology contradicts the runs in {_rows(index[bad], rows)}: e.g. {rows} {index[i]}: "
+                            f"{say(i)}")
+    return problems
+
+
+def frame_unit(frame: pd.DataFrame) -> str:
+    """Return what an allocation of ``frame`` counts.
+
+    ``frame.attrs["unit"]`` (set by the ``unit`` argument of the readers), else the ``unit``
+    column when it holds one known unit for every row, else ``"processes"``.
+    """
+    if frame.attrs.get("unit") is not None:
+        return check_unit(frame.attrs["unit"], "scaling data")
+    if "unit" in frame.columns:
+        given = frame["unit"].dropna().astype(str).str.strip().str.lower().unique()
+        if len(given) == 1:
+            try:
+                return check_unit(given[0], "scaling data")
+            except ValidationError:
+                pass
+    return "processes"
+
+
+def allocations(frame: pd.DataFrame, unit: str | None = None) -> np.ndarray:
+    """Return the allocation of every run of a scaling frame, in ``unit`` (default: the frame's own).
+
+    ``processes``: the ``processes`` column; ``nodes``: ``nodes`` (every run must state it);
+    ``gpus``: the ``gpus`` column when present, else one GPU per process; ``cores``:
+    processes x threads.  Raises a ValidationError naming the rows where the unit's count
+    is unknown.
+    """
+    unit = check_unit(unit, "allocations") if unit is not None else frame_unit(frame)
+    if unit == "nodes" or (unit == "gpus" and "gpus" in frame.columns):
+        column = frame[unit].astype("Float64")
+        missing = column.isna().to_numpy()
+        if missing.any():
+            raise ValidationError(
+                f"the allocation unit is {UNITS[unit][1]}, but the {unit!r} column is empty in "
+                f"{_rows(frame.index[missing], 'row')}; give the count of every run, or choose another unit")
+        return column.to_numpy(float)
+    if unit == "cores":
+        return frame["processes"].to_numpy(float) * frame["threads"].to_numpy(float)
+    return frame["processes"].to_numpy(float)
 
 
 def validate_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
@@ -407,14 +506,15 @@ def read_scaling_data(path) -> pd.DataFrame:
     )
 
 
-def read_scaling_bytes(name: str, content: bytes) -> pd.DataFrame:
+def read_scaling_bytes(name: str, content: bytes, unit: str | None = None) -> pd.DataFrame:
     """Read an uploaded file's ``name`` and raw ``content`` like :func:`read_scaling_data`.
 
-    The same checks and limits as a file on disk; messages name the file ``name``.
+    The same checks and limits as a file on disk; messages name the file ``name``.  ``unit``
+    as in :func:`read_scaling_csv`.
     """
     suffix = Path(name).suffix.lower()
     if suffix == ".csv":
-        return _scaling_table(decode(bytes(content), name, what=_WHAT), name)
+        return _scaling_table(decode(bytes(content), name, what=_WHAT), name, unit=unit)
     if suffix in NPB_SUFFIXES:
         record = _parse_npb(_decode_log(bytes(content), name), name)
         return validate_scaling_frame(records_to_frame([record]))

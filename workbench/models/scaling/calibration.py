@@ -46,13 +46,20 @@ __all__ = [
     "design_matrix",
     "fit_error_model",
     "miss_probability",
+    "novelty_stats",
+    "NOVELTY_DESCRIPTORS",
 ]
 
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 #: Features of a single model's error scale (see :func:`design_matrix`).
 FEATURES = ("extrapolation", "inside", "log_fit_error", "inv_points")
-#: The predictor's features: the single-model ones and two that only an ensemble has.
-PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error")
+#: The predictor's features: the single-model ones, two that only an ensemble has, and four that say
+#: how unlike the calibration curves this one is (its noise, its flattening, its distance from them,
+#: and whether the target leaves the single node every measurement ran on).
+PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "novelty",
+                                 "leaves_node")
+#: Curve descriptors whose robust distance from the calibration curves is the ``novelty`` feature.
+NOVELTY_DESCRIPTORS = ("last_exponent", "mean_exponent", "log_noise", "log_fit_error")
 #: Probabilities at which the standardised-error quantiles are stored.
 PROBABILITIES = tuple(np.round(np.concatenate([[0.005, 0.01, 0.025], np.arange(0.05, 0.951, 0.025),
                                                [0.975, 0.99, 0.995]]), 4).tolist())
@@ -73,15 +80,38 @@ def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
         v = np.asarray(features.get(key, np.zeros_like(d)), float) * np.ones_like(d)
         return np.log(np.where(np.isfinite(v), v, 0.0) + _FLOOR)
 
+    def raw(key, default=0.0):
+        v = np.asarray(features.get(key, np.full_like(d, default)), float) * np.ones_like(d)
+        return np.where(np.isfinite(v), v, default)
+
     columns = {
-        "extrapolation": np.maximum(d, 0.0),
-        "inside": (d <= 1e-9).astype(float),
-        "log_fit_error": err("fit_error"),
-        "inv_points": 1.0 / np.asarray(features["n_points"], float) * np.ones_like(d),
-        "log_disagreement": err("disagreement"),
-        "log_cv_error": err("cv_error"),
+        "extrapolation": lambda: np.maximum(d, 0.0),
+        "inside": lambda: (d <= 1e-9).astype(float),
+        "log_fit_error": lambda: err("fit_error"),
+        "inv_points": lambda: 1.0 / np.asarray(features["n_points"], float) * np.ones_like(d),
+        "log_disagreement": lambda: err("disagreement"),
+        "log_cv_error": lambda: err("cv_error"),
+        "log_noise": lambda: err("noise"),
+        # how far the last measured step is from ideal scaling, either way (capped: a curve that turned)
+        "flattening": lambda: np.minimum(np.abs(1.0 - raw("last_exponent", 1.0)), 2.0),
+        "novelty": lambda: np.minimum(raw("novelty"), 10.0),
+        "leaves_node": lambda: raw("leaves_node"),
+        "last_exponent": lambda: np.clip(raw("last_exponent", 1.0), -2.0, 3.0),
+        "mean_exponent": lambda: np.clip(raw("mean_exponent", 1.0), -2.0, 3.0),
     }
-    return np.column_stack([np.ones_like(d)] + [columns[k] for k in names])
+    return np.column_stack([np.ones_like(d)] + [columns[k]() for k in names])
+
+
+def novelty_stats(features: dict, weights=None) -> tuple[dict, dict]:
+    """Robust centre (weighted median) and scale (1.4826 x weighted MAD) of each novelty descriptor."""
+    X = design_matrix(features, NOVELTY_DESCRIPTORS)[:, 1:]
+    w = np.ones(len(X)) if weights is None else np.asarray(weights, float)
+    centre, scale = {}, {}
+    for j, name in enumerate(NOVELTY_DESCRIPTORS):
+        c = float(_weighted_quantiles(X[:, j], w, [0.5])[0])
+        mad = float(_weighted_quantiles(np.abs(X[:, j] - c), w, [0.5])[0])
+        centre[name], scale[name] = c, max(1.4826 * mad, 1e-3)
+    return centre, scale
 
 
 @dataclass(frozen=True)
@@ -205,7 +235,11 @@ class Calibration:
     ``cv_weight``: how much the curve's own cross-validation error counts against the
     penalty.  ``temperature``: the predictor's softmin temperature.  ``risk_threshold``: the predictor warns when
     the calibrated probability of a > 30 % miss reaches it.  ``provenance``: how the
-    numbers were made.
+    numbers were made.  ``combination``: ``"all"`` (every member in the weighted geometric
+    mean) or ``"plausible"`` (members whose extrapolation leaves what the data show drop out,
+    :func:`~workbench.models.scaling.predictor.plausible`), chosen on the data.
+    ``novelty_centre``/``novelty_scale``: the calibration curves' descriptor statistics behind
+    :meth:`novelty`.
     """
 
     error_models: dict
@@ -215,6 +249,23 @@ class Calibration:
     penalty: dict = field(default_factory=dict)
     cv_weight: float = 1.0
     provenance: dict = field(default_factory=dict)
+    combination: str = "all"
+    novelty_centre: dict = field(default_factory=dict)
+    novelty_scale: dict = field(default_factory=dict)
+
+    def novelty(self, features: dict) -> np.ndarray:
+        """Return how unlike the calibration curves a curve is, per target.
+
+        The root-mean-square of its :data:`NOVELTY_DESCRIPTORS`, each standardised by the
+        calibration curves' median and MAD (0: a typical curve; 0 without stored statistics).
+        """
+        d = np.asarray(features["distance"], float)
+        if not self.novelty_centre:
+            return np.zeros_like(d)
+        X = design_matrix(features, NOVELTY_DESCRIPTORS)[:, 1:]
+        centre = np.array([self.novelty_centre[k] for k in NOVELTY_DESCRIPTORS])
+        scale = np.array([self.novelty_scale[k] for k in NOVELTY_DESCRIPTORS])
+        return np.sqrt(np.mean(((X - centre) / scale) ** 2, axis=1))
 
     def error_model(self, model: str) -> ErrorModel:
         """Return the error model of ``model``, or raise a ValidationError."""
@@ -239,8 +290,10 @@ class Calibration:
             hi = p * np.exp(em.error_quantile(features, (1 + level) / 2))
         # the location corrects a model's typical bias, which can move a narrow interval past
         # the model's own prediction; a reader expects the point inside its interval, and
-        # widening to it only adds coverage
-        return np.fmin(lo, p), np.fmin(np.fmax(hi, p), np.finfo(float).max)
+        # widening to it only adds coverage.  No prediction (NaN): no interval either.
+        refused = ~np.isfinite(p)
+        return (np.where(refused, np.nan, np.fmin(lo, p)),
+                np.where(refused, np.nan, np.fmin(np.fmax(hi, p), np.finfo(float).max)))
 
     # ---------------------------------------------------------------- storage
     def to_json(self, path: str | Path) -> None:
@@ -249,7 +302,8 @@ class Calibration:
             "error_models": {k: asdict(v) for k, v in self.error_models.items()},
             "cv_prior": self.cv_prior, "temperature": self.temperature,
             "risk_threshold": self.risk_threshold, "penalty": self.penalty, "cv_weight": self.cv_weight,
-            "provenance": self.provenance,
+            "provenance": self.provenance, "combination": self.combination,
+            "novelty_centre": self.novelty_centre, "novelty_scale": self.novelty_scale,
             "probabilities": list(PROBABILITIES),
         }
         Path(path).write_text(json.dumps(data, indent=1) + "\n")
@@ -264,7 +318,8 @@ class Calibration:
                                    "scale": tuple(v["scale"]), "quantiles": tuple(v["quantiles"])})
                   for k, v in data["error_models"].items()}
         return cls(models, data["cv_prior"], data["temperature"], data["risk_threshold"], data.get("penalty", {}),
-                   data.get("cv_weight", 1.0), data.get("provenance", {}))
+                   data.get("cv_weight", 1.0), data.get("provenance", {}), data.get("combination", "all"),
+                   data.get("novelty_centre", {}), data.get("novelty_scale", {}))
 
 
 def check_level(level) -> float:

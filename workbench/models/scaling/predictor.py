@@ -40,14 +40,14 @@ from workbench.models.scaling.base import (
     fit_or_message,
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
-from workbench.validation import check_fitted
+from workbench.validation import UNITS, as_vector, check_fitted, check_unit, nodes_of, require_valid
 
 __all__ = [
-    "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "is_warned", "softmin_weights",
-    "warning_kinds", "weighted_cv_error",
+    "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "curve_descriptors", "is_warned",
+    "plausible", "softmin_weights", "warning_kinds", "weighted_cv_error",
 ]
 
-PREDICT_FRAME_COLUMNS = ["n", "prediction", "lower", "upper", "model", "warned", "warnings"]
+PREDICT_FRAME_COLUMNS = ["n", "prediction", "lower", "upper", "model", "warned", "warnings", "verdict"]
 
 #: Per-target warning kinds of the predictor and what triggers them.
 WARNING_KINDS = {
@@ -90,17 +90,23 @@ def softmin_weights(cv_error: np.ndarray, prior: np.ndarray, temperature: float,
     return w / w.sum(axis=0)
 
 
-def combine(P: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def combine(P: np.ndarray, weights: np.ndarray, keep: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Combine the models' predictions ``P`` (models x targets) by a weighted geometric mean.
 
     ``weights`` are per model, or models x targets; models with no (or a non-positive)
-    prediction at a target drop out of it.  Returns the prediction, the weighted standard
-    deviation of the log predictions (disagreement) and the index of the largest-weight
-    model per target (-1 where no model predicts).
+    prediction at a target drop out of it, and so do those ``keep`` (models x targets,
+    default all) marks False, unless that would leave a target with none.  Returns the
+    prediction, the weighted standard deviation of the log predictions (disagreement) and
+    the index of the largest-weight model per target (-1 where no model predicts).
     """
     usable = np.isfinite(P) & (P > 0)
     weights = np.asarray(weights, float)
-    w = (weights if weights.ndim == 2 else weights[:, None]) * usable
+    weights = weights if weights.ndim == 2 else weights[:, None]
+    if keep is not None:
+        kept = usable & keep
+        usable = np.where((kept & (weights > 0)).any(axis=0), kept, usable)
+    w = weights * usable
     total = w.sum(axis=0)
     ok = total > 0
     w = w / np.where(ok, total, 1.0)
@@ -122,6 +128,49 @@ def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray |
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(total > 0, (w * np.where(have, cv_error, 0.0)).sum(axis=0) / total, np.nan)
     return float(out) if np.ndim(out) == 0 else out
+
+
+#: A member's extrapolation is implausible when it leaves what the measurements show by more than this
+#: (relative): rising past the last measurement when every measurement fell, or falling faster than the
+#: fastest scaling the curve ever showed (ideal scaling at least).
+PLAUSIBLE_TOLERANCE = 0.10
+
+
+def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float = 0.0) -> dict[str, float]:
+    """Describe the shape of a measured curve (its distinct allocations and median runtimes).
+
+    ``last_exponent`` and ``max_exponent``: the local scaling exponents
+    ``log(t_i / t_i+1) / log(n_i+1 / n_i)`` of the last step and the steepest one (1 = ideal
+    strong scaling, 0 = flat, < 0 = slower with more); ``mean_exponent`` over the whole curve;
+    ``falling``: 1.0 when every step made the runtime smaller; ``t_last``: the runtime at the
+    largest allocation; ``noise``: the typical spread of repeated runs (``log max/min``).
+    """
+    a, m = np.asarray(allocations, float), np.asarray(medians, float)
+    slopes = np.log(m[:-1] / m[1:]) / np.log(a[1:] / a[:-1])
+    return {
+        "last_exponent": float(slopes[-1]), "max_exponent": float(slopes.max()),
+        "mean_exponent": float(np.log(m[0] / m[-1]) / np.log(a[-1] / a[0])),
+        "falling": float(np.all(slopes > 0)), "t_last": float(m[-1]), "n_max": float(a[-1]), "noise": float(noise),
+    }
+
+
+def plausible(P: np.ndarray, n, n_max, t_last, falling, max_exponent,
+              tolerance: float = PLAUSIBLE_TOLERANCE) -> np.ndarray:
+    """Which member predictions ``P`` (models x targets) stay within what the measurements support.
+
+    Only extrapolations (``n > n_max``) are judged.  A prediction is implausible when it rises
+    above the last measured runtime ``t_last`` although every measurement fell (``falling``),
+    or when it falls faster than ``t_last (n_max / n) ** max(1, max_exponent)`` (ideal scaling,
+    or the steepest step the curve showed), each by more than ``tolerance``.  The other
+    arguments are per target (or scalars).  Refusals (NaN) count as plausible: they drop out anyway.
+    """
+    n, n_max, t_last = (np.asarray(x, float) for x in (n, n_max, t_last))
+    falling = np.asarray(falling, float) > 0
+    fastest = t_last * (n_max / n) ** np.maximum(np.asarray(max_exponent, float), 1.0)
+    with np.errstate(invalid="ignore"):
+        rising = falling & (P > t_last * (1 + tolerance))
+        too_fast = P < fastest / (1 + tolerance)
+    return ~((n > n_max * (1 + 1e-9)) & (rising | too_fast))
 
 
 def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, distance, disagreement,
@@ -159,6 +208,19 @@ def is_warned(kinds: tuple[str, ...]) -> bool:
     return "high-risk" in kinds or "no-model-fits" in kinds
 
 
+def _repeat_noise(n: np.ndarray, t: np.ndarray) -> float:
+    """Return the median ``log(max / min)`` of the runtimes repeated at one allocation (0 without repeats)."""
+    _, inverse, counts = np.unique(n, return_inverse=True, return_counts=True)
+    if counts.max() < 2:
+        return 0.0
+    logt = np.log(t)
+    hi = np.full(counts.size, -np.inf)
+    lo = np.full(counts.size, np.inf)
+    np.maximum.at(hi, inverse, logt)
+    np.minimum.at(lo, inverse, logt)
+    return float(np.median((hi - lo)[counts > 1]))
+
+
 def _member_prediction(model, n: np.ndarray) -> np.ndarray:
     """Return ``model.predict(n)``, with NaN where the runtime is beyond the float range.
 
@@ -177,9 +239,20 @@ class ScalingPredictor(BaseEstimator):
 
     Parameters
     ----------
-    models : names in :data:`~workbench.models.scaling.MODELS` to combine.
-    calibration : a :class:`~.calibration.Calibration`; None uses the table shipped with
-        the package (made from the scaling corpus by ``tools/scaling_benchmark.py``).
+    models : tuple of str, default all of :data:`~workbench.models.scaling.MODELS`
+        Names of the models to combine.
+    calibration : Calibration or None, default None
+        A :class:`~.calibration.Calibration`; None uses the table shipped with the package
+        (made from the development curves by ``tools/scaling_benchmark.py``).
+    unit : {"processes", "nodes", "gpus", "cores"}, default "processes"
+        What an allocation ``n`` counts (:data:`~workbench.validation.UNITS`).
+    per_node : int or None, default None
+        How many allocation units one node holds (cores per node for processes or cores,
+        GPUs per node for GPUs; ignored for nodes).  With it, or with ``nodes`` given to
+        :meth:`fit`, a target that needs more nodes than the measurements ever used, when they
+        all ran inside one node, is a topology change the data cannot show: its prediction
+        gets the ``leaves-node`` warning and an interval widened as calibrated on curves
+        with such a change.
 
     Fitted attributes
     -----------------
@@ -197,17 +270,37 @@ class ScalingPredictor(BaseEstimator):
     warnings_ : list of :class:`~workbench.models.scaling.ModelWarning` about the data.
     """
 
-    def __init__(self, models=tuple(MODELS), calibration=None):
+    def __init__(self, models=tuple(MODELS), calibration=None, unit="processes", per_node=None):
         self.models = models
         self.calibration = calibration
+        self.unit = unit
+        self.per_node = per_node
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, n, t) -> ScalingPredictor:
-        """Fit on runs (``n`` allocations >= 1 with repeats allowed, ``t`` runtimes > 0)."""
+    def fit(self, n, t, nodes=None) -> ScalingPredictor:
+        """Fit on runs.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Allocations >= 1 (repeats allowed), in ``unit``.
+        t : array-like of float
+            Runtimes > 0, one per run (any unit; predictions come in the same).
+        nodes : array-like of int or None, default None
+            Nodes each run used, when known (whole numbers, at most ``n`` for processes).
+
+        Returns
+        -------
+        ScalingPredictor
+            self, fitted.
+        """
         names = check_model_names(self.models, "ScalingPredictor")
         n, t = check_runs(n, t, 3, "ScalingPredictor.fit")
+        self.unit_ = check_unit(self.unit, "ScalingPredictor")
         self.allocations_, self.medians_ = allocation_medians(n, t)
         self.n_max_ = float(self.allocations_[-1])
+        self.measured_nodes_ = self._measured_nodes(n, nodes)
+        self.descriptors_ = curve_descriptors(self.allocations_, self.medians_, _repeat_noise(n, t))
         self.members_, self.failures_ = {}, {}
         for name in names:
             model = MODELS[name]()
@@ -253,6 +346,34 @@ class ScalingPredictor(BaseEstimator):
     def _calibration(self):
         return self.calibration if self.calibration is not None else default_calibration()
 
+    def _measured_nodes(self, n, nodes) -> float:
+        """Return the most nodes a fitted run used (NaN: unknown), checking ``nodes`` against the runs."""
+        where = "ScalingPredictor.fit"
+        if nodes is not None:
+            nodes = as_vector(nodes, "nodes", where)
+            if nodes.size != n.size:
+                raise ValidationError(f"{where}: nodes must have one value per run, got {nodes.size} for {n.size} runs")
+            require_valid(~np.isfinite(nodes) | (nodes < 1) | (nodes != np.round(nodes)), nodes, "nodes",
+                          "a whole number >= 1", where)
+            if self.unit_ in ("processes", "cores"):
+                require_valid(nodes > n, nodes, "nodes", f"at most the run's {UNITS[self.unit_][1]} (a run cannot "
+                              "use more nodes than processes)", where)
+            return float(nodes.max())
+        return float(self.target_nodes([self.n_max_])[0])
+
+    def target_nodes(self, n) -> np.ndarray:
+        """Return the nodes that allocations ``n`` need (NaN where the topology is unknown).
+
+        ``n`` itself for ``unit="nodes"``; ``ceil(n / per_node)`` when ``per_node`` is given.
+        """
+        n = check_targets(n, "ScalingPredictor.target_nodes")
+        unit = check_unit(self.unit, "ScalingPredictor")
+        if unit == "nodes":
+            return n.copy()
+        if self.per_node is None:
+            return np.full(n.shape, np.nan)
+        return nodes_of(n, self.per_node, "ScalingPredictor", "per_node")
+
     def _weights(self) -> dict[str, float]:
         cal = self._calibration()
         names = list(self.members_)
@@ -284,7 +405,11 @@ class ScalingPredictor(BaseEstimator):
         if not names:
             return np.full(n.size, np.nan), np.zeros(n.size), np.full(n.size, "", dtype=object)
         P = self.member_predictions(n).to_numpy(float)
-        pred, spread, best = combine(P, np.array([self.weights_[m] for m in names]))
+        d = self.descriptors_
+        keep = None
+        if self._calibration().combination == "plausible":
+            keep = plausible(P, n, self.n_max_, d["t_last"], d["falling"], d["max_exponent"])
+        pred, spread, best = combine(P, np.array([self.weights_[m] for m in names]), keep)
         chosen = np.where(best >= 0, np.array(names, dtype=object)[np.maximum(best, 0)], "")
         return pred, spread, chosen
 
@@ -295,13 +420,22 @@ class ScalingPredictor(BaseEstimator):
         return self._features(n, *self._combine(n)[1:])
 
     def _features(self, n, spread, chosen) -> dict[str, np.ndarray]:
-        return {
+        d = self.descriptors_
+        with np.errstate(invalid="ignore"):
+            leaves = (self.measured_nodes_ == 1) & (self.target_nodes(n) > 1)
+        features = {
             "distance": np.log2(n / self.n_max_),
             "n_points": np.full(n.shape, float(self.allocations_.size)),
             "fit_error": np.array([self.members_[c].fit_error_ if c else np.nan for c in chosen]),
             "disagreement": spread,
             "cv_error": np.full(n.shape, self.combined_cv_error_),
+            "noise": np.full(n.shape, d["noise"]),
+            "last_exponent": np.full(n.shape, d["last_exponent"]),
+            "mean_exponent": np.full(n.shape, d["mean_exponent"]),
+            "leaves_node": leaves.astype(float),
         }
+        features["novelty"] = self._calibration().novelty(features)
+        return features
 
     def predict(self, n) -> np.ndarray:
         """Return the combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits."""
