@@ -42,7 +42,9 @@ def _archive(curves: int = 6, seed: int = 0) -> pd.DataFrame:
 def test_each_curve_is_its_own_predictor_and_bad_curves_get_their_message():
     runs = _archive()
     out = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
-    assert list(out.columns) == ["app", "machine", *BATCH_COLUMNS]
+    assert list(out.columns) == ["app", "machine", "processes", "prediction", "lower", "upper", "process_hours",
+                                 *BATCH_COLUMNS[3:]]
+    assert out["processes"].dtype == "Int64" and out["observed"].dtype == "int64"
     assert len(out) == runs.groupby(["app", "machine"]).ngroups * len(TARGETS)  # nothing dropped
     curve = runs[(runs["app"] == "app1") & (runs["machine"] == "m1")]
     expected = (ScalingPredictor(models=("amdahl", "usl")).fit(curve["processes"], curve["time_s"])
@@ -100,7 +102,9 @@ def test_recommendations_in_the_batch_output():
     runs = _archive(3)
     out = predict_many(runs, "machine", [32, 64, 128], models=MODELS, n_jobs=1, progress=False, efficiency=0.5,
                        deadline=1e9)
-    assert list(out.columns) == ["machine", *BATCH_COLUMNS, *RECOMMEND_COLUMNS]
+    assert list(out.columns) == ["machine", "processes", *BATCH_COLUMNS[:3], "process_hours", *BATCH_COLUMNS[3:],
+                                 *RECOMMEND_COLUMNS]
+    assert all(out[c].dtype == "Int64" for c in RECOMMEND_COLUMNS)
     fine = out[out["error"] == ""]
     assert (fine["deadline_n"] == 32).all()  # every prediction meets a deadline of 1e9 s
     assert (fine["efficient_n_pessimistic"].fillna(0) <= fine["efficient_n"].fillna(0)).all()
@@ -158,7 +162,7 @@ def test_cli_predicts_an_archive_and_a_killed_run_resumes_to_the_same_output(tmp
                 "--models", MODELS, "--jobs", 1, "--quiet")
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
-    assert "could not be predicted" in stdout
+    assert "4 targets not predicted: see the 'error' column" in stdout
     expected = pd.read_csv(whole, keep_default_na=False, na_values=[""])
     assert len(expected) == 14 * 2
 
@@ -405,3 +409,28 @@ def test_dead_scheduler_is_reported_after_the_connect_timeout(tmp_path, monkeypa
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 2 and "Traceback" not in stderr and stderr.count("\n") == 1, stderr
     assert stderr.startswith(f"workbench predict: cannot reach the Dask scheduler at {address}: no answer within 5 s")
+
+
+def test_targets_whole_numbers_and_multiples_per_curve():
+    from workbench.batch import parse_targets
+
+    assert parse_targets([256, "512", 64.0, "2x", "1.5X", 256, " 2 x"]) == ((256, 512, 64), (2.0, 1.5))
+    for bad, message in ((87.2, "87.2 .* is not an allocation"), (0, "not an allocation"),
+                         ("x", "neither an allocation"), ("-2x", "neither"), (float("nan"), "not an allocation")):
+        with pytest.raises(ValidationError, match=message):
+            parse_targets([64, bad])
+    # curve a measured at 1..3 processes, curve b at 4..16: 1.5x is 4.5 -> 5 (half up) and 24;
+    # 0.1x of b is 1.6 -> 2, below b's smallest allocation: refused for b alone
+    runs = pd.DataFrame({"app": ["a"] * 3 + ["b"] * 3, "processes": [1, 2, 3, 4, 8, 16],
+                         "time_s": [10.0, 5.5, 4.0, 30.0, 16.0, 9.0]})
+    out = predict_many(runs, "app", ["1.5x", "0.1x"], models=MODELS, n_jobs=1, progress=False)
+    assert out[["app", "processes"]].values.tolist() == [["a", 1], ["a", 5], ["b", 2], ["b", 24]]
+    refused = out[out["error"] != ""]
+    assert refused[["app", "processes"]].values.tolist() == [["b", 2]]
+    assert refused["error"].iat[0] == ("2 processes: below this curve's smallest measured allocation (4 processes); "
+                                       "models extrapolate to larger allocations only")
+    assert out.loc[out["error"] == "", "prediction"].gt(0).all() and np.isnan(refused["prediction"].iat[0])
+    with pytest.raises(ValidationError, match="no targets"):
+        predict_many(runs, "app", None, progress=False)
+    with pytest.raises(ValidationError, match="unknown allocation unit 'racks'"):
+        predict_many(runs, "app", [8], unit="racks", progress=False)

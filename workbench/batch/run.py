@@ -29,11 +29,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.batch.archive import ArchiveSource
-from workbench.batch.predict import batch_columns, predict_curves
+from workbench.batch.predict import batch_columns, parse_targets, predict_curves
 from workbench.errors import DataFormatError, ValidationError, WorkbenchWarning
 from workbench.io.sidecar import atomic_write
-from workbench.models.scaling.base import check_model_names, check_targets
+from workbench.models.scaling.base import check_model_names
 from workbench.models.scaling.calibration import check_level
+from workbench.validation import UNITS, check_unit
 
 __all__ = ["predict_many"]
 
@@ -52,27 +53,32 @@ class _Settings:
     """What every chunk is predicted with (and what a resumed run must share)."""
 
     by: tuple[str, ...]
-    targets: tuple[float, ...]
+    targets: tuple[int, ...]
+    factors: tuple[float, ...]
+    targets_column: str | None
     level: float
     models: tuple[str, ...]
     n_column: str
     t_column: str
+    unit: str
     efficiency: float | None
     deadline: float | None
 
 
 def _predict_chunk(chunk_id: int, runs: pd.DataFrame, settings: _Settings) -> tuple[int, pd.DataFrame]:
     """One task: the batch rows of every curve in ``runs`` (module-level: workers import it)."""
-    return chunk_id, predict_curves(runs, settings.by, np.array(settings.targets), settings.level, settings.models,
-                                    n_column=settings.n_column, t_column=settings.t_column,
-                                    efficiency=settings.efficiency, deadline=settings.deadline)
+    return chunk_id, predict_curves(runs, settings.by, [*settings.targets, *(f"{f!r}x" for f in settings.factors)],
+                                    settings.level, settings.models, n_column=settings.n_column,
+                                    t_column=settings.t_column, unit=settings.unit,
+                                    targets_column=settings.targets_column, efficiency=settings.efficiency,
+                                    deadline=settings.deadline)
 
 
 def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str = "joblib", n_jobs: int = -1,
                  client=None, progress: bool = True, *, scheduler: str | None = None, out=None,
                  resume: bool = False, chunk_curves: int | None = None, n_column: str = "processes",
-                 t_column: str = "time_s", efficiency: float | None = None,
-                 deadline: float | None = None) -> pd.DataFrame:
+                 t_column: str = "time_s", unit: str | None = None, targets_column: str | None = None,
+                 efficiency: float | None = None, deadline: float | None = None) -> pd.DataFrame:
     """Predict every curve of a runs table at ``targets`` (see :mod:`workbench.batch.predict` for the columns returned).
 
     Parameters
@@ -81,7 +87,9 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         scaling frame), the path of a CSV or Parquet file (read in batches: the whole archive
         is never in one process), or a dask DataFrame.
     by : the column(s) that identify a curve, e.g. ``["app", "machine"]``.
-    targets : allocations to predict (the unit of ``n_column``).
+    targets : allocations to predict, per curve (see :mod:`workbench.batch.predict`): whole
+        numbers in the unit of ``n_column`` (``[256, 512]``), and/or multiples of each
+        curve's largest measured allocation (``["2x", "4x"]``); None with ``targets_column``.
     level : central probability of the calibrated intervals.
     models : model names (``"adept,pmnf"`` or a list); None: all of them.
     engine : ``"joblib"`` (local processes; ``n_jobs`` as joblib's, 1 = this process) or
@@ -94,15 +102,22 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         recomputing them.  A kept chunk that is damaged, truncated, replaced or missing is
         computed again, with one :class:`~workbench.errors.WorkbenchWarning` naming it.
     chunk_curves : curves per task (default: about 4 tasks per worker, at most 200 curves).
-    n_column, t_column : allocation and runtime columns.
+    n_column, t_column : allocation and runtime (seconds for the cost column) columns; the
+        result names its target column ``n_column`` too.
+    unit : what ``n_column`` counts (:data:`~workbench.batch.predict.UNITS`: processes,
+        nodes, gpus, cores), for messages and the cost column (``node_hours``...); default:
+        ``n_column`` if it is a unit's name, else processes.
+    targets_column : a column of the runs whose values are further targets of their curve.
     efficiency, deadline : add the recommendations of
         :func:`~workbench.batch.predict.recommend_allocation` (threshold on parallel
         efficiency in (0, 1]; deadline in the runtimes' unit).
     """
-    settings = _check_settings(by, targets, level, models, n_column, t_column, efficiency, deadline)
+    settings = _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, efficiency,
+                               deadline)
     if engine not in ENGINES:
         raise ValidationError(f"predict_many: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
-    source = ArchiveSource(runs, settings.by, n_column, t_column)
+    source = ArchiveSource(runs, settings.by, n_column, t_column,
+                           extra=[targets_column] if targets_column else ())
     keep = out is not None and _have_pyarrow()
     if out is not None and not keep:
         if resume or str(out).lower().endswith(".parquet"):
@@ -134,9 +149,10 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
                     results[chunk_id] = frame
                     bar.update(int(curves_per_chunk[chunk_id]))
     frames = [results[c] if c in results else store.read(c) for c in curves_per_chunk.index]
-    recommend = efficiency is not None or deadline is not None
     frame = (pd.concat(frames, ignore_index=True) if frames
-             else pd.DataFrame(columns=batch_columns(settings.by, recommend)))
+             else predict_curves(pd.DataFrame(columns=source.columns), settings.by, None, settings.level,
+                                 settings.models, n_column=n_column, t_column=t_column, unit=settings.unit,
+                                 efficiency=efficiency, deadline=deadline))
     if store:
         store.finish(frame)
     return frame
@@ -144,10 +160,18 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
 
 # ----------------------------------------------------------------------------- settings
 
-def _check_settings(by, targets, level, models, n_column, t_column, efficiency, deadline) -> _Settings:
+def _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, efficiency,
+                    deadline) -> _Settings:
     by = [by] if isinstance(by, str) else list(by or ())
     if not by or not all(isinstance(c, str) and c for c in by):
         raise ValidationError("predict_many: by must name the column(s) that identify a curve, e.g. ['app', 'machine']")
+    if n_column in by:
+        raise ValidationError(f"predict_many: the allocation column {n_column!r} cannot also identify a curve (by)")
+    unit = check_unit(unit if unit is not None else (n_column if n_column in UNITS else None), "predict_many")
+    absolute, factors = parse_targets(targets)
+    if not absolute and not factors and not targets_column:
+        raise ValidationError("predict_many: no targets: give allocations (256 512), multiples of each curve's "
+                              "largest measured allocation (2x 4x), or a targets column")
     if efficiency is not None:
         efficiency = float(efficiency)
         if not 0 < efficiency <= 1:
@@ -156,9 +180,8 @@ def _check_settings(by, targets, level, models, n_column, t_column, efficiency, 
         deadline = float(deadline)
         if not (np.isfinite(deadline) and deadline > 0):
             raise ValidationError(f"predict_many: the deadline must be a runtime > 0, got {deadline:g}")
-    targets = check_targets(targets, "predict_many")
-    return _Settings(tuple(by), tuple(float(v) for v in targets), check_level(level),
-                     check_model_names(models, "predict_many"), n_column, t_column, efficiency, deadline)
+    return _Settings(tuple(by), absolute, factors, targets_column or None, check_level(level),
+                     check_model_names(models, "predict_many"), n_column, t_column, unit, efficiency, deadline)
 
 
 # ----------------------------------------------------------------------------- chunks
@@ -338,7 +361,8 @@ class _ResultStore:
         if not self.out.parent.is_dir():
             raise ValidationError(f"{self.out}: the folder {self.out.parent} does not exist")
         self.folder = self.out.with_name(self.out.name + ".parts")
-        self.columns = batch_columns(settings.by, settings.efficiency is not None or settings.deadline is not None)
+        self.columns = batch_columns(settings.by, settings.efficiency is not None or settings.deadline is not None,
+                                     settings.n_column, settings.unit)
         self.keep, self.chunks, self.kept, self.records = keep, chunks, set(), {}
         if not keep:
             return
