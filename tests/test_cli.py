@@ -144,3 +144,22 @@ def test_number_and_text_table_hand_cases():
         "16,163", "124", "12.3", "1", "0.0123", "–"]
     frame = pd.DataFrame({"app": ["a", "bbb"], "nodes": ["16", "8,192"]})
     assert _text_table(frame) == "app  nodes\na       16\nbbb  8,192"
+
+
+def test_output_problems_are_one_line_and_status_2(tmp_path, nodes_csv, capsys, monkeypatch):
+    import workbench.batch.run as run
+
+    (tmp_path / "folder.csv").mkdir()
+    status, out, err = _predict(capsys, nodes_csv, "--by", "app", "--n-column", "nodes", "--targets", "2x", "--out",
+                                tmp_path / "folder.csv")
+    assert status == 2 and err == f"workbench predict: {tmp_path / 'folder.csv'} is a folder: give the output as a " \
+                                  "file name ending in .csv or .parquet\n"
+
+    def refused(path, data, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(run, "atomic_write", refused)  # (root can write anywhere: the refusal is simulated)
+    status, out, err = _predict(capsys, nodes_csv, "--by", "app", "--n-column", "nodes", "--targets", "2x", "--out",
+                                tmp_path / "p.csv")
+    assert status == 2 and err == f"workbench predict: {tmp_path / 'p.csv.parts' / 'manifest.json'}: permission " \
+                                  "denied\n"

@@ -265,6 +265,10 @@ def main(argv=None) -> int:
     except WorkbenchError as exc:
         print(f"workbench {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:  # e.g. an output folder this user cannot write to, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"workbench {args.command}: {where}{(exc.strerror or type(exc).__name__).lower()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print(f"workbench {args.command}: interrupted"
               + (" (continue with --resume)" if args.command == "predict" else ""), file=sys.stderr)

@@ -360,6 +360,8 @@ class _ResultStore:
             raise ValidationError(f"{self.out}: the output must be a .csv or .parquet file")
         if not self.out.parent.is_dir():
             raise ValidationError(f"{self.out}: the folder {self.out.parent} does not exist")
+        if self.out.is_dir():
+            raise ValidationError(f"{self.out} is a folder: give the output as a file name ending in .csv or .parquet")
         self.folder = self.out.with_name(self.out.name + ".parts")
         self.columns = batch_columns(settings.by, settings.efficiency is not None or settings.deadline is not None,
                                      settings.n_column, settings.unit)
