@@ -163,3 +163,17 @@ def test_output_problems_are_one_line_and_status_2(tmp_path, nodes_csv, capsys, 
                                 tmp_path / "p.csv")
     assert status == 2 and err == f"workbench predict: {tmp_path / 'p.csv.parts' / 'manifest.json'}: permission " \
                                   "denied\n"
+
+
+def test_recommendations_on_screen_are_whole_allocations(tmp_path, nodes_csv, capsys):
+    status, out, err = _predict(capsys, nodes_csv, "--by", "app", "--n-column", "nodes", "--targets", "2x", "4x",
+                                "--deadline", 10, "--out", tmp_path / "p.csv")
+    assert status == 0, err
+    preds = pd.read_csv(tmp_path / "p.csv")
+    small = preds[preds["app"] == "small"]
+    met = small.loc[small["prediction"] <= 10, "nodes"]
+    expected = f"{met.min():,}" if len(met) else "–"  # the smallest target whose prediction is <= 10 s
+    header, *rows = out.splitlines()[:-1]
+    assert "on time from (nodes)" in header and "efficient up to" not in header
+    column = header.index("on time from (nodes)") + len("on time from (nodes)")
+    assert [r[:column].split()[-1] for r in rows if r.startswith("small")] == [expected, expected]

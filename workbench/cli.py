@@ -212,6 +212,9 @@ def _predictions_table(frame, by: list[str], n_column: str, unit: str, level: fl
                                                                                         frame["upper"])]
     out[cost] = [_number(v) for v in frame[cost_column(unit)]]
     out["model"] = frame["model"].to_numpy()
+    for col, header in (("efficient_n", f"efficient up to ({several})"), ("deadline_n", f"on time from ({several})")):
+        if col in frame.columns and frame[col].notna().any():
+            out[header] = [("–" if pd.isna(v) else f"{int(v):,}") for v in frame[col]]
     notes = []
     for error, kinds in zip(frame["error"], frame["warnings"]):
         text = error or (f"warned: {kinds.replace(';', ', ')}" if kinds else "")
