@@ -434,3 +434,24 @@ def test_targets_whole_numbers_and_multiples_per_curve():
         predict_many(runs, "app", None, progress=False)
     with pytest.raises(ValidationError, match="unknown allocation unit 'racks'"):
         predict_many(runs, "app", [8], unit="racks", progress=False)
+
+
+def test_topology_reaches_each_curves_predictor():
+    """--per-node and --nodes-column: each curve's predictor gets them (its rows are those of a
+    ScalingPredictor fitted with them), and nodes that contradict the runs are that curve's error."""
+    runs = _archive(2)
+    runs = runs[runs["app"] != "bad"].copy()
+    runs["nodes"] = 1
+    runs.loc[runs["app"] == "app1", "nodes"] = 9  # more nodes than processes at n = 2, 4, 8
+    out = predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, per_node=16,
+                       nodes_column="nodes")
+    curve = runs[runs["app"] == "app0"]
+    expected = (ScalingPredictor(models=("amdahl", "usl"), per_node=16)
+                .fit(curve["processes"], curve["time_s"], curve["nodes"]).predict_frame(TARGETS))
+    got = out[out["app"] == "app0"]
+    np.testing.assert_array_equal(got["prediction"], expected["prediction"])
+    np.testing.assert_array_equal(got["upper"], expected["upper"])
+    assert got["warnings"].tolist() == [";".join(k) for k in expected["warnings"]]
+    assert out.loc[out["app"] == "app1", "error"].str.contains("more nodes than processes").all()
+    with pytest.raises(ValidationError, match="per_node must be a whole number >= 1"):
+        predict_many(runs, "app", TARGETS, per_node=0, progress=False)

@@ -94,6 +94,9 @@ def _parser() -> argparse.ArgumentParser:
                         "one of these, else processes)")
     p.add_argument("--n-column", help="allocation column (default: the --unit name, else processes)")
     p.add_argument("--t-column", default="time_s", help="runtime column, in seconds (default time_s)")
+    p.add_argument("--per-node", type=int, metavar="N",
+                   help="cores (or GPUs) per node: a target needing more nodes than the runs used is warned")
+    p.add_argument("--nodes-column", metavar="COL", help="a column of the nodes each run used (topology)")
     p.add_argument("--level", type=_positive, default=0.8, help="central probability of the intervals (default 0.8)")
     p.add_argument("--models", help="comma-separated models (default: all: amdahl,usl,downey-lm,adept,pmnf)")
     p.add_argument("--efficiency", type=_positive, help="add the largest allocation with parallel efficiency >= this")
@@ -132,7 +135,8 @@ def _predict(args) -> int:
         models=args.models, engine="dask" if args.scheduler else "joblib", n_jobs=args.jobs,
         scheduler=args.scheduler, progress=not args.quiet, out=args.out, resume=args.resume,
         chunk_curves=args.chunk_curves, n_column=n_column, t_column=args.t_column, unit=unit,
-        targets_column=args.targets_column, efficiency=args.efficiency, deadline=args.deadline)
+        targets_column=args.targets_column, per_node=args.per_node, nodes_column=args.nodes_column,
+        efficiency=args.efficiency, deadline=args.deadline)
     one, several, cost = UNITS[unit]
     curves = len(frame.drop_duplicates(by))
     predicted = int((frame["error"] == "").sum())

@@ -194,8 +194,8 @@ def _curve_targets(n: np.ndarray, absolute, factors, listed: np.ndarray) -> tupl
     return np.unique(np.asarray(chosen, dtype=np.int64)), problem
 
 
-def _curve_rows(n, t, listed, absolute, factors, level: float, models: tuple[str, ...], unit: str,
-                efficiency: float | None, deadline: float | None) -> dict[str, np.ndarray | list]:
+def _curve_rows(n, t, listed, nodes, absolute, factors, level: float, models: tuple[str, ...], unit: str,
+                per_node: int | None, efficiency: float | None, deadline: float | None) -> dict[str, np.ndarray | list]:
     """Return the batch columns of one curve (:data:`BATCH_COLUMNS` + target, cost, recommendations)."""
     targets, problem = _curve_targets(n, absolute, factors, listed)
     observed = int(np.unique(n[np.isfinite(n)]).size)
@@ -216,7 +216,7 @@ def _curve_rows(n, t, listed, absolute, factors, level: float, models: tuple[str
     if wanted.size:
         try:
             with quiet_warnings():  # a batch records the warning kinds per row instead of printing them
-                predictor = ScalingPredictor(models=models, unit=unit).fit(n, t)
+                predictor = ScalingPredictor(models=models, unit=unit, per_node=per_node).fit(n, t, nodes)
             frame = predictor.predict_frame(targets[wanted].astype(float), level)
         except WorkbenchError as exc:
             predictor = None
@@ -243,13 +243,14 @@ def _curve_rows(n, t, listed, absolute, factors, level: float, models: tuple[str
 
 def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets=None, level: float = 0.8, models=None, *,
                    n_column: str = "processes", t_column: str = "time_s", unit: str = "processes",
-                   targets_column: str | None = None, efficiency: float | None = None,
-                   deadline: float | None = None) -> pd.DataFrame:
+                   targets_column: str | None = None, per_node: int | None = None, nodes_column: str | None = None,
+                   efficiency: float | None = None, deadline: float | None = None) -> pd.DataFrame:
     """Predict every curve of ``runs`` (whole curves, in one process).
 
     ``targets`` as :func:`parse_targets`, ``targets_column`` a column of ``runs`` listing
-    further targets per curve; the batch columns (module docstring) for each curve, in the
-    order of its ``by`` keys.
+    further targets per curve; ``per_node`` and ``nodes_column`` (the nodes of each run; a
+    curve with a run of unknown nodes is fitted without them) go to the predictor.  The batch
+    columns (module docstring) for each curve, in the order of its ``by`` keys.
     """
     absolute, factors = parse_targets(targets)
     level = check_level(level)
@@ -262,6 +263,7 @@ def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets=None, level: f
     t_all = pd.to_numeric(runs[t_column], errors="coerce").to_numpy(float)
     listed_all = (pd.to_numeric(runs[targets_column], errors="coerce").to_numpy(float) if targets_column
                   else np.full(len(runs), np.nan))
+    nodes_all = pd.to_numeric(runs[nodes_column], errors="coerce").to_numpy(float) if nodes_column else None
     groups = runs.groupby(list(by), sort=True, dropna=False)
     keys = groups.size().index  # in the order of the group numbers
     codes = groups.ngroup().to_numpy()
@@ -272,8 +274,10 @@ def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets=None, level: f
     # gathered as columns and framed once
     for g, key in enumerate(keys):
         rows = order[edges[g]:edges[g + 1]]
-        cols = _curve_rows(n_all[rows], t_all[rows], listed_all[rows], absolute, factors, level, models, unit,
-                           efficiency, deadline)
+        nodes = nodes_all[rows] if nodes_all is not None else None
+        nodes = nodes if nodes is not None and np.isfinite(nodes).all() else None
+        cols = _curve_rows(n_all[rows], t_all[rows], listed_all[rows], nodes, absolute, factors, level, models, unit,
+                           per_node, efficiency, deadline)
         size = len(cols["target"])
         for k, v in zip(by, key if isinstance(key, tuple) else (key,)):
             cols[k] = [v] * size

@@ -34,7 +34,7 @@ from workbench.errors import DataFormatError, ValidationError, WorkbenchWarning
 from workbench.io.sidecar import atomic_write
 from workbench.models.scaling.base import check_model_names
 from workbench.models.scaling.calibration import check_level
-from workbench.validation import UNITS, check_unit
+from workbench.validation import UNITS, check_unit, nodes_of
 
 __all__ = ["predict_many"]
 
@@ -61,6 +61,8 @@ class _Settings:
     n_column: str
     t_column: str
     unit: str
+    per_node: int | None
+    nodes_column: str | None
     efficiency: float | None
     deadline: float | None
 
@@ -69,7 +71,8 @@ def _predict_chunk(chunk_id: int, runs: pd.DataFrame, settings: _Settings) -> tu
     """One task: the batch rows of every curve in ``runs`` (module-level: workers import it)."""
     return chunk_id, predict_curves(runs, settings.by, [*settings.targets, *(f"{f!r}x" for f in settings.factors)],
                                     settings.level, settings.models, n_column=settings.n_column,
-                                    t_column=settings.t_column, unit=settings.unit,
+                                    t_column=settings.t_column, unit=settings.unit, per_node=settings.per_node,
+                                    nodes_column=settings.nodes_column,
                                     targets_column=settings.targets_column, efficiency=settings.efficiency,
                                     deadline=settings.deadline)
 
@@ -78,6 +81,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
                  client=None, progress: bool = True, *, scheduler: str | None = None, out=None,
                  resume: bool = False, chunk_curves: int | None = None, n_column: str = "processes",
                  t_column: str = "time_s", unit: str | None = None, targets_column: str | None = None,
+                 per_node: int | None = None, nodes_column: str | None = None,
                  efficiency: float | None = None, deadline: float | None = None) -> pd.DataFrame:
     """Predict every curve of a runs table at ``targets`` (see :mod:`workbench.batch.predict` for the columns returned).
 
@@ -108,16 +112,19 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         nodes, gpus, cores), for messages and the cost column (``node_hours``...); default:
         ``n_column`` if it is a unit's name, else processes.
     targets_column : a column of the runs whose values are further targets of their curve.
+    per_node, nodes_column : the topology, for the predictor's ``leaves-node`` check
+        (:class:`~workbench.models.scaling.ScalingPredictor`): allocation units per node
+        (cores or GPUs per node), and a column of the nodes each run used.
     efficiency, deadline : add the recommendations of
         :func:`~workbench.batch.predict.recommend_allocation` (threshold on parallel
         efficiency in (0, 1]; deadline in the runtimes' unit).
     """
-    settings = _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, efficiency,
-                               deadline)
+    settings = _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, per_node,
+                               nodes_column, efficiency, deadline)
     if engine not in ENGINES:
         raise ValidationError(f"predict_many: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     source = ArchiveSource(runs, settings.by, n_column, t_column,
-                           extra=[targets_column] if targets_column else ())
+                           extra=[c for c in (targets_column, nodes_column) if c])
     keep = out is not None and _have_pyarrow()
     if out is not None and not keep:
         if resume or str(out).lower().endswith(".parquet"):
@@ -160,8 +167,8 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
 
 # ----------------------------------------------------------------------------- settings
 
-def _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, efficiency,
-                    deadline) -> _Settings:
+def _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, per_node, nodes_column,
+                    efficiency, deadline) -> _Settings:
     by = [by] if isinstance(by, str) else list(by or ())
     if not by or not all(isinstance(c, str) and c for c in by):
         raise ValidationError("predict_many: by must name the column(s) that identify a curve, e.g. ['app', 'machine']")
@@ -180,8 +187,12 @@ def _check_settings(by, targets, level, models, n_column, t_column, unit, target
         deadline = float(deadline)
         if not (np.isfinite(deadline) and deadline > 0):
             raise ValidationError(f"predict_many: the deadline must be a runtime > 0, got {deadline:g}")
+    if per_node is not None:
+        nodes_of([1], per_node, "predict_many", "per_node")  # a whole number >= 1
+        per_node = int(per_node)
     return _Settings(tuple(by), absolute, factors, targets_column or None, check_level(level),
-                     check_model_names(models, "predict_many"), n_column, t_column, unit, efficiency, deadline)
+                     check_model_names(models, "predict_many"), n_column, t_column, unit, per_node,
+                     nodes_column or None, efficiency, deadline)
 
 
 # ----------------------------------------------------------------------------- chunks
