@@ -301,7 +301,7 @@ def test_damaged_tampered_or_missing_chunks_are_computed_again_with_one_note(tmp
     chunk[3].write_bytes(bomb)
     with open(parts / "chunks.jsonl", "a") as journal:
         journal.write(json.dumps({**records[3], "bytes": len(bomb), "sha256": hashlib.sha256(bomb).hexdigest()}))
-        journal.write("\n{not json\n")
+        journal.write("\n{not json\n" + "[" * 100_000 + "\n")
     calls.clear()
     monkeypatch.setattr(run, "_predict_chunk", lambda *args: calls.append(args[0]) or real(*args))
     with pytest.warns(WorkbenchWarning) as notes:
@@ -309,10 +309,10 @@ def test_damaged_tampered_or_missing_chunks_are_computed_again_with_one_note(tmp
                            progress=False)
     assert len(notes) == 1
     assert str(notes[0].message) == (
-        f"{parts}: 5 kept chunk(s) of the earlier run are damaged or missing and are computed again: "
+        f"{parts}: 4 kept chunk(s) of the earlier run are damaged or missing and are computed again: "
         f"chunk-000000.parquet ({truncated:,} bytes, {records[0]['bytes']:,} recorded), "
         "chunk-000001.parquet (checksum differs), chunk-000002.parquet (missing), "
-        "chunk-000003.parquet (not a Parquet table), 1 unreadable record line(s)")
+        "chunk-000003.parquet (not a Parquet table); 2 unreadable line(s) of chunks.jsonl ignored")
     assert sorted(calls) == [0, 1, 2, 3, 6, 7, 8, 9]  # chunks 4 and 5 kept
     assert not marker.exists()  # nothing was unpickled
     pd.testing.assert_frame_equal(got, expected)

@@ -356,9 +356,10 @@ class _ResultStore:
     once; ``chunks.jsonl`` the manifest's chunk records, one JSON line appended (and synced)
     after each chunk's file is written atomically: ``{"chunk", "file", "bytes", "sha256",
     "rows"}``. On resume a chunk is kept only if its record, size, checksum, Parquet content,
-    columns and row count all agree; any other (damaged, truncated, replaced, missing or
-    unrecorded) is computed again, with one note naming them.  Nothing in the folder is ever
-    executed or unpickled: Parquet is data only.  The output file is written (atomically) at
+    columns and row count all agree; a damaged, truncated, replaced or missing one is computed
+    again, with one note (a :class:`~workbench.errors.WorkbenchWarning`) naming them all, and
+    so is, silently, a file without a record (a run stopped between writing and recording
+    it).  Nothing in the folder is ever executed or unpickled: Parquet is data only.  The output file is written (atomically) at
     the end and the folder removed.
 
     ``keep=False`` (no pyarrow): chunks are not kept, only the output is written.
@@ -391,7 +392,7 @@ class _ResultStore:
                 earlier = json.loads(path.read_text())
                 if not isinstance(earlier, dict):
                     raise ValueError
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 raise DataFormatError(f"{path}: unreadable; remove {self.folder} to start again") from None
             if earlier.get("format") != PARTS_FORMAT:
                 raise ValidationError(f"{self.folder}: kept by an older version of workbench, whose chunks are not "
@@ -421,13 +422,16 @@ class _ResultStore:
 
     def _records(self) -> tuple[dict[int, dict], int]:
         """Return the last valid record of each chunk in range, and the count of unreadable lines."""
+        path = self.folder / _JOURNAL
         try:
-            lines = (self.folder / _JOURNAL).read_bytes().splitlines()
+            if path.stat().st_size > 4096 * (self.chunks + 16):  # records are ~200 bytes: not this run's
+                raise DataFormatError(f"{path}: far larger than the records of {self.chunks} chunks; remove "
+                                      f"{self.folder} to start again")
+            lines = path.read_bytes().splitlines()
         except FileNotFoundError:
             return {}, 0
         except OSError:
-            raise DataFormatError(f"{self.folder / _JOURNAL}: unreadable; remove {self.folder} to start "
-                                  "again") from None
+            raise DataFormatError(f"{path}: unreadable; remove {self.folder} to start again") from None
         records, bad = {}, 0
         for line in lines:
             try:
@@ -436,7 +440,7 @@ class _ResultStore:
                 ok = (type(chunk_id) is int and 0 <= chunk_id < self.chunks
                       and all(type(record.get(k)) is int for k in ("bytes", "rows"))
                       and isinstance(record.get("sha256"), str))
-            except (ValueError, TypeError, KeyError):
+            except (ValueError, TypeError, KeyError, RecursionError):  # not a record (a cut line, tampering)
                 ok = False
             if ok:
                 records[chunk_id] = record
@@ -485,9 +489,10 @@ class _ResultStore:
         orphans = sorted(p.name for p in self.folder.glob("chunk-*") if p.name not in recorded)
         if problems or bad:
             what = problems[:4] + ([f"{len(problems) - 4} more"] if len(problems) > 4 else [])
-            what += [f"{bad} unreadable record line(s)"] if bad else []
-            warnings.warn(f"{self.folder}: {len(problems) + bad} kept chunk(s) of the earlier run are damaged or "
-                          f"missing and are computed again: {', '.join(what)}", WorkbenchWarning, stacklevel=4)
+            parts = ([f"{len(problems)} kept chunk(s) of the earlier run are damaged or missing and are computed "
+                      f"again: {', '.join(what)}"] if problems else [])
+            parts += [f"{bad} unreadable line(s) of {_JOURNAL} ignored"] if bad else []
+            warnings.warn(f"{self.folder}: {'; '.join(parts)}", WorkbenchWarning, stacklevel=4)
         for name in orphans:  # written by a run stopped before recording them: computed again
             (self.folder / name).unlink(missing_ok=True)
         return records, kept
