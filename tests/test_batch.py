@@ -455,3 +455,18 @@ def test_topology_reaches_each_curves_predictor():
     assert out.loc[out["app"] == "app1", "error"].str.contains("more nodes than processes").all()
     with pytest.raises(ValidationError, match="per_node must be a whole number >= 1"):
         predict_many(runs, "app", TARGETS, per_node=0, progress=False)
+
+
+def test_without_pyarrow_the_csv_is_written_and_resume_is_refused_in_words(tmp_path, monkeypatch):
+    import workbench.batch.run as run
+
+    monkeypatch.setattr(run, "_have_pyarrow", lambda: False)
+    runs = _archive(2)
+    with pytest.warns(WorkbenchWarning, match="finished chunks are not kept without pyarrow"):
+        got = predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, out=tmp_path / "p.csv")
+    assert (tmp_path / "p.csv").read_text() == got.to_csv(index=False)
+    assert not (tmp_path / "p.csv.parts").exists()
+    for out, resume, what in (("p.csv", True, "resuming"), ("p.parquet", False, "writing Parquet")):
+        with pytest.raises(ValidationError, match=f"{what} needs pyarrow: pip install 'workbench\\[batch\\]'"):
+            predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, out=tmp_path / out,
+                         resume=resume)

@@ -4,7 +4,8 @@ One :class:`ScalingPredictor` per curve, curves in chunks on local processes (jo
 Dask cluster, results written as they come.
 
 **Targets** are allocations, whole numbers in the unit of the allocation column (processes,
-nodes, GPUs or cores, :data:`UNITS`), chosen per curve (:func:`parse_targets`):
+nodes, GPUs or cores, :data:`~workbench.validation.UNITS`), chosen per curve
+(:func:`parse_targets`):
 
 * absolute targets, e.g. ``[256, 512]``: the same for every curve;
 * relative targets, e.g. ``["2x", "4x"]``: that multiple of each curve's largest measured

@@ -108,7 +108,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
     chunk_curves : curves per task (default: about 4 tasks per worker, at most 200 curves).
     n_column, t_column : allocation and runtime (seconds for the cost column) columns; the
         result names its target column ``n_column`` too.
-    unit : what ``n_column`` counts (:data:`~workbench.batch.predict.UNITS`: processes,
+    unit : what ``n_column`` counts (:data:`~workbench.validation.UNITS`: processes,
         nodes, gpus, cores), for messages and the cost column (``node_hours``...); default:
         ``n_column`` if it is a unit's name, else processes.
     targets_column : a column of the runs whose values are further targets of their curve.
@@ -359,8 +359,8 @@ class _ResultStore:
     columns and row count all agree; a damaged, truncated, replaced or missing one is computed
     again, with one note (a :class:`~workbench.errors.WorkbenchWarning`) naming them all, and
     so is, silently, a file without a record (a run stopped between writing and recording
-    it).  Nothing in the folder is ever executed or unpickled: Parquet is data only.  The output file is written (atomically) at
-    the end and the folder removed.
+    it).  Nothing in the folder is ever executed or unpickled: Parquet is data only.  The
+    output file is written (atomically) at the end and the folder removed.
 
     ``keep=False`` (no pyarrow): chunks are not kept, only the output is written.
     """
