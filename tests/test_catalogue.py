@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import warnings
 from pathlib import Path
 
@@ -212,6 +213,11 @@ def test_curve_extracts_load_with_licence_and_provenance(name, data_mirror):
 #: Extracts bundled under data/external: name -> (folder, repository, licence, curves, runs, n range, licence words).
 EXTERNAL_EXTRACTS = {
     "cmaq-cloud": ("CMASCenter+pcluster-cmaq", "CMASCenter/pcluster-cmaq", "MIT", 8, 68, (18, 576), "MIT License"),
+    "npb-omp-cpus": ("UoB-HPC+pmbs26-vera-artifact", "UoB-HPC/pmbs26-vera-artifact", "BSD-3-Clause", 32, 448, (1, 96),
+                     "BSD 3-Clause License"),
+    "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
+    "lammps-cloud": ("converged-computing+performance-study", "converged-computing/performance-study", "MIT", 11, 203,
+                     (32, 256), "MIT License"),
 }
 
 
@@ -237,7 +243,10 @@ def test_external_extracts_are_documented_and_load(name):
     assert licence_words in (here / "LICENSE").read_text()
     readme = (here / "README.md").read_text()
     assert commit[0] in readme and f"Catalogue name: `{name}`" in readme
-    assert all(curve in readme for curve in frame["curve_id"].unique())
+    # each curve id is named in the README, literally or by a template such as `npb-omp-B-<kernel>-vera`
+    templates = [re.compile(re.sub(r"<[a-z]+>", "[a-z0-9.]+", re.escape(t).replace(r"\<", "<").replace(r"\>", ">")))
+                 for t in re.findall(r"`([^`]*<[a-z]+>[^`]*)`", readme)]
+    assert all(curve in readme or any(t.fullmatch(curve) for t in templates) for curve in frame["curve_id"].unique())
     build = (here / "build.py").read_text()
     assert commit[0] in build and "SCALING_MIRROR" in build
 
@@ -255,3 +264,37 @@ def test_cmaq_cloud_topology_crosses_vm_boundaries():
     assert sorted(hbv3["n"].unique()) == [64, 128, 192, 256, 320, 384, 448]
     c5n = curves[curves["curve_id"] == "cmaq-12us2-aws-c5n.9xlarge"].set_index(["n", "run"])["time_s"]
     assert c5n[(18, 0)] == 24354.39 and c5n[(126, 0)] == 4042.71
+
+
+def test_npb_omp_cpus_times_agree_with_the_printed_times():
+    curves = fetch_dataset("npb-omp-cpus").frame
+    assert curves["unit"].eq("cores").all() and curves["nodes"].eq(1).all() and curves["processes"].isna().all()
+    assert dict(curves.groupby("curve_id")["cores_per_node"].first().groupby(lambda c: c.rsplit("-", 1)[-1]).first()) \
+        == {"grace": 144, "vera": 88, "9r45": 192, "gnr": 96}
+    assert set(curves.groupby("curve_id")["n"].max()) == {72, 88, 96}
+    # time_s = W / (Mop/s); the printed two-decimal time in notes agrees to its rounding
+    printed = curves["notes"].str.extract(r"printed runtime_s=([\d.]+)")[0].astype(float)
+    assert ((curves["time_s"] - printed).abs() <= 0.0051 + 0.004 * curves["time_s"]).all()
+    bt = curves[curves["curve_id"] == "npb-omp-B-bt-grace"].set_index("n")["time_s"]
+    assert bt[1] == 86.84 and round(bt[2], 4) == round(8086.08 * 86.84 / 15960.99, 4)
+
+
+def test_cg_multigpu_a100_is_gpu_strong_scaling_in_one_node():
+    curves = fetch_dataset("cg-multigpu-a100").frame
+    assert curves["unit"].eq("gpus").all() and curves["gpus_per_node"].eq(8).all() and curves["nodes"].eq(1).all()
+    assert (curves["processes"].astype(float) == curves["n"]).all()
+    times = curves.set_index(["curve_id", "n"])["time_s"]
+    assert times[("cg-custom-stencil-20k-a100x8", 1)] == 0.5314 and times[("cg-amgx-20k-a100x8", 8)] == 0.10233
+    assert all(sorted(ns) == [1, 2, 4, 8] for ns in curves.groupby("curve_id")["n"].apply(list))
+
+
+def test_lammps_cloud_topology_and_retrograde_tail():
+    curves = fetch_dataset("lammps-cloud").frame
+    cpu = curves[curves["unit"] == "nodes"]
+    gpu = curves[curves["unit"] == "gpus"]
+    assert len(cpu) + len(gpu) == len(curves) and cpu["curve_id"].nunique() == 6 and gpu["curve_id"].nunique() == 5
+    assert (cpu["processes"] % cpu["nodes"] == 0).all()
+    assert set((cpu["processes"] // cpu["nodes"]).unique()) == {56, 96}
+    assert (gpu["processes"].astype(float) == gpu["n"]).all() and (gpu["processes"] == 8 * gpu["nodes"]).all()
+    gke = cpu[cpu["curve_id"] == "lammps-reaxff-64x64x32-google-gke-cpu"].groupby("n")["time_s"].median()
+    assert gke[256] > 2.5 * gke[128]  # the retrograde tail is kept as measured

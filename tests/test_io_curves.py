@@ -120,6 +120,8 @@ def test_topology_missing_values_are_allowed(tmp_path):
                     "a,4,3.0,4,,32,\na,8,2.0,8,1,,\na,64,1.0,64,2,32,\n")
     frame = read_curves_csv(path)
     assert frame["nodes"].isna().tolist() == [True, False, False]
+    blank = validate_curves(_topology_frame(nodes=["1", " ", "", None], unit="processes", n=[16, 32, 64, 128]))
+    assert blank["nodes"].isna().tolist() == [False, True, True, True] and blank["nodes"].iloc[0] == 1
     path.write_text("curve_id,n,time_s,processes,nodes\na,4,3.0,4,1\na,8,2.0,8,9\n")
     with pytest.raises(ValidationError, match=r"more nodes than processes.*in lines \[3\]"):
         read_curves_csv(path)
@@ -157,6 +159,9 @@ DEVELOPMENT_SOURCES = {
     "mlcommons/training_results_v0.7": (1, 50),
     "mlcommons/training_results_v0.6": (4, 170),
     "CMASCenter/pcluster-cmaq": (8, 68),
+    "UoB-HPC/pmbs26-vera-artifact": (32, 448),
+    "1fni/cuda-spmv-benchmark": (6, 24),
+    "converged-computing/performance-study": (11, 203),
 }
 
 

@@ -1,5 +1,7 @@
 """Input checks shared by the readers, models and metrics (messages name the caller, file or argument)."""
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -265,3 +267,16 @@ def nodes_of(n, per_node, where: str, name: str = "per_node") -> np.ndarray:
     if not (np.isfinite(value) and value >= 1 and value == round(value)):
         raise ValidationError(f"{where}: {name} must be a whole number >= 1 (cores or GPUs per node), got {per_node!r}")
     return np.ceil(np.asarray(n, float) / value - 1e-9)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """One number a model or a figure decides by: its ``value``, ``unit``, ``meaning`` and where it is ``used_by``.
+
+    Declared once next to what uses it; every text that states the number is written from it.
+    """
+
+    value: float
+    unit: str
+    meaning: str
+    used_by: str

@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import replace
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from workbench.errors import DataFormatError, ParseWarning, ValidationError, quiet_warnings
-from workbench.io import curves_from_scaling_frame, fetch_dataset, fetch_npb_pi_cluster
+from workbench.errors import DataFormatError, ValidationError, quiet_warnings
+from workbench.io import development_curves
 from workbench.io.curves import validate_curves
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.models.scaling.base import allocation_medians
@@ -48,11 +48,12 @@ from workbench.models.scaling.calibration import (
     novelty_stats,
 )
 from workbench.models.scaling.predictor import (
+    THRESHOLDS,
     WARNING_KINDS,
     combine,
     is_warned,
-    plausible,
     softmin_weights,
+    verdicts,
     warning_kinds,
     weighted_cv_error,
 )
@@ -77,7 +78,7 @@ __all__ = [
 
 PROTOCOLS = ("k3", "k4", "spread")
 #: A prediction "misses" when its relative error exceeds this (the warning classifier's target).
-MISS = 0.30
+MISS = THRESHOLDS["miss"].value
 #: Softmin temperatures tried when calibrating the predictor (inf: equal weights).
 TEMPERATURES = (np.inf, 0.02, 0.05, 0.1, 0.2, 0.5)
 _NEUTRAL = Calibration(error_models={}, cv_prior={}, temperature=np.inf, risk_threshold=1.0)
@@ -154,6 +155,7 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
                                              per_node=per_node).fit(
                     n_all[keep], t_all[keep], nodes=None if nodes_all is None else nodes_all[keep])
                 member = predictor.member_predictions(targets) if predictor.members_ else None
+                sane = predictor.plausible_members(targets) if predictor.members_ else None
             elapsed_ms = (time.perf_counter() - start) * 1e3
             shape = predictor.descriptors_
             with np.errstate(invalid="ignore"):
@@ -161,7 +163,8 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
             for name in models:
                 fitted = predictor.members_.get(name)
                 pred = member.loc[name].to_numpy(float) if fitted is not None else np.full(targets.size, np.nan)
-                for target, act, p, leave in zip(targets, actual, pred, leaves):
+                ok = sane.loc[name].to_numpy(bool) if fitted is not None else np.ones(targets.size, bool)
+                for target, act, p, leave, good in zip(targets, actual, pred, leaves, ok):
                     rows.append({
                         "curve_id": curve_id, "source": runs["source"].iloc[0], "protocol": protocol, "model": name,
                         "n": target, "actual": act, "prediction": p,
@@ -171,7 +174,7 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
                         "fit_ms": fitted.fit_time_s_ * 1e3 if fitted is not None else np.nan,
                         "failure": predictor.failures_.get(name, ""), "predictor_ms": elapsed_ms,
                         "data_warnings": tuple(w.kind for w in predictor.warnings_),
-                        "leaves_node": float(leave), **shape,
+                        "leaves_node": float(leave), "plausible": bool(good), **shape,
                     })
     if not rows:
         raise ValidationError("no curve is long enough for the protocols (k3 needs 4 allocations, k4 and spread 5)")
@@ -218,7 +221,8 @@ class _Wide:
     def __init__(self, records: pd.DataFrame):
         self.models = list(dict.fromkeys(records["model"]))
         keys = ["curve_id", "source", "protocol", "n"]
-        wide = records.set_index(keys + ["model"])[["prediction", "cv_error", "fit_error"]].unstack("model")
+        values = ["prediction", "cv_error", "fit_error"] + ["plausible"] * ("plausible" in records.columns)
+        wide = records.set_index(keys + ["model"])[values].unstack("model")
         shape = [c for c in SHAPE_COLUMNS if c in records.columns]
         self.base = records.drop_duplicates(keys).set_index(keys).loc[
             wide.index, ["actual", "distance", "n_points", "predictor_ms", "data_warnings"] + shape]
@@ -227,12 +231,9 @@ class _Wide:
         self.fitted = np.isfinite(self.fit)  # a model that was fitted has a fit error
         self.actual = self.base["actual"].to_numpy(float)
         self.fit_weight = _fit_weights(self.base.reset_index())
-        b = self.base
         self.keep = {"all": None}
-        if "t_last" in b.columns:
-            self.keep["plausible"] = plausible(self.P, b.index.get_level_values("n").to_numpy(float),
-                                               b["n_max"].to_numpy(float), b["t_last"].to_numpy(float),
-                                               b["falling"].to_numpy(float), b["max_exponent"].to_numpy(float))
+        if "plausible" in values:  # judged by each fitted predictor (ScalingPredictor.plausible_members)
+            self.keep["plausible"] = wide["plausible"].reindex(columns=self.models).fillna(True).to_numpy(bool).T
 
     def weights(self, cv_prior: dict, temperature: float, penalty: dict, cv_weight: float = 1.0) -> np.ndarray:
         prior = np.array([cv_prior.get(m, np.nan) for m in self.models])
@@ -332,6 +333,7 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
     comb["novelty"] = cal.novelty(_features(comb))
     em = fit_error_model(_log_error(comb), _features(comb), PREDICTOR_FEATURES, weights)
     em = widen_for_unseen_sources(em, comb, weights)
+    em = stretch_for_flag(em, comb, weights, "leaves_node")
     error_models["predictor"] = em
     risk = miss_probability(em, _features(comb), MISS)
     miss = _relative_error(comb) > MISS
@@ -372,12 +374,7 @@ def widen_for_unseen_sources(em, frame: pd.DataFrame, weights: np.ndarray, level
                                     weights[~out])
         except ValidationError:
             continue
-        f = {k: v[out] for k, v in _features(frame).items()}
-        lo = inner.error_quantile(f, (1 - level) / 2)
-        hi = inner.error_quantile(f, (1 + level) / 2)
-        med = inner.error_quantile(f, 0.5)
-        # the held-out errors in units of this model's half-widths about its median
-        z[out] = np.where(e[out] >= med, (e[out] - med) / (hi - med), (e[out] - med) / (med - lo))
+        z[out] = _half_widths(inner, frame[out], level)  # what a new source sees
     ok = np.isfinite(z)
     factors = np.linspace(1.0, 4.0, 61)
     inside = np.abs(z[ok])[None, :] <= factors[:, None]
@@ -393,6 +390,34 @@ def widen_for_unseen_sources(em, frame: pd.DataFrame, weights: np.ndarray, level
     q = np.asarray(em.quantiles)
     mid = np.interp(0.5, PROBABILITIES, q)
     return replace(em, quantiles=tuple(map(float, mid + factor * (q - mid))))
+
+
+def _half_widths(em, frame: pd.DataFrame, level: float) -> np.ndarray:
+    """Each record's log error in units of ``em``'s half-width about its median (|z| <= 1: inside)."""
+    e, f = _log_error(frame), _features(frame)
+    lo, mid, hi = (em.error_quantile(f, q) for q in ((1 - level) / 2, 0.5, (1 + level) / 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(e >= mid, (e - mid) / (hi - mid), (e - mid) / (mid - lo))
+
+
+def stretch_for_flag(em, frame: pd.DataFrame, weights: np.ndarray, flag: str, level: float = 0.8):
+    """Store in ``em`` how much wider the interval of records flagged ``flag`` must be to hold at ``level``.
+
+    The smallest factor >= 1 that brings the flagged records (every (curve, protocol) fit
+    weighted once) to ``level`` coverage; unchanged when fewer than :data:`GROUP_MIN_RECORDS`
+    records are flagged (nothing to calibrate on).  E.g. ``leaves_node``: targets that need more
+    nodes than the single node every measurement ran on.
+    """
+    flagged = frame[flag].to_numpy(float) > 0 if flag in frame.columns else np.zeros(len(frame), bool)
+    if flagged.sum() < GROUP_MIN_RECORDS:
+        return em
+    z = np.abs(_half_widths(em, frame, level))[flagged]
+    w = weights[flagged]
+    ok = np.isfinite(z)
+    factors = np.linspace(1.0, 6.0, 101)
+    coverage = ((z[ok][None, :] <= factors[:, None]) * w[ok]).sum(axis=1) / w[ok].sum()
+    factor = float(factors[np.argmax(coverage >= level)] if (coverage >= level).any() else factors[-1])
+    return replace(em, stretch=tuple((k, v) for k, v in em.stretch if k != flag) + ((flag, factor),))
 
 
 #: How the predictor's error model weighs its records: ``"fit"`` (every (curve, protocol) fit once) or
@@ -438,8 +463,9 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
     comb["miss_probability"] = miss_probability(em, f, MISS)
     comb["warnings"] = warning_kinds(comb["prediction"], comb["miss_probability"], calibration.risk_threshold,
                                      list(comb["data_warnings"]), comb["distance"], comb["disagreement"],
-                                     comb["cv_error"], comb["fit_error"])
+                                     comb["fit_error"], comb["novelty"], comb.get("leaves_node"))
     comb["warned"] = [is_warned(k) for k in comb["warnings"]]
+    comb["verdict"] = verdicts(comb["warnings"], comb["miss_probability"], comb["warned"])
     parts.append(comb)
     return pd.concat(parts, ignore_index=True)
 
@@ -570,17 +596,14 @@ HOW_TO_BENCH = ("WORKBENCH_DATA_MIRROR=../shared/data .venv/bin/python tools/sca
 
 
 def benchmark_curves() -> pd.DataFrame:
-    """Return the benchmark's curves.
+    """Return the benchmark's curves: every development curve of the catalogue.
 
-    The scaling corpus and the Pi-cluster NPB curves with >= 4 allocations, as
-    ``tools/scaling_benchmark.py`` reads them; needs the real-data mirror (raises
-    :class:`~workbench.errors.DatasetNotFoundError` without it).
+    :func:`~workbench.io.development_curves` (the scaling corpus, the Pi-cluster NPB curves
+    with >= 4 allocations, the scaling-extra sources and the bundled external extracts), one
+    ``source`` per repository, with their topology columns; needs the real-data mirror
+    (raises :class:`~workbench.errors.DatasetNotFoundError` without it).
     """
-    corpus = fetch_dataset("scaling-corpus").frame
-    with warnings.catch_warnings():  # aborted NPB logs are skipped, as by the benchmark
-        warnings.simplefilter("ignore", ParseWarning)
-        npb = curves_from_scaling_frame(fetch_npb_pi_cluster().frame, source="npb-pi-cluster", min_points=4)
-    return pd.concat([corpus, npb], ignore_index=True)
+    return development_curves()
 
 
 def read_benchmark_results(per_curve_csv) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -68,8 +68,8 @@ from workbench.io.perf import PerfStat, read_perf_stat
 from workbench.io.profiles import read_pprof, read_profile_csv
 from workbench.io.scaling import (
     SCALING_COLUMNS,
+    SCALING_TOPOLOGY_COLUMNS,
     TIME_UNITS,
-    TOPOLOGY_COLUMNS,
     UNITS,
     allocations,
     frame_unit,
@@ -87,7 +87,7 @@ __all__ = [
     "MIRROR_ENV",
     "NPB_COLUMNS",
     "SCALING_COLUMNS",
-    "TOPOLOGY_COLUMNS",
+    "SCALING_TOPOLOGY_COLUMNS",
     "TIME_UNITS",
     "TOPOLOGY_COLUMNS",
     "UNITS",

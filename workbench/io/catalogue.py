@@ -3,13 +3,16 @@
 Two kinds of datasets:
 
 * **bundled**: small files shipped in the project's own ``data/`` folder (tables re-typed
-  from the seed papers, clearly labelled synthetic examples).  ``data/`` is located as
+  from the seed papers, clearly labelled synthetic examples, data this project measured, and
+  small tidy extracts of public strong-scaling measurements under ``data/external/<owner>+<repo>/``
+  with their upstream licence, provenance README and ``build.py``).  ``data/`` is located as
   ``Path(__file__).parents[2] / "data"``, i.e. next to the ``workbench`` package in the
   repository; this works because the project is installed in editable/development mode
   (``pip install -e .``).
 * **mirror**: real measurements that the project must not copy (licences, size).  They
   are read from a local *mirror directory* laid out like the project's reference-data
-  folder (``npb-pi-cluster/``, ``osu-orfeo/``, ``extrap-mpi/``, ...).  Its location is
+  folder (``npb-pi-cluster/``, ``osu-orfeo/``, ``extrap-mpi/``, ``scaling-corpus/``,
+  ``scaling-extra/``, ...).  Its location is
   given by the environment variable ``WORKBENCH_DATA_MIRROR`` (or the ``mirror=``
   argument of the functions below, which takes precedence).
 """
@@ -188,6 +191,43 @@ _EXTERNAL = {
         "spread); flat and retrograde tails (HBv3 96 ranks/VM, hpc6a 2023)." + _EXTRA_COMMON,
         "GitHub CMASCenter/pcluster-cmaq at 0add9a2f (run_scripts/**/*.log; data/external/"
         "CMASCenter+pcluster-cmaq/README.md, build.py)",
+        "MIT",
+    ),
+    "npb-omp-cpus": (
+        "UoB-HPC+pmbs26-vera-artifact",
+        "NAS Parallel Benchmarks (OpenMP, class B) core sweeps on NVIDIA Grace, NVIDIA Vera, AMD Turin, Intel Granite "
+        "Rapids",
+        "448 real runs in 32 strong-scaling curves: NPB 3.4.4 OpenMP class B kernels BT, CG, EP, FT, LU, MG, SP, UA "
+        "on one socket of NVIDIA Grace (72 cores), NVIDIA Vera (88), AMD EPYC 9R45 on AWS c8a.metal-24xl (96) and "
+        "Intel Xeon 6975P-C on AWS c8i.metal-48xl (96), unit cores (one OpenMP thread per core), n = 1, 2, 4, 8 and "
+        "multiples of 8 up to the socket, one run each; nodes = 1, cores_per_node from lscpu. Time = NPB's timed "
+        "section, recomputed from Mop/s (the printed 0.01 s steps are too coarse; see the README). Intra-node only; "
+        "noisy (bimodal EP, CG steps at core-complex boundaries), flat or retrograde tails (LU, MG)." + _EXTRA_COMMON,
+        "GitHub UoB-HPC/pmbs26-vera-artifact at 05b701c1 (results/npb/*/nas-B-scaling.csv; data/external/"
+        "UoB-HPC+pmbs26-vera-artifact/README.md, build.py)",
+        "BSD-3-Clause",
+    ),
+    "cg-multigpu-a100": (
+        "1fni+cuda-spmv-benchmark",
+        "Conjugate-gradient solver strong scaling on 1-8 NVIDIA A100 GPUs of one node (custom CUDA CG and AmgX)",
+        "24 real measurements in 6 strong-scaling curves: a CUDA + MPI conjugate-gradient solver for 5-point "
+        "stencil matrices and NVIDIA AmgX's CG on the same matrices (100M, 225M, 400M unknowns), unit gpus, "
+        "n = 1, 2, 4, 8 on one node with 8 A100-SXM4-80GB (NVLink), one MPI rank per GPU; time = solver time, "
+        "median of 10 runs. Regular curves (87-94 % efficiency at 8 GPUs), no node boundary." + _EXTRA_COMMON,
+        "GitHub 1fni/cuda-spmv-benchmark at eb8147ae (docs/PROBLEM_SIZE_SCALING_RESULTS.md, "
+        "external/benchmarks/amgx/BENCHMARK_RESULTS.md; data/external/1fni+cuda-spmv-benchmark/README.md, build.py)",
+        "MIT",
+    ),
+    "lammps-cloud": (
+        "converged-computing+performance-study",
+        "LAMMPS ReaxFF strong scaling on AWS, Azure and Google Cloud VM clusters and Kubernetes, CPU and GPU",
+        "203 real runs in 11 strong-scaling curves: LAMMPS ReaxFF HNS (fixed problem, 100 steps) on AWS "
+        "(ParallelCluster, EKS), Azure (CycleCloud, AKS) and Google Cloud (Compute Engine, GKE); CPU curves in "
+        "nodes 32-256 (96 or 56 ranks per VM), GPU curves in gpus 32-256 (4-32 VMs of 8 V100); about 5 repeats "
+        "per size; time = LAMMPS loop time. Noisy, bimodal and retrograde tails (GKE 256 nodes 2.7x slower than "
+        "128)." + _EXTRA_COMMON,
+        "GitHub converged-computing/performance-study at 6f3df687 (experiments/*/*/*/size*/results/lammps-reax; "
+        "data/external/converged-computing+performance-study/README.md, build.py)",
         "MIT",
     ),
 }

@@ -153,7 +153,8 @@ def _topology_problems(out: pd.DataFrame, row_label: str) -> list[str]:
     for col in present:
         raw = out[col]
         values = pd.to_numeric(raw, errors="coerce").astype("float64")
-        missing = raw.isna().to_numpy()
+        # an empty or blank cell means "not stated", like a missing value
+        missing = raw.isna().to_numpy() | raw.astype("string").str.strip().eq("").fillna(False).to_numpy(dtype=bool)
         finite = np.isfinite(values)
         bad = ~missing & (~finite | (values < 1) | (values != np.round(values)) | (values > MAX_COUNT))
         if bad.any():

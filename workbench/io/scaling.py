@@ -56,7 +56,7 @@ __all__ = [
     "read_scaling_bytes",
     "allocations",
     "frame_unit",
-    "TOPOLOGY_COLUMNS",
+    "SCALING_TOPOLOGY_COLUMNS",
     "UNITS",
 ]
 
@@ -68,7 +68,7 @@ _CONFIG = ["benchmark", "problem_class", "processes", "threads", "nodes", "run"]
 _DEFAULTS = {"benchmark": "custom", "problem_class": "n/a", "threads": 1, "run": 0}
 _INTEGER_MINIMUM = {"processes": 1, "threads": 1, "nodes": 1, "run": 0}
 #: Optional whole-number columns describing where a run ran (``<NA>`` = unknown).
-TOPOLOGY_COLUMNS = ("cores_per_node", "gpus", "gpus_per_node")
+SCALING_TOPOLOGY_COLUMNS = ("cores_per_node", "gpus", "gpus_per_node")
 DEFAULT_PLACEMENT = "default placement"
 #: A header line of a scaling CSV, shown in messages about the file's columns.
 EXAMPLE_HEADER = "benchmark,problem_class,processes,time_s"
@@ -243,7 +243,7 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
             problems.append(f"column {label(col)} must be >= {minimum} (and <= {MAX_COUNT}); found "
                             f"{values[out_of_range].tolist()[:5]} in {_rows(frame.index[out_of_range], rows)}")
         integers[col] = values
-    for col in TOPOLOGY_COLUMNS:
+    for col in SCALING_TOPOLOGY_COLUMNS:
         if col in frame.columns:
             values = numeric(col, allow_missing=True)
             bad = np.isfinite(values) & ((values < 1) | (values != np.round(values)) | (values > MAX_COUNT))
@@ -262,7 +262,7 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
 
     frame["time_s"] = time_s
     for col, values in integers.items():
-        frame[col] = values.round().astype("Int64" if col == "nodes" or col in TOPOLOGY_COLUMNS else "int64")
+        frame[col] = values.round().astype("Int64" if col == "nodes" or col in SCALING_TOPOLOGY_COLUMNS else "int64")
     for col, text in texts.items():
         frame[col] = text.astype(str)
     frame["source"] = frame["source"].astype("str").where(frame["source"].notna(), None)

@@ -53,11 +53,11 @@ __all__ = [
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 #: Features of a single model's error scale (see :func:`design_matrix`).
 FEATURES = ("extrapolation", "inside", "log_fit_error", "inv_points")
-#: The predictor's features: the single-model ones, two that only an ensemble has, and four that say
-#: how unlike the calibration curves this one is (its noise, its flattening, its distance from them,
-#: and whether the target leaves the single node every measurement ran on).
-PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "novelty",
-                                 "leaves_node")
+#: The predictor's features: the single-model ones, two that only an ensemble has, and three that say
+#: how unlike the calibration curves this one is (its noise, its flattening, its distance from them).
+#: A target that leaves the one node every measurement ran on is not a feature of the scale but a
+#: stretch of the quantiles (``ErrorModel.stretch``), calibrated on predictions that cross a node.
+PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "novelty")
 #: Curve descriptors whose robust distance from the calibration curves is the ``novelty`` feature.
 NOVELTY_DESCRIPTORS = ("last_exponent", "mean_exponent", "log_noise", "log_fit_error")
 #: Probabilities at which the standardised-error quantiles are stored.
@@ -128,23 +128,35 @@ class ErrorModel:
     scale: tuple[float, ...]
     quantiles: tuple[float, ...]
     n_records: int
+    stretch: tuple[tuple[str, float], ...] = ()
 
-    def _mu_s(self, features: dict) -> tuple[np.ndarray, np.ndarray]:
+    def _mu_s(self, features: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X = design_matrix(features, self.features)
         mu = X[:, :2] @ np.asarray(self.location)
         s = np.exp(np.clip(X @ np.asarray(self.scale), -12, 5))
-        return mu, s
+        # a flagged target's standardised errors are stretched about their median by the stored factor
+        factor = np.ones(len(X))
+        for name, value in self.stretch:
+            flag = np.asarray(features.get(name, np.zeros(len(X))), float) * np.ones(len(X))
+            factor = np.where(np.nan_to_num(flag) > 0, factor * value, factor)
+        return mu, s, factor
 
     def error_quantile(self, features: dict, p: float) -> np.ndarray:
         """Return the ``p`` quantile of the log error at each target."""
-        mu, s = self._mu_s(features)
-        return mu + s * np.interp(p, PROBABILITIES, self.quantiles)
+        mu, s, factor = self._mu_s(features)
+        mid = np.interp(0.5, PROBABILITIES, self.quantiles)
+        return mu + s * (mid + factor * (np.interp(p, PROBABILITIES, self.quantiles) - mid))
 
     def error_cdf(self, features: dict, e) -> np.ndarray:
         """P(log error <= e) at each target (clipped to the stored probability range)."""
-        mu, s = self._mu_s(features)
-        z = (np.asarray(e, float) - mu) / s
+        mu, s, factor = self._mu_s(features)
+        mid = np.interp(0.5, PROBABILITIES, self.quantiles)
+        z = mid + ((np.asarray(e, float) - mu) / s - mid) / factor
         return np.interp(z, self.quantiles, PROBABILITIES)
+
+    def stretch_factor(self, name: str) -> float:
+        """Return how much wider the interval of a target flagged ``name`` is (1.0: not stretched)."""
+        return float(dict(self.stretch).get(name, 1.0))
 
 
 def _weighted_quantiles(values: np.ndarray, weights: np.ndarray, probs) -> np.ndarray:
@@ -315,7 +327,8 @@ class Calibration:
         if tuple(data.get("probabilities", ())) != PROBABILITIES:
             raise ValidationError(f"{path}: calibration made for other probability levels; rebuild it")
         models = {k: ErrorModel(**{**v, "features": tuple(v["features"]), "location": tuple(v["location"]),
-                                   "scale": tuple(v["scale"]), "quantiles": tuple(v["quantiles"])})
+                                   "scale": tuple(v["scale"]), "quantiles": tuple(v["quantiles"]),
+                                   "stretch": tuple((str(a), float(b)) for a, b in v.get("stretch", ()))})
                   for k, v in data["error_models"].items()}
         return cls(models, data["cv_prior"], data["temperature"], data["risk_threshold"], data.get("penalty", {}),
                    data.get("cv_weight", 1.0), data.get("provenance", {}), data.get("combination", "all"),

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, clone
 
-from workbench.errors import emit_warnings, quiet_warnings
+from workbench.errors import ValidationError, emit_warnings, quiet_warnings
 from workbench.models.scaling.base import (
     MODELS,
     ModelWarning,
@@ -40,27 +40,51 @@ from workbench.models.scaling.base import (
     fit_or_message,
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
-from workbench.validation import UNITS, as_vector, check_fitted, check_unit, nodes_of, require_valid
+from workbench.validation import UNITS, Threshold, as_vector, check_fitted, check_unit, nodes_of, require_valid
 
 __all__ = [
     "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "curve_descriptors", "is_warned",
-    "plausible", "softmin_weights", "warning_kinds", "weighted_cv_error",
+    "plausible", "softmin_weights", "verdicts", "warning_kinds", "weighted_cv_error", "THRESHOLDS",
 ]
 
 PREDICT_FRAME_COLUMNS = ["n", "prediction", "lower", "upper", "model", "warned", "warnings", "verdict"]
 
-#: Per-target warning kinds of the predictor and what triggers them.
+#: Every number behind the predictor's warnings, declared once (value, unit, meaning, where it is used);
+#: the texts of :data:`WARNING_KINDS` and of the messages are written from them.
+THRESHOLDS = {
+    "miss": Threshold(0.30, "relative error", "a prediction misses when it is off by more than this",
+                      "high-risk, warned, the benchmark's recall"),
+    "far": Threshold(2.0, "doublings", "a target this many doublings past the largest measured allocation is far",
+                     "far-extrapolation"),
+    "disagree": Threshold(0.25, "log standard deviation", "the members' predictions spread this much",
+                          "models-disagree"),
+    "poor_fit": Threshold(0.10, "RMS log residual", "the chosen model misses its own data by this much", "poor-fit"),
+    "retrograde": Threshold(0.05, "relative rise", "the measured runtime grows this much with more resources",
+                            "retrograde-data"),
+    "novel": Threshold(3.0, "robust z (RMS)", "the curve's shape is this far from the calibration curves",
+                       "unlike-calibration"),
+}
+
+
+def _pct(key: str) -> str:
+    return f"{THRESHOLDS[key].value:.0%}".replace("%", " %")
+
+
+#: Per-target warning kinds of the predictor and what triggers them (each measured as a classifier of a miss
+#: per source in the benchmark; kinds that carried no information there, e.g. "few allocations", were dropped).
 WARNING_KINDS = {
-    "high-risk": "calibrated probability of missing by more than 30 % at or above the threshold",
-    "far-extrapolation": "target more than 4x the largest measured allocation",
-    "models-disagree": "the models' predictions spread by more than 25 % (log standard deviation)",
-    "cv-miss": "left out, the largest allocation(s) of this curve were mispredicted by more than 15 %",
-    "poor-fit": "the chosen model misses its own data by more than 10 % (RMS)",
-    "retrograde-data": "the measured runtime grows by more than 5 % from one allocation to a larger one",
-    "few-allocations": "only 3 distinct allocations measured",
+    "high-risk": f"calibrated probability of missing by more than {_pct('miss')} at or above the threshold",
+    "leaves-node": "every measurement ran inside one node, the target needs several: what the network adds is not in "
+                   "the data",
+    "far-extrapolation": f"target more than {2 ** THRESHOLDS['far'].value:g}x the largest measured allocation",
+    "models-disagree": f"the models' predictions spread by more than {_pct('disagree')} (log standard deviation)",
+    "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
+    "unlike-calibration": f"the curve's shape lies more than {THRESHOLDS['novel'].value:g} robust standard deviations "
+                          "from the curves the intervals were calibrated on",
+    "retrograde-data": f"the measured runtime grows by more than {_pct('retrograde')} from one allocation to a larger "
+                       "one",
     "no-model-fits": "no model could be fitted to these data",
 }
-_FAR, _DISAGREE, _CV_MISS, _POOR_FIT, _RETRO = 2.0, 0.25, 0.15, 0.10, 0.05
 # a penalty this large (log-error units) leaves a model out of the combination
 _EXCLUDED = 20.0
 
@@ -130,9 +154,8 @@ def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray |
     return float(out) if np.ndim(out) == 0 else out
 
 
-#: A member's extrapolation is implausible when it leaves what the measurements show by more than this
-#: (relative): rising past the last measurement when every measurement fell, or falling faster than the
-#: fastest scaling the curve ever showed (ideal scaling at least).
+#: A member's extrapolation is implausible when it rises by more than this (relative) past the measurements
+#: although every measurement fell.
 PLAUSIBLE_TOLERANCE = 0.10
 
 
@@ -154,58 +177,102 @@ def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float
     }
 
 
-def plausible(P: np.ndarray, n, n_max, t_last, falling, max_exponent,
+def plausible(P: np.ndarray, n, n_max, t_last, falling, path_min=None,
               tolerance: float = PLAUSIBLE_TOLERANCE) -> np.ndarray:
     """Which member predictions ``P`` (models x targets) stay within what the measurements support.
 
-    Only extrapolations (``n > n_max``) are judged.  A prediction is implausible when it rises
-    above the last measured runtime ``t_last`` although every measurement fell (``falling``),
-    or when it falls faster than ``t_last (n_max / n) ** max(1, max_exponent)`` (ideal scaling,
-    or the steepest step the curve showed), each by more than ``tolerance``.  The other
-    arguments are per target (or scalars).  Refusals (NaN) count as plausible: they drop out anyway.
+    Only extrapolations (``n > n_max``) are judged.  A prediction is implausible when it rises,
+    by more than ``tolerance``, above the last measured runtime ``t_last`` or above the member's
+    own lowest prediction on the way from ``n_max`` to the target (``path_min``, models x targets,
+    default ``P``), although every measurement fell (``falling``): a slowdown the data never
+    showed.  (Falling faster than ideal scaling was tried as a second rule; leave-one-source-out
+    it removed members that were right on noisy and flat-tailed sources, so it is not used.)
+    The other arguments are per target (or scalars).  Refusals (NaN) count as plausible: they
+    drop out anyway.
     """
     n, n_max, t_last = (np.asarray(x, float) for x in (n, n_max, t_last))
     falling = np.asarray(falling, float) > 0
-    fastest = t_last * (n_max / n) ** np.maximum(np.asarray(max_exponent, float), 1.0)
+    lowest = np.fmin(t_last, P if path_min is None else np.asarray(path_min, float))
     with np.errstate(invalid="ignore"):
-        rising = falling & (P > t_last * (1 + tolerance))
-        too_fast = P < fastest / (1 + tolerance)
-    return ~((n > n_max * (1 + 1e-9)) & (rising | too_fast))
+        rising = falling & (P > lowest * (1 + tolerance))
+    return ~((n > n_max * (1 + 1e-9)) & rising)
 
 
 def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, distance, disagreement,
-                  cv_error, fit_error) -> list[tuple[str, ...]]:
+                  fit_error, novelty=None, leaves_node=None) -> list[tuple[str, ...]]:
     """Return the predictor's warning kinds per target (:data:`WARNING_KINDS`), in display order.
 
     ``data_kinds`` holds the data warnings per target (one sequence for all targets, or
-    one per target); the other arguments are arrays over the targets.  A target without
-    a prediction gets ``"no-model-fits"`` and the data kinds only.  Shared by
-    :meth:`ScalingPredictor.predict_frame` and the benchmark, so that what is measured is
-    what users get.
+    one per target); the other arguments are arrays over the targets (``novelty`` and
+    ``leaves_node`` default to 0).  A target without a prediction gets ``"no-model-fits"``
+    and the data kinds only.  Shared by :meth:`ScalingPredictor.predict_frame` and the
+    benchmark, so that what is measured is what users get.
     """
     pred = np.asarray(prediction, float)
+    zeros = np.zeros(pred.shape)
     per_target = len(data_kinds) == pred.size and all(isinstance(k, (tuple, list)) for k in data_kinds)
-    rules = (("far-extrapolation", np.asarray(distance, float) > _FAR),
-             ("models-disagree", np.asarray(disagreement, float) > _DISAGREE),
-             ("cv-miss", np.asarray(cv_error, float) > _CV_MISS),  # NaN compares False
-             ("poor-fit", np.asarray(fit_error, float) > _POOR_FIT))
+    with np.errstate(invalid="ignore"):  # NaN compares False: no evidence, no warning
+        rules = (("leaves-node", np.asarray(zeros if leaves_node is None else leaves_node, float) > 0),
+                 ("far-extrapolation", np.asarray(distance, float) > THRESHOLDS["far"].value),
+                 ("models-disagree", np.asarray(disagreement, float) > THRESHOLDS["disagree"].value),
+                 ("poor-fit", np.asarray(fit_error, float) > THRESHOLDS["poor_fit"].value),
+                 ("unlike-calibration", np.asarray(zeros if novelty is None else novelty, float)
+                  > THRESHOLDS["novel"].value))
     risky = np.asarray(miss_probability, float) >= threshold
+    fired = np.column_stack([f * np.ones(pred.shape, bool) for _, f in rules])
     out = []
     for i in range(pred.size):
         data = list(data_kinds[i] if per_target else data_kinds)
         if not np.isfinite(pred[i]):
             out.append(tuple(["no-model-fits"] + data))
             continue
-        out.append(tuple(["high-risk"] * bool(risky[i]) + data + [kind for kind, fired in rules if fired[i]]))
+        kinds = [kind for (kind, _), on in zip(rules, fired[i]) if on]
+        out.append(tuple(["high-risk"] * bool(risky[i]) + kinds[:1] * ("leaves-node" in kinds) + data
+                         + [k for k in kinds if k != "leaves-node"]))
     return out
 
 
 def is_warned(kinds: tuple[str, ...]) -> bool:
     """Return the combined flag.
 
-    Set when the calibrated miss probability reached the threshold, or there is no prediction at all.
+    Set when the calibrated miss probability reached the threshold, when the target leaves the
+    node every measurement ran in (a change the data cannot show), or there is no prediction.
     """
-    return "high-risk" in kinds or "no-model-fits" in kinds
+    return "high-risk" in kinds or "no-model-fits" in kinds or "leaves-node" in kinds
+
+
+#: The reasons a verdict names, in words (the first two that apply, in :data:`WARNING_KINDS` order).
+_REASONS = {
+    "leaves-node": "the target leaves the one node every run used",
+    "far-extrapolation": "far past the measurements",
+    "models-disagree": "the models disagree",
+    "poor-fit": "no model follows the data well",
+    "unlike-calibration": "the curve is unlike the calibration curves",
+    "retrograde-data": "the runtime already grows with more resources",
+}
+
+
+def verdicts(kinds, miss_probability, warned) -> list[str]:
+    """Return one sentence per prediction: how far to trust it, and the main reasons not to.
+
+    ``kinds`` are the targets' warning kinds, ``miss_probability`` the calibrated chance of
+    missing by more than the ``miss`` threshold, ``warned`` the combined flag.
+    """
+    miss = _pct("miss")
+    out = []
+    for k, risk, flag in zip(kinds, np.asarray(miss_probability, float), warned):
+        if "no-model-fits" in k:
+            out.append("no prediction: no model could give one here")
+            continue
+        reasons = [_REASONS[kind] for kind in _REASONS if kind in k][:2]
+        chance = f"{risk:.0%}".replace("%", " %") if np.isfinite(risk) else "unknown"
+        if flag:
+            because = f" ({'; '.join(reasons)})" if reasons else ""
+            out.append(f"doubtful{because}: plan with the interval, not the point (chance of missing by more "
+                       f"than {miss}: {chance})")
+        else:
+            out.append(f"usable: likely within {miss} (chance of a larger miss: {chance})")
+    return out
 
 
 def _repeat_noise(n: np.ndarray, t: np.ndarray) -> float:
@@ -399,16 +466,40 @@ class ScalingPredictor(BaseEstimator):
         data = {name: _member_prediction(model, n) for name, model in self.members_.items()}
         return pd.DataFrame(data, index=n).T
 
+    def plausible_members(self, n) -> pd.DataFrame:
+        """Which members' predictions at ``n`` stay within what the measurements support.
+
+        Rows = models, columns = targets, booleans (:func:`plausible`): a member that turns
+        upward past the measurements although they all fell, or falls faster than the curve
+        ever did, is implausible there.  Its path is checked on the doublings from the largest
+        measured allocation to each target.
+        """
+        self._check_fitted()
+        n = check_targets(n, "ScalingPredictor.plausible_members")
+        return pd.DataFrame(self._plausible(n, self.member_predictions(n).to_numpy(float)),
+                            index=list(self.members_), columns=n)
+
+    def _plausible(self, n: np.ndarray, P: np.ndarray) -> np.ndarray:
+        d = self.descriptors_
+        top = float(n.max()) if n.size else self.n_max_
+        steps = np.ceil(np.log2(max(top / self.n_max_, 1.0)))
+        path = self.n_max_ * 2.0 ** np.arange(1, min(steps, 24) + 1)
+        grid = np.unique(np.concatenate([path[path < top], n[n > self.n_max_]]))
+        path_min = P
+        if grid.size and self.members_:
+            G = self.member_predictions(grid).to_numpy(float)
+            running = np.fmin.accumulate(np.where(np.isfinite(G), G, np.inf), axis=1)
+            at = np.searchsorted(grid, n, side="right") - 1  # the last grid point at or below each target
+            path_min = np.where(at >= 0, running[:, np.maximum(at, 0)], P)
+        return plausible(P, n, self.n_max_, d["t_last"], d["falling"], path_min)
+
     def _combine(self, n):
         """Return the combined prediction, log spread of the models and the chosen model per target."""
         names = list(self.members_)
         if not names:
             return np.full(n.size, np.nan), np.zeros(n.size), np.full(n.size, "", dtype=object)
         P = self.member_predictions(n).to_numpy(float)
-        d = self.descriptors_
-        keep = None
-        if self._calibration().combination == "plausible":
-            keep = plausible(P, n, self.n_max_, d["t_last"], d["falling"], d["max_exponent"])
+        keep = self._plausible(n, P) if self._calibration().combination == "plausible" else None
         pred, spread, best = combine(P, np.array([self.weights_[m] for m in names]), keep)
         chosen = np.where(best >= 0, np.array(names, dtype=object)[np.maximum(best, 0)], "")
         return pred, spread, chosen
@@ -452,11 +543,13 @@ class ScalingPredictor(BaseEstimator):
 
         Columns ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated ``level``
         interval; runtimes in the unit of the fitted ``t``), ``model`` (the model with the
-        largest weight, "" when none fits), ``warned`` (bool) and ``warnings`` (tuple of
-        kinds, :data:`WARNING_KINDS`).  ``frame.attrs["messages"]`` maps each kind that
-        occurs to a sentence with the numbers; ``attrs["weights"]`` the model weights. Never
-        raises for data no model can fit: those rows have NaN predictions and the kind
-        ``"no-model-fits"``.
+        largest weight, "" when none fits), ``warned`` (bool), ``warnings`` (tuple of
+        kinds, :data:`WARNING_KINDS`) and ``verdict`` (one sentence: how far to trust the row
+        and why).  ``frame.attrs["messages"]`` maps each kind that occurs to a sentence with
+        the numbers; ``attrs["weights"]`` the model weights, ``attrs["miss_probability"]``
+        the calibrated chance of each row missing by more than the ``miss`` threshold. Never
+        raises for data no model can fit: those rows have NaN predictions and intervals and
+        the kind ``"no-model-fits"``.
         """
         self._check_fitted()
         level = check_level(level)
@@ -468,11 +561,12 @@ class ScalingPredictor(BaseEstimator):
         lower, upper = cal.interval("predictor", pred, features, level)
         risk = miss_probability(em, features)
         kinds = warning_kinds(pred, risk, cal.risk_threshold, [w.kind for w in self.warnings_], features["distance"],
-                              spread, features["cv_error"], features["fit_error"])
+                              spread, features["fit_error"], features["novelty"], features["leaves_node"])
         messages = self._messages(kinds, n, spread, chosen, features, risk, cal.risk_threshold)
+        warned = [is_warned(k) for k in kinds]
         frame = pd.DataFrame({
             "n": n, "prediction": pred, "lower": lower, "upper": upper, "model": chosen,
-            "warned": [is_warned(k) for k in kinds], "warnings": kinds,
+            "warned": warned, "warnings": kinds, "verdict": verdicts(kinds, risk, warned),
         }, columns=PREDICT_FRAME_COLUMNS)
         frame.attrs["messages"] = messages
         frame.attrs["weights"] = dict(self.weights_)
@@ -490,8 +584,20 @@ class ScalingPredictor(BaseEstimator):
                 "every model refused to predict here (e.g. past a declining last point)")
         if "high-risk" in occurring:
             messages["high-risk"] = (
-                f"a miss of more than 30 % is likely enough to warn (calibrated probability {risk.max():.0%} at "
-                f"worst, threshold {threshold:.0%}): treat the interval, not the point, as the answer")
+                f"a miss of more than {_pct('miss')} is likely enough to warn (calibrated probability "
+                f"{risk.max():.0%} at worst, threshold {threshold:.0%}): treat the interval, not the point, as the "
+                "answer")
+        if "leaves-node" in occurring:
+            i = where["leaves-node"][0]
+            factor = self._calibration().error_model("predictor").stretch_factor("leaves_node")
+            nodes = self.target_nodes(n[i:i + 1])[0]
+            wider = (f"its interval is {factor:.2g}x as wide as inside one node (calibrated on predictions that "
+                     "crossed a node)" if factor > 1 else "no calibration data with such a change was available, so "
+                     "its interval is NOT widened for it")
+            messages["leaves-node"] = (
+                f"every measurement ran inside one node, but n = {n[i]:g} {UNITS[self.unit_][1]} needs {nodes:g} "
+                f"nodes: the interval cannot cover what the network adds; {wider}. Measure at "
+                f"{self.crossing_allocation():g} {UNITS[self.unit_][1]} (the smallest run on two nodes) to see it")
         if "far-extrapolation" in occurring:
             messages["far-extrapolation"] = (
                 f"predicting up to {n.max() / self.n_max_:.3g}x the largest measured allocation "
@@ -500,11 +606,11 @@ class ScalingPredictor(BaseEstimator):
             messages["models-disagree"] = (
                 f"the models disagree (spread of their predictions up to {np.expm1(spread.max()):.0%}): "
                 "the data do not decide between their shapes")
-        if "cv-miss" in occurring:
-            i = where["cv-miss"][0]
-            messages["cv-miss"] = (
-                f"predicting this curve's own largest allocation(s) from the smaller ones missed by "
-                f"{np.expm1(features['cv_error'][i]):.0%} on average")
+        if "unlike-calibration" in occurring:
+            i = where["unlike-calibration"][0]
+            messages["unlike-calibration"] = (
+                f"this curve's shape is {features['novelty'][i]:.1f} robust standard deviations from the curves the "
+                "intervals were calibrated on: its interval is wider, and still less certain")
         if "poor-fit" in occurring:
             i = where["poor-fit"][0]
             messages["poor-fit"] = (
@@ -516,43 +622,50 @@ class ScalingPredictor(BaseEstimator):
         out = []
         alloc, med = self.allocations_, self.medians_
         rise = med[1:] / med[:-1] - 1
-        bad = np.flatnonzero(rise > _RETRO)
+        bad = np.flatnonzero(rise > THRESHOLDS["retrograde"].value)
         if bad.size:
             pairs = ", ".join(f"{alloc[i]:g} -> {alloc[i + 1]:g} (+{rise[i]:.0%})" for i in bad)
             out.append(ModelWarning(
                 "retrograde-data",
                 f"the runtime grows with the allocation between {pairs}: the code slows down at scale; "
                 "models that cannot represent a slowdown (Amdahl, ADEPT) will be optimistic beyond it"))
-        if alloc.size == 3:
-            out.append(ModelWarning(
-                "few-allocations",
-                "only 3 allocations measured: just one model shape can be cross-validated; a 4th allocation "
-                "would let the predictor check the others", suggested_n=float(2 * alloc[-1])))
         return out
 
     # ------------------------------------------------------- where to measure
+    def crossing_allocation(self) -> float:
+        """Return the smallest allocation that needs two nodes (NaN when the topology is unknown).
+
+        2 for ``unit="nodes"``, ``per_node + 1`` otherwise.
+        """
+        self._check_fitted()
+        if self.unit_ == "nodes":
+            return 2.0
+        return float(self.per_node) + 1.0 if self.per_node is not None else float("nan")
+
     def measurement_value(self, target: float, candidates=None, level: float = 0.8) -> pd.DataFrame:
         """Where to measure next.
 
-        For each candidate allocation, the interval at ``target`` expected after measuring there
-        (the predictor refitted with the candidate's current prediction added as a run).  Columns
-        ``n``, ``width_ratio`` (upper / lower at the target, after), ``narrowing`` (fraction of
-        today's log width removed); sorted best first.  Default candidates: powers of two between
-        the largest measured allocation and the target (or the target itself when none lies
-        between).  Measuring at the target always narrows its interval most; the question is how
-        close one must get.
+        For each candidate allocation strictly between the largest measured one and ``target``,
+        the interval at ``target`` expected after measuring there (the predictor refitted with the
+        candidate's current prediction added as a run).  Columns ``n``, ``width_ratio`` (upper /
+        lower at the target, after), ``narrowing`` (fraction of today's log width removed, > 0);
+        sorted best first.  Default candidates: the whole powers of two between, and, when the
+        target leaves the one node every measurement ran on, the smallest run on two nodes
+        (:meth:`crossing_allocation`).  The target itself is never proposed, nor a run that
+        would not narrow the interval; the frame is empty when nothing lies between.
         """
         self._check_fitted()
         target = float(check_targets([target], "ScalingPredictor.measurement_value")[0])
         now = self.predict_frame([target], level).iloc[0]
+        top = self.n_max_
         if candidates is None:
-            top = self.n_max_
-            powers = 2.0 ** np.arange(np.ceil(np.log2(top + 1)), np.floor(np.log2(target)) + 1)
-            between = powers[(powers > top) & (powers < target)]
-            candidates = between if between.size else np.array([target])
-        cand = check_targets(candidates, "ScalingPredictor.measurement_value")
+            powers = 2.0 ** np.arange(np.ceil(np.log2(top + 1)), np.floor(np.log2(max(target, 1))) + 1)
+            candidates = np.append(powers, self.crossing_allocation() if "leaves-node" in now["warnings"] else [])
+        cand = check_targets(np.asarray(candidates, float).reshape(-1), "ScalingPredictor.measurement_value")
+        cand = np.unique(np.round(cand[(cand > top) & (cand < target)]))
         base_n, base_t = self.allocations_, self.medians_
         rows = []
+        now_width = np.log(now["upper"] / now["lower"])
         for m in cand:
             guess = self.predict([m])[0]
             if not np.isfinite(guess):
@@ -560,7 +673,8 @@ class ScalingPredictor(BaseEstimator):
             with quiet_warnings():  # this curve's warnings were reported by fit
                 after = clone(self).fit(np.append(base_n, m), np.append(base_t, guess)).predict_frame([target], level)
             width = float(after["upper"].iloc[0] / after["lower"].iloc[0])
-            rows.append({"n": float(m), "width_ratio": width,
-                         "narrowing": 1 - np.log(width) / np.log(now["upper"] / now["lower"])})
+            narrowing = 1 - np.log(width) / now_width if now_width > 0 else 0.0
+            if narrowing > 0:
+                rows.append({"n": float(m), "width_ratio": width, "narrowing": float(narrowing)})
         frame = pd.DataFrame(rows, columns=["n", "width_ratio", "narrowing"])
         return frame.sort_values("width_ratio", kind="stable").reset_index(drop=True)
