@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="{predict,benchmark}")
 
     p = commands.add_parser("predict", help="predict every curve of a job archive at target allocations",
-                            description="One row per (curve, target): prediction, calibrated interval, cost, "
+                            description="One row per (curve, target): prediction, calibrated interval, cost,\n"
                                         "warnings.", epilog=_PREDICT_EPILOG,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("runs", type=Path, help="runs table: CSV or Parquet, one row per run (repeats allowed)")
@@ -109,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
     b = commands.add_parser("benchmark", help="leaderboard of the models on your curves",
-                            description="The scaling benchmark on your curve table: every model and the "
-                                        "predictor, fitted on the smaller allocations of each curve, scored on "
+                            description="The scaling benchmark on your curve table: every model and the\n"
+                                        "predictor, fitted on the smaller allocations of each curve, scored on\n"
                                         "the larger ones.", epilog=_BENCHMARK_EPILOG,
                             formatter_class=argparse.RawDescriptionHelpFormatter)
     b.add_argument("curves", type=Path, help="curve table CSV (columns below)")
