@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.errors import WorkbenchError
+from workbench.errors import ValidationError, WorkbenchError
 from workbench.validation import UNITS
 
 __all__ = ["main"]
@@ -167,17 +167,25 @@ def _benchmark(args) -> int:
     sources = list(dict.fromkeys(curves["source"]))
     records = benchmark_records(curves, progress=not args.quiet)
     n_curves = records["curve_id"].nunique()
+    results = None
     if len(sources) >= 2:
-        results = leave_one_source_out(records, progress=not args.quiet)
-        title = (f"Leaderboard: {n_curves} curves from {len(sources)} sources, calibration learnt "
-                 "leave-one-source-out")
+        try:
+            results = leave_one_source_out(records, progress=not args.quiet)
+        except ValidationError as exc:  # e.g. too few held-back predictions to learn an error model
+            reason = (f"leave-one-source-out could not learn a calibration from {len(sources) - 1} of the "
+                      f"{len(sources)} sources ({exc})")
+        else:
+            title = (f"Leaderboard: {n_curves} curves from {len(sources)} sources, calibration learnt "
+                     "leave-one-source-out")
     else:
+        reason = f"one source ({sources[0]}): leave-one-source-out needs >= 2"
+    if results is None:
         results = apply_calibration(records, default_calibration())
-        title = (f"Leaderboard: {n_curves} curves from one source ({sources[0]}), calibration: the one shipped "
-                 "with workbench (not held out)")
-        warnings.warn(f"one source ({sources[0]}): leave-one-source-out needs >= 2, so the intervals, warnings and "
-                      "the predictor's weights use the calibration shipped with workbench (learnt on its own "
-                      "curves); the models' accuracy (PA, within 10 % / 20 %) does not depend on it", stacklevel=2)
+        title = (f"Leaderboard: {n_curves} curves from {_sources(sources)}, calibration: the one shipped with "
+                 "workbench (not held out)")
+        warnings.warn(f"{reason}, so the intervals, warnings and the predictor's weights use the calibration "
+                      "shipped with workbench (learnt on its own curves); the models' accuracy (PA, within 10 % / "
+                      "20 %) does not depend on it", stacklevel=2)
     board = leaderboard(results)
     skipped = curves["curve_id"].nunique() - n_curves
     print(title + (f" ({skipped} curves with < 4 allocations skipped)" if skipped else "")
@@ -240,6 +248,10 @@ def _leaderboard_table(board):
         wide = board["median_width"].to_numpy(float) >= 1000
         table.loc[wide, "median width (upper/lower)"] = "> 1000x"
     return table.rename(columns={"fit [ms]": "fit (ms)"})
+
+
+def _sources(sources: list[str]) -> str:
+    return f"one source ({sources[0]})" if len(sources) == 1 else f"{len(sources)} sources"
 
 
 def _text_table(frame) -> str:
