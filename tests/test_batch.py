@@ -470,3 +470,39 @@ def test_without_pyarrow_the_csv_is_written_and_resume_is_refused_in_words(tmp_p
         with pytest.raises(ValidationError, match=f"{what} needs pyarrow: pip install 'workbench\\[batch\\]'"):
             predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, out=tmp_path / out,
                          resume=resume)
+
+
+def test_a_file_archive_and_its_resume_unpickle_nothing(tmp_path, monkeypatch):
+    """Spilled pieces of chunks and kept chunks are Parquet: a run from a CSV archive, interrupted
+    and resumed, never calls an unpickler."""
+    import workbench.batch.archive as archive
+    import workbench.batch.run as run
+
+    runs = _archive(5)
+    expected = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    monkeypatch.setattr(archive, "BATCH_ROWS", 7)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("something was unpickled")
+
+    for name in ("load", "loads"):
+        monkeypatch.setattr(pickle, name, refuse)
+    monkeypatch.setattr(pd, "read_pickle", refuse)
+    real, calls = run._predict_chunk, []
+
+    def interrupted(chunk_id, part, settings):
+        calls.append(chunk_id)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(chunk_id, part, settings)
+
+    monkeypatch.setattr(run, "_predict_chunk", interrupted)
+    out = tmp_path / "p.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        predict_many(tmp_path / "runs.csv", ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, chunk_curves=2,
+                     out=out, progress=False)
+    monkeypatch.setattr(run, "_predict_chunk", real)
+    got = predict_many(tmp_path / "runs.csv", ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out,
+                       resume=True, progress=False)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)

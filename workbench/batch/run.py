@@ -217,16 +217,36 @@ def _chunks(source: ArchiveSource, keys: pd.DataFrame, done: set[int],
             chunk_id = int(chunk_id)
             if chunk_id in done:
                 continue
-            # the spill is this run's private temporary folder (mode 0700, removed at the end),
-            # read back only by this run: unlike <out>.parts/, nothing else writes there
-            path = spill / f"runs-{chunk_id:06d}-{index:06d}.pkl"
-            part.drop(columns="_chunk").to_pickle(path)
-            files.setdefault(chunk_id, []).append(path)
+            files.setdefault(chunk_id, []).append(_spill(part.drop(columns="_chunk"),
+                                                         spill / f"runs-{chunk_id:06d}-{index:06d}"))
     for chunk_id in sorted(files):
-        part = pd.concat([pd.read_pickle(p) for p in files[chunk_id]], ignore_index=True)
+        part = pd.concat([_unspill(p) for p in files[chunk_id]], ignore_index=True)
         for p in files.pop(chunk_id):
             p.unlink()
         yield chunk_id, part
+
+
+def _spill(part: pd.DataFrame, base: Path) -> Path:
+    """Write a piece of a chunk's runs to ``base`` + suffix; return the file.
+
+    Parquet (data only) when pyarrow is there and the columns fit it; else a pickle.  Either
+    way the file is in this run's private temporary folder (mode 0700, removed at the end)
+    and read back only by this run: unlike ``<out>.parts/``, nothing else writes there.
+    """
+    if _have_pyarrow():
+        path = base.with_suffix(".parquet")
+        try:
+            part.to_parquet(path, index=False)
+            return path
+        except Exception:  # pyarrow refuses e.g. a key column mixing numbers and text
+            path.unlink(missing_ok=True)
+    path = base.with_suffix(".pkl")
+    part.to_pickle(path)
+    return path
+
+
+def _unspill(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_pickle(path)
 
 
 # ----------------------------------------------------------------------------- engines
