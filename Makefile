@@ -3,7 +3,7 @@
 #   make dashboards   set up .venv and serve every notebook in notebooks/ with Voila
 #                     (this machine only; HOST=0.0.0.0 serves a class: see docs/serving.md)
 #   make test         set up .venv (and chromium) and run the whole test suite
-#   make lab          set up .venv and open JupyterLab in notebooks/
+#   make lab          set up .venv and open JupyterLab in notebooks/ (on PORT if given, else 8888)
 #   make bench        run the benchmarks in bench/ (pytest-benchmark)
 #   make screenshots  refresh docs/screenshots/*.png (headless chromium against Voila)
 #   make site         build the static course site into site/ (no kernel; see docs/site.md)
@@ -16,12 +16,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.workbench-installed
 CHROMIUM := /usr/bin/chromium
+# PORT: the dashboards' port (default 8866); `make lab PORT=...` opens JupyterLab there (default 8888).
+# A taken port is an error for both, never a silent move to another one.
+LAB_PORT := $(if $(filter command line environment environment override,$(origin PORT)),$(PORT),8888)
 PORT ?= 8866
 # 127.0.0.1: this machine only.  Any other address (0.0.0.0: every interface) needs a token
 # (WORKBENCH_TOKEN=... in the environment, or SERVE_ARGS=--generate-token) or a password
 # (SERVE_ARGS=--password); the server refuses to start without one.
 HOST ?= 127.0.0.1
-# More options of python -m workbench.ui.serve (--help), e.g. --pool 02_adept_prediction.ipynb=3
+# More options of workbench serve (--help), e.g. --pool 02_adept_prediction.ipynb=3 --max-kernels 40
 SERVE_ARGS ?=
 PYTEST_ARGS ?=
 # Open a browser tab only where there is a display (a console browser would take over the terminal).
@@ -53,15 +56,15 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 # One definition of the server (workbench/ui/serve.py + voila.json: preheated kernels, culling
-# of closed pages' kernels, cell timeout, Host check, upload limit), also used by the browser
-# tests and the tools.
+# of closed pages' kernels, kernel cap, cell timeout, Host check, upload limit), also used by
+# the browser tests and the tools: `workbench serve`, the command an installed package has too.
 dashboards: $(STAMP)
-	$(BIN)/python -m workbench.ui.serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
+	$(BIN)/workbench serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
 
 # Jupyter refuses to run as root without --allow-root (containers, CI): add it only then.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks $(VOILA_BROWSER) $(LAB_ROOT)
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.port=$(LAB_PORT) --ServerApp.port_retries=0 $(VOILA_BROWSER) $(LAB_ROOT)
 
 # Debian's chromium for the browser tests (never `playwright install`).
 chromium:

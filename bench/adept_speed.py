@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     ap.add_argument("--before", metavar="COMMIT", help="also measure the package at this commit")
     ap.add_argument("--out", type=Path)
     ap.add_argument("--readme", metavar="BLOCK",
-                    help="also write the table into README.md's <!-- BLOCK:begin --> block")
+                    help="also write the table into the <!-- BLOCK:begin --> block (README.md or docs/)")
     ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # subprocess of --before
     args = ap.parse_args(argv)
     if args.measure:

@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     ap.add_argument("--curves", type=int, default=400)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--readme", metavar="BLOCK",
-                    help="also write the table into README.md's <!-- BLOCK:begin --> block")
+                    help="also write the table into the <!-- BLOCK:begin --> block (README.md or docs/)")
     ap.add_argument("--only", default="loop,joblib1,joblib2,dask",
                     help="comma-separated measurements: loop, joblib1, joblib2, dask")
     args = ap.parse_args(argv)

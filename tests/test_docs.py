@@ -1,6 +1,8 @@
 """The knowledge documents stay true to the code: docs/references.md defines every citation key
-the docstrings use, and every test and every ``workbench.`` name that docs/decisions/*.md
-points to exists.  Static checks (ast, regular expressions, imports): no model is fitted.
+the docstrings use, every test and every ``workbench.`` name that docs/decisions/*.md
+points to exists, and so does every ``workbench.`` name of README.md and the other docs pages.
+Static checks (ast, regular expressions, imports): no model is fitted.  (Their code blocks are
+run by tests/test_readme_examples.py.)
 """
 
 from __future__ import annotations
@@ -135,3 +137,18 @@ def test_resolve_refuses_a_missing_name():
         _resolve("workbench.models.downey.no_such_function")
     with pytest.raises((AttributeError, ImportError)):
         _resolve("workbench.no_such_module.f")
+
+
+def test_every_workbench_name_in_readme_and_docs_resolves():
+    """Text moved between README.md and docs/ names functions that exist (``workbench.io.read_osu``, ...)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    names = {(page.relative_to(ROOT).as_posix(), name) for page in pages
+             for name in NAME_REFERENCE.findall(page.read_text(encoding="utf-8"))}
+    assert len(names) > 50, "README.md and docs/*.md name too few workbench functions to be the docs"
+    missing = []
+    for page, name in sorted(names):
+        try:
+            _resolve(name.rstrip("."))
+        except (ImportError, AttributeError) as exc:
+            missing.append(f"{page}: {name} ({type(exc).__name__}: {exc})")
+    assert not missing, f"names in README.md / docs that do not resolve: {missing}"

@@ -91,7 +91,7 @@ SUPERLINEAR = 100.0 / N**1.2
 WARNING_CASES = {
     "Adept": (Adept(), (N, SUPERLINEAR), "superlinear-speedup"),
     "AmdahlModel": (AmdahlModel(), (N, SUPERLINEAR), "linear-or-better"),
-    "ScalingPredictor": (ScalingPredictor(), (N[:3], T[:3]), "few-allocations"),
+    "ScalingPredictor": (ScalingPredictor(), (N[:4], np.array([100.0, 60.0, 70.0, 40.0])), "retrograde-data"),
     "FiMCal": (FiMCal(), (fim_runs().assign(utilization=1.0 + 1e-6),), "utilization-clipped"),
     "CommRegression": (CommRegression(), (comm_sweep(30),), "pooled-fallback"),
     "FractalExtrapolator": (FractalExtrapolator(threshold=0.999999),

@@ -114,3 +114,128 @@ def test_readme_mentions_every_notebook():
     assert NOTEBOOKS
     missing = [nb for nb in NOTEBOOKS if nb not in README]
     assert not missing, f"README.md does not mention {missing}"
+
+
+def _copy_of_the_checkout(target: Path) -> Path:
+    """The files git knows (tracked, and new ones not ignored), copied to ``target``: a build
+    from it cannot pick up build/ leftovers or files nobody committed (ignored ones)."""
+    import shutil
+
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
+                            timeout=60)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+@pytest.mark.slow
+def test_a_wheel_serves_the_dashboards_outside_the_checkout(tmp_path):
+    """Build the wheel, install it into a fresh venv outside the checkout, run ``workbench serve``
+    from another folder, and load the course page and dashboard 00 (its notebook executed by a
+    kernel of that venv, its figure drawn in chromium when there is one).
+
+    The venv gets its dependencies from this environment's site-packages through a .pth file
+    (nothing is downloaded) and Voila's templates through JUPYTER_PATH (pip would put them in the
+    venv's own share/jupyter); the package itself, its notebooks, voila.json, data and tables
+    come only from the wheel."""
+    import os
+    import site
+    import socket
+    import time
+    import urllib.request
+
+    from workbench.ui import serve
+
+    # no PYTHONPATH: the checkout (and its workbench.egg-info) must be invisible to pip and the server
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME") and not k.startswith(
+        ("PYTEST_", "_PYTEST", "COV_CORE_"))}
+    source = _copy_of_the_checkout(tmp_path / "src")
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", str(source), "-w",
+                            str(tmp_path / "dist")], capture_output=True, text=True, timeout=600, env=env)
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheel = next((tmp_path / "dist").glob("workbench-*.whl"))
+
+    venv = tmp_path / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120, env=env)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    # installed before the .pth exists: pip must not see (let alone replace) this environment's workbench
+    installed = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
+                                "--no-index", "-q", str(wheel)], capture_output=True, text=True, timeout=300, env=env)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    assert (venv / "bin" / "workbench").is_file(), installed.stdout + installed.stderr
+    (Path(purelib) / "workbench_test_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+    where = subprocess.run(
+        [str(python), "-c", "import workbench, workbench.io.locations as l, workbench.ui.serve as s; "
+         "print(workbench.__file__); print(l.RESOURCE_ROOT); print((l.BENCH_RESULTS_DIR / 'scaling_curves.csv')"
+         ".is_file(), len(list(l.NOTEBOOK_DIR.glob('*.ipynb'))), l.VOILA_CONFIG.is_file(), s.TEMPLATE_DIR.is_dir())"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120)
+    assert where.returncode == 0, where.stderr[-3000:]
+    package, resources, found = where.stdout.splitlines()
+    assert package.startswith(str(venv)) and resources == str(Path(package).parent / "_shipped"), where.stdout
+    assert found == f"True {len(NOTEBOOKS)} True True", found
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    log_path = tmp_path / "serve.log"
+    with open(log_path, "wb") as log:
+        server = subprocess.Popen([str(venv / "bin" / "workbench"), "serve", "--port", str(port), "--no-browser",
+                                   "--VoilaConfiguration.default_pool_size=0", "--max-kernels", "4"],
+                                  cwd=elsewhere, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                  stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, log_path.read_text()[-3000:]
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    course = response.read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, log_path.read_text()[-3000:]
+                time.sleep(0.5)
+        assert "00_predict_my_runs" in course and "09_fractal_extrapolation" in course
+        with urllib.request.urlopen(url + "course/screenshots/00_predict_my_runs.png", timeout=30) as response:
+            assert response.status == 200 and response.read(8) == b"\x89PNG\r\n\x1a\n"
+        with urllib.request.urlopen(url + "voila/render/00_predict_my_runs.ipynb", timeout=300) as response:
+            page = response.read().decode()
+        assert "application/vnd.jupyter.widget-view+json" in page  # the dashboard, rendered by a kernel
+        for failure in ("Traceback", "There was an error when executing cell"):
+            assert failure not in page, (failure, log_path.read_text()[-3000:])
+        log = log_path.read_text()
+        assert "Traceback" not in log and "is not trusted" not in log
+        assert str(venv) in " ".join(Path(f"/proc/{server.pid}/cmdline").read_text().split("\0"))
+
+        if serve.CHROMIUM.exists():  # and in a browser: the dashboard's figure drawn
+            from playwright.sync_api import sync_playwright
+
+            from workbench.ui.drive import DASHBOARDS, open_dashboard, page_problems
+
+            with sync_playwright() as playwright:
+                browser = serve.launch_chromium(playwright)
+                try:
+                    tab = browser.new_page()
+                    tab.errors = []  # what page_problems reads (tests/browser/conftest.py records the same)
+                    tab.on("console", lambda msg: tab.errors.append(f"console: {msg.text}") if msg.type == "error"
+                           else None)
+                    tab.on("pageerror", lambda exc: tab.errors.append(f"uncaught: {exc}"))
+                    open_dashboard(tab, url + "voila/render/00_predict_my_runs.ipynb",
+                                   DASHBOARDS["00_predict_my_runs.ipynb"].load_timeout_s)
+                    assert not page_problems(tab), page_problems(tab)
+                finally:
+                    browser.close()
+    finally:
+        serve._stop(server)

@@ -15,7 +15,6 @@ from workbench.plots.scaling import (
     allocation_grid,
     format_seconds,
     holdout_frame,
-    measure_next_html,
     prediction_curves,
     prediction_figure,
     prediction_title,
@@ -159,14 +158,6 @@ def test_warnings_html_says_each_kind_in_words(predictor):
     notes = sum(len(m.warnings_) for m in predictor.members_.values())
     assert notes and f"the single models' own notes ({notes})" in warnings_html(frame, predictor)
     assert prediction_title(frame.iloc[0], "gpus").startswith("at n = 4096 gpus:")
-
-
-def test_measure_next_html(predictor):
-    mv = pd.DataFrame({"n": [64.0, 32.0], "width_ratio": [1.5, 1.8], "narrowing": [0.6, 0.4]})
-    text = measure_next_html(mv, 128, "gpus")
-    assert "a run at n = 64 gpus" in text and "at n = 128 by about 60 %" in text and "<table" in text
-    assert "no candidate" in measure_next_html(mv.iloc[:0], 128)
-    assert "cost of the run (GPU-hours)" in measure_next_html(mv.assign(cost=[7200.0, 3600.0]), 128, "gpus")
 
 
 def test_protocol_figure_refits_the_curve_as_the_benchmark_splits_it():

@@ -106,10 +106,10 @@ def test_make_dashboards_runs_the_command_of_the_tests():
         pytest.skip("make is not installed")
     dry = subprocess.run(["make", "-n", "dashboards", "PORT=12345"], cwd=ROOT, capture_output=True, text=True,
                          timeout=30)
-    line = [ln for ln in dry.stdout.splitlines() if "workbench.ui.serve" in ln]
-    assert line, f"make dashboards does not run python -m workbench.ui.serve:\n{dry.stdout}{dry.stderr}"
+    line = [ln for ln in dry.stdout.splitlines() if "workbench serve" in ln]
+    assert line, f"make dashboards does not run workbench serve:\n{dry.stdout}{dry.stderr}"
     words = line[-1].split()
-    assert words[0].endswith(".venv/bin/python") and words[1:3] == ["-m", "workbench.ui.serve"]
+    assert words[0].endswith(".venv/bin/workbench") and words[1] == "serve"  # = python -m workbench.ui.serve
     assert words[words.index("--host") + 1] == "127.0.0.1" and words[words.index("--port") + 1] == "12345"
     assert not any(w.startswith(("--Voila", "--preheat", "--MappingKernelManager")) for w in words), words
     assert "voila " not in dry.stdout.replace("voila.json", "")  # no second definition
@@ -149,6 +149,16 @@ def test_make_lab_adds_allow_root_only_for_root():
     assert ("--allow-root" in line) == (__import__("os").getuid() == 0), line
 
 
+@pytest.mark.parametrize("given, port", [([], "8888"), (["PORT=9123"], "9123")])
+def test_make_lab_honours_port(given, port):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "PORT"}
+    dry = subprocess.run(["make", "-n", "lab", *given], cwd=ROOT, capture_output=True, text=True, timeout=30, env=env)
+    line = [ln for ln in dry.stdout.splitlines() if "jupyter lab" in ln][-1]
+    assert f"--ServerApp.port={port} " in line and "--ServerApp.port_retries=0" in line, line
+
+
 def test_dashboards_use_the_upload_limit_of_the_server():
     from workbench.ui import common
 
@@ -166,6 +176,11 @@ def test_voila_json_is_the_documented_configuration():
     assert cull["cull_connected"] is False and cull["cull_busy"] is False
     # a closed page's kernel goes within 2 minutes: idle timeout + one culler interval
     assert cull["cull_idle_timeout"] + cull["cull_interval"] <= 110
+    # a kernel no page connected to (a plain GET) goes within 60 s: its grace + one interval
+    workbench = config["WorkbenchKernelManager"]
+    assert workbench["never_connected_timeout"] + cull["cull_interval"] <= 60
+    assert workbench["max_kernels"] == 0  # derived from memory (memory_kernel_cap)
+    assert workbench["max_kernels_per_client"] >= 1 and workbench["full_retry_after"] >= 1
     assert config["PasswordIdentityProvider"]["allow_password_change"] is False
     for dotted in (config["VoilaConfiguration"]["multi_kernel_manager_class"],
                    config["Voila"]["identity_provider_class"]):
@@ -196,6 +211,102 @@ def test_build_app_modes(tmp_path, keep_sigterm):
                                                                  "a.ipynb": {"pool_size": 3}}
     with pytest.raises(ServeError):
         build_app(ServeOptions(notebook_dir=tmp_path, host="0.0.0.0"))
+
+
+def test_voila_internals_are_those_serve_overrides():
+    """serve.py overrides private members of Voila 0.5.13 (kernel-manager factory, pools, render
+    handler, contents manager, lab template): a Voila that changed them must fail here, loudly."""
+    import voila
+    from packaging.specifiers import SpecifierSet
+
+    problems = serve.voila_internals_problems()
+    assert not problems, (f"Voila {voila.__version__}: these internals that workbench/ui/serve.py overrides "
+                          "changed:\n  - " + "\n  - ".join(problems))
+    assert voila.__version__ in SpecifierSet(serve.VOILA_TESTED)
+    import tomllib
+    pinned = [r for r in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "dashboards"] if r.startswith("voila")]
+    assert pinned == [f"voila{serve.VOILA_TESTED}"], pinned
+
+
+def test_a_changed_voila_internal_is_named_and_stops_the_server(monkeypatch, tmp_path, keep_sigterm):
+    import voila.voila_kernel_manager as vkm
+
+    # a Voila whose factory takes other arguments
+    monkeypatch.setattr(vkm, "voila_kernel_manager_factory", lambda base_class, preheat, size: base_class)
+    problems = serve.voila_internals_problems()
+    assert any("voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size" in p for p in problems)
+    with pytest.raises(ServeError, match="these internals changed"):
+        build_app(ServeOptions(notebook_dir=tmp_path, open_browser=False))
+
+
+def test_workbench_serve_is_the_server_command(capsys):
+    from workbench.cli import main as workbench
+
+    assert workbench(["serve", "--print-config", "--max-kernels", "40", "--port", "9876"]) == 0
+    config = json.loads(capsys.readouterr().out)
+    assert config["port"] == 9876 and config["capacity"]["max_kernels"] == 40
+    assert config["config_file"] == str(serve.CONFIG_FILE) and config["notebook_dir"] == str(ROOT / "notebooks")
+    with pytest.raises(SystemExit):
+        workbench(["serve", "--help"])
+    assert "usage: workbench serve" in capsys.readouterr().out
+
+
+def test_memory_kernel_cap_formula():
+    gib = 2**30
+    # 24 GiB machine, 21 GiB available: (21 - 1 - 2.4) GiB / 0.390625 GiB = 45.06
+    assert serve.memory_kernel_cap(available=21 * gib, total=24 * gib) == 45
+    assert serve.memory_kernel_cap(available=4 * gib, total=8 * gib) == 5  # (4 - 1 - 0.8) / 0.39 = 5.6
+    assert serve.memory_kernel_cap(available=gib, total=2 * gib) == 1  # never below one
+    assert serve.memory_kernel_cap() >= 1  # this machine
+
+
+def test_admission_counts_pages_per_client_and_against_the_cap():
+    km = serve.WorkbenchKernelManager(max_kernels=3, max_kernels_per_client=2)
+    a1, refusal = km.admit_page("10.0.0.1")
+    assert a1 is not None and refusal is None
+    assert km.admit_page("10.0.0.1")[0] is not None
+    page, refusal = km.admit_page("10.0.0.1")
+    assert page is None and "Your address has 2 dashboards open" in refusal
+    assert km.admit_page("127.0.0.1")[0] is not None  # loopback: only the cap applies
+    page, refusal = km.admit_page("10.0.0.2")
+    assert page is None and "at most 3" in refusal and "3 pages are open" in refusal
+    km.release_page(a1)  # its request ended without a kernel: the place is free again
+    assert km.page_count() == 2 and km.admit_page("10.0.0.2")[0] is not None
+    # the kernel Voila starts for the page being served is that page's (context variable)
+    km2 = serve.WorkbenchKernelManager(max_kernels=5)
+    page, _ = km2.admit_page("10.0.0.3")
+    token = serve._PAGE_SLOT.set(page)
+    try:
+        km2.bind_page("kernel-1")
+    finally:
+        serve._PAGE_SLOT.reset(token)
+    km2.bind_page("kernel-2")  # no page being served: a pool kernel
+    km2.release_page(page)  # it has a kernel: it keeps its place until the kernel shuts down
+    assert page.kernel_id == "kernel-1" and km2.page_count("10.0.0.3") == 1
+    strict = serve.WorkbenchKernelManager(max_kernels=9, max_kernels_per_client=1, limit_loopback_clients=True)
+    assert strict.admit_page("127.0.0.1")[0] is not None and strict.admit_page("127.0.0.1")[0] is None
+
+
+def test_build_app_refuses_a_cap_the_pools_fill(tmp_path, keep_sigterm, monkeypatch):
+    folder = _tiny_notebooks(tmp_path / "nb")
+    with pytest.raises(ServeError, match="pools take 1 kernels .* only 1"):
+        build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=1))
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False, max_kernels=2, max_kernels_per_client=1))
+    assert app.workbench_capacity == {"max_kernels": 2, "derived_from_memory": False, "preheated": 1,
+                                      "max_kernels_per_client": 1, "note": None}
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False))
+    assert app.workbench_capacity["derived_from_memory"] and app.workbench_capacity["max_kernels"] >= 2
+    # a small machine: the memory would not even hold the pools; the server still serves a few pages
+    monkeypatch.setattr(serve, "memory_kernel_cap", lambda: 0)
+    app = build_app(ServeOptions(notebook_dir=folder, open_browser=False, pools={"tiny.ipynb": 3}))
+    capacity = app.workbench_capacity
+    assert capacity["max_kernels"] == 3 + serve.MIN_PAGES and "smaller pools" in capacity["note"]
+    with pytest.raises(ServeError, match="--max-kernels 0"):
+        ServeOptions(max_kernels=0).check()
+    parsed, _ = parse_args(["--max-kernels", "7", "--max-kernels-per-client", "3"], environ={})
+    assert (parsed.max_kernels, parsed.max_kernels_per_client) == (7, 3)
+    assert "--max-kernels=7" in serve_command(parsed) and "--max-kernels-per-client=3" in serve_command(parsed)
 
 
 def test_cull_grace_rules():
@@ -387,6 +498,28 @@ def test_dns_rebinding_refused_on_loopback(loopback_server):
     assert status == 403
 
 
+#: A stylesheet, script or module the page would fetch from another machine (namespace URIs
+#: such as xmlns="http://www.w3.org/2000/svg" are not requests).
+_OFF_MACHINE = re.compile(r"""(?:href|src)\s*=\s*["']?(?:https?:)?//(?!127\.0\.0\.1|localhost)|import\(\s*["']https?://""")
+
+
+def test_pages_request_nothing_off_the_machine_and_log_no_trust_warning(loopback_server):
+    """The lab template's Font Awesome and mermaid CDN requests are gone (workbench/ui/voila_templates),
+    on dashboards and on error pages; reading a notebook logs no "Notebook ... is not trusted"."""
+    client = Client(loopback_server)
+    status, html, _ = client.request("voila/render/tiny.ipynb")
+    assert status == 200 and "widget" in html
+    assert "voila-style.js" in html  # Voila's bundle with Font Awesome 5, served from here
+    status, missing, _ = client.request("voila/render/missing.ipynb")
+    assert status == 404 and "404" in missing
+    for page in (html, missing, client.request("")[1]):
+        assert not _OFF_MACHINE.search(page), _OFF_MACHINE.search(page).group(0)
+        assert "cdn.jsdelivr" not in page and "cdnjs" not in page
+    log = loopback_server.log_tail(1_000_000)
+    assert "Using pre-heated kernel" in log or "Kernel started" in log  # the notebook was read
+    assert "is not trusted" not in log, log[-3000:]
+
+
 def test_tab_close_shutdown_succeeds(loopback_server):
     """The page's beforeunload beacon (form field _xsrf = the _xsrf cookie) shuts its kernel."""
     client = Client(loopback_server)
@@ -489,3 +622,77 @@ def test_class_mode_needs_the_token(tmp_path):
             body = urllib.parse.urlencode({"_xsrf": xsrf, "password": password}).encode()
             assert reader.request("login", method="POST", data=body)[0] == expected
         assert reader.open_page()
+
+
+def _get_from(server, path: str, source: str):
+    """GET ``path`` from the loopback address ``source`` (127.0.0.x: another visitor); (status, headers, body)."""
+    import http.client
+
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120, source_address=(source, 0))
+    try:
+        connection.request("GET", "/" + path)
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), response.read().decode(errors="replace")
+    finally:
+        connection.close()
+
+
+def test_plain_gets_cannot_fill_the_server(tmp_path):
+    """20 plain GETs (no browser, no websocket) from 4 addresses at once: the kernels never exceed
+    the cap, refused pages get 503 "server full, try again in N s" and start nothing, no address
+    holds more than its limit, and the never-connected kernels go: back to the idle count
+    (the preheated kernel) within 2 minutes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = _tiny_notebooks(tmp_path / "nb")
+    cap, per_client = 4, 2
+    args = [f"--max-kernels={cap}", f"--max-kernels-per-client={per_client}",
+            "--WorkbenchKernelManager.limit_loopback_clients=True", "--WorkbenchKernelManager.full_retry_after=7",
+            "--MappingKernelManager.cull_interval=1", "--WorkbenchKernelManager.never_connected_timeout=3",
+            "--VoilaKernelManager.fill_delay=1"]
+    with voila_server(tmp_path / "voila.log", folder, serve_args=args) as server:
+        idle = len(_kernel_pids(server))
+        assert idle == 1  # the preheated kernel
+        counts, stop = [], False
+
+        def watch():
+            while not stop:
+                counts.append(len(_kernel_pids(server)))
+                time.sleep(0.05)
+
+        sources = [f"127.0.0.{1 + i % 4}" for i in range(20)]
+        with ThreadPoolExecutor(21) as pool:
+            watcher = pool.submit(watch)
+            answers = list(pool.map(lambda source: (source, *_get_from(server, "voila/render/tiny.ipynb", source)),
+                                    sources))
+            started = time.monotonic()
+            time.sleep(3)  # the pool's refill (fill_delay 1 s) comes back meanwhile
+            stop = True
+            watcher.result()
+        served = [a for a in answers if a[1] == 200]
+        refused = [a for a in answers if a[1] == 503]
+        assert len(served) + len(refused) == 20, [a[1] for a in answers]
+        assert 1 <= len(served) <= cap - 1  # the preheated kernel is kept: cap - 1 pages
+        assert max(counts) <= cap, f"{max(counts)} kernels with a cap of {cap}"
+        for source in set(sources):
+            assert sum(a[0] == source for a in served) <= per_client
+        for _, _, headers, body in refused:
+            assert headers["Retry-After"] == "7"
+            assert "Server full: try again in 7 s" in body and "Traceback" not in body
+            assert not _OFF_MACHINE.search(body)  # the refusal page asks no other machine either
+        log = server.log_tail(1_000_000)
+        assert log.count("Refused /voila/render/tiny.ipynb") == len(refused)
+        while len(_kernel_pids(server)) > idle and time.monotonic() - started < 120:
+            time.sleep(0.5)
+        back_after = time.monotonic() - started
+        assert len(_kernel_pids(server)) == idle, "the kernels of plain GETs were not freed within 2 minutes"
+        assert "no page connected to it within 3 s" in server.log_tail(1_000_000)
+        print(f"served {len(served)}, refused {len(refused)}, max kernels {max(counts)} (cap {cap}), "
+              f"back to {idle} kernel(s) {back_after:.1f} s after the burst")
+        # the places are free again, and one address still gets only its share (requests at once:
+        # sequential ones would outlive the 3 s grace of the first)
+        with ThreadPoolExecutor(per_client + 1) as pool:
+            statuses = sorted(pool.map(lambda _: _get_from(server, "voila/render/tiny.ipynb", "127.0.0.9")[0],
+                                       range(per_client + 1)))
+        assert statuses == [200] * per_client + [503], statuses

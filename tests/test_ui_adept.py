@@ -5,14 +5,17 @@ visible panel instead of raising."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import numpy as np
 import pytest
 
 from workbench.errors import DataFormatError, ValidationError
 from workbench.io import MIRROR_ENV
-from workbench.models.adept import detect_anomalies
-from workbench.ui.adept_dashboard import AdeptDashboard
+from workbench.models import downey
+from workbench.models.adept import Adept, detect_anomalies
+from workbench.plots.adept import curve_warnings
+from workbench.ui.adept_dashboard import AdeptDashboard, adept_dashboard
 from workbench.ui.anomalies import AnomalyDashboard, synthetic_anomaly_frame, verdict_html
 from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS, STALE_CLASS, FitCache, frame_html
 from workbench.ui.cross_size import CrossSizeDashboard, base_candidates
@@ -278,3 +281,34 @@ def test_cross_size_says_what_it_needs_for_data_without_two_sizes(no_mirror):
     assert not d.picker.load_files([("one_class.csv", one_class)])
     assert "no curve this dashboard can use" in _error(d.messages) and "two problem sizes" in _error(d.messages)
     assert d.picker.source.value == before  # the previous data stay, with their figure
+
+
+def test_the_default_curve_gives_one_saturation_point_and_suggestions_inside_the_drawn_range():
+    # issue 23: the bundled example said the linear section "ends at n = 862788", that
+    # saturation is at n = 240 and at n = 255, and suggested runs at 3072, 327 and 241: the
+    # fits for targets inside the data (n <= 192) saturate elsewhere than those past it
+    dash = adept_dashboard()
+    model, drawn = dash.model, dash.model.fits_["target"]
+    top = max(dash.picker.observed_n)
+    warnings = curve_warnings(model, np.union1d(drawn, dash.picker.held_back[0]))
+    kinds = [w.kind for w in warnings]
+    assert kinds == ["saturation-near-range"]  # one saturation point, demanded by the data
+    [w] = warnings
+    assert min(w.targets) > top and top < w.suggested_n < drawn.max()
+    quoted = [float(v) for v in re.findall(r"n = (\d+(?:\.\d+)?)", w.message)]
+    assert quoted and all(top < v <= drawn.max() for v in quoted)
+    shown = dash.warnings.value
+    assert "862788" not in shown and "3072" not in shown and "327" not in shown
+    assert shown.count("stops speeding up") == 1
+    # the per-target fits inside the data carry no saturation warning in the held-back table either
+    assert not any(k in dash.tables.value for k in ("linear-section", "saturation-undetermined"))
+
+
+def test_the_linear_section_warning_quotes_nothing_past_the_largest_target():
+    # all observations far below A = 600 (the first piece ends past every target)
+    n = np.array([4, 8, 16, 32.0])
+    model = Adept(pass1_size=1000, pass2_size=100).fit(n, 3.7 * downey.runtime(n, 600, 0.5))
+    targets = np.array([4, 8, 16, 32, 64, 128.0])
+    [w] = [w for w in model.warnings_for(targets) if w.kind == "linear-section"]
+    assert 32 < w.suggested_n <= 128 and "past n = 128, the largest target" in w.message
+    assert all(float(v) <= 128 for v in re.findall(r"n = (\d+)", w.message))

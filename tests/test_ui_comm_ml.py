@@ -94,9 +94,12 @@ def test_per_rank_section_selects_runs_that_share_the_other_settings(dash):
 
 
 def test_training_runs_in_the_background_and_shows_results(dash):
+    # before the first training: no empty figure boxes, a sentence says what to do
+    assert dash.ml_results.layout.display == "none" and "then press <b>train</b>" in dash.train_status.value
     dash.n_iter.value, dash.cv.value, dash.n_estimators.value = 2, 2, (30, 60)
     dash.train(wait=True)
     assert not _error(dash.ml_messages), dash.ml_messages.value
+    assert dash.ml_results.layout.display is None
     result = dash.result
     assert result.scenario == "train_small_test_big" and result.column == "ppn"
     assert result.metrics["subset"].tolist() == ["ppn_2", "ppn_4"]

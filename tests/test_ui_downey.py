@@ -12,6 +12,7 @@ from workbench.models import downey
 from workbench.plots.downey import default_n_max, downey_curves, downey_figure, variance_mode
 from workbench.ui import DowneyExplorer, downey_explorer
 from workbench.ui.common import (
+    DEFAULT_FIGURE_HEIGHT,
     ERROR_CLASS,
     MAIN_FIGURE_CLASS,
     PRIMARY_SLIDER_CLASS,
@@ -163,6 +164,32 @@ def test_a_stale_figure_says_so_until_the_next_update():
     assert fw.figure.layout.title.text == "Out of date: the upload failed; fix the file and upload it again"
     update_figure_widget(fw, go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))
     assert STALE_CLASS not in fw._dom_classes and len(fw.data) == 1 and fw.revision == 3
+
+
+def test_a_figure_panel_keeps_the_height_of_its_figure():
+    # the panel carries its figure's height as a class and a style rule that keeps plotly's
+    # box that tall (it collapsed to 0 px when plotly sized it to 100 % of an auto-height element)
+    fw = figure_widget(go.Figure(go.Scatter(x=[1, 2], y=[1, 2]), layout=dict(height=333)))
+    plotly, style = fw.outputs
+    assert plotly["data"]["application/vnd.plotly.v1+json"]["layout"]["height"] == 333
+    assert "wb-height-333" in fw._dom_classes
+    rule = ".wb-height-333 .js-plotly-plot .svg-container{min-height:333px}"
+    assert style["data"]["text/html"] == f"<style>{rule}</style>"
+    update_figure_widget(fw, go.Figure(go.Scatter(x=[1, 2], y=[2, 1])))  # no height: the default, not plotly's 360
+    shown = fw.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]
+    assert shown["height"] == DEFAULT_FIGURE_HEIGHT and f"wb-height-{DEFAULT_FIGURE_HEIGHT}" in fw._dom_classes
+    assert "wb-height-333" not in fw._dom_classes
+    assert f"{DEFAULT_FIGURE_HEIGHT}px" in fw.outputs[1]["data"]["text/html"]
+
+
+def test_redraw_sends_the_same_figure_again_and_keeps_it_stale():
+    fw = figure_widget(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])))
+    fw.redraw()
+    assert fw.revision == 2 and len(fw.data) == 1
+    assert fw.outputs[0]["data"]["application/vnd.plotly.v1+json"]["layout"]["meta"] == {"wb_revision": 2}
+    fw.mark_stale("the fit failed")
+    fw.redraw()
+    assert fw.stale and fw.revision == 4 and fw.figure.layout.title.text == "Out of date: the fit failed"
 
 
 # ----------------------------------------------------------------------------- explorer

@@ -48,7 +48,7 @@ def test_defaults_on_the_synthetic_profile(dash):
     assert dash.k.max == 8  # 9 small sizes: at most 8 distinct sizes above the smallest C
     assert dash.delta.value == pytest.approx(e.delta)  # auto delta shown on the slider
     assert "m = 3.000" in dash.readout.value and "Table 1 of Escobar & Boppana" in dash.table1_html.value
-    assert dash.table1_html.value.count("True") == 10  # every published prediction in its bracket
+    assert dash.table1_html.value.count(">yes<") == 10  # every published prediction in its bracket
 
 
 def test_k_redraws_the_main_figure(dash):

@@ -54,22 +54,25 @@ def test_builds_on_bundled_data_and_says_so(dash):
     assert dash.target.continuous_update is False
     # target: the largest held-back allocation, beyond the observed ones; slider up to 16x
     assert dash.parameters()["target"] == max(dash.picker.processes) == 256
-    assert 10 ** dash.target.max == pytest.approx(16 * 256) and 10 ** dash.target.min == pytest.approx(1)
+    options = dash.target.options  # whole allocations only (issue 23: the slider offered n = 87.2)
+    assert options[0] == 1 and options[-1] == 16 * 256 and all(type(o) is int for o in options)
+    assert list(options) == sorted(set(options)) and {1, 2, 4, 256, 4096} <= set(options)
     assert dash.figure.figure.layout.title.text.startswith("at n = 256 processes:")
     assert "80 % interval" in dash.figure.figure.layout.title.text
-    for panel, text in ((dash.readout, "runtime at n = 256"), (dash.target_table, "predict_frame"),
+    for panel, text in ((dash.readout, "runtime at n = 256"), (dash.target_table, "Prediction at n = 256"),
                         (dash.weights, "◀ chosen"), (dash.next, "Where to measure next"),
                         (dash.holdout, "Held-back runs")):
         assert text in panel.value, (text, panel.value[:300])
+    dash.target.value = 1024  # past the data: runs strictly between the largest measured and the target
     assert dash.next_frame is not None and list(dash.next_frame.columns) == ["n", "width_ratio", "narrowing", "cost"]
     assert not dash.next_frame.empty and f"n = {dash.next_frame['n'].iloc[0]:g} processes" in dash.next.value
-    assert "cost of the run (process-hours)" in dash.next.value
+    assert "cost of the run [process-hours]" in dash.next.value
 
 
 def test_moving_the_target_redraws_figure_and_readout(dash):
     before, readout, title = _ys(dash.figure), dash.readout.value, dash.figure.figure.layout.title.text
     fit = dash.predictor
-    dash.target.value = 10 ** (np.log10(dash.target.value) + 5 * dash.target.step)  # 5 key presses
+    dash.target.value = dash.target.options[dash.target.options.index(dash.target.value) + 5]  # 5 key presses
     target = dash.parameters()["target"]
     assert not _error(dash.messages), dash.messages.value
     assert _changed(before, dash.figure) and dash.figure.figure.layout.title.text != title
@@ -126,7 +129,7 @@ def test_bad_uploads_show_a_message_and_mark_the_figure(dash, name, content, exp
     assert dash.picker.source.value == "synthetic-downey"  # the previous data stay selected
     assert dash.figure.figure.layout.title.text.startswith("⚠ Not updated")  # ... and the figure says so
     assert not _changed(before, dash.figure)
-    dash.target.value = 64.0  # the next good update clears both
+    dash.target.value = 64  # the next good update clears both
     assert dash.messages.value == "" and dash.figure.figure.layout.title.text.startswith("at n = 64")
 
 
@@ -188,7 +191,44 @@ def test_corpus_in_nodes_and_drill_down_with_the_mirror(monkeypatch, data_mirror
     fig = dash.figures["board"]
     assert fig.layout.title.text.startswith("archer2-gromacs-benchpep-ofi-1thr, protocol k3: at n = 256 nodes")
     observed = [tr for tr in fig.data if tr.name == "observed runs (fitted)"][0]
-    assert sorted(set(observed.x)) == [1, 2, 4] and len(dash.board_out.outputs) == 1
+    assert sorted(set(observed.x)) == [1, 2, 4] and dash.board_out.layout.display is None
+    plotly = [o for o in dash.board_out.outputs if "application/vnd.plotly.v1+json" in o["data"]]
+    assert plotly == [dash.board_out.outputs[0]]
     dash.board_protocol.value = "spread"
     observed = [tr for tr in dash.figures["board"].data if tr.name == "observed runs (fitted)"][0]
     assert sorted(set(observed.x)) == [1, 4, 16, 64, 256]
+
+
+def test_what_n_counts_is_chosen_and_labels_and_costs_follow(dash):
+    import base64
+    import re
+
+    assert dash.unit.value == "processes" and [v for _, v in dash.unit.options] == ["processes", "nodes", "gpus",
+                                                                                     "cores"]
+    dash.unit.value = "gpus"  # plain processes,time_s data whose n are GPUs
+    assert not _error(dash.messages), dash.messages.value
+    assert dash.target.description == "target n (GPUs)" and "GPUs" in dash.figure.figure.layout.xaxis.title.text
+    assert "read as GPUs" in dash.unit_note.value and dash.per_node.description == "GPUs per node"
+    assert "GPU-hours" in dash.readout.value and "process" not in dash.readout.value
+    dash.per_node.value = 4  # with the node size the cost is in node-hours: ceil(n / 4) nodes x runtime
+    target = dash.parameters()["target"]
+    hours = float(re.search(r"([\d.]+) node-hours", dash.readout.value).group(1))
+    assert hours == pytest.approx(np.ceil(target / 4) * dash.frame["prediction"].iloc[0] / 3600, rel=1e-2)
+    # the predictions table downloads as CSV (a data: link, works offline)
+    link = dash.download.value
+    assert 'download="predictions_gpus.csv"' in link and "data:text/csv;base64," in link
+    csv = base64.b64decode(re.search(r"base64,([^\"]+)", link).group(1)).decode().splitlines()
+    assert csv[0].startswith("n,unit,prediction_s,lower_s,upper_s,level,model,warned,warnings")
+    assert any(line.startswith(f"{target:g},gpus,") for line in csv[1:])
+
+
+def test_an_upload_with_processes_and_nodes_lets_the_user_choose(dash):
+    runs = "processes,nodes,time_s\n" + "\n".join(f"{p},{max(1, p // 4)},{100 * (0.05 + 0.95 / p):.4f}"
+                                                   for p in (1, 2, 4, 8, 16, 32, 64))
+    _upload(dash.picker, "both.csv", runs.encode())
+    assert not _error(dash.messages), dash.messages.value
+    assert dash.unit.value == "processes" and "both processes and nodes" in dash.unit_note.value
+    dash.unit.value = "nodes"
+    assert dash.picker.processes == [1.0, 2.0, 4.0, 8.0, 16.0] and dash.unit_note.value == ""
+    assert dash.target.description == "target n (nodes)" and "node-hours" in dash.readout.value
+    assert all(type(o) is int for o in dash.target.options)

@@ -80,7 +80,8 @@ def test_states_compare_by_name_and_controls_not_by_frame():
 
 def test_table1_every_published_prediction_is_in_its_bracket():
     table1 = table1_view()
-    assert table1.table.count("True") == 10 and "Table 1 of Escobar & Boppana" in table1.table
+    assert table1.table.count(">yes<") == 10 and "True" not in table1.table
+    assert "Table 1 of Escobar & Boppana" in table1.table
     assert len(table1.figure.data) > 0
 
 

@@ -19,6 +19,7 @@ from workbench.views.predict import (
     board_curve_view,
     board_table_html,
     curve_unit,
+    measure_next_html,
     measure_next_view,
     target_range,
     view,
@@ -46,7 +47,7 @@ def test_the_prediction_at_the_target_and_its_readout():
     assert list(marker.x) == [32.0] and marker.y[0] == pytest.approx(row["prediction"])
     assert panels.readout["data"] == "Amdahl 5 %" and panels.readout["observed n"] == "1, 2, 4, 8"
     assert "runtime at n = 32" in panels.readout and "80 % interval" in panels.readout
-    assert "predict_frame at n = 32" in panels.target_table and "◀ chosen" in panels.weights
+    assert "Prediction at n = 32 processes" in panels.target_table and "◀ chosen" in panels.weights
     assert "Held-back runs" in panels.holdout and "fit + figure" not in panels.readout  # the dashboard times it
 
 
@@ -73,6 +74,9 @@ def test_target_range_is_on_a_grid_of_eighth_doublings():
     r = target_range(N, (1, 2, 4, 8))
     assert 10 ** r.lo == pytest.approx(1) and 10 ** r.hi == pytest.approx(16 * 32)
     assert r.step == pytest.approx(math.log10(2) / 8) and r.value == pytest.approx(32)
+    # whole allocations only, every measured one among them, powers of two on the grid
+    assert all(type(o) is int for o in r.options) and set(N.astype(int)) <= set(r.options)
+    assert r.options[-1] == 512 and 87 not in r.options and {91, 108} <= set(r.options)
     assert target_range(N, N).value == pytest.approx(128)  # nothing held back beyond: 4x the largest
 
 
@@ -117,3 +121,20 @@ def test_missing_or_broken_results_say_how_to_make_them(tmp_path):
     (tmp_path / "scaling_leaderboard.csv").write_bytes(b"")
     with pytest.raises(DataFormatError, match="scaling_leaderboard.csv: missing or not a readable CSV"):
         read_benchmark_results(path)
+
+
+def test_measure_next_html():
+    mv = pd.DataFrame({"n": [64.0, 32.0], "width_ratio": [1.5, 1.8], "narrowing": [0.6, 0.4]})
+    text = measure_next_html(mv, 128, "gpus")
+    assert "a run at n = 64 gpus" in text and "at n = 128 by about 60 %" in text and "<table" in text
+    assert "measure at n [gpus]" in text and ">60 %<" in text and ">1.50<" in text
+    assert "no candidate" in measure_next_html(mv.iloc[:0], 128)
+    assert "cost of the run [GPU-hours]" in measure_next_html(mv.assign(cost=[7200.0, 3600.0]), 128, "gpus")
+
+
+def test_the_target_table_reads_as_words_and_units():
+    panels = view(_state())
+    table = panels.target_table
+    assert "predict_frame" not in table and "Prediction at n = 32 processes" in table
+    assert "n [processes]" in table and "predicted runtime [s]" in table and "80 % interval, lower [s]" in table
+    assert ">32<" in table and "32.0" not in table and "NaN" not in table and "('" not in table

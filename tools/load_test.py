@@ -36,8 +36,9 @@ taken at idle before the round, 5 s after the pages closed and ``--settle`` s la
 (as ``make dashboards SERVE_ARGS=--pool ...`` for a class).
 
 Output: a markdown table (stdout, and ``--out X.md``), the raw records (``--out X.json``) and,
-with ``--readme NAME``, the table in README.md between ``<!-- load-test:NAME:begin -->`` and
-``<!-- load-test:NAME:end -->``.  Not part of the test suite; see docs/serving.md.
+with ``--readme NAME``, the table between ``<!-- load-test:NAME:begin -->`` and
+``<!-- load-test:NAME:end -->`` in whichever of README.md and docs/**/*.md holds them
+(docs/serving-measurements.md).  Not part of the test suite; see docs/serving.md.
 """
 
 from __future__ import annotations
@@ -701,7 +702,8 @@ def main(argv=None) -> int:
                    help="preheated kernels for a notebook on the server started here (python -m workbench.ui.serve "
                         "--pool)")
     p.add_argument("--out", action="append", default=[], type=Path, help="write X.md (table) or X.json (records)")
-    p.add_argument("--readme", metavar="NAME", help="write the table into README.md's load-test:NAME block")
+    p.add_argument("--readme", metavar="NAME",
+                   help="write the table into the load-test:NAME block (in README.md or docs/)")
     args = p.parse_args(argv)
     rows, meta = run(args)
     table = markdown(rows, args, meta)
@@ -716,8 +718,9 @@ def main(argv=None) -> int:
             out.write_text(table)
         print(f"wrote {out}", file=sys.stderr)
     if args.readme:
-        write_readme_block(f"<!-- load-test:{args.readme}:begin -->", f"<!-- load-test:{args.readme}:end -->", table)
-        print(f"wrote the {args.readme} table into README.md", file=sys.stderr)
+        doc = write_readme_block(f"<!-- load-test:{args.readme}:begin -->", f"<!-- load-test:{args.readme}:end -->",
+                                 table)
+        print(f"wrote the {args.readme} table into {doc}", file=sys.stderr)
     return 0
 
 

@@ -1,17 +1,19 @@
-"""Take a screenshot of every dashboard and list them in README.md (``make screenshots``).
+"""Take a screenshot of every dashboard and list them in the docs (``make screenshots``).
 
 Starts Voila over notebooks/, opens each notebook in headless chromium (Debian's
 /usr/bin/chromium through Playwright), waits for its main figure (DOM class
 ``wb-main-figure``, see workbench/ui/common.py), moves nothing, and saves the output
 holding the dashboard to docs/screenshots/<notebook stem>.png.
 
-README.md: the block between the ``screenshots:begin`` and ``screenshots:end`` markers is
-rewritten with one entry per notebook; lines naming a notebook that does not exist yet
+The block between the ``screenshots:begin`` and ``screenshots:end`` markers, in whichever of
+README.md and docs/**/*.md holds it (docs/dashboards.md), is rewritten with one entry per
+notebook, its image paths relative to that file; lines naming a notebook that does not exist yet
 (placeholders for planned dashboards) are kept as they are.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -19,13 +21,13 @@ from pathlib import Path
 
 import nbformat
 from playwright.sync_api import sync_playwright
+from readme_block import find_block
 
 from workbench.ui.common import MAIN_FIGURE_CLASS
 from workbench.ui.serve import CHROMIUM, PLOTLY_TRACES, ROOT, launch_chromium, voila_server
 
 NOTEBOOK_DIR = ROOT / "notebooks"
 SHOT_DIR = ROOT / "docs" / "screenshots"
-README = ROOT / "README.md"
 BEGIN, END = "<!-- screenshots:begin", "<!-- screenshots:end -->"
 LOAD_TIMEOUT_MS = 120_000
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -55,14 +57,15 @@ def take(page, url: str, out: Path) -> None:
     output.screenshot(path=out)
 
 
-def readme_block(notebooks: list[Path], old_block: list[str]) -> list[str]:
+def readme_block(notebooks: list[Path], old_block: list[str], doc: Path) -> list[str]:
+    """The block's lines for ``doc``: title, notebook and screenshot (a path relative to ``doc``)."""
     lines = []
     for nb in notebooks:
         shot = SHOT_DIR / f"{nb.stem}.png"
         lines.append(f"**{notebook_title(nb)}** (`notebooks/{nb.name}`)")
         lines.append("")
         if shot.exists():
-            lines.append(f"![{notebook_title(nb)}]({shot.relative_to(ROOT).as_posix()})")
+            lines.append(f"![{notebook_title(nb)}]({Path(os.path.relpath(shot, doc.parent)).as_posix()})")
         else:
             lines.append("*(no screenshot yet: run `make screenshots`)*")
         lines.append("")
@@ -75,16 +78,17 @@ def readme_block(notebooks: list[Path], old_block: list[str]) -> list[str]:
 
 
 def update_readme(notebooks: list[Path]) -> None:
-    text = README.read_text()
+    doc = find_block(BEGIN, END)
+    if doc is None:
+        sys.exit(f"no file of README.md, docs/**/*.md has a {BEGIN} ... {END} block")
+    text = doc.read_text(encoding="utf-8")
     lines = text.splitlines()
-    try:
-        start = next(i for i, line in enumerate(lines) if line.startswith(BEGIN))
-        end = lines.index(END, start)
-    except (StopIteration, ValueError):
-        sys.exit(f"README.md has no {BEGIN} ... {END} block")
-    block = readme_block(notebooks, lines[start + 1 : end])
+    start = next(i for i, line in enumerate(lines) if line.startswith(BEGIN))
+    end = lines.index(END, start)
+    block = readme_block(notebooks, lines[start + 1 : end], doc)
     new = lines[: start + 1] + block + lines[end:]
-    README.write_text("\n".join(new) + ("\n" if text.endswith("\n") else ""))
+    doc.write_text("\n".join(new) + ("\n" if text.endswith("\n") else ""), encoding="utf-8")
+    print(f"wrote the screenshot list into {doc.relative_to(ROOT)}")
 
 
 def main(argv: list[str]) -> int:

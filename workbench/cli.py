@@ -7,6 +7,7 @@ Usage::
         [--n-column nodes] [--t-column time_s] [--level 0.8] [--models adept,pmnf]
         [--efficiency 0.7] [--deadline 3600] [--scheduler tcp://HOST:8786] [--jobs N] [--resume]
     workbench benchmark CURVES.csv [--out leaderboard.csv] [--unit nodes]
+    workbench serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [...]   (workbench serve --help)
 
 Tables on screen are for reading (units in the headers, percentages as %, whole numbers as
 whole numbers); the files written keep the raw numbers.  Bad input ends with one line naming
@@ -76,7 +77,7 @@ the calibration shipped with workbench, as the table's title says.
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description="Predict how long parallel jobs take.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{predict,benchmark}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{predict,benchmark,serve}")
 
     p = commands.add_parser("predict", help="predict every curve of a job archive at target allocations",
                             description="One row per (curve, target): prediction, calibrated interval, cost,\n"
@@ -118,7 +119,22 @@ def _parser() -> argparse.ArgumentParser:
                                                        "column, else processes)")
     b.add_argument("--out", type=Path, help="also write the leaderboard as CSV (raw numbers)")
     b.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    # parsed by workbench.ui.serve (main() hands it the arguments); listed here for --help
+    commands.add_parser("serve", add_help=False, help="serve the dashboards with Voila (the installed course, or "
+                        "a folder of notebooks); workbench serve --help")
     return parser
+
+
+def _serve(argv: list[str]) -> int:
+    """``workbench serve``: the dashboards' server (:mod:`workbench.ui.serve`, needs the dashboards extra)."""
+    try:
+        from workbench.ui.serve import main as serve
+    except ImportError as exc:
+        print(f"workbench serve: the dashboards need Voila and Jupyter ({exc}); install them with "
+              "pip install 'workbench[dashboards]'", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return serve(argv, prog="workbench serve")
 
 
 def _predict(args) -> int:
@@ -276,6 +292,8 @@ def _one_line_notes(command: str):
 
 def main(argv=None) -> int:
     """Run the ``workbench`` command line (``argv``: default ``sys.argv[1:]``); return the exit status."""
+    if list(sys.argv[1:] if argv is None else argv)[:1] == ["serve"]:
+        return _serve(list(sys.argv[1:] if argv is None else argv)[1:])
     args = _parser().parse_args(argv)
     try:
         with warnings.catch_warnings():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench.ui.drive import block_foreign_requests
 from workbench.ui.serve import CHROMIUM, launch_chromium
 from workbench.ui.serve import voila_server as start_voila
 
@@ -57,10 +58,13 @@ def chromium_browser(chromium_path):
 def browser_page(chromium_browser):
     """A fresh page (own context) recording console errors and uncaught exceptions in
     ``page.errors``, every console message in ``page.console_log``, unhandled promise
-    rejections in ``window.__wbRejections`` (for diagnostics)."""
+    rejections in ``window.__wbRejections`` (for diagnostics).  Every request that would
+    leave the machine is aborted and its URL recorded in ``page.foreign_requests``."""
     context = chromium_browser.new_context(viewport={"width": 1400, "height": 1000})
+    foreign: list[str] = []
+    block_foreign_requests(context, foreign)
     page = context.new_page()
-    page.errors, page.console_log = [], []
+    page.errors, page.console_log, page.foreign_requests = [], [], foreign
 
     def on_console(msg):
         page.console_log.append(f"{msg.type}: {msg.text[:300]}")

@@ -1,5 +1,6 @@
 """Every dashboard renders in Voila; every figure on it redraws when a control it depends
-on moves; no error shows.
+on moves; every visible figure is drawn at a non-zero size with at least one trace, after
+loading and after every move; no error shows; no request leaves the machine.
 
 The moves and figures of each notebook are registered in
 :data:`workbench.ui.drive.DASHBOARDS`; a new dashboard registers there with one line
@@ -22,11 +23,20 @@ from workbench.ui.common import MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
 from workbench.ui.drive import (
     DASHBOARDS,
     DRAWN_REVISIONS_JS,
+    invisible_figures,
     open_dashboard,
     page_problems,
     perform,
     wait_for_redraw,
 )
+
+#: Why a page may still ask a CDN for something: Voila's lab template links the Font Awesome
+#: stylesheets from cdn.jsdelivr.net; the server is to serve them itself (issue 23, item 6,
+#: workbench/ui/serve.py). Until then test_no_request_leaves_the_machine is an expected
+#: failure for those two URLs only; any other request off the machine fails it.
+FONT_AWESOME_CDN = "cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free"
+FONT_AWESOME_PENDING = ("Voila's lab template still links Font Awesome from a CDN: the server is to serve it "
+                        "locally (issue 23 item 6, workbench/ui/serve.py); expected to pass once that lands")
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
@@ -70,7 +80,7 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
     except Exception as exc:  # playwright's TimeoutError; add what the page and server show
         pytest.fail(f"{notebook} did not render its figures and slider: {exc}\n{page_problems(page)}\n"
                     f"{voila_server.log_tail()}")
-    problems = page_problems(page)
+    problems = page_problems(page) + invisible_figures(page)
     assert not problems, f"{notebook} after loading: {problems}\n{voila_server.log_tail()}"
     depth = page.evaluate(MAIN_FIGURE_DEPTH_JS)  # as a newcomer finds the page, before any move
 
@@ -90,11 +100,32 @@ def test_every_figure_redraws_when_a_control_it_depends_on_moves(notebook, voila
                         f"(drawn revisions before {before}, after {page.evaluate(DRAWN_REVISIONS_JS)})\n"
                         f"problems: {page_problems(page)}\nunhandled rejections: "
                         f"{page.evaluate('window.__wbRejections')}")
-        problems = page_problems(page)
+        problems = page_problems(page) + invisible_figures(page)
         assert not problems, f"{notebook} after '{done}': {problems}\n{voila_server.log_tail()}"
+    _FOREIGN[notebook] = list(page.foreign_requests)
 
     # asserted last, so that a dashboard too far down the page still has its redraws checked
     assert depth < MAX_MAIN_FIGURE_DEPTH, (
         f"{notebook}: the main figure starts {depth:.2f} viewport heights down the page; a newcomer must reach "
         f"it within one screen of scrolling (< {MAX_MAIN_FIGURE_DEPTH:g}): open the notebook with its title, a short "
         "'what to try' and the dashboard cell, and move the teaching text below it (<details> sections)")
+
+
+#: The requests off the machine that each dashboard's page attempted (all aborted), recorded
+#: by the test above so that the test below need not load the page again.
+_FOREIGN: dict[str, list[str]] = {}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("notebook", NOTEBOOKS)
+def test_no_request_leaves_the_machine(notebook, voila_server, browser_page):
+    """Nothing is allowed off the machine (offline clusters): every such request is aborted and listed."""
+    seen = _FOREIGN.get(notebook)
+    if seen is None:  # the test above did not run for this notebook (-k): load the page here
+        page = browser_page
+        open_dashboard(page, voila_server.render_url(notebook), DASHBOARDS[notebook].load_timeout_s)
+        seen = list(page.foreign_requests)
+    others = [url for url in seen if FONT_AWESOME_CDN not in url]
+    assert not others, f"{notebook} requested {len(others)} resource(s) from off the machine: {others}"
+    if seen:
+        pytest.xfail(f"{FONT_AWESOME_PENDING}: {seen}")

@@ -17,7 +17,7 @@ from html import escape
 from workbench.course.exercises import notebooks_with_exercises
 from workbench.course.path import COURSE, Lesson
 
-__all__ = ["SCREENSHOT_ROUTE", "landing_html", "screenshot_url", "voila_url"]
+__all__ = ["SCREENSHOT_ROUTE", "landing_html", "screenshot_url", "server_full_html", "voila_url"]
 
 #: Where the server publishes ``docs/screenshots/`` (below its base URL).
 SCREENSHOT_ROUTE = "course/screenshots/"
@@ -166,3 +166,25 @@ def landing_html(
         parts += ["<h2>More notebooks in this folder</h2>", f'<ul class="others">\n{links}\n</ul>']
     parts += ["</main>", "</body>", "</html>", ""]
     return "\n".join(part for part in parts if part)
+
+
+def server_full_html(base_url: str, retry_after_s: int, reason: str) -> str:
+    """Return the page shown instead of a dashboard when the server holds as many kernels as it may.
+
+    ``reason`` is one sentence (which limit was reached); the page says to try again in
+    ``retry_after_s`` seconds and reloads itself then.
+    """
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="{int(retry_after_s)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Server full: try again in {int(retry_after_s)} s</title>
+<link rel="icon" href="{_ICON}"><style>{_STYLE}</style></head>
+<body><main>
+<h1>Server full: try again in {int(retry_after_s)} s</h1>
+<p class="intro">{escape(reason)} Every open dashboard keeps a Python process on the server; this page
+reloads itself in {int(retry_after_s)} s, when pages that were closed have given theirs back.
+Closing dashboards you no longer use frees a place at once.</p>
+<p><a href="{escape(_slash(base_url))}">Back to the course page</a></p>
+</main></body></html>
+"""

@@ -69,6 +69,7 @@ __all__ = [
     "leave_one_source_out",
     "leaderboard",
     "warning_table",
+    "source_weighted",
     "speed_table",
     "HOW_TO_BENCH",
     "benchmark_curves",
@@ -186,10 +187,10 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
 
 #: Per-record columns the interval features are read from (what a predictor knows at fit time).
 FEATURE_COLUMNS = ("distance", "n_points", "fit_error", "disagreement", "cv_error", "noise", "last_exponent",
-                   "mean_exponent", "leaves_node", "novelty")
+                   "mean_exponent", "roughness", "leaves_node", "novelty")
 #: Per-(curve, protocol) shape of the measured runs (:func:`~workbench.models.scaling.predictor.curve_descriptors`).
-SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "falling", "t_last", "n_max",
-                 "leaves_node")
+SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "roughness", "falling", "t_last",
+                 "n_max", "leaves_node")
 
 
 def _features(frame: pd.DataFrame) -> dict:
@@ -283,7 +284,8 @@ EXCLUDED = 50.0
 COMBINATIONS = ("all", "plausible")
 
 
-def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict, str]:
+def _fit_combination(wide: _Wide, cv_prior: dict, combinations: Sequence[str] = COMBINATIONS
+                     ) -> tuple[float, float, dict, str]:
     """Choose the models to combine, the softmin temperature, the weight of cross-validation and the combination.
 
     Models with penalty 0 are combined, the others are :data:`EXCLUDED`; the choice maximises the share within 20 %
@@ -292,7 +294,7 @@ def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict, s
     way did not carry over to held-out sources (leave-one-source-out).
     """
     best = None
-    for combination in [c for c in COMBINATIONS if c in wide.keep]:
+    for combination in [c for c in combinations if c in wide.keep]:
         for size in range(1, len(wide.models) + 1):
             for subset in itertools.combinations(wide.models, size):
                 penalty = {m: 0.0 if m in subset else EXCLUDED for m in wide.models}
@@ -304,7 +306,8 @@ def _fit_combination(wide: _Wide, cv_prior: dict) -> tuple[float, float, dict, s
     return best[1:]
 
 
-def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance: dict | None = None) -> Calibration:
+def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance: dict | None = None,
+                    combinations: Sequence[str] = COMBINATIONS) -> Calibration:
     """Learn a :class:`~workbench.models.scaling.calibration.Calibration` from benchmark records.
 
     Per model, an error model of its held-back log errors; the models' median
@@ -323,7 +326,7 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
     fits = records.drop_duplicates(["curve_id", "protocol", "model"])
     cv_prior = fits.groupby("model")["cv_error"].median().dropna().to_dict()
     wide = _Wide(records)
-    temperature, cv_weight, penalty, combination = _fit_combination(wide, cv_prior)
+    temperature, cv_weight, penalty, combination = _fit_combination(wide, cv_prior, combinations)
     comb = wide.rows(wide.weights(cv_prior, temperature, penalty, cv_weight), combination)
     comb = comb[np.isfinite(comb["prediction"])]
     weights = _calibration_weights(comb)
@@ -470,11 +473,14 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
     return pd.concat(parts, ignore_index=True)
 
 
-def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bool = True) -> pd.DataFrame:
+def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bool = True,
+                         combinations: Sequence[str] = COMBINATIONS) -> pd.DataFrame:
     """Calibrate on every source but one, apply to that one, for each source.
 
     The result has the columns of :func:`apply_calibration` plus ``fold`` (the held-out
-    source).
+    source).  ``combinations``: the ways of combining members the calibration may choose
+    from (:data:`COMBINATIONS`; ``("all",)`` scores the combination without the
+    plausibility rule).
     """
     sources = list(dict.fromkeys(records["source"]))
     if len(sources) < 2:
@@ -483,7 +489,7 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bo
     for source in tqdm(sources, desc="folds", disable=not progress):
         train = records[records["source"] != source]
         test = records[records["source"] == source]
-        cal = fit_calibration(train)
+        cal = fit_calibration(train, combinations=combinations)
         out = apply_calibration(test, cal, level)
         out["fold"] = source
         parts.append(out)
@@ -532,25 +538,44 @@ def leaderboard(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.Dat
     return results.groupby(keys, sort=False)[list(results.columns)].apply(one).reset_index()
 
 
-def warning_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Each predictor warning kind as a classifier of "error > 30 %".
+def warning_table(results: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Each predictor warning kind as a classifier of "error > 30 %" (overall, or per ``by`` group).
 
     ``kind``, ``fired`` (share of predictions), ``precision`` (share of fired ones that
-    missed), ``recall`` (share of misses it fired on); the last row, ``warned``, is the
-    combined flag.
+    missed), ``recall`` (share of misses it fired on), ``predictions`` and ``misses``; the
+    last row of each group, ``warned``, is the combined flag.  ``by=("fold",)`` gives the
+    table per held-out source.
     """
     p = results[results["model"] == "predictor"]
-    miss = ~np.isfinite(p["prediction"].to_numpy(float)) | (_relative_error(p) > MISS)
+    keys = list(by)
+    groups = p.groupby(keys, sort=False) if keys else [((), p)]
     rows = []
-    flags = {kind: np.array([kind in k for k in p["warnings"]]) for kind in WARNING_KINDS}
-    flags["warned"] = p["warned"].to_numpy(bool)
-    for kind, fired in flags.items():
-        rows.append({
-            "kind": kind, "fired": float(fired.mean()),
-            "precision": float(miss[fired].mean()) if fired.any() else np.nan,
-            "recall": float(fired[miss].mean()) if miss.any() else np.nan,
-        })
+    for key, g in groups:
+        miss = ~np.isfinite(g["prediction"].to_numpy(float)) | (_relative_error(g) > MISS)
+        flags = {kind: np.array([kind in k for k in g["warnings"]], bool) for kind in WARNING_KINDS}
+        flags["warned"] = g["warned"].to_numpy(bool)
+        label = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for kind, fired in flags.items():
+            rows.append({
+                **label, "kind": kind, "fired": float(fired.mean()),
+                "precision": float(miss[fired].mean()) if fired.any() else np.nan,
+                "recall": float(fired[miss].mean()) if miss.any() else np.nan,
+                "predictions": int(len(g)), "misses": int(miss.sum()),
+            })
     return pd.DataFrame(rows)
+
+
+def source_weighted(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """Return the :func:`leaderboard` with every held-out source weighted equally.
+
+    The mean over sources (``fold``) of each source's own leaderboard row, per ``by`` group;
+    ``sources`` counts them.
+    """
+    per_source = leaderboard(results, by=("fold", *by))
+    numeric = [c for c in per_source.columns if c not in ("fold", *by)]
+    out = per_source.groupby(list(by), sort=False)[numeric].mean().reset_index()
+    out["sources"] = per_source.groupby(list(by), sort=False)["fold"].nunique().to_numpy()
+    return out
 
 
 def _least_squares_amdahl(n: np.ndarray, t: np.ndarray) -> np.ndarray:

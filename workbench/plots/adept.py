@@ -47,8 +47,10 @@ from workbench.models.adept import Adept, AnomalyReport
 
 __all__ = [
     "GRID_POINTS",
+    "SATURATION_KINDS",
     "VIEWS",
     "cross_size_figure",
+    "curve_warnings",
     "effective_weights",
     "fits_table",
     "holdout_frame",
@@ -198,7 +200,7 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
     err = np.full(n.size, np.nan)
     if ok.any():
         err[ok] = error_pct(t[ok], pred[ok])
-    warns = model.warnings_for(n)
+    warns = curve_warnings(model, n)
     kinds = [_target_kinds(warns, v) for v in n]
     return pd.DataFrame({
         "n": n, "actual": t, "prediction": pred, "error_pct": err, "accuracy_pct": 100.0 - err,
@@ -206,6 +208,31 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
         "warned": [bool(RELIABILITY_KINDS.intersection(k)) for k in kinds],
         "warnings": [", ".join(k) for k in kinds],
     })[columns]
+
+
+#: The warnings about where the speedup stops growing: they concern predictions past the data.
+SATURATION_KINDS = frozenset({"linear-section", "saturation-undetermined", "saturation-near-range"})
+
+
+def curve_warnings(model: Adept, targets) -> list[ModelWarning]:
+    """ADEPT's warnings for a curve drawn at ``targets``, as a dashboard shows them.
+
+    Every warning of :meth:`~workbench.models.adept.Adept.warnings_for` ``targets``, except
+    that the saturation warnings (:data:`SATURATION_KINDS`) are those of the targets past
+    the largest used observation only.  Inside the data a prediction does not depend on
+    where the speedup saturates, and each target has its own biased fit (thesis 3.5.2):
+    the fit for n = 2 of the bundled example saturates at n = 255 with a first piece
+    "ending" at n = 862788, the fits past the data at n = 241, so asking for all targets
+    gave two saturation points and a section end far beyond the drawn range.
+    """
+    targets = np.unique(np.asarray(targets, float))
+    obs = model.observations_
+    top = obs["n"][obs["weight_factor"] > 0].max()
+    out = [w for w in model.warnings_for(targets) if w.kind not in SATURATION_KINDS]
+    beyond = targets[targets > top]
+    if beyond.size:
+        out += [w for w in model.warnings_for(beyond) if w.kind in SATURATION_KINDS]
+    return out
 
 
 def fits_table(model: Adept, targets) -> pd.DataFrame:

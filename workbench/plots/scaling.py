@@ -37,7 +37,6 @@ __all__ = [
     "format_leaderboard",
     "format_seconds",
     "holdout_frame",
-    "measure_next_html",
     "prediction_curves",
     "prediction_figure",
     "prediction_title",
@@ -183,28 +182,6 @@ def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
                  + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
                            f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
     return f"<div style='font-size:13px'>{text}</div>"
-
-
-def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes", rows: int = 5) -> str:
-    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`.
-
-    The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
-    in ``unit``-hours when ``frame`` has a ``cost`` column: n x predicted seconds).
-    """
-    head = "<b>Where to measure next</b>"
-    if frame.empty:
-        return f"<div style='font-size:13px'>{head}: no candidate allocation</div>"
-    best = frame.iloc[0]
-    top = frame.head(rows)
-    table = pd.DataFrame({"measure at n": top["n"], "interval width after (×)": top["width_ratio"],
-                          "narrowing %": (100 * top["narrowing"]).round(0)})
-    if "cost" in top.columns:
-        single = {"processes": "process", "nodes": "node", "gpus": "GPU"}.get(unit, unit)
-        table[f"cost of the run ({single}-hours)"] = top["cost"].to_numpy(float) / 3600
-    body = table.to_html(index=False, border=0, float_format=lambda v: f"{v:.3g}", classes="wb-table")
-    return (f"<div style='font-size:13px'>{head}: a run at n = {best['n']:g} {html.escape(unit)} would narrow the "
-            f"interval at n = {target:g} by about {100 * best['narrowing']:.0f} % (to ×{best['width_ratio']:.2f}, "
-            f"upper / lower).<div style='font-size:12px'>{body}</div></div>")
 
 
 # -------------------------------------------------------------------------- figures

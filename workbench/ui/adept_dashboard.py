@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.models.adept import Adept
-from workbench.plots.adept import fits_table, holdout_frame, prediction_figure, warnings_html
+from workbench.plots.adept import curve_warnings, fits_table, holdout_frame, prediction_figure, warnings_html
 from workbench.ui.common import (
     FitCache,
     figure_widget,
@@ -36,11 +36,20 @@ from workbench.ui.common import (
     update_figure_widget,
 )
 from workbench.ui.data_picker import DataPicker
+from workbench.views.tables import Column
 
 __all__ = ["AdeptDashboard", "adept_dashboard", "summary_html"]
 
 
 # --------------------------------------------------------------------------- helpers
+
+#: How the held-back and per-target tables show their columns (units in the headers).
+HOLDOUT_COLUMNS = {"n": Column("n [processes]"), "actual": Column("actual t [s]"),
+                   "prediction": Column("predicted t [s]"), "error_pct": Column("error E", "percent"),
+                   "accuracy_pct": Column("PA", "percent"), "speedup": Column("predicted S"), "sigma": Column("σ")}
+FITS_COLUMNS = {"target n": Column("target n [processes]"), "τ": Column("τ [s per model unit]"),
+                "fixed point n": Column("fixed point n [processes]"),
+                "max rel. error": Column("max rel. error", "fraction"), "predicted t": Column("predicted t [s]")}
 
 
 def summary_html(model: Adept, holdout: pd.DataFrame, seconds: float, extra: dict | None = None) -> str:
@@ -130,12 +139,12 @@ class AdeptDashboard(widgets.VBox):
         self.last_update_s = time.perf_counter() - start
         self.summary.value = summary_html(model, holdout, self.last_update_s, {"data": self.picker.label})
         self.tables.value = (
-            frame_html(holdout.drop(columns=["warned"]).rename(columns={"actual": "actual t [s]",
-                                                                         "prediction": "predicted t [s]"}),
-                       "Prediction vs actual at the held-back runs (PA = 100 − E, thesis 3.7)")
-            + frame_html(fits_table(model, targets), "Per-target fits (one biased fit per target, thesis 3.5.2)")
+            frame_html(holdout.drop(columns=["warned"]).assign(warnings=holdout["warnings"].replace("", "none")),
+                       "Prediction vs actual at the held-back runs (PA = 100 − E, thesis 3.7)", HOLDOUT_COLUMNS)
+            + frame_html(fits_table(model, targets), "Per-target fits (one biased fit per target, thesis 3.5.2)",
+                         FITS_COLUMNS)
         )
-        self.warnings.value = warnings_html(model.warnings_for(np.union1d(targets, model.fits_["target"])))
+        self.warnings.value = warnings_html(curve_warnings(model, np.union1d(targets, model.fits_["target"])))
         return fig
 
     def _on_change(self, _change=None) -> None:

@@ -131,13 +131,18 @@ class _GradientBoosting:
         self.train_button = widgets.Button(description="train", icon="play", button_style="primary",
                                            disabled=not available, layout=widgets.Layout(width="120px"))
         self.progress = widgets.Box()
-        self.train_status = widgets.HTML("<i>Choose the data and scenario, then press <b>train</b>.</i>"
-                                         if available else "<i>No data for the models.</i>")
+        self.train_status = widgets.HTML(
+            "<i>Choose the data and scenario, then press <b>train</b>: prediction vs actual and the feature "
+            "importances appear below once the models are trained.</i>" if available else
+            "<i>No data for the models: neither our data-generator sweep nor the OSU data are available.</i>")
         self.color_by = widgets.Dropdown(options=["subset"], value="subset", description="colour by", style=_WIDE)
         self.metrics = widgets.HTML()
         self.warnings_panel = message_panel()
         self._ml_out = {name: figure_widget(placeholder_figure(""), name=name, width=width)
                         for name, width in (("prediction", "55%"), ("importance", "45%"))}
+        # hidden until the first training: no empty boxes, the status line says what to do
+        self.ml_results = widgets.VBox([self.color_by, widgets.HBox(list(self._ml_out.values()))],
+                                       layout=widgets.Layout(display="none"))
         self.train_button.on_click(self._on_train)
         self.color_by.observe(self._on_color, names="value")
         self.ml_data.on_change(self._on_source)
@@ -151,8 +156,7 @@ class _GradientBoosting:
                               widgets.HBox([self.log_target, self.seed])])
         return [widgets.HBox([setup, search]),
                 widgets.HBox([self.train_button, self.progress, self.train_status]), self.ml_messages,
-                self.warnings_panel, self.color_by,
-                widgets.HBox([self._ml_out["prediction"], self._ml_out["importance"]]), self.metrics]
+                self.warnings_panel, self.ml_results, self.metrics]
 
     def request(self) -> TrainRequest:
         """Return the training the ML controls describe."""
@@ -234,6 +238,7 @@ class _GradientBoosting:
         with self._quietly():
             self.color_by.options = panels.color_options
             self.color_by.value = panels.color_by
+        self.ml_results.layout.display = None  # shown before the figures are sent: drawn at the size shown
         self._show("prediction", self._ml_out["prediction"], panels.prediction)
         self._show("importance", self._ml_out["importance"], panels.importance)
         self.metrics.value = panels.metrics

@@ -51,6 +51,7 @@ from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 from workbench.views.panels import FitCache, frame_html, placeholder_figure, readout_html
 
 __all__ = [
+    "DEFAULT_FIGURE_HEIGHT",
     "ERROR_CLASS",
     "FIGURE_CLASS",
     "MAIN_FIGURE_CLASS",
@@ -305,17 +306,41 @@ class LiveFigure(widgets.Output):
         layout = shown.setdefault("layout", {})
         meta = layout.get("meta")
         layout["meta"] = {**(meta if isinstance(meta, dict) else {}), "wb_revision": self.revision}
+        height = int(round(layout.get("height") or DEFAULT_FIGURE_HEIGHT))
+        layout["height"] = height
         title = (fig.layout.title.text or "figure") if fig.layout.title else "figure"
+        self._size_class(height)
         self.outputs = ({
             "output_type": "display_data",
             "data": {"application/vnd.plotly.v1+json": {**shown, "config": {"responsive": True}},
                      "text/plain": f"<plotly figure: {title}>"},
             "metadata": {},
-        },)
+        }, _height_style(height))
         self.figure = go.Figure(fig)
         self._sent = spec
         self.remove_class(STALE_CLASS)
         return True
+
+    def _size_class(self, height: int) -> None:
+        """Give the panel the DOM class of its figure's height (see :func:`_height_style`)."""
+        wanted = f"{_HEIGHT_CLASS}{height}"
+        for css in self._dom_classes:
+            if css.startswith(_HEIGHT_CLASS) and css != wanted:
+                self.remove_class(css)
+        if wanted not in self._dom_classes:
+            self.add_class(wanted)
+
+    def redraw(self) -> None:
+        """Send the figure shown again (a new revision), to be drawn at the size its panel has now.
+
+        Call it after showing a panel that was hidden (``layout.display`` of it or of a box
+        around it): a figure drawn while hidden took plotly's default width.
+        """
+        self._sent = None
+        stale = self.stale
+        self.update(self.figure)
+        if stale:
+            self.add_class(STALE_CLASS)
 
     def mark_stale(self, reason: str) -> None:
         """Replace the figure by a notice that it no longer matches the inputs, saying ``reason``.
@@ -326,6 +351,31 @@ class LiveFigure(widgets.Output):
         """
         self.update(placeholder_figure(f"Out of date: {reason}"))
         self.add_class(STALE_CLASS)
+
+
+#: Height in px of a figure whose layout gives none (plotly's mime renderer would use 360).
+DEFAULT_FIGURE_HEIGHT = 400
+_HEIGHT_CLASS = "wb-height-"
+
+
+def _height_style(height: int) -> dict:
+    """Return the output that keeps a figure panel as tall as its figure, whenever the figure was drawn.
+
+    Why: with ``config.responsive`` (which makes plotly follow the window's width), plotly
+    sizes the box of the drawing (``.svg-container``) to ``height: 100%`` of the plot
+    element, unless that element had no height when plotly first drew into it (plotly's
+    ``_hasZeroHeight``), and JupyterLab's mime renderer relayouts every figure once drawn
+    (``Plots.resize``, which drops ``layout.height``).  The plot element of an output has
+    no height of its own, so the box collapsed to 0 px and the output area, which clips its
+    content, showed nothing, for the figures whose element happened to be in the page
+    (with a line of height) when plotly drew: "blank until the window is resized".  A
+    minimum height equal to the figure's, keyed on the panel's
+    ``wb-height-<px>`` class, makes the box the figure's height in both of plotly's
+    modes; the width still follows the page.
+    """
+    rule = (f".{_HEIGHT_CLASS}{height} .js-plotly-plot .svg-container{{min-height:{height}px}}")
+    return {"output_type": "display_data", "data": {"text/html": f"<style>{rule}</style>", "text/plain": ""},
+            "metadata": {}}
 
 
 def figure_widget(fig: go.Figure, *, name: str | None = None, primary: bool = False, **layout) -> LiveFigure:

@@ -16,17 +16,22 @@ import time
 
 import ipywidgets as widgets
 import numpy as np
+import pandas as pd
 
-from workbench.errors import ValidationError
+from workbench.errors import ValidationError, WorkbenchError, quiet_warnings
+from workbench.evaluation.multiparam import relearn_grids, synthetic_grid
 from workbench.io import select_curve
 from workbench.models.adept import Adept
+from workbench.models.multiparam import MultiParameterPredictor
 from workbench.plots.adept import cross_size_figure, holdout_frame, warnings_html
+from workbench.plots.multiparam import LAYERS, prediction_grid, surface_figure
 from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure, summary_html
 from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
 from workbench.ui.data_picker import DataPicker
+from workbench.views.multiparam import target_html
 
 __all__ = ["CrossSizeDashboard", "cross_size_dashboard", "base_candidates", "targets_with_a_base", "MIN_BASE_POINTS",
-           "NEEDS"]
+           "NEEDS", "MultiParameterDashboard", "multiparam_dashboard", "multiparam_datasets"]
 
 #: Thesis 3.12: at least 4 observations on the base size.
 MIN_BASE_POINTS = 4
@@ -195,3 +200,139 @@ def cross_size_dashboard(source: str | None = None, **kwargs) -> CrossSizeDashbo
     target size).
     """
     return CrossSizeDashboard(source=source, **kwargs)
+
+
+# ------------------------------------------------------------------ processes x problem size
+def multiparam_datasets() -> dict:
+    """Return the dashboard's data sets: name -> (frame with ``n``, one size column, ``t``; size column).
+
+    The SYNTHETIC grid always; the RELeARN regions when the data mirror is set.
+    """
+    sets = {"SYNTHETIC: 3 x 3 corner + diagonal band": (synthetic_grid(), "s")}
+    try:
+        for region, frame in relearn_grids():
+            sets[f"RELeARN (Extra-P data): {region}"] = (frame, "neurons")
+    except (WorkbenchError, OSError):
+        pass  # no mirror: the synthetic set only
+    return sets
+
+
+class MultiParameterDashboard(widgets.VBox):
+    """Runtime over processes x problem size: heat map, interval width, a target and its interval.
+
+    Wiring only: :class:`~workbench.models.multiparam.MultiParameterPredictor` fits the
+    data set, :func:`workbench.plots.multiparam.surface_figure` draws the map with the
+    measured runs, the target, and the lines of constant work per process (weak scaling)
+    and constant size (strong scaling) through it; :func:`workbench.views.multiparam.target_html`
+    says the prediction.
+
+    Attributes: ``data`` (Dropdown), ``target_n``, ``target_s`` (log sliders), ``layer``
+    (ToggleButtons), ``figure`` (LiveFigure named ``multiparam``), ``summary`` (HTML),
+    ``messages``, ``model``.
+    """
+
+    def __init__(self, data: str | None = None, layer: str = "runtime"):
+        self.messages = message_panel()
+        self._sets = multiparam_datasets()
+        names = list(self._sets)
+        self.data = widgets.Dropdown(options=names, value=data if data in self._sets else names[0],
+                                     description="data", layout=widgets.Layout(width="520px"))
+        self.target_n = slider("target n", 128.0, 1.0, 4096.0, log=True, step=0.05)
+        self.target_s = slider("target size", 1.0, 1.0, 10.0, log=True, step=0.02)
+        self.layer = widgets.ToggleButtons(options=list(LAYERS), value=layer, description="layer",
+                                           style={"description_width": "50px"})
+        self.summary = widgets.HTML()
+        self.summary.add_class("wb-multiparam-summary")
+        self.model: MultiParameterPredictor | None = None
+        self._quiet = False
+        self._fits: dict = {}
+        fig = None
+        with show_errors(self.messages):
+            self._set_ranges()
+            fig = self._update()
+        self.figure = figure_widget(fig if fig is not None else placeholder_figure("No prediction yet"),
+                                    name="multiparam")
+        self.data.observe(self._on_data, names="value")
+        for control in (self.target_n, self.target_s, self.layer):
+            control.observe(self._on_change, names="value")
+        super().__init__([
+            widgets.HTML("<h3 style='margin:12px 0 4px'>Processes x problem size: one model for both</h3>"
+                         "<span style='font-size:13px;color:#555'>The multi-parameter predictor (work-aware "
+                         "models, Extra-P's multi-parameter PMNF, the expert form) fitted on every measured run; "
+                         "move the target and read its calibrated 80 % interval.</span>"),
+            self.data,
+            widgets.HBox([widgets.VBox([self.target_n, self.target_s, self.layer]), self.summary]),
+            self.messages,
+            self.figure,
+        ])
+
+    @property
+    def frame(self):
+        """The chosen data set (``n``, size column, ``t``)."""
+        return self._sets[self.data.value][0]
+
+    @property
+    def parameter(self) -> str:
+        """The chosen data set's size column."""
+        return self._sets[self.data.value][1]
+
+    def _set_ranges(self) -> None:
+        """Fit the chosen data set and put the target sliders past its largest run."""
+        frame, p = self.frame, self.parameter
+        self._quiet = True
+        try:
+            n_max, s_max = float(frame.n.max()), float(frame[p].max())
+            for w, lo, hi, value in ((self.target_n, frame.n.min(), 64 * n_max, 4 * n_max),
+                                     (self.target_s, frame[p].min(), 64 * s_max, 2 * s_max)):
+                lo, hi = float(np.log10(lo)), float(np.log10(hi))
+                w.max = max(w.max, hi)  # ipywidgets refuses min > max on the way
+                w.min = lo
+                w.max = hi
+                w.step = (w.max - w.min) / 100
+                w.value = float(value)
+        finally:
+            self._quiet = False
+
+    def _fit(self) -> MultiParameterPredictor:
+        key = self.data.value
+        if key not in self._fits:
+            frame = self.frame
+            with quiet_warnings():
+                self._fits[key] = MultiParameterPredictor().fit(frame.drop(columns="t"), frame.t)
+        return self._fits[key]
+
+    def _update(self):
+        frame, p = self.frame, self.parameter
+        model = self._fit()
+        self.model = model
+        target = model.predict_frame(pd.DataFrame({"n": [rounded(self.target_n.value, 6)],
+                                                    p: [rounded(self.target_s.value, 6)]})).iloc[0]
+        n_hi = max(float(frame.n.max()), float(target["n"])) * 2
+        s_hi = max(float(frame[p].max()), float(target[p])) * 1.5
+        grid = prediction_grid(model, (float(frame.n.min()) / 2, n_hi), (float(frame[p].min()) / 1.5, s_hi), p)
+        work = model.members_.get("work")
+        exponent = work.exponents_[0] if work is not None else 1.0
+        fig = surface_figure(grid, frame, target, p, layer=self.layer.value, work_exponent=exponent)
+        frame_target = model.predict_frame(pd.DataFrame({"n": [target["n"]], p: [target[p]]}))
+        self.summary.value = target_html(target, p, frame_target.attrs["messages"], model.weights_)
+        return fig
+
+    def _on_data(self, _change=None) -> None:
+        with show_errors(self.messages, stale=(self.figure,)):
+            self._set_ranges()
+            update_figure_widget(self.figure, self._update())
+
+    def _on_change(self, _change=None) -> None:
+        if self._quiet:
+            return
+        with show_errors(self.messages, stale=(self.figure,)):
+            update_figure_widget(self.figure, self._update())
+
+
+def multiparam_dashboard(data: str | None = None, **kwargs) -> MultiParameterDashboard:
+    """Build the processes x problem-size dashboard; display it as a cell's last expression.
+
+    ``data``: a name from :func:`multiparam_datasets` (default: the SYNTHETIC grid);
+    ``layer``: ``"runtime"`` or ``"interval width"``.
+    """
+    return MultiParameterDashboard(data=data, **kwargs)

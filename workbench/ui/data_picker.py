@@ -41,6 +41,7 @@ from workbench.io import (
 from workbench.ui.common import QuietChanges, message_panel, show_errors
 from workbench.ui.data_source import Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
+from workbench.validation import UNITS, check_unit
 
 __all__ = ["DataPicker", "Source", "SOURCES", "UPLOAD", "UPLOAD_FORMAT", "default_observed", "read_uploads"]
 
@@ -50,7 +51,8 @@ UPLOAD = "upload"
 UPLOAD_FORMAT = UploadFormat(
     "The dashboard reads NPB output logs (.out, .log or .txt, one run each, as the benchmark prints them) or a "
     "UTF-8 CSV table (.csv) with one row per run: the columns processes and time_s (runtime in seconds) are "
-    "required; benchmark, problem_class, threads, nodes and run are optional.",
+    "required; benchmark, problem_class, threads, nodes, gpus, run and unit (what n counts: processes, nodes, "
+    "gpus or cores) are optional.",
     "benchmark,problem_class,processes,time_s")
 
 
@@ -192,6 +194,8 @@ class DataPicker(QuietChanges, widgets.VBox):
         # curves of each frame the data source accepted (id -> (frame, curves)): listed once
         self._usable_curves: dict[int, tuple[pd.DataFrame, pd.DataFrame]] = {}
         self._toggles: dict[float, widgets.ToggleButton] = {}
+        self._unit_choice: str | None = None  # None: the curve's own unit
+        self._alloc = np.empty(0)
 
         own_panel = messages is None
         self.messages = message_panel() if own_panel else messages
@@ -236,8 +240,71 @@ class DataPicker(QuietChanges, widgets.VBox):
 
     @property
     def processes(self) -> list[float]:
-        """Distinct processor counts of the selected curve, ascending."""
+        """Distinct allocations of the selected curve, ascending, in :attr:`unit` (processor counts by default)."""
         return sorted(self._toggles)
+
+    @property
+    def own_unit(self) -> str:
+        """What n counts in the selected curve's data: its ``unit`` (column or reader argument), else processes."""
+        runs, frame = self._runs, self.frame
+        for attrs in (runs.attrs, frame.attrs):
+            if attrs.get("unit") is not None:
+                return check_unit(attrs["unit"], self.label)
+        if "unit" in runs.columns:
+            given = runs["unit"].dropna().astype(str).unique()
+        elif "unit" in frame.columns:  # select_curve keeps the scaling columns only
+            b, c = self.curve_key[:2]
+            given = frame.loc[(frame["benchmark"] == b) & (frame["problem_class"] == c), "unit"].dropna()
+            given = given.astype(str).unique()
+        else:
+            given = ()
+        if len(given) == 1:
+            try:
+                return check_unit(given[0], self.label)
+            except ValidationError:
+                pass
+        return "processes"
+
+    @property
+    def unit(self) -> str:
+        """What n counts now: the unit chosen with :meth:`set_unit`, else :attr:`own_unit`."""
+        return self._unit_choice or self.own_unit
+
+    def units(self) -> list[str]:
+        """Return the units n can count, the curve's own first (every unit: see :meth:`set_unit`)."""
+        return [self.own_unit, *(u for u in UNITS if u != self.own_unit)]
+
+    def set_unit(self, unit: str | None) -> None:
+        """Count the runs in ``unit`` (None: the curve's own), then notify.
+
+        The unit's own column when the runs fill it (e.g. ``nodes``), else the curve's
+        allocations read as ``unit`` (:meth:`relabelled`).
+        """
+        unit = None if unit is None else check_unit(unit, "n counts")
+        previous = self._unit_choice
+        self._unit_choice = None if unit == self.own_unit else unit
+        try:
+            self._use_curve()
+        except ValidationError:
+            self._unit_choice = previous
+            self._use_curve()
+            raise
+        self._fire()
+
+    @property
+    def both_counts(self) -> bool:
+        """Whether the runs give processes and nodes that differ: the user should choose what n counts."""
+        runs = self._runs
+        if self.own_unit != "processes" or "nodes" not in runs.columns or not runs["nodes"].notna().all():
+            return False
+        return bool((self._runs["nodes"].astype(float) != self._runs["processes"].astype(float)).any())
+
+    def observed_nodes(self) -> np.ndarray | None:
+        """Nodes of every observed run (the order of :attr:`observed`), or None when not every run gives them."""
+        runs = self._runs
+        if self.unit == "nodes" or "nodes" not in runs.columns or not runs["nodes"].notna().all():
+            return None
+        return runs["nodes"].to_numpy(float)[np.isin(self._alloc, self.observed_n)]
 
     @property
     def observed_n(self) -> tuple[float, ...]:
@@ -313,6 +380,7 @@ class DataPicker(QuietChanges, widgets.VBox):
         return usable
 
     def _use_source(self, frame: pd.DataFrame) -> None:
+        self._unit_choice = None  # new data: n counts what they say, until the user chooses
         kept = self._usable_curves.get(id(frame))
         curves = kept[1] if kept is not None and kept[0] is frame else self._check_curves(frame, self.data.label)
         self.frame, self.curves, self.all_curves = frame, curves, list_curves(frame)
@@ -327,16 +395,42 @@ class DataPicker(QuietChanges, widgets.VBox):
             self.curve.value = pick
         self._use_curve()
 
+    def _allocations(self, unit: str, quiet: bool = False) -> np.ndarray | None:
+        """Every run's allocation in ``unit``.
+
+        The unit's own column when every run fills it (``nodes``, ``gpus``; ``cores`` is
+        processes x threads for runs counted in processes), else the curve's allocations (its
+        ``processes`` column, where the scaling corpus and a plain upload keep n) read as
+        ``unit``: a user whose ``processes`` column holds nodes says so by choosing nodes.
+        ``quiet`` is kept for callers that probe; every unit can be read.
+        """
+        runs, own = self._runs, self.own_unit
+        if unit in ("nodes", "gpus") and unit in runs.columns and runs[unit].notna().all():
+            return runs[unit].to_numpy(float)
+        if unit == "cores" and own == "processes" and "threads" in runs.columns:
+            return runs["processes"].to_numpy(float) * runs["threads"].astype(float).fillna(1).to_numpy()
+        return runs["processes"].to_numpy(float)
+
+    def relabelled(self) -> bool:
+        """Whether :attr:`unit` reads the curve's allocations as another unit (no column of its own counts them)."""
+        unit, runs = self.unit, self._runs
+        if unit == self.own_unit:
+            return False
+        if unit in ("nodes", "gpus"):
+            return not (unit in runs.columns and runs[unit].notna().all())
+        return not (unit == "cores" and self.own_unit == "processes" and "threads" in runs.columns)
+
     def _use_curve(self) -> None:
         # selected once per curve: select_curve validates the whole frame (~50 ms)
         self._runs = select_curve(self.frame, *self.curve_key)
-        processes = sorted(float(v) for v in self._runs["processes"].unique())
+        self._alloc = self._allocations(self.unit)
+        processes = sorted(float(v) for v in np.unique(self._alloc))
         if callable(self._n_observed):
             chosen = {float(v) for v in self._n_observed(processes)}
         else:
             chosen = set(processes[: int(self._n_observed)])
         self._toggles = {
-            n: widgets.ToggleButton(value=n in chosen, description=f"{n:g}", tooltip=f"n = {n:g} processes",
+            n: widgets.ToggleButton(value=n in chosen, description=f"{n:g}", tooltip=f"n = {n:g} {UNITS[self.unit][1]}",
                                     layout=widgets.Layout(width="58px"))
             for n in processes
         }
@@ -359,10 +453,9 @@ class DataPicker(QuietChanges, widgets.VBox):
         )
 
     def _split(self, observed: bool) -> tuple[np.ndarray, np.ndarray]:
-        runs = self.runs
-        mask = runs["processes"].astype(float).isin(self.observed_n)
-        sel = runs[mask if observed else ~mask]
-        return sel["processes"].to_numpy(float), sel["time_s"].to_numpy(float)
+        mask = np.isin(self._alloc, self.observed_n)
+        keep = mask if observed else ~mask
+        return self._alloc[keep], self.runs["time_s"].to_numpy(float)[keep]
 
     # ---------------------------------------------------------------- handlers
     def _on_source(self, data: DataSource) -> None:

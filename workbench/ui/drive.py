@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 from workbench.ui.common import ERROR_CLASS, MAIN_FIGURE_CLASS, PRIMARY_SLIDER_CLASS
 
-__all__ = ["DASHBOARDS", "DRAWN_REVISIONS_JS", "Dashboard", "Move", "VISIBLE_FIGURES_DRAWN_JS", "open_dashboard",
-           "page_problems", "perform", "wait_for_redraw"]
+__all__ = ["DASHBOARDS", "DRAWN_REVISIONS_JS", "VISIBLE_FIGURES_DRAWN_JS", "VISIBLE_FIGURE_SIZES_JS", "Dashboard",
+           "Move", "block_foreign_requests", "invisible_figures", "open_dashboard", "page_problems", "perform",
+           "wait_for_redraw"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,11 @@ DASHBOARDS: dict[str, Dashboard] = {
         Move("toggle", "view", option="runtime", figures=("main",)),
         Move("slider", figures=("main", "fit")),
     )),
-    "04_cross_size.ipynb": Dashboard(),
+    "04_cross_size.ipynb": Dashboard(moves=(
+        Move("slider"),
+        Move("slider", "target n", figures=("multiparam",)),
+        Move("toggle", "layer", option="interval width", figures=("multiparam",)),
+    )),
     "05_fim_calculation.ipynb": Dashboard(moves=(
         Move("slider", figures=("main", "prediction", "parity", "heatmap", "occupancy")),
         Move("toggle", "variable", option="SC", figures=("surface",)),
@@ -126,13 +131,79 @@ VISIBLE_FIGURES_DRAWN_JS = """() => Array.from(document.querySelectorAll('.wb-fi
 })"""
 
 
+#: Every visible figure: its name, the size plotly's drawing (its first ``.main-svg``) shows on
+#: the page -- its bounding box clipped by every element between it and the figure panel
+#: that clips its content (the output areas do: a drawing whose box collapsed is cut to
+#: nothing although the svg itself keeps its size) -- and its number of traces.  Hidden
+#: figures (``display: none`` on them or an ancestor) are skipped.
+VISIBLE_FIGURE_SIZES_JS = """() => Array.from(document.querySelectorAll('.wb-figure'))
+  .filter(f => f.offsetParent !== null && f.getClientRects().length > 0).map(f => {
+    const name = Array.from(f.classList).find(c => c.startsWith('wb-figure-'));
+    const gd = f.querySelector('.js-plotly-plot');
+    const svg = gd && gd.querySelector('.main-svg');
+    let width = 0, height = 0;
+    if (svg) {
+      const r = svg.getBoundingClientRect();
+      let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+      for (let el = svg.parentElement; el && el !== f.parentElement; el = el.parentElement) {
+        const cs = getComputedStyle(el), c = el.getBoundingClientRect();
+        if (cs.overflowX !== 'visible') { left = Math.max(left, c.left); right = Math.min(right, c.right); }
+        if (cs.overflowY !== 'visible') { top = Math.max(top, c.top); bottom = Math.min(bottom, c.bottom); }
+      }
+      width = Math.max(0, right - left); height = Math.max(0, bottom - top);
+    }
+    return {name: name ? name.slice('wb-figure-'.length) : '?', width: Math.round(width),
+            height: Math.round(height), traces: gd && gd.data ? gd.data.length : 0};
+  })"""
+
+
+def invisible_figures(page, timeout_s: float = 5) -> list[str]:
+    """Return the visible figures that are not drawn at a non-zero size with at least one trace.
+
+    Waits up to ``timeout_s`` for them (plotly relayouts a figure ~0.1 s after drawing it);
+    each problem names the figure, its drawn size and its number of traces.  Empty: every
+    visible figure shows something.
+    """
+    ok = f"() => ({VISIBLE_FIGURE_SIZES_JS})().every(f => f.width > 0 && f.height > 0 && f.traces > 0)"
+    try:
+        page.wait_for_function(ok, timeout=timeout_s * 1000)
+        return []
+    except Exception:  # playwright's TimeoutError
+        return [f"figure {f['name']} drawn at {f['width']} x {f['height']} px with {f['traces']} traces"
+                for f in page.evaluate(VISIBLE_FIGURE_SIZES_JS)
+                if not (f["width"] > 0 and f["height"] > 0 and f["traces"] > 0)]
+
+
+#: Requests that would leave the machine: http(s) and websockets to any host but loopback.
+FOREIGN_URL = re.compile(r"^(https?|wss?)://(?!(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?(/|$))",
+                         re.IGNORECASE)
+
+
+def block_foreign_requests(context, record: list[str]) -> None:
+    """Abort every request of a playwright browser ``context`` that would leave the machine.
+
+    Each one's URL is appended to ``record`` (see :data:`FOREIGN_URL`): a page must load and
+    work offline, as on an HPC login node.
+    """
+    def abort(route) -> None:
+        record.append(route.request.url)
+        route.abort()
+
+    context.route(FOREIGN_URL, abort)
+
+
 def page_problems(page) -> list[str]:
-    """Return the error outputs, error panels and error texts shown on ``page``."""
+    """Return the error outputs, error panels and error texts shown on ``page``.
+
+    Console errors about a request aborted by :func:`block_foreign_requests` (listed in
+    ``page.foreign_requests``, checked on their own) are left out.
+    """
     problems = [f"error output: {t!r}" for t in page.locator(ERROR_OUTPUTS).all_inner_texts()]
     problems += [f"{ERROR_CLASS} panel: {t!r}" for t in page.locator(f".{ERROR_CLASS}").all_inner_texts()]
     body = page.inner_text("body")
     problems += [f"page text contains {t!r}" for t in ERROR_TEXTS if t in body]
-    problems += [e for e in page.errors if not any(ignored in e for ignored in IGNORED_CONSOLE_ERRORS)]
+    blocked = tuple(getattr(page, "foreign_requests", ()))
+    problems += [e for e in page.errors if not any(ignored in e for ignored in IGNORED_CONSOLE_ERRORS + blocked)]
     return problems
 
 

@@ -41,6 +41,7 @@ from workbench.models.scaling import MODELS
 from workbench.plots.scaling import MODEL_LABELS
 from workbench.ui.common import (
     ERROR_CLASS,
+    PRIMARY_SLIDER_CLASS,
     FitCache,
     NamedFigures,
     QuietChanges,
@@ -54,12 +55,14 @@ from workbench.ui.common import (
     slider,
 )
 from workbench.ui.data_picker import DataPicker
+from workbench.validation import UNITS
 from workbench.views.predict import (
     PredictState,
     board_curve_view,
     board_table_html,
     curve_unit,
     measure_next_view,
+    predictions_csv_html,
     target_range,
     view,
 )
@@ -91,7 +94,19 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self._curve_id = None
         self.predictor = self.frame = self.next_frame = self._fig = None
         self.last_update_s = float("nan")
-        self.target = slider("target allocation n", 2.0, 1.0, 16.0, log=True, primary=True, readout_format=".3g")
+        # whole allocations only (target_range's options): a SelectionSlider, applied on release
+        self.target = widgets.SelectionSlider(options=[1, 2], value=2, description="target n",
+                                              continuous_update=False, style={"description_width": "initial"},
+                                              layout=widgets.Layout(width="420px"))
+        self.target.add_class(PRIMARY_SLIDER_CLASS)
+        self.unit = widgets.ToggleButtons(options=[(UNITS[u][1], u) for u in UNITS], description="n counts",
+                                          style={"description_width": "initial", "button_width": "80px"})
+        self.per_node = widgets.BoundedIntText(value=0, min=0, max=1_000_000, description="cores per node",
+                                               style={"description_width": "initial"},
+                                               layout=widgets.Layout(width="220px"),
+                                               tooltip="0: unknown; with it, costs are in node-hours")
+        self.download = widgets.HTML()
+        self.unit_note = message_panel()
         self.level = slider("interval level", level, 0.5, 0.95, 0.05, readout_format=".2f")
         self.model_boxes = {m: widgets.Checkbox(value=True, description=MODEL_LABELS[m], indent=False,
                                                 layout=widgets.Layout(width="auto", margin="0 12px 0 0"))
@@ -108,8 +123,9 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
             self._update_next()
 
         self.picker.on_change(self._on_data)
-        for control in (self.target, self.level, *self.model_boxes.values()):
+        for control in (self.target, self.level, self.per_node, *self.model_boxes.values()):
             control.observe(self._on_control, names="value")
+        self.unit.observe(self._on_unit, names="value")
         self.messages.observe(self._on_message, names="value")
         predict = self._predict_layout()
         self._build_board()
@@ -124,9 +140,10 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
                              layout=widgets.Layout(flex_flow="row wrap", width="460px"))
         return widgets.VBox([
             self.picker,
+            widgets.HBox([self.unit, self.per_node], layout=widgets.Layout(grid_gap="12px")), self.unit_note,
             widgets.HBox([widgets.VBox([self.target, self.level, widgets.HTML("<b>Models to draw</b>"), boxes]),
                           self.readout], layout=widgets.Layout(grid_gap="24px")),
-            self.messages, self.figure,
+            self.messages, self.figure, self.download,
             widgets.HBox([widgets.VBox([self.target_table, self.warnings], layout=widgets.Layout(width="50%")),
                           widgets.VBox([self.weights, self.next])], layout=widgets.Layout(grid_gap="24px")),
             self.holdout,
@@ -136,26 +153,39 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _set_target_range(self) -> None:
         """Set the target slider for the selected curve (:func:`~workbench.views.predict.target_range`)."""
         r = target_range(self.picker.processes, self.picker.observed_n)
-        self._unit = curve_unit(self.picker.frame, self.picker.curve_key)
+        self._range = r
+        self._unit = self.picker.unit
         with self._quietly():
-            if r.lo > self.target.max:
-                self.target.max = r.hi
-            self.target.min, self.target.max, self.target.step = r.lo, r.hi, r.step
-            self.target.value = r.value
-            self.target.description = f"target n ({self._unit})"
-        self._curve_id = (self.picker.source.value, id(self.picker.frame), self.picker.curve_key)
+            self.target.options = r.options
+            self.target.value = int(r.value)
+            self.target.description = f"target n ({UNITS[self._unit][1]})"
+            self.unit.options = [(UNITS[u][1], u) for u in self.picker.units()]
+            self.unit.value = self._unit
+            self.per_node.description = "GPUs per node" if self._unit == "gpus" else "cores per node"
+            self.per_node.layout.display = "none" if self._unit == "nodes" else None
+        note = None
+        if self.picker.both_counts and self._unit == "processes":
+            note = ("These runs give both processes and nodes: n counts processes now. Choose 'nodes' under "
+                    "'n counts' to predict in nodes (costs in node-hours).")
+        elif self.picker.relabelled():
+            note = (f"n counts {UNITS[self._unit][1]}: the allocations of the data (counted in "
+                    f"{UNITS[self.picker.own_unit][1]} there) are read as {UNITS[self._unit][1]}.")
+        show_message(self.unit_note, note, kind="info")
+        self._curve_id = (self.picker.source.value, id(self.picker.frame), self.picker.curve_key, self.picker.unit)
 
     def parameters(self) -> dict:
-        """Return the current target and interval level (slider values rounded)."""
-        return {"target": rounded(self.target.value, 3), "level": rounded(self.level.value, 3)}
+        """Return the current target (a whole allocation) and interval level (rounded)."""
+        return {"target": float(int(self.target.value)), "level": rounded(self.level.value, 3)}
 
     def state(self) -> PredictState:
         """Return the selected runs and the controls."""
         p, (target, level) = self.picker, self.parameters().values()
+        per_node = int(self.per_node.value) or None if self._unit != "nodes" else None
         return PredictState(observed=p.observed, held_back=p.held_back, data_key=p.key, data_label=p.label,
-                            observed_n=tuple(p.observed_n), unit=self._unit, target=target, level=level,
+                            observed_n=tuple(p.observed_n), unit=self._unit, per_node=per_node,
+                            nodes=p.observed_nodes(), target=target, level=level,
                             models=tuple(m for m, box in self.model_boxes.items() if box.value),
-                            grid=(self.target.min, self.target.max))
+                            grid=(self._range.lo, self._range.hi))
 
     def _update(self) -> go.Figure:
         """Fit (or reuse), refresh the readouts of the target and return the figure."""
@@ -166,6 +196,10 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.readout.value = readout_html({**panels.readout, "fit + figure": f"{self.last_update_s * 1000:.0f} ms"})
         self.target_table.value, self.warnings.value = panels.target_table, panels.warnings
         self.weights.value, self.holdout.value = panels.weights, panels.holdout
+        state = self.state()
+        self.download.value = predictions_csv_html(
+            self.predictor, sorted({*self.picker.processes, state.target, *self._range.options[-1:]}), state.level,
+            state.unit, f"predictions_{state.unit}.csv")
         return panels.main
 
     def _update_next(self) -> None:
@@ -179,7 +213,8 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     @property
     def panels(self) -> tuple:
         """The panels that show the prediction of the current selection."""
-        return (self.figure, self.readout, self.target_table, self.warnings, self.weights, self.next, self.holdout)
+        return (self.figure, self.readout, self.target_table, self.warnings, self.weights, self.next, self.holdout,
+                self.download)
 
     def _refresh(self, changed_data: bool = False) -> None:
         ok = False
@@ -195,12 +230,24 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
             self._update_next()
 
     def _on_data(self, picker) -> None:
-        curve_id = (picker.source.value, id(picker.frame), picker.curve_key)
+        curve_id = (picker.source.value, id(picker.frame), picker.curve_key, picker.unit)
         self._refresh(changed_data=curve_id != self._curve_id)
 
     def _on_control(self, change) -> None:
         if not self._quiet:
             self._refresh()
+
+    def _on_unit(self, change) -> None:
+        """Count the runs in the chosen unit (the picker re-reads the allocations), then refit."""
+        if self._quiet:
+            return
+        ok = False
+        with show_errors(self.messages):
+            self.picker.set_unit(change["new"])  # notifies: _on_data refits
+            ok = True
+        if not ok:
+            with self._quietly():
+                self.unit.value = change["old"]
 
     def _on_message(self, change) -> None:
         """Say on the figure that it was not updated after an error.
@@ -222,7 +269,8 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
                                             layout=widgets.Layout(width="640px"))
         self.board_protocol = widgets.ToggleButtons(options=list(PROTOCOLS), value="k3", description="protocol",
                                                     style={"description_width": "60px", "button_width": "70px"})
-        self.board_out = figure_widget(placeholder_figure(""), name="board")
+        # hidden until a curve is drawn: no empty box
+        self.board_out = figure_widget(placeholder_figure(""), name="board", display="none")
         self.board_curve.observe(self._on_board_curve, names="value")
         self.board_protocol.observe(self._on_board_curve, names="value")
         self._board_filled, self._bench_curves = False, None
@@ -267,6 +315,7 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
             panels = board_curve_view(self.per_curve, self.board_curve.value, self.board_protocol.value,
                                       self._bench_curves, self._cache)
             self.board_metrics.value = panels.metrics
+            self.board_out.layout.display = None  # shown before the figure is sent: drawn at the size shown
             if panels.figure is None:
                 self.board_out.mark_stale("the curve's runs are not available")
                 return

@@ -3,17 +3,20 @@
 One definition for ``make dashboards``, the browser tests and the tools, and headless
 chromium from Python.
 
-Command line (what ``make dashboards`` runs; see ``docs/serving.md``)::
+Command line (what ``make dashboards`` runs as ``workbench serve``; see ``docs/serving.md``)::
 
-    python -m workbench.ui.serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [--no-browser]
+    workbench serve [NOTEBOOK_DIR] [--host 127.0.0.1] [--port 8866] [--no-browser]
         [--generate-token | --token-file FILE | --password | --password-hash-file FILE]
-        [--pool NOTEBOOK=N ...] [--cell-timeout S] [--print-config] [--Class.trait=value ...]
+        [--pool NOTEBOOK=N ...] [--cell-timeout S] [--max-kernels N] [--max-kernels-per-client N]
+        [--print-config] [--Class.trait=value ...]
 
-Everything else comes from ``voila.json`` in the repository (preheated kernels, kernel
-culling, the cell timeout, Host check, websocket message limit), read whatever the current
-directory.  Serving beyond loopback (``--host 0.0.0.0`` or a LAN address) requires a token
-(environment variable :data:`TOKEN_ENV`, ``--token-file`` or ``--generate-token``) or a
-password; without one the command refuses to start.
+(also ``python -m workbench.ui.serve``).  Everything else comes from the project's
+``voila.json`` (preheated kernels, kernel culling, the kernel cap, the cell timeout, Host
+check, websocket message limit), read whatever the current directory: the repository's, or
+the copy an installed wheel carries (:mod:`workbench.io.locations`).  Serving beyond loopback
+(``--host 0.0.0.0`` or a LAN address) requires a token (environment variable
+:data:`TOKEN_ENV`, ``--token-file`` or ``--generate-token``) or a password; without one the
+command refuses to start.
 
 * :func:`voila_server` runs that same command in the background on a free local port (browser
   tests, ``tools/screenshots.py``, ``tools/load_test.py``) and stops it, and the kernels of
@@ -21,7 +24,11 @@ password; without one the command refuses to start.
 * :func:`launch_chromium` opens Debian's ``/usr/bin/chromium`` through Playwright for
   Python (never ``playwright install``).
 * :class:`WorkbenchKernelManager` and :class:`WorkbenchIdentityProvider` (named in
-  ``voila.json``) make closed pages release their kernels: see their docstrings.
+  ``voila.json``) cap the kernels and make closed pages release theirs; the render handler
+  (:func:`capped_render_handler`) refuses pages beyond the cap: see their docstrings.
+* Pages request nothing off the machine (:data:`TEMPLATE_DIR`) and reading a notebook logs no
+  trust warning (:class:`WorkbenchContentsManager`).  These override private members of Voila
+  0.5.13 (:data:`VOILA_TESTED`), checked by :func:`voila_internals_problems`.
 * The root (and Voila's tree pages, redirected there) is the course page
   (:func:`workbench.course.landing.landing_html`, :class:`CoursePageHandler`): the lessons in
   order, each with its screenshot (published at ``course/screenshots/``) and a link that opens
@@ -33,6 +40,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import contextvars
+import functools
 import getpass
 import ipaddress
 import json
@@ -51,13 +60,15 @@ from pathlib import Path
 
 from jupyter_server.auth.identity import PasswordIdentityProvider
 from jupyter_server.base.handlers import JupyterHandler, path_regex
+from jupyter_server.services.contents.largefilemanager import LargeFileManager
 from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from jupyter_server.utils import url_path_join
 from tornado import web
-from traitlets import Integer
+from traitlets import Bool, Integer
 
-from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, voila_url
-from workbench.course.path import COURSE, REPOSITORY
+from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, server_full_html, voila_url
+from workbench.course.path import COURSE
+from workbench.io.locations import NOTEBOOK_DIR, RESOURCE_ROOT, SCREENSHOT_DIR, VOILA_CONFIG
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 
 __all__ = [
@@ -66,30 +77,47 @@ __all__ = [
     "CONFIG_FILE",
     "DEFAULT_HOST",
     "DEFAULT_PORT",
+    "HEADROOM_BYTES",
+    "HEADROOM_FRACTION",
+    "KERNEL_MEMORY_BYTES",
+    "MIN_PAGES",
     "PLOTLY_TRACES",
     "ROOT",
+    "TEMPLATE_DIR",
     "TOKEN_ENV",
     "UPLOAD_LIMIT_BYTES",
+    "VOILA_TESTED",
     "WEBSOCKET_MAX_MESSAGE_BYTES",
     "CoursePageHandler",
     "ServeError",
     "ServeOptions",
     "VoilaServer",
+    "WorkbenchContentsManager",
     "WorkbenchIdentityProvider",
     "WorkbenchKernelManager",
     "build_app",
+    "capped_render_handler",
     "course_page",
+    "install_voila_overrides",
     "is_loopback",
     "launch_chromium",
     "main",
+    "memory_kernel_cap",
     "parse_args",
     "serve_command",
+    "voila_internals_problems",
     "voila_server",
 ]
 
-#: The repository; its voila.json is the one configuration of every server started here.
-ROOT = Path(__file__).resolve().parents[2]
-CONFIG_FILE = ROOT / "voila.json"
+#: The repository (or, installed from a wheel, the package's copies of its files:
+#: :mod:`workbench.io.locations`); its voila.json is the one configuration of every server
+#: started here.
+ROOT = RESOURCE_ROOT
+CONFIG_FILE = VOILA_CONFIG
+#: Templates found before Voila's (``index.html.j2``, ``page.html``): Voila's lab template
+#: without the Font Awesome stylesheets it asks cdn.jsdelivr.net for (its own bundle already
+#: carries Font Awesome 5), so that no page requests anything off the machine.
+TEMPLATE_DIR = Path(__file__).with_name("voila_templates")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--headless",
@@ -121,42 +149,136 @@ MIN_TOKEN_LENGTH = 16
 WEBSOCKET_MAX_MESSAGE_BYTES = 2 * UPLOAD_LIMIT_BYTES + 2**20
 
 
+#: Memory of one dashboard's kernel once used (RSS, children included: 0.3-0.45 GB measured,
+#: docs/serving.md), the unit of the default kernel cap.
+KERNEL_MEMORY_BYTES = 400 * 2**20
+#: Memory kept free whatever the kernels take: the server itself (~0.2 GB), uploads being read
+#: (up to ~3x a 20 MiB file), the operating system and other users: 1 GiB + 10 % of the machine.
+HEADROOM_BYTES = 2**30
+HEADROOM_FRACTION = 0.10
+
+
 class ServeError(Exception):
     """A configuration the server refuses to start with (the message says what to do)."""
+
+
+def _memory_bytes() -> tuple[int, int]:
+    """Return ``(available, total)`` memory in bytes (Linux ``/proc/meminfo``, else ``os.sysconf``)."""
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        fields = {line.split(":")[0]: int(line.split()[1]) * 1024
+                  for line in Path("/proc/meminfo").read_text().splitlines() if line.endswith("kB")}
+        return fields["MemAvailable"], fields["MemTotal"]
+    page = os.sysconf("SC_PAGE_SIZE")
+    return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+
+
+def memory_kernel_cap(available: int | None = None, total: int | None = None) -> int:
+    """Return the default kernel cap: how many dashboards' kernels the memory holds.
+
+    ``floor((available - headroom) / KERNEL_MEMORY_BYTES)``, headroom = 1 GiB + 10 % of the
+    total memory (:data:`HEADROOM_BYTES`, :data:`HEADROOM_FRACTION`), at least 1.  Memory is
+    read when the server starts (``MemAvailable``: what it can use without swapping).  E.g.
+    24 GiB total, 21 GiB available: (21 - 1 - 2.4) GiB / 0.39 GiB = 45 kernels.
+
+    Parameters
+    ----------
+    available, total : int, optional
+        Bytes; default: this machine's, now.
+
+    Returns
+    -------
+    int
+        The largest number of kernels (preheated pools included) the server should hold.
+    """
+    if available is None or total is None:
+        measured = _memory_bytes()
+        available = measured[0] if available is None else available
+        total = measured[1] if total is None else total
+    headroom = HEADROOM_BYTES + HEADROOM_FRACTION * total
+    return max(1, int((available - headroom) // KERNEL_MEMORY_BYTES))
+
+
+@dataclass(eq=False)
+class _PageSlot:
+    """One admitted page: the visitor's address and, once it has one, its kernel."""
+
+    client: str
+    kernel_id: str | None = None
+
+
+#: The page whose request is being served in this task (set by the render handler, read where
+#: Voila starts or hands out the page's kernel: the preheating's refills run without it).
+_PAGE_SLOT: contextvars.ContextVar[_PageSlot | None] = contextvars.ContextVar("workbench_page_slot", default=None)
 
 
 # --------------------------------------------------------------------------- server classes
 
 
 class WorkbenchKernelManager(AsyncMappingKernelManager):
-    """Voila's kernel manager base with a culler that frees the kernel of a closed page soon.
+    """Voila's kernel manager base: a kernel cap, a per-visitor limit, and a culler that frees closed pages soon.
 
     The base is ``VoilaConfiguration.multi_kernel_manager_class``; the culler does not touch
     open pages.
 
-    jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts a kernel
-    down when it has been idle longer than ``cull_idle_timeout``, is not busy and, with
-    ``cull_connected=False``, has no websocket connection: an open page (connected) is never
-    culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does not
-    cover: a pooled kernel (never culled while in the pool) may have been idle for hours when
-    a page takes it, and the page connects only after loading its JavaScript; a culler pass in
-    between would kill the kernel of a page that is still loading.  So a kernel is culled
-    only once, in addition,
+    **Capacity.**  Every page holds a kernel (~0.3-0.45 GB) until it closes, so plain GETs
+    of dashboard URLs (a script, a class refreshing) could fill the server's memory.  The
+    server holds at most :attr:`max_kernels` kernels, the preheated pools included (0: derived
+    from memory, :func:`memory_kernel_cap`), and one visitor address at most
+    :attr:`max_kernels_per_client` pages (loopback addresses, i.e. this machine's users or a
+    reverse proxy, only when :attr:`limit_loopback_clients`: Voila does not read
+    ``X-Forwarded-For``, so behind a proxy every student would share one address).
+    :meth:`admit_page` decides before a page starts or takes a kernel: beyond either limit
+    the render handler answers ``503`` with ``Retry-After`` (:attr:`full_retry_after`) and
+    starts nothing.  The pools' kernels are reserved: pages get ``max_kernels`` minus the
+    pools' sizes, so refills never exceed the cap.
+
+    **Culling.**  jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts
+    a kernel down when it has been idle longer than ``cull_idle_timeout``, is not busy and,
+    with ``cull_connected=False``, has no websocket connection: an open page (connected) is
+    never culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does
+    not cover: a pooled kernel (never culled while in the pool) may have been idle for hours
+    when a page takes it, and the page connects only after loading its JavaScript; a culler
+    pass in between would kill the kernel of a page that is still loading.  So a kernel is
+    culled only once, in addition,
 
     * ``cull_idle_timeout`` seconds have passed since it left the pool and since its last
       page disconnected (a reload or a dropped network gets that long to reconnect), and
     * a kernel no page ever connected to is given :attr:`never_connected_timeout` seconds
-      (slow page loads on a busy server).
+      (slow page loads on a busy server); a page's kernel is then shut down at the next pass
+      unless busy, however recently its notebook ran (a GET without a browser never connects).
 
-    "Left the pool" is when culler passes start seeing the kernel (Voila's manager does not
-    pass pooled kernels on): the first pass that sees it, or the first after a gap of more
-    than two intervals (a kernel seen while it started, then pooled for hours).
+    "Left the pool" is when a page got the kernel (:meth:`admit_page`'s slot), else when
+    culler passes start seeing it (Voila's manager does not pass pooled kernels on): the first
+    pass that sees it, or the first after a gap of more than two intervals.
     """
 
     never_connected_timeout = Integer(
-        300,
+        40,
         config=True,
         help="Seconds a kernel that no page ever connected to is kept after it left the pool.",
+    )
+    max_kernels = Integer(
+        0,
+        config=True,
+        help="Most kernels the server holds, preheated pools included (0: derived from memory, "
+             "workbench.ui.serve.memory_kernel_cap).",
+    )
+    max_kernels_per_client = Integer(
+        10,
+        config=True,
+        help="Most pages (kernels) one visitor address holds at once (behind a proxy: the proxy's, unless "
+             "ServerApp.trust_xheaders).",
+    )
+    limit_loopback_clients = Bool(
+        False,
+        config=True,
+        help="Apply max_kernels_per_client to loopback addresses too (off: on 127.0.0.1 every page is this "
+             "machine's, or a reverse proxy's, and only the cap applies).",
+    )
+    full_retry_after = Integer(
+        30,
+        config=True,
+        help="Seconds a page refused for lack of capacity says to wait (HTTP Retry-After).",
     )
 
     def __init__(self, **kwargs):
@@ -165,6 +287,61 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         self._last_pass: dict[str, float] = {}
         self._disconnected_at: dict[str, float] = {}
         self._ever_connected: set[str] = set()
+        self._pages: list[_PageSlot] = []
+
+    # ----------------------------------------------------------------- capacity
+
+    @functools.cached_property
+    def kernel_cap(self) -> int:
+        """The cap in force: :attr:`max_kernels`, or :func:`memory_kernel_cap` when it is 0."""
+        return self.max_kernels if self.max_kernels > 0 else memory_kernel_cap()
+
+    def pool_reserve(self) -> int:
+        """Kernels kept for the preheated pools (0 here; the class pool counts its pools' sizes)."""
+        return 0
+
+    def page_count(self, client: str | None = None) -> int:
+        """Pages holding (or about to start) a kernel, of every visitor or of ``client``."""
+        return sum(client is None or page.client == client for page in self._pages)
+
+    def admit_page(self, client: str) -> tuple[_PageSlot | None, str | None]:
+        """Admit a page for ``client`` (its address): ``(slot, None)``, or ``(None, reason)`` beyond a limit.
+
+        The slot counts until the page's kernel shuts down (or, if it never got one, until
+        its request ends: :meth:`release_page`).
+        """
+        cap, reserve = self.kernel_cap, self.pool_reserve()
+        if self.page_count() >= cap - reserve:
+            return None, (f"The server is full: it holds at most {cap} dashboards' kernels ({reserve} kept ready "
+                          f"for the next visitors), and {self.page_count()} pages are open.")
+        limited = self.limit_loopback_clients or not is_loopback(client)
+        if limited and self.page_count(client) >= self.max_kernels_per_client:
+            return None, (f"Your address has {self.page_count(client)} dashboards open, the most one visitor may "
+                          f"have at once ({self.max_kernels_per_client}).")
+        page = _PageSlot(client)
+        self._pages.append(page)
+        return page, None
+
+    def release_page(self, page: _PageSlot) -> None:
+        """Forget ``page`` if it never got a kernel (its request ended without one)."""
+        if page.kernel_id is None and page in self._pages:
+            self._pages.remove(page)
+
+    def bind_page(self, kernel_id: str) -> None:
+        """Give ``kernel_id`` to the page being served in this task, if any (it has left the pool now)."""
+        page = _PAGE_SLOT.get()
+        if page is not None and page.kernel_id is None:
+            page.kernel_id = kernel_id
+            now = time.monotonic()
+            self._outside_pool_since[kernel_id] = self._last_pass[kernel_id] = now
+
+    async def start_kernel(self, *args, **kwargs):
+        """Start a kernel; a page being served (:meth:`admit_page`) gets it."""
+        kernel_id = await super().start_kernel(*args, **kwargs)
+        self.bind_page(kernel_id)
+        return kernel_id
+
+    # ----------------------------------------------------------------- culling
 
     def notify_connect(self, kernel_id):
         """Record that a page connected to ``kernel_id``."""
@@ -187,22 +364,31 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         self._last_pass[kernel_id] = now
         since = self._outside_pool_since[kernel_id]
         since = max(since, self._disconnected_at.get(kernel_id, since))
-        grace = self.cull_idle_timeout
-        if kernel_id not in self._ever_connected:
-            grace = max(grace, self.never_connected_timeout)
+        grace = self.cull_idle_timeout if kernel_id in self._ever_connected else self.never_connected_timeout
         return max(0.0, since + grace - now)
 
     async def cull_kernel_if_idle(self, kernel_id):
-        """Cull ``kernel_id`` by the base rules once it is dead or its grace (:meth:`cull_grace_left`) is over."""
+        """Cull ``kernel_id`` once it is dead or its grace (:meth:`cull_grace_left`) is over.
+
+        A page's kernel (:meth:`admit_page`) that the page never connected to is then shut
+        down unless busy; the others by the base rules (a preheating kernel, still running its
+        notebook for the pool, is never taken for an abandoned page).
+        """
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
             return None
-        if getattr(kernel, "execution_state", None) != "dead" and self.cull_grace_left(kernel_id) > 0:
+        state = getattr(kernel, "execution_state", None)
+        if state != "dead" and self.cull_grace_left(kernel_id) > 0:
             return None
+        page_kernel = any(page.kernel_id == kernel_id for page in self._pages)
+        if page_kernel and state not in ("dead", "busy") and kernel_id not in self._ever_connected:
+            self.log.info("Culling kernel %s: no page connected to it within %s s", kernel_id,
+                          self.never_connected_timeout)
+            return await self.shutdown_kernel(kernel_id)
         return await super().cull_kernel_if_idle(kernel_id)
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
-        """Shut ``kernel_id`` down and forget its culling state."""
+        """Shut ``kernel_id`` down and forget its culling state and its page."""
         try:
             return await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
@@ -210,6 +396,7 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
             self._last_pass.pop(kernel_id, None)
             self._disconnected_at.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
+            self._pages = [page for page in self._pages if page.kernel_id != kernel_id]
 
 
 def _ready(heating: asyncio.Future) -> bool:
@@ -247,20 +434,33 @@ def _class_pool_factory(voila_factory):
             def get_pool_size(self, notebook_name: str) -> int:
                 return sum(map(_ready, self._pools.get(notebook_name, ())))
 
+            def pool_reserve(self) -> int:
+                config = self.kernel_pools_config
+                default = config.get("default", {})
+                return sum(max(0, config.get(name, default).get("pool_size", default.get("pool_size", 1)))
+                           for name in self._pools)
+
             async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
                 pool = self._pools.get(notebook_name, [])
                 first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
                 if pool:
                     pool.insert(0, pool.pop(first_ready))
-                return await super().get_rendered_notebook(notebook_name, *args, **kw)
+                rendered = await super().get_rendered_notebook(notebook_name, *args, **kw)
+                bind = getattr(self, "bind_page", None)  # WorkbenchKernelManager: the page gets the kernel
+                if bind is not None:
+                    bind(rendered[2])
+                return rendered
 
             def fill_if_needed(self, delay=None, *args, **kw):
                 # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
-                # _initialize is called, not yet awaited, inside this call.
+                # _initialize is called, not yet awaited, inside this call.  The refill's
+                # tasks copy this context: without the page, so their kernels stay the pool's.
                 self._refilling = delay is None
+                page = _PAGE_SLOT.set(None)
                 try:
                     return super().fill_if_needed(delay, *args, **kw)
                 finally:
+                    _PAGE_SLOT.reset(page)
                     self._refilling = False
 
             def _initialize(self, notebook_path, kernel_id=None, **kw):
@@ -277,6 +477,139 @@ def _class_pool_factory(voila_factory):
 
     factory.wraps_for_class = True
     return factory
+
+
+class WorkbenchContentsManager(LargeFileManager):
+    """Voila's contents manager without notebook signatures: the dashboards are always executed afresh.
+
+    jupyter_server checks a notebook's signature (the user's ``nbsignatures.db``) every time
+    it reads one, so that the classic notebook shows stored HTML/JavaScript outputs only of
+    notebooks the user ran, and logs ``Notebook ... is not trusted`` for the others: once
+    per notebook and page here, for notebooks saved without outputs.  Voila never shows
+    stored outputs (it executes the notebook and marks the fresh outputs trusted itself), so
+    the check decides nothing: every cell is marked untrusted, as the check did, without the
+    database lookup and without the warning.  Installed by :func:`install_voila_overrides`
+    (Voila 0.5.13 creates ``voila.app.LargeFileManager`` itself; there is no setting).
+    """
+
+    def mark_trusted_cells(self, nb, path=""):
+        """Mark every cell untrusted (no signature lookup, no log line)."""
+        self.notary.mark_cells(nb, False)
+
+
+#: The Voila releases whose private members this module overrides or relies on (pyproject.toml
+#: pins the same range); :func:`voila_internals_problems` checks the members themselves.
+VOILA_TESTED = ">=0.5.13,<0.6"
+
+
+def voila_internals_problems() -> list[str]:
+    """Return what changed in the private Voila / jupyter_server members this module builds on (empty: none).
+
+    Written against Voila 0.5.13 (:data:`VOILA_TESTED`).  Each entry names the member and what
+    is expected of it; :func:`build_app` refuses to start when the list is not empty, and
+    ``tests/test_serve.py`` fails with it.
+    """
+    import inspect
+
+    import voila
+    import voila.app
+    import voila.handler
+    import voila.tornado.handler
+    import voila.voila_kernel_manager as vkm
+    from jupyter_server.services.contents.manager import ContentsManager
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+
+    problems = []
+
+    def params(function) -> list[str]:
+        try:
+            return list(inspect.signature(function).parameters)
+        except (TypeError, ValueError):
+            return []
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            problems.append(what)
+
+    def source(obj) -> str:
+        try:
+            return inspect.getsource(obj)
+        except (OSError, TypeError):
+            return ""
+
+    factory = getattr(vkm, "voila_kernel_manager_factory", None)
+    expect(factory is not None and params(factory)[:3] == ["base_class", "preheat_kernel", "default_pool_size"],
+           "voila.voila_kernel_manager.voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size, "
+           "...): the class pool wraps it")
+    expect(getattr(voila.app, "voila_kernel_manager_factory", None) is not None,
+           "voila.app.voila_kernel_manager_factory: install_class_pool replaces it there")
+    if factory is not None:
+        manager = factory(AsyncMappingKernelManager, True, 1)
+        for name, expected in (("get_rendered_notebook", ["self", "notebook_name", "extra_kernel_env_variables"]),
+                               ("fill_if_needed", ["self", "delay", "notebook_name"]),
+                               ("_initialize", ["self", "notebook_path", "kernel_id"]),
+                               ("get_pool_size", ["self", "notebook_name"]),
+                               ("cull_kernel_if_idle", ["self", "kernel_id"]),
+                               ("shutdown_kernel", ["self", "kernel_id"])):
+            got = params(getattr(manager, name, None))
+            expect(got[:len(expected)] == expected,
+                   f"VoilaKernelManager.{name}{tuple(expected[1:])}: found {tuple(got[1:])}")
+        text = source(manager)
+        for fragment, why in (("self._pools", "the pools (_pools: notebook -> list of heating tasks)"),
+                              ("return render_task, renderer.rendered_cache, kernel_id",
+                               "get_rendered_notebook returns (render_task, rendered_cache, kernel_id)"),
+                              ('"kernel_id": kernel_id', "_initialize returns a dict with task, renderer, kernel_id"),
+                              ("self.fill_if_needed(", "get_rendered_notebook refills through fill_if_needed"),
+                              ("kernel_pools_config", "pool sizes in kernel_pools_config")):
+            expect(fragment in text, f"VoilaKernelManager: {why} (source: {fragment!r})")
+    app_source = source(voila.app.Voila)
+    expect("LargeFileManager(parent=self)" in app_source and hasattr(voila.app, "LargeFileManager"),
+           "voila.app.Voila.init_settings creates voila.app.LargeFileManager(parent=self): WorkbenchContentsManager "
+           "replaces it there")
+    expect("TornadoVoilaHandler," in app_source and r'"/voila/render/(.*)"' in app_source,
+           "voila.app.Voila.init_handlers routes /voila/render/(.*) to TornadoVoilaHandler: the capped handler "
+           "replaces it")
+    expect(hasattr(voila.app.Voila, "init_handlers") and hasattr(voila.app.Voila, "template_paths"),
+           "voila.app.Voila.init_handlers and .template_paths")
+    expect(params(getattr(voila.tornado.handler.TornadoVoilaHandler, "get", None))[:2] == ["self", "path"],
+           "voila.tornado.handler.TornadoVoilaHandler.get(self, path)")
+    expect(issubclass(voila.tornado.handler.TornadoVoilaHandler, voila.handler.VoilaHandler),
+           "TornadoVoilaHandler subclasses voila.handler.VoilaHandler (the identity provider sets the _xsrf cookie "
+           "for it)")
+    lab = Path(voila.__file__).resolve().parents[3] / "share/jupyter/voila/templates/lab/index.html.j2"
+    candidates = [lab, *(Path(p) / "voila/templates/lab/index.html.j2" for p in __import__("jupyter_core.paths")
+                         .paths.jupyter_path())]
+    template = next((c for c in candidates if c.is_file()), None)
+    ours = (TEMPLATE_DIR / "index.html.j2").read_text()
+    links = [line.split("'")[1] for line in ours.splitlines() if line.strip().startswith("| replace('<link")]
+    expect(template is not None and links and all(link in template.read_text() for link in links),
+           "voila/templates/lab/index.html.j2 links Font Awesome from cdn.jsdelivr.net as "
+           "workbench/ui/voila_templates/index.html.j2 removes it")
+    expect(params(ContentsManager.mark_trusted_cells)[:3] == ["self", "nb", "path"],
+           "jupyter_server ContentsManager.mark_trusted_cells(self, nb, path)")
+    for name in ("notify_connect", "notify_disconnect", "cull_kernel_if_idle", "start_kernel", "shutdown_kernel"):
+        expect(hasattr(MappingKernelManager, name), f"jupyter_server MappingKernelManager.{name}")
+    expect("_kernel_connections" in source(MappingKernelManager),
+           "jupyter_server MappingKernelManager._kernel_connections (connections per kernel)")
+    return problems
+
+
+def install_voila_overrides() -> None:
+    """Install :func:`install_class_pool` and :class:`WorkbenchContentsManager` into ``voila.app`` (idempotent).
+
+    Raises :class:`ServeError` naming what changed when Voila's internals are not those this
+    module was written against (:func:`voila_internals_problems`).
+    """
+    import voila
+    import voila.app
+
+    problems = voila_internals_problems()
+    if problems:
+        raise ServeError(f"Voila {voila.__version__} is not the Voila this server was written against "
+                         f"({VOILA_TESTED}); these internals changed:\n  - " + "\n  - ".join(problems)
+                         + "\nInstall a Voila in that range (pip install 'voila" + VOILA_TESTED + "').")
+    install_class_pool()
+    voila.app.LargeFileManager = WorkbenchContentsManager
 
 
 def install_class_pool() -> None:
@@ -387,6 +720,52 @@ class _ToCoursePageHandler(_PlainErrors):
         self.redirect(self.base_url)
 
 
+@functools.cache
+def capped_render_handler():
+    """Return Voila's dashboard handler class with the capacity check in front of it (built once).
+
+    A subclass of ``voila.tornado.handler.TornadoVoilaHandler`` (``voila/render/<notebook>``):
+    before Voila starts or takes a kernel, :meth:`WorkbenchKernelManager.admit_page` decides;
+    a refused page gets ``503 Service Unavailable`` with ``Retry-After`` and
+    :func:`~workbench.course.landing.server_full_html`, and no kernel.  The admitted page's
+    slot is passed to the kernel manager through a context variable, so that the kernel
+    Voila then starts (or takes from the pool) is counted as this page's.
+    """
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    class CappedVoilaHandler(TornadoVoilaHandler):
+        @web.authenticated
+        async def get(self, path=None):
+            manager = self.kernel_manager
+            if not hasattr(manager, "admit_page"):  # another kernel manager: no cap
+                return await super().get(path)
+            page, refusal = manager.admit_page(self.request.remote_ip or "?")
+            if refusal is not None:
+                retry = max(1, int(manager.full_retry_after))
+                self.log.warning("Refused %s to %s: %s", self.request.path, self.request.remote_ip, refusal)
+                self.set_status(503)
+                self.set_header("Retry-After", str(retry))
+                self.set_header("Content-Type", "text/html; charset=UTF-8")
+                self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
+                return self.finish(server_full_html(self.base_url, retry, refusal))
+            token = _PAGE_SLOT.set(page)
+            try:
+                return await super().get(path)
+            finally:
+                _PAGE_SLOT.reset(token)
+                manager.release_page(page)
+
+    return CappedVoilaHandler
+
+
+def _capped(handlers: list) -> list:
+    """Voila's routes with its dashboard handler replaced by :func:`capped_render_handler`'s."""
+    from voila.tornado.handler import TornadoVoilaHandler
+
+    return [(route[0], capped_render_handler(), *route[2:]) if len(route) > 1 and route[1] is TornadoVoilaHandler
+            else route for route in handlers]
+
+
 def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
     """Tornado routes of the course page, its screenshots and the redirected tree pages.
 
@@ -396,7 +775,7 @@ def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
         (server_url, CoursePageHandler, {"notebook_dir": str(notebook_dir)}),
         (url_path_join(server_url, r"/voila/tree" + path_regex), _ToCoursePageHandler),
         (url_path_join(server_url, SCREENSHOT_ROUTE, "(.*)"), _ScreenshotHandler,
-         {"path": str(REPOSITORY / "docs" / "screenshots")}),
+         {"path": str(SCREENSHOT_DIR)}),
     ]
 
 
@@ -417,7 +796,7 @@ def is_loopback(host: str) -> bool:
 class ServeOptions:
     """What the command line chose (secrets included; :func:`serve_command` never shows them)."""
 
-    notebook_dir: Path = ROOT / "notebooks"
+    notebook_dir: Path = NOTEBOOK_DIR
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     open_browser: bool = True
@@ -426,6 +805,8 @@ class ServeOptions:
     hashed_password: str | None = None
     pools: dict[str, int] = field(default_factory=dict)
     cell_timeout_s: int | None = None
+    max_kernels: int | None = None  # None: voila.json (0 there: derived from memory)
+    max_kernels_per_client: int | None = None  # None: voila.json
     extra: list[str] = field(default_factory=list)  # --Class.trait=value for Voila
 
     @property
@@ -450,6 +831,10 @@ class ServeOptions:
         for name, size in self.pools.items():
             if size < 0:
                 raise ServeError(f"--pool {name}={size}: the pool size must be >= 0")
+        for option, value in (("--max-kernels", self.max_kernels), ("--max-kernels-per-client",
+                                                                      self.max_kernels_per_client)):
+            if value is not None and value < 1:
+                raise ServeError(f"{option} {value}: give at least 1 (without the option: voila.json's value)")
 
 
 def _pool(text: str) -> tuple[str, int]:
@@ -462,15 +847,15 @@ def _pool(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"expected an integer pool size in {text!r}") from None
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(prog: str = "python -m workbench.ui.serve") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m workbench.ui.serve",
+        prog=prog,
         description="Serve the dashboards (notebooks/) with Voila, configured by the repository's voila.json.",
         epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
                "--Class.trait=value options go to Voila. See docs/serving.md.",
     )
-    p.add_argument("notebook_dir", nargs="?", default=str(ROOT / "notebooks"), help="folder served (default: "
-                   "notebooks/)")
+    p.add_argument("notebook_dir", nargs="?", default=str(NOTEBOOK_DIR), help="folder served (default: the "
+                   f"course's notebooks, {NOTEBOOK_DIR})")
     p.add_argument("--host", default=DEFAULT_HOST,
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
                         "interface, needs a token or a password)")
@@ -487,22 +872,29 @@ def _parser() -> argparse.ArgumentParser:
                    help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
                         "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
     p.add_argument("--cell-timeout", type=int, dest="cell_timeout_s", help="seconds per cell (default: voila.json)")
+    p.add_argument("--max-kernels", type=int, metavar="N",
+                   help="most kernels the server holds, preheated pools included; pages beyond get 'server full, "
+                        "try again' (default: voila.json; 0 there: (available memory - 1 GiB - 10%% of the "
+                        "memory) / 0.4 GiB)")
+    p.add_argument("--max-kernels-per-client", type=int, metavar="N",
+                   help="most dashboards one visitor address holds open at once (default: voila.json)")
     p.add_argument("--print-config", action="store_true", help="print the effective configuration and exit")
     return p
 
 
-def parse_args(argv: Sequence[str] | None = None,
-               environ: Mapping[str, str] | None = None) -> tuple[ServeOptions, bool]:
+def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
+               prog: str = "python -m workbench.ui.serve") -> tuple[ServeOptions, bool]:
     """Options from the command line and the environment; returns ``(options, print_config)``."""
     environ = os.environ if environ is None else environ
-    parser = _parser()
+    parser = _parser(prog)
     args, unknown = parser.parse_known_args(None if argv is None else list(argv))
     extra = [a for a in unknown if a.startswith("--") and "." in a.split("=", 1)[0]]
     if len(extra) != len(unknown):
         parser.error(f"unrecognized arguments: {' '.join(a for a in unknown if a not in extra)}")
     options = ServeOptions(
         notebook_dir=Path(args.notebook_dir).resolve(), host=args.host, port=args.port,
-        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s, extra=extra,
+        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s,
+        max_kernels=args.max_kernels, max_kernels_per_client=args.max_kernels_per_client, extra=extra,
     )
     if args.token_file:
         options.token = args.token_file.read_text().strip()
@@ -531,6 +923,10 @@ def serve_command(options: ServeOptions | None = None, *, python: str = sys.exec
     cmd += [f"--pool={name}={size}" for name, size in o.pools.items()]
     if o.cell_timeout_s is not None:
         cmd.append(f"--cell-timeout={o.cell_timeout_s}")
+    if o.max_kernels is not None:
+        cmd.append(f"--max-kernels={o.max_kernels}")
+    if o.max_kernels_per_client is not None:
+        cmd.append(f"--max-kernels-per-client={o.max_kernels_per_client}")
     return cmd + list(o.extra)
 
 
@@ -540,6 +936,10 @@ def _voila_argv(o: ServeOptions) -> list[str]:
         argv.append("--no-browser")
     if o.cell_timeout_s is not None:
         argv.append(f"--VoilaExecutor.timeout={o.cell_timeout_s}")
+    if o.max_kernels is not None:
+        argv.append(f"--WorkbenchKernelManager.max_kernels={o.max_kernels}")
+    if o.max_kernels_per_client is not None:
+        argv.append(f"--WorkbenchKernelManager.max_kernels_per_client={o.max_kernels_per_client}")
     return argv + list(o.extra)
 
 
@@ -559,9 +959,11 @@ def build_app(options: ServeOptions):
     options.check()
     if not options.notebook_dir.is_dir():
         raise ServeError(f"{options.notebook_dir} is not a folder")
-    install_class_pool()
-    app = Voila(config_file_paths=[str(ROOT), *jupyter_config_path()])
+    install_voila_overrides()
+    app = Voila(config_file_paths=[str(CONFIG_FILE.parent), *jupyter_config_path()])
     app.initialize(_voila_argv(options))
+    # Our templates first: the lab template without its CDN stylesheets (TEMPLATE_DIR).
+    app.template_paths = [str(TEMPLATE_DIR), *app.template_paths]
     app.tornado_settings = {
         **app.tornado_settings,
         "allow_remote_access": not options.loopback,
@@ -579,9 +981,57 @@ def build_app(options: ServeOptions):
         pools.update({name: {"pool_size": size} for name, size in options.pools.items()})
         extra.VoilaKernelManager.kernel_pools_config = pools
     app.update_config(extra)
+    _check_capacity(app, options)
     voila_handlers = app.init_handlers  # Voila's start() asks for its routes here
-    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *voila_handlers()]
+    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *_capped(voila_handlers())]
     return app
+
+
+def _pool_total(app, notebook_dir: Path) -> int:
+    """Preheated kernels the pools hold when full (Voila preheats every notebook of the folder)."""
+    configuration = app.voila_configuration
+    if not configuration.preheat_kernel:
+        return 0
+    pools = app.config.VoilaKernelManager.get("kernel_pools_config", None) or {}
+    default = pools.get("default", {}).get("pool_size", max(configuration.default_pool_size, 0))
+    names = [str(p.relative_to(notebook_dir)) for p in notebook_dir.rglob("*.ipynb") if ".ipynb_checkpoints" not in
+             p.parts]
+    return sum(max(0, pools.get(name, {}).get("pool_size", default)) for name in names)
+
+
+#: Pages a cap derived from memory leaves at least, beyond the preheated pools.
+MIN_PAGES = 2
+
+
+def _check_capacity(app, options: ServeOptions) -> None:
+    """Fix the kernel cap (from memory when voila.json says 0) and refuse a given cap the pools fill.
+
+    A cap derived from memory that the pools alone would fill (a small machine) becomes the
+    pools + :data:`MIN_PAGES`, with a note saying how to use less memory.
+    """
+    from traitlets.config import Config
+
+    manager = app.config.WorkbenchKernelManager
+    cap = int(manager.get("max_kernels", 0) or 0)
+    derived = cap <= 0
+    pools = _pool_total(app, options.notebook_dir)
+    note = None
+    if derived:
+        cap = memory_kernel_cap()
+        if cap < pools + MIN_PAGES:
+            note = (f"the memory available holds about {cap} kernels and the preheated pools take {pools}: serving "
+                    f"with a cap of {pools + MIN_PAGES}; to use less memory, give smaller pools (--pool NOTEBOOK=0, "
+                    "--VoilaConfiguration.default_pool_size=0) or --max-kernels (docs/serving.md)")
+            cap = pools + MIN_PAGES
+    elif cap <= pools:
+        raise ServeError(f"the preheated pools take {pools} kernels and --max-kernels / voila.json allows only {cap}: "
+                         "no page could get one. Give --max-kernels above the pools, or smaller pools (--pool "
+                         "NOTEBOOK=0, --VoilaConfiguration.default_pool_size=0); see docs/serving.md")
+    extra = Config()
+    extra.WorkbenchKernelManager.max_kernels = cap
+    app.update_config(extra)
+    app.workbench_capacity = {"max_kernels": cap, "derived_from_memory": derived, "preheated": pools,
+                              "max_kernels_per_client": int(manager.get("max_kernels_per_client", 10)), "note": note}
 
 
 def describe(app, options: ServeOptions) -> dict:
@@ -603,6 +1053,8 @@ def describe(app, options: ServeOptions) -> dict:
                           + app.voila_configuration.multi_kernel_manager_class.__name__,
         "identity_provider": app.identity_provider_class.__module__ + "." + app.identity_provider_class.__name__,
         "MappingKernelManager": {k: v for k, v in c.MappingKernelManager.items()},
+        "WorkbenchKernelManager": {k: v for k, v in c.WorkbenchKernelManager.items()},
+        "capacity": app.workbench_capacity,
         "cell_timeout_s": c.VoilaExecutor.get("timeout", None),
     }
 
@@ -613,10 +1065,10 @@ def _public_url(options: ServeOptions) -> str:
     return f"http://{host}:{options.port}/"
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the dashboards from the command line; return the exit status."""
+def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.serve") -> int:
+    """Serve the dashboards from the command line (``prog``: its name in the help); return the exit status."""
     try:
-        options, print_config = parse_args(argv)
+        options, print_config = parse_args(argv, prog=prog)
         os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
         app = build_app(options)
     except ServeError as exc:
@@ -632,6 +1084,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"Dashboards: {url}?token=<the token in ${TOKEN_ENV} or --token-file>  (Ctrl-C to stop)", flush=True)
     else:
         print(f"Dashboards: {url}  (Ctrl-C to stop)", flush=True)
+    capacity = app.workbench_capacity
+    print(f"Kernels: at most {capacity['max_kernels']}"
+          + (" (from the memory available)" if capacity["derived_from_memory"] else "")
+          + f", {capacity['preheated']} of them preheated; at most {capacity['max_kernels_per_client']} pages per "
+          "visitor address (--max-kernels, --max-kernels-per-client)", flush=True)
+    if capacity["note"]:
+        print(f"Note: {capacity['note']}", flush=True)
     if not options.loopback:
         print(f"Serving beyond this machine on {options.host}:{options.port}: every visitor runs the dashboards' "
               "code here (docs/serving.md).", flush=True)
@@ -767,4 +1226,9 @@ def launch_chromium(playwright, executable: Path = CHROMIUM):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the importable module, not this __main__ copy of it: voila.json names
+    # workbench.ui.serve's classes, and the kernel manager shares the page being served
+    # (_PAGE_SLOT) with the render handler, so both must come from one module.
+    from workbench.ui import serve as _module
+
+    sys.exit(_module.main())

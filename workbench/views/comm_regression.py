@@ -32,13 +32,16 @@ from workbench.plots.comm_regression import (
     target_heatmap,
 )
 from workbench.views.panels import FitCache, frame_html, readout_html
+from workbench.views.tables import Column, Table, format_value, table
 
-__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "exploration_panels",
-           "fit", "fit_panels", "main_figure", "scatter_figure", "view"]
+__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comparison_frame",
+           "exploration_panels", "fit", "fit_panels", "main_figure", "scatter_figure", "scores_table", "view"]
 
-#: Score columns of the per-area table and their headings on screen.
-_SCORE_COLUMNS = {"area": "area", "n_points": "n_points", "mape": "MAPE %", "share_within_30": "within ±30 %",
-                  "mpe": "MPE %", "r2": "r2", "rmse": "RMSE µs"}
+#: Score columns of the per-area table and how they are shown (MAPE and MPE are in percent,
+#: the share within +-30 % a fraction).
+_SCORE_COLUMNS = {"area": Column("area"), "n_points": Column("points", "int"), "mape": Column("MAPE", "percent"),
+                  "share_within_30": Column("within ±30 %", "fraction", 0), "mpe": Column("MPE", "percent"),
+                  "r2": Column("R²", "number", 3), "rmse": Column("RMSE [µs]", "number", 3)}
 
 
 @dataclass(frozen=True)
@@ -167,17 +170,37 @@ def _readout_rows(state: CommRegressionState, fitted: CommRegressionFit) -> dict
     return rows
 
 
+def scores_table(result: CommRegressionResult) -> Table:
+    """Return the scores per area of ``result`` as shown (MAPE in %, the share within ±30 % as %, counts)."""
+    return table(result.metrics[list(_SCORE_COLUMNS)], _SCORE_COLUMNS)
+
+
+def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
+    """:func:`~workbench.evaluation.comm_regression.published_comparison` as shown: every value with its %.
+
+    Its first row is a MAPE in percent, its second a share (fraction).
+    """
+    table = published_comparison(result)
+    kinds = ["percent", "fraction"]
+    return pd.DataFrame({
+        "metric": ["mean absolute relative error (MAPE)", "share of predictions within ±30 %"],
+        **{name: [format_value(v, kind, 0 if kind == "fraction" else 1) for v, kind in zip(table[col], kinds,
+                                                                                           strict=True)]
+           for col, name in (("ours", "ours"), ("paper", "paper 002"))}})
+
+
 def fit_panels(state: CommRegressionState, fitted: CommRegressionFit) -> FitPanels:
     """Return the readouts, scores, coefficients, warnings and residuals of a fit."""
     result = fitted.result
-    scores = result.metrics[list(_SCORE_COLUMNS)].rename(columns=_SCORE_COLUMNS)
-    comparison = published_comparison(result).rename(columns={"paper": "paper 002"})
+    scores = result.metrics[list(_SCORE_COLUMNS)]
     coef = fitted.model.coef_[["area", "term", "coef", "stderr", "source"]]
     return FitPanels(
         readout_rows=_readout_rows(state, fitted),
-        scores=(frame_html(scores, "Scores per area (MAPE in percent)")
-                + frame_html(comparison, "Beside the published numbers")),
-        coefficients=frame_html(coef, "Coefficients (µs per unit of the term; stderr approximate)"),
+        scores=(frame_html(scores, "Scores per area", _SCORE_COLUMNS)
+                + frame_html(comparison_frame(result), "Beside the published numbers")),
+        coefficients=frame_html(coef, "Coefficients (µs per unit of the term; stderr approximate)",
+                                {"coef": Column("coefficient [µs per unit]"),
+                                 "stderr": Column("stderr [µs per unit]")}),
         notes="\n".join(result.warnings) if result.warnings else None,
         residuals=residuals_by_area(result.predictions))
 

@@ -35,6 +35,7 @@ from workbench.evaluation.fim_explore import (
     markov_chain_at,
     predict_at_alpha,
 )
+from workbench.models.fim import BaseProbabilities
 from workbench.plots.fim import (
     PARAMETER_LABELS,
     calibration_trace,
@@ -48,9 +49,11 @@ from workbench.plots.fim import (
     table4_frame,
     transition_heatmap,
 )
+from workbench.views.tables import Column, Table, fields_table
 
-__all__ = ["ALPHA_START", "DEFAULTS", "DISPLAY_TC", "FEATURES", "MAX_ITER", "FiMPanels", "FiMState", "data_choices",
-           "data_summary_html", "fim_parameters", "fit_key", "fixed_choices", "view"]
+__all__ = ["ALPHA_START", "BASE_PROBABILITY_LABELS", "DEFAULTS", "DISPLAY_TC", "FEATURES", "MAX_ITER", "FiMPanels",
+           "FiMState", "base_probabilities_table", "data_choices", "data_summary_html", "fim_parameters", "fit_key",
+           "fixed_choices", "view"]
 
 #: Feature choices of Eq. 11 (and Eq. 17): the paper's plain parameters, or the K-means
 #: work terms I N and I K N (beyond the paper, see workbench.evaluation.fim).
@@ -324,3 +327,17 @@ def data_summary_html(runs: pd.DataFrame, meta: dict, label: str) -> str:
     if meta.get("description") and str(meta["description"]) not in label:
         facts.append(str(meta["description"]))
     return f"<div style='font-size:13px'><b>{html.escape(label)}</b>: {html.escape('; '.join(facts))}</div>"
+
+
+#: The base case's probabilities (Eqs. 1-5) in words.
+BASE_PROBABILITY_LABELS = {
+    "p_act": Column("P_act: stay active (Eq. 1)", "number"),
+    "p_a2p": Column("P_a2p: active → passive (Eq. 2)", "number"),
+    "p_pass": Column("P_pass: stay passive (Eq. 3)", "number"),
+    "p_p2a": Column("P_p2a: passive → active (Eq. 4)", "number"),
+    "p_s1": Column("P_s1: stage complete, 1/TC (Eq. 5)", "number")}
+
+
+def base_probabilities_table(probabilities: BaseProbabilities, title: str = "") -> Table:
+    """Return :class:`~workbench.models.fim.BaseProbabilities` as a table of the five probabilities, in words."""
+    return fields_table(probabilities, BASE_PROBABILITY_LABELS, title)

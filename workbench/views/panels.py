@@ -13,6 +13,8 @@ from collections.abc import Callable, Hashable, Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
+from workbench.views.tables import Column, table_html
+
 __all__ = ["FitCache", "frame_html", "placeholder_figure", "readout_html"]
 
 
@@ -45,13 +47,13 @@ class FitCache:
         return value
 
 
-def frame_html(frame: pd.DataFrame, title: str = "") -> str:
-    """Return a compact HTML table of a small DataFrame (4 significant digits, NaN as '–')."""
-    table = frame.to_html(index=False, border=0, na_rep="–", float_format=lambda v: f"{v:.4g}",
-                          classes="wb-table", justify="left")
-    head = f"<b>{title}</b>" if title else ""
-    return (f'<div style="font-size:12px;overflow-x:auto">{head}<style>.wb-table td,.wb-table th'
-            f'{{padding:1px 8px;text-align:right}}</style>{table}</div>')
+def frame_html(frame: pd.DataFrame, title: str = "", columns: Mapping[str, Column] | None = None) -> str:
+    """Return a small DataFrame as a formatted HTML table (:func:`workbench.views.tables.table_html`).
+
+    No index column, integers as integers, 4 significant digits, ``–`` for a missing value;
+    ``columns`` names the headers (with units) and the percentages; ``title`` is HTML.
+    """
+    return table_html(frame, columns, title)
 
 
 def placeholder_figure(text: str) -> go.Figure:

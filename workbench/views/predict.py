@@ -12,6 +12,7 @@ range, :func:`board_table_html` and :func:`board_curve_view` the benchmark leade
 
 from __future__ import annotations
 
+import base64
 import html
 import math
 from dataclasses import dataclass, field
@@ -27,7 +28,6 @@ from workbench.plots.scaling import (
     format_leaderboard,
     format_seconds,
     holdout_frame,
-    measure_next_html,
     prediction_curves,
     prediction_figure,
     protocol_figure,
@@ -35,10 +35,13 @@ from workbench.plots.scaling import (
     weights_frame,
     weights_html,
 )
+from workbench.validation import UNITS, check_unit
 from workbench.views.panels import FitCache, frame_html
+from workbench.views.tables import Column
 
 __all__ = ["BoardCurvePanels", "MeasureNext", "PredictPanels", "PredictState", "TargetRange", "board_curve_view",
-           "board_table_html", "curve_unit", "measure_next_view", "target_range", "view"]
+           "board_table_html", "cost_word", "curve_unit", "measure_next_html", "measure_next_view",
+           "predictions_csv_html", "run_cost", "target_range", "target_table_html", "view"]
 
 
 
@@ -59,12 +62,17 @@ def curve_unit(frame: pd.DataFrame, curve_key: tuple) -> str:
 
 @dataclass(frozen=True)
 class TargetRange:
-    """The target slider: log10 bounds ``lo``, ``hi``, log10 ``step`` and the initial ``value`` (an allocation)."""
+    """The target slider: log10 bounds ``lo``, ``hi``, log10 ``step`` and the initial ``value`` (an allocation).
+
+    ``options``: the whole allocations the slider offers, ascending (an allocation is a count:
+    never n = 87.2).
+    """
 
     lo: float
     hi: float
     step: float
     value: float
+    options: tuple[int, ...] = ()
 
 
 def target_range(processes, observed_n) -> TargetRange:
@@ -80,7 +88,12 @@ def target_range(processes, observed_n) -> TargetRange:
     hi = lo + math.ceil((math.log10(16 * n.max()) - lo) / step) * step
     beyond = n[n > max(tuple(observed_n) or (n.min(),))]
     value = beyond.max() if beyond.size else 4 * n.max()
-    return TargetRange(lo, hi, step, 10 ** (lo + round((math.log10(value) - lo) / step) * step))
+    # whole allocations on the grid of eighth doublings (several steps round to one count at
+    # small n: kept once), and every measured allocation
+    grid = np.round(10 ** (lo + step * np.arange(round((hi - lo) / step) + 1)))
+    options = tuple(int(v) for v in np.unique(np.concatenate([grid, np.round(n)])) if v >= 1)
+    value = min(options, key=lambda o: abs(math.log(o / value)))
+    return TargetRange(lo, hi, step, float(value), options)
 
 
 @dataclass(frozen=True)
@@ -90,8 +103,10 @@ class PredictState:
     ``observed`` and ``held_back`` are ``(allocations, runtimes)`` of the fitted and the
     held-back runs; ``data_key`` names them in caches and comparisons (the arrays take part
     in neither), ``data_label`` says in words what they are, ``observed_n`` lists the
-    fitted allocations, ``unit`` what n counts.  ``grid``: the log10 range of allocations
-    drawn (the target slider's); ``models``: the models drawn.
+    fitted allocations, ``unit`` what n counts (a key of :data:`~workbench.validation.UNITS`),
+    ``per_node`` how many of them one node holds (None: unknown), ``nodes`` the nodes each
+    observed run used (None: unknown).  ``grid``: the log10 range of allocations drawn (the
+    target slider's); ``models``: the models drawn.
     """
 
     observed: tuple[np.ndarray, np.ndarray] = field(compare=False, repr=False)
@@ -100,6 +115,8 @@ class PredictState:
     data_label: str = ""
     observed_n: tuple[float, ...] = ()
     unit: str = "processes"
+    per_node: int | None = None
+    nodes: np.ndarray | None = field(default=None, compare=False, repr=False)
     target: float = 2.0
     level: float = 0.8
     models: tuple[str, ...] = tuple(MODELS)
@@ -139,7 +156,8 @@ class MeasureNext:
 
 def fit(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
     """Return the predictor fitted to the observed runs (cached per data)."""
-    return _cached(cache, ("fit", state.data_key), lambda: ScalingPredictor().fit(*state.observed))
+    return _cached(cache, ("fit", state.data_key, state.unit, state.per_node), lambda: ScalingPredictor(
+        unit=state.unit, per_node=state.per_node).fit(*state.observed, nodes=state.nodes))
 
 
 def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
@@ -154,27 +172,62 @@ def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
         p, allocation_grid(10 ** grid[0], 10 ** grid[1]), state.level))
     frame = p.predict_frame([state.target], state.level)
     fig = prediction_figure(p, state.target, level=state.level, observed=state.observed, held_back=state.held_back,
-                            models=list(state.models), unit=state.unit, curves=curves, target_frame=frame)
+                            models=list(state.models), unit=_word(state.unit), curves=curves,
+                            target_frame=frame)
     row = frame.iloc[0]
     hold = holdout_frame(p, state.held_back, state.level)
     return PredictPanels(
-        predictor=p, frame=frame, main=fig, readout=_readout(state, row),
-        target_table=frame_html(frame.assign(warnings=frame["warnings"].map(", ".join)),
-                                f"predict_frame at n = {state.target:g} {html.escape(state.unit)}"),
+        predictor=p, frame=frame, main=fig, readout=_readout(state, row, p),
+        target_table=target_table_html(frame, _word(state.unit), state.level),
         warnings=warnings_html(frame, p), weights=weights_html(weights_frame(p), row["model"]),
-        holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor") if len(hold) else "",
+        holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor",
+                           _holdout_columns(_word(state.unit), state.level)) if len(hold) else "",
     )
 
 
-def _readout(state: PredictState, row: pd.Series) -> dict[str, str]:
+def _word(unit: str) -> str:
+    """Return what n counts, in words (GPUs, not gpus)."""
+    return UNITS[unit][1] if unit in UNITS else unit
+
+
+def _interval_columns(unit: str, level: float) -> dict[str, Column]:
+    pct = f"{100 * level:.0f} %"
+    return {"n": Column(f"n [{unit}]"), "prediction": Column("predicted runtime [s]"),
+            "lower": Column(f"{pct} interval, lower [s]"), "upper": Column(f"{pct} interval, upper [s]")}
+
+
+def _holdout_columns(unit: str, level: float) -> dict[str, Column]:
+    return {**_interval_columns(unit, level), "actual": Column("measured runtime [s]"),
+            "error_pct": Column("error", "percent"), "inside": Column("inside the interval"),
+            "warned": Column("warned")}
+
+
+def target_table_html(frame: pd.DataFrame, unit: str = "processes", level: float = 0.8) -> str:
+    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest)."""
+    shown = frame.assign(model=frame["model"].map(lambda m: MODEL_LABELS.get(m, m) if m else "none"),
+                         warnings=frame["warnings"].map(lambda kinds: ", ".join(kinds) if len(kinds) else "none"))
+    n = float(frame["n"].iloc[0])
+    return frame_html(shown, f"Prediction at n = {n:g} {html.escape(unit)}",
+                      {**_interval_columns(unit, level), "model": Column("chosen model"),
+                       "warned": Column("warned"), "warnings": Column("warnings")})
+
+
+def _readout(state: PredictState, row: pd.Series, predictor: ScalingPredictor) -> dict[str, str]:
     pred, lo, hi = row["prediction"], row["lower"], row["upper"]
-    rows = {"data": state.data_label, "n counts": state.unit,
+    per_node = {"gpus": "GPUs per node"}.get(state.unit, "cores per node")
+    rows = {"data": state.data_label,
+            "n counts": UNITS[state.unit][1] + (f" ({state.per_node} {per_node})"
+                                                if state.per_node and state.unit != "nodes" else ""),
             "observed n": ", ".join(f"{v:g}" for v in state.observed_n),
             f"runtime at n = {state.target:g}": format_seconds(pred),
             f"{100 * state.level:.0f} % interval": f"{lo:.3g} – {hi:.3g} s (width ×{hi / lo:.2f})"
             if np.isfinite(lo) else "–",
+            f"cost of one run at n = {state.target:g}": (
+                f"{run_cost(predictor, [state.target], state.unit, state.per_node)[0] / 3600:.3g} "
+                f"{cost_word(state.unit, state.per_node)}" if np.isfinite(pred) else "–"),
             "chosen model": MODEL_LABELS.get(row["model"], row["model"] or "none"),
-            "verdict": "WARNED: trust the interval, not the point" if row["warned"] else "no warning"}
+            "verdict": str(row["verdict"]) if "verdict" in row.index else (
+                "WARNED: trust the interval, not the point" if row["warned"] else "no warning")}
     if np.isfinite(lo) and not lo <= pred <= hi:
         rows["note"] = "interval beside the point: corrects the models' typical bias on unseen curves"
     return rows
@@ -184,9 +237,72 @@ def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: F
     """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits)."""
     mv = _cached(cache, (state.data_key, state.target, state.level),
                  lambda: predictor.measurement_value(state.target, level=state.level))
-    if len(mv):  # what the run would cost: allocation x predicted runtime
-        mv = mv.assign(cost=mv["n"].to_numpy() * predictor.predict(mv["n"].to_numpy()))
-    return MeasureNext(mv, measure_next_html(mv, state.target, state.unit))
+    if len(mv):  # what the run would cost: allocation (or its nodes) x predicted runtime
+        mv = mv.assign(cost=run_cost(predictor, mv["n"].to_numpy(float), state.unit, state.per_node))
+    return MeasureNext(mv, measure_next_html(mv, state.target, _word(state.unit),
+                                             cost_word=cost_word(state.unit, state.per_node)))
+
+
+def cost_word(unit: str, per_node: int | None = None) -> str:
+    """Return what a run's cost is counted in: node-hours when the nodes are known, else ``unit``-hours."""
+    return UNITS["nodes"][2] if unit == "nodes" or per_node else UNITS[check_unit(unit, "cost")][2]
+
+
+def run_cost(predictor: ScalingPredictor, n, unit: str, per_node: int | None = None) -> np.ndarray:
+    """Return the cost of one run at each allocation ``n`` in :func:`cost_word` x seconds.
+
+    Nodes (``ceil(n / per_node)``, or n itself in nodes) when known, else n, times the
+    predicted runtime.
+    """
+    n = np.asarray(n, float)
+    count = n if unit == "nodes" or not per_node else np.ceil(n / per_node)
+    return count * predictor.predict(n)
+
+
+def predictions_csv_html(predictor: ScalingPredictor, allocations, level: float, unit: str,
+                         filename: str = "predictions.csv") -> str:
+    """Return a link that downloads the predictions at ``allocations`` as a CSV file (a ``data:`` URL: works offline).
+
+    Columns: n (in ``unit``), unit, predicted runtime and its interval in seconds, the
+    interval level, the chosen model, the warning flag, the warnings and the verdict.
+    """
+    n = np.unique(np.asarray(allocations, float))
+    frame = predictor.predict_frame(n, level)
+    table = pd.DataFrame({
+        "n": [int(v) if float(v).is_integer() else v for v in frame["n"]], "unit": unit,
+        "prediction_s": frame["prediction"], "lower_s": frame["lower"], "upper_s": frame["upper"],
+        "level": level, "model": frame["model"], "warned": frame["warned"],
+        "warnings": frame["warnings"].map(lambda kinds: " ".join(kinds)),
+        **({"verdict": frame["verdict"]} if "verdict" in frame.columns else {})})
+    data = base64.b64encode(table.to_csv(index=False).encode()).decode()
+    return (f'<a class="wb-download" download="{html.escape(filename)}" href="data:text/csv;base64,{data}" '
+            f'style="font-size:13px">⬇ Download the predictions at {len(n)} allocations (CSV)</a>')
+
+
+def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes", rows: int = 5,
+                      cost_word: str | None = None) -> str:
+    """"Where to measure next" from :meth:`~workbench.models.scaling.ScalingPredictor.measurement_value`.
+
+    The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
+    in ``cost_word``, default ``unit``-hours, when ``frame`` has a ``cost`` column: n or nodes x predicted seconds).
+    """
+    head = "<b>Where to measure next</b>"
+    if frame.empty:
+        return f"<div style='font-size:13px'>{head}: no candidate allocation</div>"
+    best = frame.iloc[0]
+    top = frame.head(rows)
+    table = pd.DataFrame({"n": top["n"].to_numpy(float), "width": top["width_ratio"].to_numpy(float),
+                          "narrowing": top["narrowing"].to_numpy(float)})
+    columns = {"n": Column(f"measure at n [{unit}]"), "width": Column("interval width after (upper / lower)",
+                                                                      "number", 3),
+               "narrowing": Column("narrowing", "fraction", 0)}
+    if "cost" in top.columns:
+        word = cost_word or (UNITS[unit][2] if unit in UNITS else f"{unit}-hours")
+        table["cost"] = top["cost"].to_numpy(float) / 3600
+        columns["cost"] = Column(f"cost of the run [{word}]", "number", 3)
+    return (f"<div style='font-size:13px'>{head}: a run at n = {best['n']:g} {html.escape(unit)} would narrow the "
+            f"interval at n = {target:g} by about {100 * best['narrowing']:.0f} % (to ×{best['width_ratio']:.2f}, "
+            f"upper / lower).{frame_html(table, '', columns)}</div>")
 
 
 def board_table_html(per_curve: pd.DataFrame, board: pd.DataFrame, board_name: str) -> str:

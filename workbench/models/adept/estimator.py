@@ -881,15 +881,26 @@ class Adept(BaseEstimator):
         # that all lie on it leave the saturation undetermined in the high-variance mode too.
         low = fits["variance"] == "low"
         first_end = np.where(low, fits["A"], fits["A"] + (fits["A"] - 1) * fits["sigma"])
-        lin = (low | (not self._paper)) & (first_end > n_used.max())
+        # Every allocation the saturation warnings quote or suggest lies between the largest
+        # observation and the largest target concerned: a section end or a run past every
+        # target (e.g. the first piece of a high-variance fit, A + (A - 1) sigma, can be
+        # 10^6) is nothing a user can act on.
+        n_top = n_used.max()
+        lin = (low | (not self._paper)) & (first_end > n_top)
         if lin.any():
-            end = first_end[lin].min()
-            suggested = float(np.ceil(min(end, 16 * n_used.max())))
+            end, reach = first_end[lin].min(), targets[lin].max()
+            if end < reach:
+                where = f"it ends at n = {end:.0f}, beyond n = {n_top:g}"
+                suggested = float(np.ceil(end))
+                advice = f"Measure at n >= {suggested:g}"
+            else:
+                where = f"it reaches past n = {reach:g}, the largest target"
+                suggested = float(reach)
+                advice = f"Measure as close to n = {reach:g} as you can"
             out.append(ModelWarning(
                 "linear-section",
-                f"all observations lie on the first (near-linear) piece of the fitted model (it ends at n = "
-                f"{end:.0f} or later, beyond n = {n_used.max():g}): the saturation point is not constrained. "
-                f"Measure at n >= {suggested:g} (thesis 3.10, Table 3).",
+                f"all observations lie on the first (near-linear) piece of the fitted model ({where}): the "
+                f"saturation point is not constrained. {advice} (thesis 3.10, Table 3).",
                 targets=tuple(targets[lin].tolist()), suggested_n=suggested))
         hi = fits["max_rel_error"] > thr
         if hi.any():
@@ -900,10 +911,14 @@ class Adept(BaseEstimator):
                 f"(> {thr:.0%}): the application deviates from the Downey model (thesis 3.10)",
                 targets=tuple(targets[hi].tolist()), details={"max_rel_error": float(worst)}))
         bound = self._saturation_bound()
+
+        def within(sug, concerned):  # a suggestion between the largest observation and the targets concerned
+            return sug if sug is not None and n_top < sug <= targets[concerned].max() else None
+
         und = fits["saturation"] == "undetermined"
         if und.any():
             i = int(np.flatnonzero(und)[0])
-            sug = _or_none(fits["saturation_suggested_n"][i])
+            sug = within(_or_none(fits["saturation_suggested_n"][i]), und)
             out.append(ModelWarning(
                 "saturation-undetermined",
                 f"the best fit stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "
@@ -916,7 +931,7 @@ class Adept(BaseEstimator):
         near = fits["saturation"] == "near-range"
         if near.any():
             i = int(np.flatnonzero(near)[0])
-            sug = _or_none(fits["saturation_suggested_n"][i])
+            sug = within(_or_none(fits["saturation_suggested_n"][i]), near)
             out.append(ModelWarning(
                 "saturation-near-range",
                 f"the fitted instance stops speeding up at n = {fits['saturation_n'][i]:.0f} (A = "

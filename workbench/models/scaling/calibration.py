@@ -53,13 +53,15 @@ __all__ = [
 CALIBRATION_PATH = Path(__file__).with_name("calibration.json")
 #: Features of a single model's error scale (see :func:`design_matrix`).
 FEATURES = ("extrapolation", "inside", "log_fit_error", "inv_points")
-#: The predictor's features: the single-model ones, two that only an ensemble has, and three that say
-#: how unlike the calibration curves this one is (its noise, its flattening, its distance from them).
+#: The predictor's features: the single-model ones, two that only an ensemble has, and four that say
+#: how hard this curve is and how unlike the calibration curves (its noise, its flattening, how much its
+#: local scaling jumps, its distance from them).
 #: A target that leaves the one node every measurement ran on is not a feature of the scale but a
 #: stretch of the quantiles (``ErrorModel.stretch``), calibrated on predictions that cross a node.
-PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "novelty")
+PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "roughness",
+                                 "novelty")
 #: Curve descriptors whose robust distance from the calibration curves is the ``novelty`` feature.
-NOVELTY_DESCRIPTORS = ("last_exponent", "mean_exponent", "log_noise", "log_fit_error")
+NOVELTY_DESCRIPTORS = ("last_exponent", "mean_exponent", "roughness", "log_noise", "log_fit_error")
 #: Probabilities at which the standardised-error quantiles are stored.
 PROBABILITIES = tuple(np.round(np.concatenate([[0.005, 0.01, 0.025], np.arange(0.05, 0.951, 0.025),
                                                [0.975, 0.99, 0.995]]), 4).tolist())
@@ -95,6 +97,7 @@ def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
         # how far the last measured step is from ideal scaling, either way (capped: a curve that turned)
         "flattening": lambda: np.minimum(np.abs(1.0 - raw("last_exponent", 1.0)), 2.0),
         "novelty": lambda: np.minimum(raw("novelty"), 10.0),
+        "roughness": lambda: np.minimum(np.abs(raw("roughness")), 2.0),
         "leaves_node": lambda: raw("leaves_node"),
         "last_exponent": lambda: np.clip(raw("last_exponent", 1.0), -2.0, 3.0),
         "mean_exponent": lambda: np.clip(raw("mean_exponent", 1.0), -2.0, 3.0),

@@ -165,14 +165,17 @@ def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float
     ``last_exponent`` and ``max_exponent``: the local scaling exponents
     ``log(t_i / t_i+1) / log(n_i+1 / n_i)`` of the last step and the steepest one (1 = ideal
     strong scaling, 0 = flat, < 0 = slower with more); ``mean_exponent`` over the whole curve;
-    ``falling``: 1.0 when every step made the runtime smaller; ``t_last``: the runtime at the
-    largest allocation; ``noise``: the typical spread of repeated runs (``log max/min``).
+    ``roughness``: the range of the local exponents (0 for a curve that bends smoothly or not
+    at all, large for one that jumps); ``falling``: 1.0 when every step made the runtime
+    smaller; ``t_last``: the runtime at the largest allocation; ``noise``: the typical spread
+    of repeated runs (``log max/min``).
     """
     a, m = np.asarray(allocations, float), np.asarray(medians, float)
     slopes = np.log(m[:-1] / m[1:]) / np.log(a[1:] / a[:-1])
     return {
         "last_exponent": float(slopes[-1]), "max_exponent": float(slopes.max()),
         "mean_exponent": float(np.log(m[0] / m[-1]) / np.log(a[-1] / a[0])),
+        "roughness": float(slopes.max() - slopes.min()),
         "falling": float(np.all(slopes > 0)), "t_last": float(m[-1]), "n_max": float(a[-1]), "noise": float(noise),
     }
 
@@ -470,36 +473,38 @@ class ScalingPredictor(BaseEstimator):
         """Which members' predictions at ``n`` stay within what the measurements support.
 
         Rows = models, columns = targets, booleans (:func:`plausible`): a member that turns
-        upward past the measurements although they all fell, or falls faster than the curve
-        ever did, is implausible there.  Its path is checked on the doublings from the largest
-        measured allocation to each target.
+        upward past the measurements although they all fell is implausible there.  Its path is
+        checked on the doublings from the largest measured allocation to each target.
         """
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.plausible_members")
-        return pd.DataFrame(self._plausible(n, self.member_predictions(n).to_numpy(float)),
-                            index=list(self.members_), columns=n)
+        return pd.DataFrame(self._members(n)[1], index=list(self.members_), columns=n)
 
-    def _plausible(self, n: np.ndarray, P: np.ndarray) -> np.ndarray:
-        d = self.descriptors_
+    def _members(self, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return the members' predictions at ``n`` (models x targets) and which are plausible.
+
+        One call of every member on the targets and the doublings on the way to them.
+        """
         top = float(n.max()) if n.size else self.n_max_
-        steps = np.ceil(np.log2(max(top / self.n_max_, 1.0)))
-        path = self.n_max_ * 2.0 ** np.arange(1, min(steps, 24) + 1)
-        grid = np.unique(np.concatenate([path[path < top], n[n > self.n_max_]]))
-        path_min = P
-        if grid.size and self.members_:
-            G = self.member_predictions(grid).to_numpy(float)
-            running = np.fmin.accumulate(np.where(np.isfinite(G), G, np.inf), axis=1)
-            at = np.searchsorted(grid, n, side="right") - 1  # the last grid point at or below each target
-            path_min = np.where(at >= 0, running[:, np.maximum(at, 0)], P)
-        return plausible(P, n, self.n_max_, d["t_last"], d["falling"], path_min)
+        steps = min(np.ceil(np.log2(max(top / self.n_max_, 1.0))), 24)
+        path = self.n_max_ * 2.0 ** np.arange(1, steps + 1)
+        grid = np.unique(np.concatenate([n, path[path < top]]))
+        G = self.member_predictions(grid).to_numpy(float)
+        at = np.searchsorted(grid, n)
+        P = G[:, at]
+        # the lowest prediction of each member from the largest measurement up to each target
+        beyond = grid > self.n_max_
+        running = np.fmin.accumulate(np.where(np.isfinite(G) & beyond, G, np.inf), axis=1)
+        d = self.descriptors_
+        return P, plausible(P, n, self.n_max_, d["t_last"], d["falling"], running[:, at])
 
     def _combine(self, n):
         """Return the combined prediction, log spread of the models and the chosen model per target."""
         names = list(self.members_)
         if not names:
             return np.full(n.size, np.nan), np.zeros(n.size), np.full(n.size, "", dtype=object)
-        P = self.member_predictions(n).to_numpy(float)
-        keep = self._plausible(n, P) if self._calibration().combination == "plausible" else None
+        P, keep = self._members(n)
+        keep = keep if self._calibration().combination == "plausible" else None
         pred, spread, best = combine(P, np.array([self.weights_[m] for m in names]), keep)
         chosen = np.where(best >= 0, np.array(names, dtype=object)[np.maximum(best, 0)], "")
         return pred, spread, chosen
@@ -523,6 +528,7 @@ class ScalingPredictor(BaseEstimator):
             "noise": np.full(n.shape, d["noise"]),
             "last_exponent": np.full(n.shape, d["last_exponent"]),
             "mean_exponent": np.full(n.shape, d["mean_exponent"]),
+            "roughness": np.full(n.shape, d["roughness"]),
             "leaves_node": leaves.astype(float),
         }
         features["novelty"] = self._calibration().novelty(features)

@@ -1,0 +1,211 @@
+"""Multi-parameter runtime models (workbench.models.multiparam): hand-computed cases and properties."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+from workbench.errors import NotFittedError, ValidationError
+from workbench.models.multiparam import (
+    ExpertWorkModel,
+    ExtraPMultiParameter,
+    WorkAwareModel,
+    _extrap_hypotheses,
+    _line_points,
+    extrapolation_folds,
+)
+
+
+def grid(ns, ss):
+    n, s = np.meshgrid(np.asarray(ns, float), np.asarray(ss, float))
+    return pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+# ----------------------------------------------------------------------------- work-aware
+def test_work_model_recovers_exponent_and_term():
+    X = grid([2, 4, 8, 16], [100, 200, 400, 800])
+    t = 2 + 3e-3 * X.s**1.5 / X.n + 0.5 * np.log2(X.n)
+    m = WorkAwareModel().fit(X, t)
+    assert m.exponents_ == (1.5,)
+    assert m.terms_ == ("log2(n)",)
+    target = pd.DataFrame({"n": [64.0, 256.0], "s": [3200.0, 12800.0]})
+    truth = 2 + 3e-3 * target.s**1.5 / target.n + 0.5 * np.log2(target.n)
+    np.testing.assert_allclose(m.predict(target), truth, rtol=1e-6)
+    assert m.fit_error_ < 1e-8
+    assert m.cv_error_ < 1e-6
+
+
+def test_work_model_weak_scaling_line():
+    # s / n constant: W/n is constant, the growth is the log2(n) overhead
+    n = np.array([1, 2, 4, 8, 16.0])
+    X = pd.DataFrame({"n": n, "s": 1000 * n})
+    t = 5 + 0.2 * np.log2(n)
+    m = WorkAwareModel().fit(X, t)
+    pred = m.predict(pd.DataFrame({"n": [64.0, 256.0], "s": [64000.0, 256000.0]}))
+    np.testing.assert_allclose(pred, 5 + 0.2 * np.log2([64, 256]), rtol=1e-4)
+
+
+def test_work_model_user_work_function():
+    X = grid([1, 2, 4, 8], [10, 20, 40])
+    work = lambda S: S[:, 0] * np.log2(S[:, 0])  # noqa: E731 - n log n work
+    t = 1 + 0.01 * X.s * np.log2(X.s) / X.n
+    m = WorkAwareModel(work=work).fit(X, t)
+    target = pd.DataFrame({"n": [32.0], "s": [640.0]})
+    np.testing.assert_allclose(m.predict(target), 1 + 0.01 * 640 * np.log2(640) / 32, rtol=1e-6)
+    assert np.isnan(m.exponents_[0])
+
+
+def test_expert_form_coefficients():
+    X = grid([1, 2, 4, 8], [10, 20, 40])
+    t = 1 + 2 * X.s / X.n + 0.3 * np.log2(X.n)
+    m = ExpertWorkModel().fit(X, t)
+    assert m.terms_ == ("log2(n)",)
+    np.testing.assert_allclose(m.predict(X), t, rtol=1e-8)
+    # c1 on W/n in the unit of W = s: 2
+    assert np.isclose(m.coefficients_[1] * np.exp(m._log_shift), 2.0, rtol=1e-6)
+
+
+def test_work_model_two_problem_parameters():
+    n, a, b = np.meshgrid([1, 2, 4, 8.0], [10, 20, 40.0], [1, 2, 3.0])
+    X = pd.DataFrame({"n": n.ravel(), "nx": a.ravel(), "steps": b.ravel()})
+    t = 0.5 + 0.01 * X.nx**2 * X.steps / X.n
+    m = WorkAwareModel(exponents=(1.0, 2.0)).fit(X, t)
+    assert m.exponents_ == (2.0, 1.0)
+    np.testing.assert_allclose(m.predict(X), t, rtol=1e-6)
+
+
+# ----------------------------------------------------------------------------- Extra-P
+def test_extrap_multiplicative_pmnf():
+    X = grid([4, 8, 16, 32, 64], [10, 20, 30, 40, 50])
+    t = 3 + 0.5 * X.n**0.5 * X.s**2
+    m = ExtraPMultiParameter().fit(X, t)
+    assert [(p, i, j) for p, i, j in m.terms_] == [("n", 0.5, 0.0), ("s", 2.0, 0.0)]
+    assert m.products_ == ((0, 1),)
+    np.testing.assert_allclose(m.coefficients_, [3, 0.5], rtol=1e-8)
+    assert m.smape_ < 1e-8
+
+
+def test_extrap_additive_pmnf():
+    X = grid([4, 8, 16, 32, 64], [10, 20, 30, 40, 50])
+    t = 3 + 2 * np.log2(X.n) + 0.1 * X.s
+    m = ExtraPMultiParameter().fit(X, t)
+    assert m.products_ == ((0,), (1,))
+    np.testing.assert_allclose(m.coefficients_, [3, 2, 0.1], rtol=1e-8)
+
+
+def test_extrap_cost_target_models_runtime_times_n():
+    X = grid([4, 8, 16, 32, 64], [10, 20, 30, 40, 50])
+    t = (5 * X.s + 0.1 * X.n * np.log2(X.n)) / X.n  # cost = 5 s + 0.1 n log2 n
+    m = ExtraPMultiParameter(target="cost").fit(X, t)
+    assert m.products_ == ((0,), (1,))
+    target = pd.DataFrame({"n": [256.0], "s": [100.0]})
+    np.testing.assert_allclose(m.predict(target), (500 + 0.1 * 256 * 8) / 256, rtol=1e-8)
+
+
+def test_extrap_constant_parameter_gives_one_parameter_model():
+    X = grid([4, 8, 16, 32, 64], [10, 20, 30])
+    t = 1 + 0.25 * X.n
+    m = ExtraPMultiParameter().fit(X, t)
+    assert [p for p, _, _ in m.terms_] == ["n"]
+    np.testing.assert_allclose(m.predict(X), t, rtol=1e-8)
+
+
+def test_line_points_keeps_longest_lines_and_averages():
+    # lines along p=0 (n) at s = 1 (3 points) and s = 2 (3 points), s = 3 only 2 points
+    P = np.array([[1, 1], [2, 1], [4, 1], [1, 2], [2, 2], [4, 2], [1, 3], [2, 3.0]])
+    y = np.array([1, 2, 3, 5, 6, 7, 100, 100.0])
+    xs, ys = _line_points(P, y, 0)
+    np.testing.assert_array_equal(xs, [1, 2, 4])
+    np.testing.assert_allclose(ys, [3, 4, 5])  # means of the two longest lines
+    xs, ys = _line_points(P, y, 1)  # lines along s: n = 1 and n = 2 have 3 points
+    np.testing.assert_array_equal(xs, [1, 2, 3])
+    np.testing.assert_allclose(ys, [1.5, 5.5, 100])
+
+
+def test_extrap_hypothesis_lists_follow_extrap_order():
+    assert _extrap_hypotheses(2, True) == [((0, 1),), ((0,), (1,)), ((0,), (0, 1)), ((1,), (0, 1))]
+    three = _extrap_hypotheses(3, True)
+    assert len(three) == 23 and three[0] == ((0, 1, 2),) and three[1] == ((0,), (1,), (2,))
+    assert _extrap_hypotheses(3, False) == three[:2]
+
+
+# ----------------------------------------------------------------------------- folds
+def test_extrapolation_folds_grid_and_band():
+    X = grid([1, 2, 4], [10, 20, 40])
+    folds = dict(extrapolation_folds(X.n.to_numpy(), X[["s"]].to_numpy()))
+    np.testing.assert_array_equal(folds["bigger"], X.s == 40)
+    np.testing.assert_array_equal(folds["more-n"], X.n == 4)
+    # diagonal band: each size at its own two allocations
+    band = pd.DataFrame({"n": [1, 2, 2, 4, 4, 8.0], "s": [10, 10, 20, 20, 40, 40.0]})
+    folds = dict(extrapolation_folds(band.n.to_numpy(), band[["s"]].to_numpy()))
+    np.testing.assert_array_equal(folds["bigger"], band.s == 40)
+    np.testing.assert_array_equal(folds["more-n"], [False, True, False, True, False, True])
+
+
+# ----------------------------------------------------------------------------- contract
+@pytest.mark.parametrize("model", [WorkAwareModel(), ExtraPMultiParameter(), ExpertWorkModel()])
+def test_contract(model):
+    X = grid([1, 2, 4, 8], [10, 20, 40])
+    t = 1 + X.s / X.n
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    fitted = clone(model).fit(X, t)
+    assert fitted.parameters_ == ["s"]
+    assert isinstance(fitted.equation_, str) and fitted.warnings_ is not None
+    with pytest.raises(ValidationError, match="'n'"):
+        clone(model).fit(X.drop(columns="n"), t)
+    with pytest.raises(ValidationError, match="problem-parameter"):
+        clone(model).fit(X[["n"]], t)
+    with pytest.raises(ValidationError, match="same length"):
+        clone(model).fit(X, t[:-1])
+    with pytest.raises(ValidationError, match="> 0"):
+        clone(model).fit(X.assign(s=-X.s), t)
+    with pytest.raises(ValidationError, match="runtimes"):
+        clone(model).fit(X, -t)
+    with pytest.raises(ValidationError, match="'s'"):
+        fitted.predict(X.rename(columns={"s": "size"}))
+
+
+@settings(max_examples=15, deadline=None)
+@given(scale=st.floats(1e-3, 1e3), seed=st.integers(0, 10_000))
+def test_unit_and_order_invariance(scale, seed):
+    rng = np.random.default_rng(seed)
+    X = grid([2, 4, 8, 16], [10, 20, 40])
+    t = (1 + 0.05 * X.s**1.2 / X.n + 0.1 * np.sqrt(X.n)) * rng.uniform(0.9, 1.1, len(X))
+    target = pd.DataFrame({"n": [64.0, 32.0], "s": [80.0, 160.0]})
+    perm = rng.permutation(len(X))
+    for model in (WorkAwareModel(), ExtraPMultiParameter()):
+        base = clone(model).fit(X, t).predict(target)
+        scaled = clone(model).fit(X, t * scale).predict(target)
+        shuffled = clone(model).fit(X.iloc[perm], t.to_numpy()[perm]).predict(target)
+        np.testing.assert_allclose(scaled, base * scale, rtol=1e-6)
+        np.testing.assert_allclose(shuffled, base, rtol=1e-9)
+
+
+def test_size_power_model_shared_exponent_and_abstention():
+    from workbench.models.multiparam import SizePowerModel
+
+    X = grid([4, 8, 16], [10, 20, 40])
+    level = {4.0: 3.0, 8.0: 2.0, 16.0: 1.5}
+    t = X.n.map(level) * X.s**1.3
+    m = SizePowerModel().fit(X, t)
+    np.testing.assert_allclose(m.exponents_, [1.3], rtol=1e-10)
+    np.testing.assert_allclose(np.exp(m.levels_), [3.0, 2.0, 1.5], rtol=1e-10)
+    target = pd.DataFrame({"n": [8.0], "s": [160.0]})
+    np.testing.assert_allclose(m.predict(target), 2.0 * 160**1.3, rtol=1e-10)
+    with pytest.raises(ValidationError, match="measured allocations"):
+        m.predict(pd.DataFrame({"n": [32.0], "s": [10.0]}))
+    assert np.isnan(m._predict(np.array([32.0]), np.array([[10.0]])))[0]
+    with pytest.raises(ValidationError, match="2 sizes"):
+        SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])

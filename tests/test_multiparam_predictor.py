@@ -1,0 +1,105 @@
+"""MultiParameterPredictor: the entry point, calibrated intervals, small grids, bands, weak scaling."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+import workbench.models.multiparam as mp
+from workbench.errors import NotFittedError, ValidationError
+from workbench.models.multiparam import (
+    MEMBERS,
+    MultiParameterPredictor,
+    default_calibration,
+    target_direction,
+)
+
+COLUMNS = ["n", "s", "prediction", "lower", "upper", "model", "warned", "warnings"]
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def truth(n, s):
+    return 0.5 + 2e-3 * np.asarray(s, float) ** 1.5 / np.asarray(n, float) + 0.2 * np.log2(n)
+
+
+def test_entry_point_on_a_3x3_grid():
+    n, s = np.meshgrid([4.0, 8.0, 16.0], [100.0, 200.0, 400.0])
+    X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    model = mp.MultiParameterPredictor().fit(X, truth(X.n, X.s))
+    targets = pd.DataFrame({"n": [32.0, 16.0, 64.0], "s": [400.0, 800.0, 1600.0]})
+    frame = model.predict_frame(targets, level=0.8)
+    assert list(frame.columns) == COLUMNS
+    # a bigger size at a measured allocation: the work model is exact and its "bigger" fold says so
+    np.testing.assert_allclose(frame.prediction[1], truth(16.0, 800.0), rtol=1e-3)
+    # past the largest allocation the "more-n" fold had only 2 allocations to learn the overhead from
+    np.testing.assert_allclose(frame.prediction[[0, 2]], truth(targets.n, targets.s)[[0, 2]], rtol=0.1)
+    assert (frame.lower <= frame.prediction).all() and (frame.prediction <= frame.upper).all()
+    assert (frame.upper > frame.lower).all()
+    assert frame.model.isin(list(MEMBERS)).all()
+    assert all(isinstance(k, tuple) for k in frame.warnings)
+    assert frame.warned.dtype == bool
+    assert abs(sum(model.weights_.values()) - 1) < 1e-12
+    # wider level, wider interval
+    wide = model.predict_frame(targets, level=0.95)
+    assert (wide.upper - wide.lower >= frame.upper - frame.lower - 1e-12).all()
+
+
+def test_diagonal_band_each_size_at_its_own_allocations():
+    band = pd.DataFrame({"n": [1, 2, 2, 4, 4, 8, 8, 16.0], "s": [10, 10, 20, 20, 40, 40, 80, 80.0]})
+    t = 1 + 0.3 * band.s / band.n + 0.1 * np.log2(band.n)
+    model = MultiParameterPredictor().fit(band, t)
+    assert {"bigger", "more-n"} <= set(model.fold_cv_error_)
+    target = pd.DataFrame({"n": [32.0], "s": [160.0]})
+    frame = model.predict_frame(target)
+    np.testing.assert_allclose(frame.prediction, 1 + 0.3 * 5 + 0.1 * 5, rtol=0.05)
+
+
+def test_weak_scaling_line():
+    n = np.array([1, 2, 4, 8, 16.0])
+    X = pd.DataFrame({"n": np.repeat(n, 2), "s": np.repeat(500 * n, 2)})
+    t = 3 + 0.4 * np.log2(X.n) + np.tile([-0.01, 0.01], 5)
+    frame = MultiParameterPredictor().fit(X, t).predict_frame(pd.DataFrame({"n": [64.0], "s": [32000.0]}))
+    np.testing.assert_allclose(frame.prediction, 3 + 0.4 * 6, rtol=0.05)
+
+
+def test_warnings_far_extrapolation_and_no_cross_validation():
+    X = pd.DataFrame({"n": [1, 2, 4, 1.0], "s": [10, 10, 10, 20.0]})
+    model = MultiParameterPredictor().fit(X, [10, 5.5, 3.2, 20.0])
+    frame = model.predict_frame(pd.DataFrame({"n": [2.0, 256.0], "s": [10.0, 10.0]}))
+    assert "far-extrapolation" in frame.warnings[1] and "far-extrapolation" not in frame.warnings[0]
+    assert "far-extrapolation" in frame.attrs["messages"]
+
+
+def test_target_direction():
+    d = target_direction(np.array([8.0, 32.0, 4.0, 64.0]), np.array([[10.0], [20.0], [80.0], [40.0]]), 16.0, [40.0])
+    assert list(d) == ["all", "more-n", "bigger", "more-n"]
+
+
+def test_errors_and_clone():
+    X = pd.DataFrame({"n": [1, 2, 4, 1, 2, 4.0], "s": [1, 1, 1, 2, 2, 2.0]})
+    t = np.array([4, 2.1, 1.2, 8, 4.1, 2.2])
+    with pytest.raises(NotFittedError):
+        MultiParameterPredictor().predict_frame(X)
+    with pytest.raises(ValidationError, match="models must be"):
+        MultiParameterPredictor(models=("nope",)).fit(X, t)
+    model = clone(MultiParameterPredictor()).fit(X, t)
+    with pytest.raises(ValidationError, match="level"):
+        model.predict_frame(X, level=1.5)
+    with pytest.raises(ValidationError, match="'s'"):
+        model.predict_frame(X.rename(columns={"s": "size"}))
+
+
+def test_shipped_calibration_is_complete():
+    cal = default_calibration()
+    assert set(MEMBERS) | {"predictor"} <= set(cal.error_models)
+    assert cal.provenance["made_by"] == "tools/multiparam_calibrate.py"
+    assert 0 < cal.temperature and 0 < cal.risk_threshold < 1
+    assert all(em.n_records >= 20 for em in cal.error_models.values())

@@ -1,0 +1,556 @@
+"""Benchmark of the runtime-over-(n, size) models on real development data, and their calibration.
+
+Sources (each a set of p x s grids; a *dataset* is one grid):
+
+* ``relearn``: Extra-P's RELeARN measurements (``extrap-mpi/relearn_data.txt``, 14 regions,
+  ``p`` = processes -> ``n``, ``n`` = neurons per rank -> ``neurons``), regions with a zero
+  runtime left out;
+* ``npb``: NAS Parallel Benchmarks on a Raspberry Pi cluster (``npb-pi-cluster``), one grid
+  per benchmark over its classes (``size`` = the class's problem size, :data:`NPB_SIZES`)
+  and process counts; the runs at one process count on different node placements count as
+  repetitions;
+* ``gunrock``: Gunrock's multi-GPU runs on the R-MAT graphs ``rmat_n20_e512`` ...
+  ``rmat_n25_e16`` (same 2^29 edges, 2^20..2^25 vertices; ``vertices``) over 1-6 GPUs, one
+  grid per primitive (scaling corpus);
+* ``extrap-tests``: Extra-P's own two-parameter test experiments
+  (``tests/data/text/two_parameter_*.txt`` of ``extra-p/extrap``, synthetic data with noise;
+  first parameter -> ``n``), read from a local git mirror if one is given; nothing is copied.
+
+Splits (what a user measured, what they ask): ``bigger`` fits every size but the largest and
+predicts every run of the largest; ``more-p`` fits all but the largest allocation of each
+size (sizes measured at >= 2 allocations) and predicts those runs.
+
+:func:`benchmark_records` fits a :class:`~workbench.models.multiparam.MultiParameterPredictor`
+per (dataset, split) and keeps, per member and left-out run, the prediction, the raw
+interval features and the member's cross-validation error, so that the combination
+(temperature) and the interval calibration can be learnt and evaluated
+leave-one-source-out without refitting (:func:`predictor_rows`, :func:`calibrate`,
+:func:`leave_one_source_out`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from workbench.errors import DataFormatError, ParseWarning, ValidationError, quiet_warnings
+from workbench.io import fetch_dataset, fetch_npb_pi_cluster
+from workbench.io.locations import MIRROR_ENV
+from workbench.models.multiparam import (
+    MEMBERS,
+    MultiParameterPredictor,
+    extrapolation_folds,
+    target_direction,
+    target_weights,
+)
+from workbench.models.scaling.calibration import (
+    FEATURES,
+    PREDICTOR_FEATURES,
+    PROBABILITIES,
+    Calibration,
+    ErrorModel,
+    design_matrix,
+    fit_error_model,
+    miss_probability,
+)
+from workbench.models.scaling.predictor import combine
+
+__all__ = [
+    "NPB_SIZES",
+    "SPLITS",
+    "TEMPERATURES",
+    "benchmark_records",
+    "calibrate",
+    "development_sources",
+    "leave_one_source_out",
+    "predictor_rows",
+    "read_extrap_text",
+    "relearn_grids",
+    "seed_rows",
+    "split_masks",
+    "summary",
+    "synthetic_grid",
+]
+
+SPLITS = ("bigger", "more-p")
+#: Softmin temperatures the calibration chooses from.
+TEMPERATURES = (0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
+#: Problem size of the NPB classes per benchmark (NPB 3.4 ``npbparams``): EP random pairs
+#: ``2^M``, CG rows ``na``, FT grid points, MG grid points, IS keys, and BT/SP/LU grid points.
+NPB_SIZES = {
+    "ep": {"S": 2.0**24, "W": 2.0**25, "A": 2.0**28, "B": 2.0**30, "C": 2.0**32, "D": 2.0**36, "E": 2.0**40,
+           "F": 2.0**44},
+    "cg": {"S": 1400, "W": 7000, "A": 14000, "B": 75000, "C": 150000, "D": 1500000, "E": 9000000, "F": 54000000},
+    "ft": {"S": 64**3, "W": 128 * 128 * 32, "A": 256 * 256 * 128, "B": 512 * 256 * 256, "C": 512**3,
+           "D": 2048 * 1024 * 1024, "E": 4096 * 2048 * 2048},
+    "mg": {"S": 32**3, "W": 128**3, "A": 256**3, "B": 256**3, "C": 512**3, "D": 1024**3, "E": 2048**3},
+    "is": {"S": 2.0**16, "W": 2.0**20, "A": 2.0**23, "B": 2.0**25, "C": 2.0**27, "D": 2.0**31},
+    "bt": {"S": 12**3, "W": 24**3, "A": 64**3, "B": 102**3, "C": 162**3, "D": 408**3, "E": 1020**3},
+    "sp": {"S": 12**3, "W": 36**3, "A": 64**3, "B": 102**3, "C": 162**3, "D": 408**3, "E": 1020**3},
+    "lu": {"S": 12**3, "W": 33**3, "A": 64**3, "B": 102**3, "C": 162**3, "D": 408**3, "E": 1020**3},
+}
+_EXTRAP_TEST_FILES = tuple(f"tests/data/text/two_parameter_{k}.txt" for k in range(1, 8))
+_PA_WITHIN = 20.0
+
+
+# ------------------------------------------------------------------------------------ reading
+def read_extrap_text(text: str, where: str = "Extra-P text") -> pd.DataFrame:
+    """Parse Extra-P's text input format into a tidy frame.
+
+    Parameters
+    ----------
+    text : str
+        ``PARAMETER`` lines, ``POINTS ( a b ) ...`` lines (one or several points per line),
+        then per ``REGION`` (optionally ``METRIC``) one ``DATA`` line of repetitions per
+        point, in point order.
+    where : str, default "Extra-P text"
+        The source, for messages.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``region``, ``metric``, one per parameter (as named in the file), ``run``
+        and ``value``.
+    """
+    params = [name for line in re.findall(r"^\s*PARAMETER\s+(.*)$", text, flags=re.M) for name in line.split()]
+    if not params:
+        raise DataFormatError(f"{where}: no PARAMETER line; expected Extra-P's text format")
+    points = []
+    for line in re.findall(r"^\s*POINTS\s+(.*)$", text, flags=re.M):
+        for group in re.findall(r"\(([^)]*)\)", line) or [line]:
+            values = [float(v) for v in group.split()]
+            if len(values) != len(params):
+                raise DataFormatError(f"{where}: point ({group.strip()}) has {len(values)} values for "
+                                      f"{len(params)} parameters {params}")
+            points.append(values)
+    rows = []
+    region, metric, k = None, "time", 0
+    for line in text.splitlines():
+        head = line.strip().split(maxsplit=1)
+        if not head:
+            continue
+        if head[0] == "REGION":
+            region, k = (head[1].strip() if len(head) > 1 else ""), 0
+        elif head[0] == "METRIC":
+            metric, k = (head[1].strip() if len(head) > 1 else ""), 0
+        elif head[0] == "DATA":
+            if region is None or k >= len(points):
+                raise DataFormatError(f"{where}: DATA line {line.strip()[:40]!r} without a REGION or beyond the "
+                                      f"{len(points)} points")
+            for r, v in enumerate(head[1].split() if len(head) > 1 else []):
+                rows.append((region, metric, *points[k], r, float(v)))
+            k += 1
+    return pd.DataFrame(rows, columns=["region", "metric", *params, "run", "value"])
+
+
+def synthetic_grid(seed: int = 0) -> pd.DataFrame:
+    """Return a SYNTHETIC p x s data set (for the dashboard and examples; not a measurement).
+
+    ``t = 2 + 4e-6 s^1.2 / n + 0.05 log2(n)`` seconds times 3 % log-normal noise, measured
+    on a 3 x 3 corner (n = 4, 8, 16; s = 1e5, 2e5, 4e5) and a diagonal band of larger runs
+    (s / n = 25 000 up to n = 64), two repetitions each.  Columns ``n``, ``s``, ``t``.
+    """
+    rng = np.random.default_rng(seed)
+    corner = [(n, s) for n in (4, 8, 16) for s in (1e5, 2e5, 4e5)]
+    band = [(32.0, 8e5), (64.0, 1.6e6), (32.0, 1.6e6)]
+    n, s = np.array(corner + band, float).T
+    n, s = np.repeat(n, 2), np.repeat(s, 2)
+    t = (2 + 4e-6 * s**1.2 / n + 0.05 * np.log2(n)) * np.exp(rng.normal(0, 0.03, n.size))
+    return pd.DataFrame({"n": n, "s": s, "t": t})
+
+
+def relearn_grids(mirror=None) -> list[tuple[str, pd.DataFrame]]:
+    """Return the RELeARN regions as ``(region, frame)`` with ``n`` (processes), ``neurons`` (per rank), ``t``.
+
+    ``mirror``: the data mirror (default ``$WORKBENCH_DATA_MIRROR``); regions with a zero
+    runtime are left out.
+    """
+    root = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    if not root:
+        raise ValidationError(f"relearn_grids: no data mirror; set {MIRROR_ENV}")
+    return _relearn(Path(root))
+
+
+def _relearn(mirror) -> list[tuple[str, pd.DataFrame]]:
+    path = Path(mirror) / "extrap-mpi" / "relearn_data.txt"
+    frame = read_extrap_text(path.read_text(), str(path))
+    out = []
+    for region, g in frame.groupby("region", sort=False):
+        if (g.value <= 0).any():
+            continue
+        out.append((region, pd.DataFrame({"n": g.p.to_numpy(), "neurons": g.n.to_numpy(), "t": g.value.to_numpy()})))
+    return out
+
+
+def _npb(mirror) -> list[tuple[str, pd.DataFrame]]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ParseWarning)
+        frame = fetch_npb_pi_cluster(mirror=mirror).frame
+    out = []
+    for bench, g in frame.groupby("benchmark"):
+        sizes = NPB_SIZES.get(bench, {})
+        g = g[g.problem_class.isin(list(sizes))]
+        data = pd.DataFrame({"n": g.processes.to_numpy(float),
+                             "size": g.problem_class.map(sizes).to_numpy(float), "t": g.time_s.to_numpy(float)})
+        data = data[data.t > 0]
+        if data["size"].nunique() >= 2 and len(data[["n", "size"]].drop_duplicates()) >= 4:
+            out.append((bench, data))
+    return out
+
+
+def _gunrock(mirror) -> list[tuple[str, pd.DataFrame]]:
+    frame = fetch_dataset("scaling-corpus", mirror=mirror).frame
+    g = frame[frame.curve_id.str.contains(r"-rmat-n\d+-e\d+-", regex=True)]
+    scale = g.curve_id.str.extract(r"-rmat-n(\d+)-e")[0].astype(float)
+    prim = g.curve_id.str.extract(r"^gunrock-([a-z]+)-")[0]
+    data = pd.DataFrame({"primitive": prim.to_numpy(), "n": g.n.to_numpy(float),
+                         "vertices": 2.0 ** scale.to_numpy(), "t": g.time_s.to_numpy(float)})
+    return [(p, d.drop(columns="primitive").reset_index(drop=True)) for p, d in data.groupby("primitive")
+            if d.vertices.nunique() >= 3]
+
+
+def _extrap_tests(repo) -> list[tuple[str, pd.DataFrame]]:
+    out = []
+    for path in _EXTRAP_TEST_FILES:
+        try:
+            text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
+                                  check=True).stdout
+        except (OSError, subprocess.CalledProcessError):
+            continue
+        frame = read_extrap_text(text, path)
+        a, b = frame.columns[2], frame.columns[3]
+        for region, g in frame.groupby("region", sort=False):
+            if (g.value > 0).all():
+                out.append((f"{Path(path).stem}:{region}", pd.DataFrame(
+                    {"n": g[a].to_numpy(), "y": g[b].to_numpy(), "t": g.value.to_numpy()})))
+    return out
+
+
+def development_sources(mirror=None, extrap_repo=None) -> dict[str, list[tuple[str, pd.DataFrame]]]:
+    """Return the development grids per source: ``{source: [(dataset, frame), ...]}``.
+
+    Each frame has ``n``, one problem-parameter column and ``t`` (one row per run).
+
+    Parameters
+    ----------
+    mirror : path, optional
+        The data mirror (default: ``$WORKBENCH_DATA_MIRROR``).
+    extrap_repo : path, optional
+        A git mirror of ``extra-p/extrap`` (its ``.git`` or bare directory); without it the
+        ``extrap-tests`` source is left out.
+    """
+    root = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
+    if not root:
+        raise ValidationError(f"development_sources: no data mirror; set {MIRROR_ENV}")
+    root = Path(root)
+    out = {"relearn": _relearn(root), "npb": _npb(root), "gunrock": _gunrock(root)}
+    if extrap_repo is not None:
+        tests = _extrap_tests(extrap_repo)
+        if tests:
+            out["extrap-tests"] = tests
+    return out
+
+
+# ------------------------------------------------------------------------------------ splits
+def split_masks(frame: pd.DataFrame, split: str) -> np.ndarray:
+    """Return the test mask of ``split`` (:data:`SPLITS`) on a grid frame (``n``, one parameter, ``t``).
+
+    ``bigger``: every run of the largest size; ``more-p``: the runs at the largest allocation
+    of each size measured at >= 2 allocations.
+    """
+    param = [c for c in frame.columns if c not in ("n", "t")]
+    S = frame[param].to_numpy(float)
+    folds = dict(extrapolation_folds(frame.n.to_numpy(float), S))
+    if split == "bigger":
+        key = np.log(S).sum(axis=1)
+        return np.isclose(key, key.max())
+    if split == "more-p":
+        return folds.get("more-n", np.zeros(len(frame), bool))
+    raise ValidationError(f"split must be one of {SPLITS}, got {split!r}")
+
+
+# ------------------------------------------------------------------------------------ records
+def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float = 0.1,
+                      progress: bool = True) -> pd.DataFrame:
+    """Fit the predictor per (source, dataset, split) and record every member's held-out predictions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per member and left-out run: ``source, dataset, split, model, target`` (index
+        of the run in the split), ``n``, ``size`` (product of the problem parameters),
+        ``actual``, ``prediction`` (NaN: none), ``distance``, ``n_points``, ``fit_error``,
+        ``cv_error`` (the member's extrapolation cross-validation error on the training
+        runs; ``cv_bigger``, ``cv_more_n`` per fold), ``direction``
+        (:func:`~workbench.models.multiparam.target_direction`), ``fit_s`` (seconds of the
+        member's fit).
+    """
+    provisional = Calibration({}, {}, temperature, 1.0)
+    jobs = [(src, name, frame, split) for src, sets in sources.items() for name, frame in sets for split in SPLITS]
+    rows = []
+    for src, name, frame, split in tqdm(jobs, desc="multi-parameter benchmark", disable=not progress):
+        test = split_masks(frame, split)
+        if not test.any():
+            continue
+        X = frame.drop(columns="t")
+        train = ~test
+        if len(X[train].drop_duplicates()) < 3:
+            continue
+        with quiet_warnings(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                pred = MultiParameterPredictor(models, calibration=provisional).fit(X[train], frame.t[train])
+            except ValidationError:
+                continue
+            P = pred.member_predictions(X[test])
+        Xt = X[test]
+        size = Xt.drop(columns="n").prod(axis=1).to_numpy(float)
+        direction = target_direction(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float), pred.n_range_[1],
+                                     pred.S_range_[1])
+        for m, model in pred.members_.items():
+            feats = model._features(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float))
+            rows.append(pd.DataFrame({
+                "source": src, "dataset": name, "split": split, "model": m, "target": np.arange(len(Xt)),
+                "n": Xt.n.to_numpy(float), "size": size, "actual": frame.t[test].to_numpy(float),
+                "prediction": P[m].to_numpy(), "distance": feats["distance"], "n_points": feats["n_points"],
+                "fit_error": feats["fit_error"], "cv_error": pred.cv_error_.get(m, np.nan),
+                "cv_bigger": pred.fold_cv_error_.get("bigger", {}).get(m, np.nan),
+                "cv_more_n": pred.fold_cv_error_.get("more-n", {}).get(m, np.nan),
+                "direction": direction, "fit_s": pred.fit_seconds_.get(m, np.nan)}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "pooled") -> pd.DataFrame:
+    """Combine the members' records into the predictor's, as :class:`MultiParameterPredictor` does.
+
+    Same weighting function (:func:`~workbench.models.multiparam.target_weights`) with the
+    ``calibration``'s temperature, prior and penalty, and the predictor's ``weighting``.
+    Returns one row per (source, dataset, split, target) with the columns of the records
+    (``model`` = ``"predictor"``, ``chosen`` = the largest-weight member) plus
+    ``disagreement`` and the weighted ``cv_error``.
+    """
+    out = []
+    for key, g in records.groupby(["source", "dataset", "split"], sort=False):
+        wide = g.pivot(index="target", columns="model", values="prediction")
+        names = list(wide.columns)
+        first_rows = g.groupby("model").first().reindex(names)
+        fold_cv = {fold: dict(zip(names, first_rows[col].to_numpy(float)))
+                   for fold, col in (("all", "cv_error"), ("bigger", "cv_bigger"), ("more-n", "cv_more_n"))
+                   if np.isfinite(first_rows[col].to_numpy(float)).any()}
+        first = g[g.model == names[0]].set_index("target").loc[wide.index]
+        direction = first.direction.to_numpy(str) if weighting == "per-target" else np.full(len(first), "all")
+        w, cv_t = target_weights(fold_cv, names, direction, calibration)
+        pred, spread, best = combine(wide.to_numpy().T, w)
+        fit_err = first_rows.fit_error.to_numpy(float)
+        out.append(pd.DataFrame({
+            "source": key[0], "dataset": key[1], "split": key[2], "model": "predictor", "target": wide.index,
+            "n": first.n.to_numpy(), "size": first["size"].to_numpy(), "actual": first.actual.to_numpy(),
+            "prediction": pred, "distance": first.distance.to_numpy(), "n_points": first.n_points.to_numpy(),
+            "fit_error": np.where(best >= 0, fit_err[np.maximum(best, 0)], np.nan),
+            "cv_error": cv_t, "disagreement": spread,
+            "chosen": [names[b] if b >= 0 else "" for b in best],
+            "fit_s": first_rows.fit_s.sum()}))
+    return pd.concat(out, ignore_index=True)
+
+
+def seed_rows(sources: dict, progress: bool = False) -> pd.DataFrame:
+    """Return the seeds' own cross-size methods' predictions on the same splits, as benchmark rows.
+
+    * ``fractal`` ([EscobarBoppana] section 2.2, :func:`~workbench.models.fractal.fit_phase`
+      on the whole runtime as one phase): split *bigger* only -- at each allocation of the
+      largest size, the line of ``ln t`` on ``ln size`` through that allocation's smaller
+      sizes (>= 2), extrapolated to the largest size.
+    * ``adept-cross-size`` ([Deshmeh2013] section 3.12, :class:`~workbench.models.adept.Adept`
+      with ``base=``): split *more-p* only -- each size's remaining runs are the target-size
+      observations (>= 2 allocations), the base size is the other size with the most
+      training allocations (>= 4).
+
+    A run a method cannot predict (too few points, a refused fit) has a NaN prediction and
+    counts as a miss in :func:`summary`.  Columns: ``source, dataset, split, model, target, n,
+    size, actual, prediction, fit_s``.
+    """
+    from workbench.models.adept import Adept
+    from workbench.models.fractal import fit_phase
+
+    rows = []
+    jobs = [(src, name, frame) for src, sets in sources.items() for name, frame in sets]
+    for src, name, frame in tqdm(jobs, desc="seed methods", disable=not progress):
+        param = [c for c in frame.columns if c not in ("n", "t")]
+        size = frame[param].prod(axis=1).to_numpy(float)
+        for split, model in (("bigger", "fractal"), ("more-p", "adept-cross-size")):
+            test = split_masks(frame, split)
+            if not test.any():
+                continue
+            train = frame[~test].assign(size=size[~test])
+            tests = frame[test].assign(size=size[test])
+            pred = np.full(len(tests), np.nan)
+            seconds = []
+            with quiet_warnings(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                groups = tests.groupby("n" if model == "fractal" else "size", sort=False).indices
+                for key, idx in groups.items():
+                    start = time.perf_counter()
+                    try:
+                        if model == "fractal":
+                            at = train[train.n == key].groupby("size").t.mean()
+                            value = fit_phase(at.index.to_numpy(float), at.to_numpy(float),
+                                              float(tests["size"].iloc[idx[0]])).predicted
+                            pred[idx] = value
+                        else:
+                            own = train[train["size"] == key]
+                            others = train[train["size"] != key]
+                            counts = others.groupby("size").n.nunique()
+                            counts = counts[counts >= 4]
+                            if own.n.nunique() < 2 or counts.empty:
+                                continue
+                            base_size = counts.index[np.argmax(counts.to_numpy())]
+                            base = others[others["size"] == base_size]
+                            fitted = Adept().fit(own.n.to_numpy(float), own.t.to_numpy(float),
+                                                 base=(base.n.to_numpy(float), base.t.to_numpy(float)))
+                            pred[idx] = fitted.predict(tests.n.iloc[idx].to_numpy(float))
+                    except (ValidationError, np.linalg.LinAlgError):
+                        continue
+                    seconds.append(time.perf_counter() - start)
+            rows.append(pd.DataFrame({
+                "source": src, "dataset": name, "split": split, "model": model, "target": np.arange(len(tests)),
+                "n": tests.n.to_numpy(float), "size": tests["size"].to_numpy(float),
+                "actual": tests.t.to_numpy(float), "prediction": np.where(pred > 0, pred, np.nan),
+                "fit_s": float(np.median(seconds)) if seconds else np.nan}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def _features(rows: pd.DataFrame) -> dict:
+    return {k: rows[k].to_numpy(float) for k in ("distance", "n_points", "fit_error", "disagreement", "cv_error")
+            if k in rows}
+
+
+def _weights(rows: pd.DataFrame) -> np.ndarray:
+    # every (dataset, split) counts once, whatever its number of left-out runs
+    size = rows.groupby(["source", "dataset", "split"])["target"].transform("size")
+    return 1.0 / size.to_numpy(float)
+
+
+def _log_error(rows: pd.DataFrame) -> np.ndarray:
+    return np.log(rows.actual.to_numpy(float) / rows.prediction.to_numpy(float))
+
+
+def _choose_temperature(records: pd.DataFrame, prior: dict) -> float:
+    """Return the temperature whose predictor has the smallest mean (over sources) median |log error|."""
+    best, best_t = np.inf, TEMPERATURES[0]
+    for temp in TEMPERATURES:
+        rows = predictor_rows(records, Calibration({}, prior, temp, 1.0))
+        err = np.abs(_log_error(rows))
+        score = pd.Series(err).groupby(rows.source.to_numpy()).median().mean()
+        if score < best:
+            best, best_t = score, temp
+    return float(best_t)
+
+
+def _centred_error_model(errors, features: dict, names, weights) -> ErrorModel:
+    """Fit an error model whose location is 0: the scale model, then quantiles of ``e / s``.
+
+    A location learnt on other sources moves a narrow interval off a model's own prediction
+    (other applications' biases are not this one's); the standardised errors' quantiles keep
+    any pooled asymmetry instead.
+    """
+    em = fit_error_model(errors, features, names, weights)
+    e = np.asarray(errors, float)
+    X = design_matrix(features, names)
+    ok = np.isfinite(e) & (np.abs(e) < 1e3) & np.isfinite(X).all(axis=1)
+    z = e[ok] / np.exp(np.clip(X[ok] @ np.asarray(em.scale), -12, 5))
+    w = np.asarray(weights, float)[ok]
+    order = np.argsort(z)
+    cum = (np.cumsum(w[order]) - 0.5 * w[order]) / w.sum()
+    q = np.interp(PROBABILITIES, cum, z[order])
+    return ErrorModel(em.features, (0.0, 0.0), em.scale, tuple(map(float, q)), em.n_records)
+
+
+def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibration:
+    """Learn the predictor's temperature and every interval error model from benchmark records.
+
+    ``cv_prior``: the median cross-validation error per member.  ``temperature``: chosen from
+    :data:`TEMPERATURES` (smallest mean over sources of the predictor's median absolute log
+    error).  Error models: :func:`~workbench.models.scaling.calibration.fit_error_model` per
+    member (features :data:`~workbench.models.scaling.calibration.FEATURES`) and for the
+    predictor (``PREDICTOR_FEATURES``), each (dataset, split) weighted once, with the
+    location set to 0 (:func:`_centred_error_model`).  ``risk_threshold``:
+    the calibrated probability of a > 30 % miss above which 90 % of such misses are flagged.
+    """
+    records = records[np.isfinite(records.prediction) & (records.prediction > 0)]
+    prior = {m: float(np.nanmedian(g.groupby(["dataset", "split"]).cv_error.first()))
+             for m, g in records.groupby("model")}
+    temperature = _choose_temperature(records, prior)
+    pred = predictor_rows(records, Calibration({}, prior, temperature, 1.0))
+    pred = pred[np.isfinite(pred.prediction)]
+    models = {}
+    for m, g in records.groupby("model"):
+        models[m] = _centred_error_model(_log_error(g), _features(g), FEATURES, _weights(g))
+    models["predictor"] = _centred_error_model(_log_error(pred), _features(pred), PREDICTOR_FEATURES,
+                                               _weights(pred))
+    risk = miss_probability(models["predictor"], _features(pred))
+    rel = np.abs(pred.prediction.to_numpy() - pred.actual.to_numpy()) / pred.actual.to_numpy()
+    missed = rel > 0.30
+    threshold = float(np.quantile(risk[missed], 0.10)) if missed.sum() >= 5 else 0.5
+    return Calibration(models, prior, temperature, threshold, {}, 1.0, provenance or {})
+
+
+def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFrame:
+    """Calibrate on all sources but one, evaluate the intervals on it.
+
+    Returns the predictor's and every member's rows of the held-out sources with ``lower``,
+    ``upper`` and ``covered`` (actual inside the ``level`` interval).  Rows without a
+    prediction (a member that abstains or predicts a non-positive runtime) are kept, with
+    NaN bounds and ``covered`` False, so that :func:`summary` counts them as misses.
+    """
+    out = []
+    for src in records.source.unique():
+        cal = calibrate(records[records.source != src])
+        held = records[records.source == src]
+        rows = [predictor_rows(held, cal)] + [g for _, g in held.groupby("model")]
+        for r in rows:
+            r = r.copy()
+            name = r.model.iloc[0] if len(r) else None
+            if name is None or name not in cal.error_models:
+                continue
+            ok = (np.isfinite(r.prediction) & (r.prediction > 0)).to_numpy()
+            lo, hi = np.full(len(r), np.nan), np.full(len(r), np.nan)
+            if ok.any():
+                lo[ok], hi[ok] = cal.interval(name, r.prediction.to_numpy(float)[ok], _features(r[ok]), level)
+            r["lower"], r["upper"] = lo, hi
+            r["covered"] = (r.actual >= lo) & (r.actual <= hi)
+            out.append(r)
+    return pd.concat(out, ignore_index=True)
+
+
+def summary(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per source, split and model: median PA (%), share within 20 %, 80 % coverage and fit time.
+
+    ``rows`` need ``source, split, model, actual, prediction``; ``covered`` and ``fit_s``
+    are summarised when present.  A missing prediction counts as PA = -inf (a miss).
+    """
+    r = rows.copy()
+    pa = 100.0 - np.abs(r.prediction - r.actual) / r.actual * 100.0
+    r["pa"] = pa.where(np.isfinite(pa), -np.inf)
+    r["within"] = (r.pa >= 100.0 - _PA_WITHIN).astype(float)
+    agg = {"median_pa": ("pa", "median"), "within_20": ("within", "mean"), "runs": ("pa", "size")}
+    if "covered" in r:
+        r["covered"] = r.covered.astype(float)
+        agg["coverage_80"] = ("covered", "mean")
+    if "fit_s" in r:
+        agg["fit_ms"] = ("fit_s", lambda s: 1e3 * float(np.nanmedian(s)))
+    return r.groupby(["source", "split", "model"]).agg(**agg).reset_index()
+
+
+def timed(func, *args, **kwargs):
+    """Return ``(result, seconds)`` of one call."""
+    start = time.perf_counter()
+    out = func(*args, **kwargs)
+    return out, time.perf_counter() - start
