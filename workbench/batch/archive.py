@@ -28,8 +28,9 @@ _SUFFIXES = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parque
 class ArchiveSource:
     """Batches of the columns a prediction needs, from one of the accepted sources."""
 
-    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None):
-        self.by, self.columns = list(by), list(dict.fromkeys([*by, n_column, t_column]))
+    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None,
+                 extra: Sequence[str] = ()):
+        self.by, self.columns = list(by), list(dict.fromkeys([*by, n_column, t_column, *extra]))
         self.batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
         self.frame = source if isinstance(source, pd.DataFrame) else None
         self.kind, self.path, self.ddf = "frame", None, None
