@@ -43,7 +43,7 @@ def test_node_counts_keep_their_column_whole_numbers_and_per_curve_targets(tmp_p
     assert status == 0 and err == ""
     text = out_csv.read_text()
     assert text.splitlines()[0] == ("app,machine,nodes,prediction,lower,upper,node_hours,model,warned,warnings,"
-                                    "observed,error")
+                                    "verdict,observed,error")
     preds = pd.read_csv(out_csv, keep_default_na=False, na_values=[""])
     assert preds["nodes"].dtype == np.int64  # whole numbers in the file: 16, not 16.0
     assert preds.groupby("app")["nodes"].apply(list).to_dict() == {"big": [16, 8192], "small": [16, 64]}

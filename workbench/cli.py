@@ -244,8 +244,9 @@ def _predictions_table(frame, by: list[str], n_column: str, unit: str, level: fl
         if col in frame.columns and frame[col].notna().any():
             out[header] = [("–" if pd.isna(v) else f"{int(v):,}") for v in frame[col]]
     notes = []
-    for error, kinds in zip(frame["error"], frame["warnings"]):
-        text = error or (f"warned: {kinds.replace(';', ', ')}" if kinds else "")
+    for error, warned, kinds in zip(frame["error"], frame["warned"], frame["warnings"]):
+        label = "WARNED" if warned is True or warned == 1 else "note"  # kinds that are not a warning are notes
+        text = error or (f"{label}: {kinds.replace(';', ', ')}" if kinds else "")
         notes.append(text if len(text) <= 120 else text[:119] + "…")
     out["note"] = notes
     return out

@@ -70,10 +70,26 @@ class ArchiveSource:
         if self.kind == "parquet":
             return list(_parquet_file(self.path).schema_arrow.names)
         try:
-            return list(pd.read_csv(self.path, nrows=0).columns)
+            return list(pd.read_csv(self.path, nrows=0, skiprows=self._comment_lines()).columns)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError):
             raise DataFormatError(f"{self.path}: not a readable CSV table of runs (expected a header line such as "
                                   f"{','.join(self.columns)})") from None
+
+    def _comment_lines(self) -> int:
+        """Count the ``#`` lines before a CSV's header (a commented template, as the upload reader accepts).
+
+        Only leading lines: a ``#`` inside the data stays data (a curve may be named ``app#1``).
+        """
+        count = 0
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if not line.lstrip("\ufeff").startswith("#") or count >= 10_000:
+                        break
+                    count += 1
+        except OSError:
+            return 0
+        return count
 
     def _check_columns(self, header: list[str]) -> None:
         missing = [c for c in self.columns if c not in header]
@@ -99,7 +115,7 @@ class ArchiveSource:
                 # every column is parsed (a batch at a time): with usecols pandas lets a line with
                 # extra fields through
                 with pd.read_csv(self.path, dtype=dtypes, chunksize=self.batch_rows, keep_default_na=False,
-                                 na_values=[""]) as reader:
+                                 na_values=[""], skiprows=self._comment_lines()) as reader:
                     for batch in reader:
                         yield batch[columns]
             except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:

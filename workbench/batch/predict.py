@@ -32,6 +32,7 @@ column                dtype     meaning
 ``model``             str       model with the largest weight ("" when none fits)
 ``warned``            bool      the calibrated risk of missing by > 30 % is high
 ``warnings``          str       warning kinds, ``;``-separated (``WARNING_KINDS``)
+``verdict``           str       one sentence: how far to trust the row, and why
 ``observed``          int       distinct allocations measured on the curve
 ``error``             str       why this target of the curve was not predicted ("" when it was)
 ====================  ========  ===========================================================
@@ -71,7 +72,7 @@ __all__ = [
 ]
 
 #: The columns after the target column (see :func:`batch_columns` for the whole list).
-BATCH_COLUMNS = ["prediction", "lower", "upper", "model", "warned", "warnings", "observed", "error"]
+BATCH_COLUMNS = ["prediction", "lower", "upper", "model", "warned", "warnings", "verdict", "observed", "error"]
 RECOMMEND_COLUMNS = [
     "efficient_n", "efficient_n_optimistic", "efficient_n_pessimistic",
     "deadline_n", "deadline_n_optimistic", "deadline_n_pessimistic",
@@ -203,7 +204,8 @@ def _curve_rows(n, t, listed, nodes, absolute, factors, level: float, models: tu
     k = max(targets.size, 1)
     cols = {"target": pd.array(targets if targets.size else [None], dtype="Int64"),
             "prediction": np.full(k, np.nan), "lower": np.full(k, np.nan), "upper": np.full(k, np.nan),
-            "model": [""] * k, "warned": np.ones(k, bool), "warnings": [""] * k, "observed": np.full(k, observed),
+            "model": [""] * k, "warned": np.ones(k, bool), "warnings": [""] * k, "verdict": ["no prediction"] * k,
+            "observed": np.full(k, observed),
             "error": [problem or "no target for this curve (give targets, or values in the targets column)"] * k}
     one, several, _ = unit_labels(unit)
     smallest = float(np.nanmin(n)) if observed else np.nan
@@ -230,6 +232,7 @@ def _curve_rows(n, t, listed, nodes, absolute, factors, level: float, models: tu
             for j, i in enumerate(wanted):
                 cols["model"][i] = frame["model"].iat[j]
                 cols["warnings"][i] = ";".join(frame["warnings"].iat[j])
+                cols["verdict"][i] = frame["verdict"].iat[j]
                 cols["error"][i] = problem
     if efficiency is not None or deadline is not None:
         if predictor is None:
