@@ -230,6 +230,24 @@ _EXTERNAL = {
         "data/external/converged-computing+performance-study/README.md, build.py)",
         "MIT",
     ),
+    "azure-hbv3-apps": (
+        "MicrosoftDocs+architecture-center",
+        "HPC applications on Azure HBv3/HBv4: up to 120 (176) cores of one node, then 2-16 nodes (Fluent, CFX, "
+        "HELYX, NAMD, LAMMPS, QE, AcuSolve, tNavigator)",
+        "173 published measurements in 20 strong-scaling curves from the Azure Architecture Center HPC articles: "
+        "Ansys Fluent 2021 R2 (7 models), Ansys CFX 2021 R2 (4), ENGYS HELYX 3.5.0 (3), NAMD 2.14 (STMV 21 M "
+        "atoms), LAMMPS (in.lj), Quantum ESPRESSO 7.1 (ta2o5), Altair AcuSolve (impinging nozzle) and tNavigator "
+        "22.4 (Speed Test 9, HBv3 and HBv4); unit processes (one rank per core; tNavigator: cores), n = 8-120 "
+        "inside one 120-core HBv3 node (constrained-core VM sizes) and 128-1024 on 2-16 nodes of 64 cores "
+        "(HBv4: 12-176, then 2-8 nodes of 144); nodes and cores_per_node known for every row. The 1-node "
+        "64-core point is measured twice for 7 curves (0.6-24 % apart); superlinear (NAMD 2.9x) or sublinear "
+        "(QE 1.5x) steps from 1 to 2 nodes; flat or retrograde tails inside the node." + _EXTRA_COMMON,
+        "GitHub MicrosoftDocs/architecture-center, one commit per article: 0376c1d1 (ansys-fluent), 05fbd6a9 "
+        "(ansys-cfx), 0985ff3f (engys-helyx), 095b0c6e (hpc-namd), 32bd3eda (hpc-lammps), 2aaeaaa6 "
+        "(quantum-espresso), 26eb80ad (hpc-altair-acusolve), 232a431c (tnavigator) (docs/guide/hpc/*-content.md; "
+        "data/external/MicrosoftDocs+architecture-center/README.md, build.py)",
+        "CC-BY-4.0",
+    ),
 }
 
 _SEED_TABLES = {

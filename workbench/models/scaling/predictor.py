@@ -602,12 +602,12 @@ class ScalingPredictor(BaseEstimator):
             i = where["leaves-node"][0]
             factor = self._calibration().error_model("predictor").stretch_factor("leaves_node")
             nodes = self.target_nodes(n[i:i + 1])[0]
-            wider = (f"its interval is {factor:.2g}x as wide as inside one node (calibrated on predictions that "
-                     "crossed a node)" if factor > 1 else "no calibration data with such a change was available, so "
-                     "its interval is NOT widened for it")
+            wider = (f"so its interval is {factor:.1f}x as wide as inside one node (as calibrated on predictions "
+                     "that crossed a node)" if factor > 1 else "and no calibration data with such a change was "
+                     "available, so its interval is NOT widened for it")
             messages["leaves-node"] = (
                 f"every measurement ran inside one node, but n = {n[i]:g} {UNITS[self.unit_][1]} needs {nodes:g} "
-                f"nodes: the interval cannot cover what the network adds; {wider}. Measure at "
+                f"nodes: what the network adds is not in the data, {wider}. Measure at "
                 f"{self.crossing_allocation():g} {UNITS[self.unit_][1]} (the smallest run on two nodes) to see it")
         if "far-extrapolation" in occurring:
             messages["far-extrapolation"] = (
