@@ -40,6 +40,7 @@ from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
 from workbench.validation import (
     MAX_RUNTIME_SPAN,
+    FittedState,
     as_vector,
     check_fitted,
     processor_counts,
@@ -123,11 +124,13 @@ def _observations(n, t, sample_weight, min_points: int, where: str):
     return n, t, w
 
 
-class _Baseline(BaseEstimator):
-    """Shared plumbing: fitted-state check and the speedup definition."""
+class _Baseline(FittedState, BaseEstimator):
+    """Shared plumbing: fitted-state check (``result_`` marks a fit) and the speedup definition."""
+
+    fitted_attribute = "result_"
 
     def _check_fitted(self) -> None:
-        check_fitted(self, "result_")
+        check_fitted(self)
 
     def _result(self, n, t, w, params, **kw) -> FitResult:
         """Return the fit's diagnostics; its warnings also become ``warnings_`` and are emitted."""

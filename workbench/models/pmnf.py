@@ -129,6 +129,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
 from workbench.validation import (
+    FittedState,
     as_vector,
     check_fitted,
     processor_counts,
@@ -380,7 +381,7 @@ def _unscale(res: dict, k: int, y_scale: float, t: np.ndarray, where: str) -> No
                               f"{t.max():g}): give t in a larger unit")
 
 
-class PMNF(BaseEstimator):
+class PMNF(FittedState, BaseEstimator):
     """Extra-P's single-parameter PMNF model ``c0 + c1 n^i log2(n)^j`` chosen by LOO SMAPE.
 
     See the module docstring for the model (Eqs. 1-3), the selection rules and the sources
@@ -450,6 +451,8 @@ class PMNF(BaseEstimator):
     #: Most distinct n a cross-validated fit accepts: leave-one-out costs O(m^2) time and
     #: memory (0.9 s and 150 MB at the limit); ``crossvalidation=False`` has no limit.
     MAX_CV_ALLOCATIONS = 2000
+    #: the fitted attribute that marks a fit (:class:`~workbench.validation.FittedState`)
+    fitted_attribute = "hypothesis_"
 
     def __init__(
         self,
@@ -629,11 +632,8 @@ class PMNF(BaseEstimator):
         return bool(np.any(c0 + c1 * h.evaluate(grid) <= 0))
 
     # -- fitted state ------------------------------------------------------------------------------
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "hypothesis_")
-
     def _check_fitted(self, where: str) -> None:
-        check_fitted(self, "hypothesis_", where)
+        check_fitted(self, where=where)
 
     @property
     def hypotheses_(self) -> pd.DataFrame:

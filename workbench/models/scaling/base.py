@@ -44,7 +44,7 @@ from workbench.errors import ModelWarning, WorkbenchError, emit_warnings, quiet_
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 from workbench.models.pmnf import PMNF
-from workbench.validation import check_fitted, check_names, check_runs, check_targets, require_valid
+from workbench.validation import FittedState, check_fitted, check_names, check_runs, check_targets, require_valid
 
 __all__ = [
     "MODELS",
@@ -85,13 +85,30 @@ def check_model_names(models, where: str) -> tuple[str, ...]:
     return check_names(models, MODELS, where, "model")
 
 
-class ScalingModel(BaseEstimator):
+class ScalingModel(FittedState, BaseEstimator):
     """Base class of the n -> t models.
 
     Validation, fitted-state checks, the in-sample fit error and calibrated intervals.
     Subclasses implement ``_fit(n, t)`` and ``_predict(n)`` (a float vector, NaN where the
-    model refuses to predict), and may add ``_fit_warnings()``.
+    model refuses to predict), and may add ``_fit_warnings()``; they compose with the model
+    they wrap through its public methods only (``tests/test_private_access.py``).
+
+    Attributes
+    ----------
+    allocations_, medians_ : numpy.ndarray
+        Distinct allocations (ascending) and the median runtime at each.
+    n_max_ : float
+        Largest allocation fitted.
+    fit_time_s_ : float
+        Seconds the wrapped model's fit took; it marks a fitted model (``fitted_attribute``,
+        set by :meth:`fit` and :meth:`fit_for_prediction`).
+    fit_error_ : float
+        In-sample RMS of ``log(prediction / median)`` (:meth:`fit` only).
+    warnings_ : list of ModelWarning
+        The model's warnings about the fitted runs (:meth:`fit` only).
     """
+
+    fitted_attribute = "fit_time_s_"
 
     #: key in :data:`MODELS` and in the calibration table
     name: ClassVar[str] = ""
@@ -130,7 +147,7 @@ class ScalingModel(BaseEstimator):
         return []
 
     def _check_fitted(self) -> None:
-        check_fitted(self, "fit_time_s_")
+        check_fitted(self)
 
     def predict(self, n) -> np.ndarray:
         """Predicted runtimes at ``n`` (unit of the fitted ``t``).
