@@ -6,16 +6,24 @@ the wrapped models' private members; these tests pin what those public methods r
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from workbench.errors import NotFittedError, ValidationError
-from workbench.models.baselines import AmdahlModel, USLModel
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling import MODELS
-from workbench.models.scaling.base import PMNFScaling, USLScaling, check_model_names
+from workbench.models.scaling.base import (
+    AmdahlScaling,
+    DowneyLMScaling,
+    PMNFScaling,
+    USLScaling,
+    check_model_names,
+)
 from workbench.validation import (
     FittedState,
     check_fitted,
@@ -144,3 +152,16 @@ def test_scaling_model_fit_for_prediction_and_predict_raw():
         slow.predict([1e300])
     with pytest.raises(NotFittedError, match="USLScaling is not fitted yet"):
         USLScaling().predict_raw([2])
+
+
+@pytest.mark.parametrize("t", [100 * (0.05 + 0.95 / N), np.array([10.0, 6, 4, 4.5, 6]),
+                               np.array([9.0, 5, 2.6, 1.5, 1])])
+def test_wrappers_predict_exactly_what_the_wrapped_model_predicts(t):
+    # the public route (predict_raw) gives the wrapped models' own predictions, bit for bit
+    targets = np.array([1.0, 3, 16, 64, 1024])
+    for wrapper, model in ((AmdahlScaling(), AmdahlModel()), (USLScaling(), USLModel()),
+                           (DowneyLMScaling(), DowneyLM()), (PMNFScaling(), PMNF())):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mine, theirs = wrapper.fit(N, t).predict(targets), model.fit(N, t).predict(targets)
+        np.testing.assert_array_equal(mine, theirs, err_msg=type(wrapper).__name__)
