@@ -129,3 +129,19 @@ def test_errors_and_configurations(table):
     assert sorted(main) == [834.664, 835.892]  # the n = 9000 row of main() at p = 32
     assert "several-configurations" not in [w.kind for w in chosen.warnings_]
     assert isinstance(chosen.predict_frame([1024]), pd.DataFrame)
+
+
+def test_extrap_text_without_metric_is_modelled_as_measured(tmp_path):
+    # no METRIC line: Extra-P's "<default>" metric, kind n/a; x is the allocation column
+    lines = ["PARAMETER x", "POINTS ( 2 ) ( 4 ) ( 8 ) ( 16 )", "REGION main"]
+    lines += [f"DATA {100 / x + 1:.6g} {100 / x + 1.01:.6g}" for x in (2, 4, 8, 16)]
+    path = tmp_path / "plain.txt"
+    path.write_text("\n".join(lines) + "\n")
+    table = read_profiles(path)
+    assert set(table["kind"]) == {"n/a"} and set(table["metric"]) == {"<default>"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor(models=("amdahl", "pmnf")).fit(table, n="x")
+    frame = model.predict_frame([32])
+    assert frame["prediction"].iloc[0] == pytest.approx(100 / 32 + 1, rel=0.15)
+    assert frame["growth"].iloc[0] == "shrinks like 1/n"

@@ -94,6 +94,8 @@ def _choose(table: pd.DataFrame, metric, n: str) -> tuple[str, str]:
     """Return (metric, aggregation) of the inclusive time: max over ranks when present."""
     if metric is None:
         timed = table[(table["unit"] == "s") | table["metric"].str.contains("time", case=False)]
+        if timed.empty and table["metric"].nunique() == 1:
+            timed = table  # one metric, unnamed (Extra-P's "<default>"): it is what was measured
         if timed.empty:
             raise ValidationError("RegionPredictor.fit: the profile table has no time metric (unit 's' or a "
                                   f"name with 'time'); metrics: {', '.join(table['metric'].unique()[:10])}")
@@ -157,7 +159,8 @@ class RegionPredictor(BaseEstimator):
             A profile table (:func:`workbench.io.read_profiles`).
         metric : str or None, default None
             The metric to model; None takes the inclusive time with the max-over-ranks
-            aggregation when present (the slowest rank sets the run time).
+            aggregation when present (the slowest rank sets the run time), or the only
+            metric of a table that holds one.
         n : str, default "processes"
             The allocation column.
 
@@ -184,8 +187,10 @@ class RegionPredictor(BaseEstimator):
         if note:
             warnings.append(note)
         inclusive = rows[rows["kind"] == "inclusive"]
-        if inclusive.empty:  # only exclusive values: inclusive = own + descendants' per profile
+        if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
             inclusive = _inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
+        elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
+            inclusive = rows.assign(kind="inclusive")
         exclusive = rows[rows["kind"] == "exclusive"]
         if exclusive.empty:
             exclusive = _exclusive_from_inclusive(inclusive)
