@@ -9,7 +9,7 @@ calibrated interval and warnings, and what follows from comparing them:
 * ``rank`` - 1 for the region with the largest predicted *exclusive* time at that n (the
   part of the code the run spends most time in, Extra-P's "dominating function");
 * ``growth`` - the fitted trend in words ("shrinks like 1/n", "grows like log n", ...): the
-  term of the performance-model normal form ``a + b n^i log2(n)^j`` [Calotoiu2013] that best
+  term of the performance-model normal form ``a + b n^i log2(n)^j`` [ExtraP] that best
   follows the region's predicted curve from the smallest measured allocation to the largest
   target;
 * region warnings: ``share-grows`` when the share rises by more than 10 % (relative) over
