@@ -91,7 +91,8 @@ def test_verdicts_flag_the_growing_regions(fitted):
 
 def test_exclusive_sum_matches_total(fitted):
     check = fitted.consistency_frame([8, 32, 128])
-    assert list(check.columns) == ["n", "total", "sum_exclusive", "ratio"]
+    assert list(check.columns) == ["n", "total", "sum_exclusive", "ratio", "measured_ratio"]
+    assert check["measured_ratio"].iloc[0] == pytest.approx(1.0)  # a consistent call tree
     assert check["ratio"].iloc[:2].between(0.95, 1.05).all()  # inside the measured range
     assert check["ratio"].between(0.7, 1.3).all()
 
@@ -128,6 +129,8 @@ def test_errors_and_configurations(table):
     main = runs[(runs["region"] == "main()") & (runs["n"] == 32)]["inclusive"]
     assert sorted(main) == [834.664, 835.892]  # the n = 9000 row of main() at p = 32
     assert "several-configurations" not in [w.kind for w in chosen.warnings_]
+    # RELeARN's indented regions overlap: Connectivity update's children add up to more than itself
+    assert chosen.measured_ratio_ > 1.5 and chosen.parts_[0] == "Initialization"
     assert isinstance(chosen.predict_frame([1024]), pd.DataFrame)
 
 

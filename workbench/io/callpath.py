@@ -88,6 +88,7 @@ __all__ = [
     "PROFILE_TABLE_COLUMNS",
     "MAX_FILES",
     "read_profiles",
+    "read_profile_files",
     "from_thicket",
     "to_extrap",
     "validate_profile_table",
@@ -867,6 +868,36 @@ def read_profiles(path_or_paths) -> pd.DataFrame:
     if not frames:
         raise DataFormatError(f"{_label(path_or_paths)}: no profiles found (expected {_WHAT})")
     return _finish(frames)
+
+
+def read_profile_files(files) -> pd.DataFrame:
+    """Read uploaded profiles, ``(file name, content bytes)`` pairs, like :func:`read_profiles`.
+
+    Each file is written under its base name into a private temporary folder (a zip archive
+    is unpacked as with :func:`read_profiles`), so formats are told by content as for files
+    on disk; at most :data:`MAX_FILES` files and ``MAX_FILE_BYTES`` each.
+    """
+    files = list(files)
+    if not files:
+        raise DataFormatError("no files uploaded (expected " + _WHAT + ")")
+    if len(files) > MAX_FILES:
+        raise DataFormatError(f"{len(files):,} files uploaded, more than the {MAX_FILES:,} read at once")
+    with tempfile.TemporaryDirectory(prefix="workbench-upload-") as folder:
+        for k, (name, content) in enumerate(files):
+            base = Path(str(name).replace("\\", "/")).name or "upload"
+            if len(content) > _cap():
+                raise DataFormatError(f"{base}: the upload is {len(content):,} bytes, more than the {_mib(_cap())} "
+                                      f"accepted for {_WHAT}")
+            target = Path(folder) / f"{k:05d}" / base
+            target.parent.mkdir()
+            target.write_bytes(bytes(content))
+        table = read_profiles(folder)
+    prefix = str(Path(folder)) + os.sep
+    names = [p.replace(prefix, "", 1) for p in table["profile"]]
+    short = [n.split(os.sep, 1)[-1] for n in names]  # without the per-file folder, when still unique
+    unique = len(set(short)) == len(set(names))
+    table["profile"] = short if unique else names
+    return table
 
 
 def _label(source) -> str:

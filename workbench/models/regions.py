@@ -135,6 +135,11 @@ class RegionPredictor(BaseEstimator):
         allocations (distinct n measured), exclusive (whether exclusive times were fitted).
     root_ : the region whose predicted time is the total (the root with the largest
         measured time).
+    parts_ : the regions whose exclusive times add up to the total: the root and its
+        descendants, or, for a flat profile whose root has no children, every other region.
+    measured_ratio_ : median over the profiles of the parts' measured exclusive times summed
+        (negative ones as 0), divided by the root's inclusive time (1 for a consistent call
+        tree; above 1 when regions overlap).
     predictors_ : dict region -> fitted ScalingPredictor of the inclusive time.
     exclusive_predictors_ : dict region -> fitted ScalingPredictor of the exclusive time
         (measured, or a region's time minus its children's per profile).
@@ -200,6 +205,7 @@ class RegionPredictor(BaseEstimator):
         self.runs_ = runs
         self.n_min_, self.n_max_ = float(runs["n"].min()), float(runs["n"].max())
         self.predictors_, self.exclusive_predictors_ = {}, {}
+        self._memo = {}  # predictions by (model, region, level) and n: the dashboard asks for the same n again
         info = inclusive.drop_duplicates("region").set_index("region")
         records = []
         for region, group in runs.groupby("region", sort=False):
@@ -226,6 +232,18 @@ class RegionPredictor(BaseEstimator):
         self.regions_ = pd.DataFrame(records)
         roots = self.regions_[self.regions_["depth"] == self.regions_["depth"].min()]
         self.root_ = str(roots.sort_values("measured", ascending=False)["region"].iloc[0])
+        regions = self.regions_["region"].tolist()
+        under = [r for r in regions if r == self.root_ or r.startswith(self.root_ + "->")]
+        # a flat profile (a root without children beside the other regions, as RELeARN's
+        # main()) has its parts beside the root
+        others = [r for r in regions if r != self.root_]
+        self.parts_ = under if len(under) > 1 or not others else others
+        # negative own times (a region's children measured longer than itself) count as 0, as in the fits
+        own = runs[runs["region"].isin(self.parts_)].assign(exclusive=lambda f: f["exclusive"].clip(lower=0)).groupby(
+            "profile")["exclusive"].sum()
+        total = runs[runs["region"] == self.root_].set_index("profile")["inclusive"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.measured_ratio_ = float(np.nanmedian((own.reindex(total.index) / total).to_numpy(float)))
         self.warnings_ = warnings
         emit_warnings(self.warnings_)
         return self
@@ -264,6 +282,37 @@ class RegionPredictor(BaseEstimator):
     def _check(self):
         check_fitted(self, "predictors_", fit="fit(table)")
 
+    def region_frame(self, region: str, targets, level: float = 0.8, exclusive: bool = False) -> pd.DataFrame:
+        """Return one region's ScalingPredictor ``predict_frame`` at ``targets``.
+
+        Columns n, prediction, lower, upper, warned, warnings. ``exclusive`` selects the
+        model of its exclusive time. Predictions are kept per allocation, so asking again
+        for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
+        """
+        self._check()
+        models = self.exclusive_predictors_ if exclusive else self.predictors_
+        if region not in models:
+            raise ValidationError(f"RegionPredictor: no {'exclusive ' if exclusive else ''}model of region {region!r}; "
+                                  f"regions: {', '.join(map(repr, list(models)[:10]))}")
+        n = np.atleast_1d(np.asarray(targets, float))
+        memo = self.__dict__.setdefault("_memo", {}).setdefault((exclusive, region, float(level)), {})
+        missing = np.unique(n[[x not in memo for x in n]])
+        if missing.size:
+            frame = models[region].predict_frame(missing, level)
+            for x, row in zip(missing, frame[["prediction", "lower", "upper", "warned", "warnings"]].itertuples(
+                    index=False)):
+                memo[float(x)] = tuple(row)
+        rows = [memo[float(x)] for x in n]
+        return pd.DataFrame(rows, columns=["prediction", "lower", "upper", "warned", "warnings"]).assign(n=n)[
+            ["n", "prediction", "lower", "upper", "warned", "warnings"]]
+
+    def _predict(self, region: str, n, exclusive: bool = False) -> np.ndarray:
+        return self.region_frame(region, n, exclusive=exclusive)["prediction"].to_numpy(float)
+
+    def _lattice(self) -> np.ndarray:
+        """Return fixed allocations for curves and searches (so that predictions are reused across targets)."""
+        return np.geomspace(self.n_min_, self.n_max_ * 4096, 121)
+
     # ------------------------------------------------------------- predicting
     def _region_frames(self, targets, level):
         frames = {}
@@ -275,9 +324,8 @@ class RegionPredictor(BaseEstimator):
         """Predicted exclusive time per region: its own model, else inclusive minus children's."""
         out = {}
         for region in self.predictors_:
-            model = self.exclusive_predictors_.get(region)
-            if model is not None:
-                out[region] = model.predict(targets)
+            if region in self.exclusive_predictors_:
+                out[region] = self._predict(region, targets, exclusive=True)
             else:
                 children = [r for r in self.predictors_ if self._parent(r) == region]
                 rest = inclusive[region] - sum((inclusive[c] for c in children), np.zeros_like(inclusive[region]))
@@ -331,13 +379,28 @@ class RegionPredictor(BaseEstimator):
         frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
         return frame
 
+    def predict_exclusive(self, targets) -> pd.DataFrame:
+        """Return every region's predicted exclusive time at ``targets``.
+
+        Columns region, n, exclusive (its own model's prediction, or the region's inclusive
+        prediction minus its children's where its exclusive times could not be modelled);
+        stacked over the regions under the root, they make the predicted total.
+        """
+        self._check()
+        n = np.atleast_1d(np.asarray(targets, float))
+        inclusive = {r: self._predict(r, n) for r in self.predictors_}
+        exclusive = self._exclusive(n, inclusive)
+        return pd.DataFrame({"region": np.repeat(list(exclusive), n.size), "n": np.tile(n, len(exclusive)),
+                             "exclusive": np.concatenate(list(exclusive.values()))})
+
     def _grid(self, targets) -> np.ndarray:
         top = max(float(np.max(targets)), self.n_max_)
-        return np.unique(np.geomspace(self.n_min_, top, 48))
+        lattice = self._lattice()
+        return np.unique(np.concatenate([lattice[lattice < top], [top]]))
 
     def _growth(self, region: str, targets) -> str:
         grid = self._grid(targets)
-        return growth_words(grid, self.predictors_[region].predict(grid))
+        return growth_words(grid, self._predict(region, grid))
 
     def growth(self, targets) -> pd.DataFrame:
         """Return the trend in words of every region from the smallest allocation to ``max(targets)``."""
@@ -345,7 +408,7 @@ class RegionPredictor(BaseEstimator):
         return pd.DataFrame({"region": list(self.predictors_),
                              "growth": [self._growth(r, targets) for r in self.predictors_]})
 
-    def verdicts(self, targets, level: float = 0.8, horizon: float = 1024.0) -> pd.DataFrame:
+    def verdicts(self, targets, level: float = 0.8, horizon: float = 64.0) -> pd.DataFrame:
         """Regions whose share grows with n or whose runtime rises, with where they start to dominate.
 
         Parameters
@@ -355,9 +418,10 @@ class RegionPredictor(BaseEstimator):
             allocation to ``max(targets)``).
         level : float, default 0.8
             Interval level of the dominance interval.
-        horizon : float, default 1024.0
-            How far beyond ``max(targets)`` (a factor) to look for the allocation at which a
-            growing region becomes the largest exclusive part.
+        horizon : float, default 64.0
+            How far beyond ``max(targets)`` (a factor; at most 4096 times the largest measured
+            allocation) to look for the allocation at which a growing region becomes the
+            largest exclusive part.
 
         Returns
         -------
@@ -371,13 +435,14 @@ class RegionPredictor(BaseEstimator):
         targets = np.atleast_1d(np.asarray(targets, float))
         grid = self._grid(targets)
         share_rows = []
-        total = self.predictors_[self.root_].predict(grid)
-        far = np.unique(np.geomspace(self.n_min_, max(float(targets.max()), self.n_max_) * horizon, 96))
-        far_frames = {r: m.predict_frame(far, level) for r, m in self.exclusive_predictors_.items()}
-        for region, model in self.predictors_.items():
+        total = self._predict(self.root_, grid)
+        lattice = self._lattice()
+        far = lattice[lattice <= max(float(targets.max()), self.n_max_) * horizon]
+        far_frames = {r: self.region_frame(r, far, level, exclusive=True) for r in self.exclusive_predictors_}
+        for region in self.predictors_:
             if region == self.root_:
                 continue
-            pred = model.predict(grid)
+            pred = self._predict(region, grid)
             with np.errstate(invalid="ignore", divide="ignore"):
                 share = pred / total
             if (np.isfinite(share[[0, -1]]).all() and share[-1] > (1 + _SHARE_RISE) * share[0]
@@ -393,7 +458,7 @@ class RegionPredictor(BaseEstimator):
                                    "n_lower": lo, "n_upper": hi,
                                    "message": f"{region}: its share of the run grows from {share[0]:.1%} at n = "
                                               f"{grid[0]:g} to {share[-1]:.1%} at n = {grid[-1]:g}; it {where}"})
-            ends = model.predict(np.array([grid[0], grid[-1]]))
+            ends = pred[[0, -1]]
             if ends[1] > (1 + _RISE) * ends[0]:
                 share_rows.append({"region": region, "kind": "runtime-rises", "n_dominates": np.nan,
                                    "n_lower": np.nan, "n_upper": np.nan,
@@ -428,20 +493,22 @@ class RegionPredictor(BaseEstimator):
         Returns
         -------
         pandas.DataFrame
-            Columns n, total (the root's predicted time), sum_exclusive (the regions'
-            exclusive predictions summed, over the root and its descendants), ratio
-            (sum_exclusive / total; 1 when the region models agree with the total's).
+            Columns n, total (the root's predicted time), sum_exclusive (the exclusive
+            predictions of ``parts_`` summed), ratio (sum_exclusive / total; 1 when the
+            region models agree with the total's), measured_ratio (the same ratio in the
+            measured profiles, median: far from 1 when the regions overlap, i.e. the
+            profile's nesting does not match its times).
         """
         self._check()
         n = np.atleast_1d(np.asarray(targets, float))
-        inclusive = {r: m.predict(n) for r, m in self.predictors_.items()}
+        inclusive = {r: self._predict(r, n) for r in self.predictors_}
         exclusive = self._exclusive(n, inclusive)
-        under_root = [r for r in self.predictors_ if r == self.root_ or r.startswith(self.root_ + "->")]
         total = inclusive[self.root_]
-        summed = np.nansum(np.vstack([exclusive[r] for r in under_root]), axis=0)
+        summed = np.nansum(np.vstack([exclusive[r] for r in self.parts_]), axis=0)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = summed / total
-        return pd.DataFrame({"n": n, "total": total, "sum_exclusive": summed, "ratio": ratio})
+        return pd.DataFrame({"n": n, "total": total, "sum_exclusive": summed, "ratio": ratio,
+                             "measured_ratio": self.measured_ratio_})
 
 
 def _exclusive_from_inclusive(rows: pd.DataFrame) -> pd.DataFrame:
