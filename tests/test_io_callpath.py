@@ -330,3 +330,12 @@ def test_thicket_repository_caliper_files(tmp_path):
 
 def test_optional_readers_are_installed():
     assert importlib.util.find_spec("caliperreader") and importlib.util.find_spec("pycubexr")
+
+
+def test_processes_and_progress_bar_give_the_same_table(fixtures):
+    serial = read_profiles(fixtures["caliper"])
+    parallel = read_profiles(fixtures["caliper"], n_jobs=2, progress=True)
+    pd.testing.assert_frame_equal(serial, parallel)
+    mixed = read_profiles([fixtures["extrap-text"], fixtures["caliper"], fixtures["cube"]], n_jobs=2)
+    assert set(mixed["format"]) == {"extrap-text", "caliper", "cube"}
+    assert mixed.groupby("format")["profile"].nunique().to_dict() == {"caliper": 10, "cube": 10, "extrap-text": 10}

@@ -213,8 +213,8 @@ def _frame(rows: dict, name: str) -> pd.DataFrame:
 
 
 def _with_run(frame: pd.DataFrame, params: dict) -> pd.DataFrame:
-    for key, value in _param_columns(params).items():
-        frame[key] = value
+    """Attach one profile's run parameters (columns made once for all profiles, in :func:`_finish`)."""
+    frame.attrs["params"] = _param_columns(params)
     return frame
 
 
@@ -569,15 +569,15 @@ def _records_frame(records, globals_: dict, units: dict, name: str, fmt: str) ->
             cols["value"].append(value)
             unit = units.get(attribute) or ("s" if spec[0] == "time.duration" else "")
             cols["unit"].append(unit)
-    frame = _frame(cols, name)
-    frame["profile"] = name
-    frame["format"] = fmt
+    if not cols["value"]:
+        raise DataFormatError(f"{name}: no region values found in {_WHAT}")
     params = {}
     for key, value in globals_.items():
         if key.startswith(("cali.", "spot.")) or key in ("cali.channel",):
             continue
         params[str(key)] = _number(value) if not isinstance(value, (list, dict)) else json.dumps(value)
-    return _with_run(frame, params)
+    # rows as lists: an ensemble's files become one frame per chunk (a frame per file costs more than parsing)
+    return _Rows(cols, name, fmt, _param_columns(params))
 
 
 def _read_cali_json(data, name: str) -> pd.DataFrame:
@@ -707,9 +707,8 @@ def _read_cube(data: bytes, path: Path, name: str) -> pd.DataFrame:
     params = {k: _number(v) for k, v in attrs.items()}
     params.update(_cube_folder_params(path.parent.name))
     frame = _with_run(frame, params)
-    for column, value in alloc.items():
-        if column not in frame or frame[column].isna().all():
-            frame[column] = value
+    for column, value in alloc.items():  # what Cube's system tree says, unless a parameter said it
+        frame.attrs["params"].setdefault(column, value)
     return frame
 
 
@@ -836,7 +835,7 @@ def _read_files(files: list[tuple[Path, str]], single: bool, workdir) -> list[pd
     return frames
 
 
-def read_profiles(path_or_paths) -> pd.DataFrame:
+def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None = None) -> pd.DataFrame:
     """Read call-path profiles into one profile table (module docstring).
 
     Parameters
@@ -845,6 +844,13 @@ def read_profiles(path_or_paths) -> pd.DataFrame:
         A file, a folder (read recursively: files of no profile format, such as Score-P's
         ``scorep.cfg``, are skipped), a glob pattern (``runs/*.cali``) or a list of any of
         these; zip archives are unpacked. Formats are told by content.
+    n_jobs : int or None, default 1
+        Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
+        hundred files on (starting the workers takes about a second); with a Dask client
+        configured as joblib's backend (``joblib.parallel_backend("dask")``) the files are
+        read on the cluster.
+    progress : bool or None, default None
+        Show a progress bar (``tqdm.auto``); None: from 1,000 files on.
 
     Returns
     -------
@@ -863,11 +869,106 @@ def read_profiles(path_or_paths) -> pd.DataFrame:
         raise DataFormatError(f"{len(files):,} files given, more than the {MAX_FILES:,} read at once")
     single = (len(files) == 1 and not isinstance(path_or_paths, (list, tuple))
               and files[0][0] == as_path(path_or_paths))  # one file named: not a folder or a pattern
+    show = len(files) >= 1000 if progress is None else bool(progress)
     with tempfile.TemporaryDirectory(prefix="workbench-profiles-") as workdir:
-        frames = _read_files(files, single, workdir)
+        if n_jobs == 1 or len(files) < 2:
+            frames = []
+            for chunk in _chunks(files, 256, show):
+                read = _read_files(chunk, single, workdir)
+                if read:
+                    frames.append(_collect(read))
+        else:
+            frames = _read_parallel(files, n_jobs, show, workdir)
     if not frames:
         raise DataFormatError(f"{_label(path_or_paths)}: no profiles found (expected {_WHAT})")
-    return _finish(frames)
+    params = {k: v for _, chunk_params in frames for k, v in chunk_params.items()}
+    return _finish([f for f, _ in frames], params)
+
+
+def _chunks(files: list, size: int, show: bool):
+    """``files`` in chunks of ``size``, with a progress bar over the files when ``show``."""
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(files), desc="reading profiles", unit="file")
+    try:
+        for start in range(0, len(files), size):
+            chunk = files[start:start + size]
+            yield chunk
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+class _Rows:
+    """One profile's rows as lists (region, metric, kind, aggregation, value, unit) and its run parameters."""
+
+    __slots__ = ("cols", "profile", "format", "params")
+
+    def __init__(self, cols: dict, profile: str, fmt: str, params: dict):
+        self.cols, self.profile, self.format, self.params = cols, profile, fmt, params
+
+    def __len__(self) -> int:
+        return len(self.cols["value"])
+
+
+def _rows_frame(rows: list[_Rows]) -> pd.DataFrame:
+    """Many profiles' rows as one frame (built once)."""
+    cols = {k: [v for r in rows for v in r.cols[k]] for k in ("region", "metric", "kind", "aggregation", "unit")}
+    frame = pd.DataFrame(cols)
+    frame["value"] = np.fromiter((v for r in rows for v in r.cols["value"]), dtype=float)
+    lengths = [len(r) for r in rows]
+    frame["profile"] = np.repeat(np.array([r.profile for r in rows], dtype=object), lengths)
+    frame["format"] = np.repeat(np.array([r.format for r in rows], dtype=object), lengths)
+    return frame
+
+
+def _collect(frames: list) -> tuple[pd.DataFrame, dict]:
+    """Concatenate per-file frames (or rows); their run parameters by profile."""
+    params = {f["profile"].iloc[0]: f.attrs["params"] for f in frames
+              if isinstance(f, pd.DataFrame) and "params" in f.attrs and len(f)}
+    params.update({r.profile: r.params for r in frames if isinstance(r, _Rows)})
+    if sum(len(f) for f in frames) > MAX_ROWS:
+        raise DataFormatError(f"more than {MAX_ROWS:,} rows in these profiles")
+    rows = [r for r in frames if isinstance(r, _Rows)]
+    frames = [f for f in frames if isinstance(f, pd.DataFrame)] + ([_rows_frame(rows)] if rows else [])
+    frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0].copy()
+    frame.attrs = {}
+    return frame, params
+
+
+def _read_chunk(chunk: list, workdir: str) -> tuple[pd.DataFrame, dict] | None:
+    """One worker's share: its files' tables concatenated (one frame to send back, not hundreds)."""
+    frames = _read_files(chunk, False, workdir)
+    return _collect(frames) if frames else None
+
+
+def _read_parallel(files: list, n_jobs, show: bool, workdir: str) -> list[pd.DataFrame]:
+    from joblib import Parallel, cpu_count, delayed
+
+    workers = cpu_count() if n_jobs in (None, -1) else max(1, int(n_jobs))
+    size = max(16, min(512, -(-len(files) // (4 * workers))))  # ~4 chunks per worker: balance, little overhead
+    chunks = list(_chunks(files, size, False))
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(files), desc="reading profiles", unit="file")
+    frames = []
+    try:
+        parallel = Parallel(n_jobs=workers, return_as="generator")
+        for chunk, part in zip(chunks, parallel(delayed(_read_chunk)(c, workdir) for c in chunks)):
+            if part is not None:
+                frames.append(part)
+            if bar is not None:
+                bar.update(len(chunk))
+    finally:
+        if bar is not None:
+            bar.close()
+    return frames
 
 
 def read_profile_files(files) -> pd.DataFrame:
@@ -906,11 +1007,19 @@ def _label(source) -> str:
     return str(source)
 
 
-def _finish(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate per-file frames, fill the region and run columns, order the columns."""
-    if sum(len(f) for f in frames) > MAX_ROWS:
-        raise DataFormatError(f"more than {MAX_ROWS:,} rows in these profiles")
-    frame = pd.concat(frames, ignore_index=True, sort=False)
+def _finish(frames: list[pd.DataFrame], params: dict | None = None) -> pd.DataFrame:
+    """Concatenate per-file frames, add the run parameters, fill the region and run columns, order the columns."""
+    single = len(frames) == 1 and isinstance(frames[0], pd.DataFrame) and "params" not in frames[0].attrs
+    frame, found = (frames[0], {}) if single else _collect(frames)
+    params = {**found, **(params or {})}
+    if params:
+        table = pd.DataFrame.from_dict(params, orient="index")
+        codes = table.index.get_indexer(frame["profile"])
+        for column in table.columns:
+            values = np.append(table[column].to_numpy(object), np.nan)[codes]  # -1: a profile without parameters
+            if column in frame:
+                values = np.where(frame[column].isna().to_numpy(), values, frame[column].to_numpy(object))
+            frame[column] = values
     own = "run" in frame and "name" in frame and frame["name"].notna().all()  # read back from to_extrap
     if own:
         return _order(frame)
@@ -932,10 +1041,16 @@ def _order(frame: pd.DataFrame) -> pd.DataFrame:
     """Table columns then the parameters by name; parameters of numbers (or missing) as float."""
     params = [c for c in frame.columns if c not in PROFILE_TABLE_COLUMNS]
     for column in params:
-        if frame[column].map(lambda v: isinstance(v, (float, int)) and not isinstance(v, bool) or v is None).all():
-            frame[column] = frame[column].astype(float)
+        values = frame[column]
+        if pd.api.types.is_float_dtype(values) or pd.api.types.is_integer_dtype(values):
+            frame[column] = values.astype(float)
+            continue
+        # numbers and missing values only (readers give numbers as float, text as str): float
+        kinds = values.map(type).value_counts().index
+        if all(k in (float, int, type(None)) for k in kinds):
+            frame[column] = values.astype(float)
         else:
-            frame[column] = frame[column].where(frame[column].notna(), None).astype(object)
+            frame[column] = values.where(values.notna(), None).astype(object)
     frame = frame[PROFILE_TABLE_COLUMNS + sorted(params)]
     return validate_profile_table(frame)
 
@@ -943,7 +1058,9 @@ def _order(frame: pd.DataFrame) -> pd.DataFrame:
 def _runs(frame: pd.DataFrame) -> np.ndarray:
     """Repetition index of each profile among the profiles of the same configuration."""
     config = [c for c in frame.columns if c not in PROFILE_TABLE_COLUMNS and c.lower() not in _PER_RUN]
-    profiles = frame.drop_duplicates("profile")[["profile", *_ALLOCATION, *config]]
+    codes, _ = pd.factorize(frame["profile"])
+    _, first = np.unique(codes, return_index=True)  # one row per profile, in order of appearance
+    profiles = frame[["profile", *_ALLOCATION, *config]].take(np.sort(first))
     keys = profiles[[*_ALLOCATION, *config]].astype(str)
     run = keys.groupby(list(keys.columns), sort=False, dropna=False).cumcount().to_numpy()
     return pd.Series(run, index=profiles["profile"].to_numpy()).reindex(frame["profile"]).to_numpy().astype(np.int64)
