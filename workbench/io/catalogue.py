@@ -30,6 +30,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, DatasetNotFoundError, ParseWarning
 from workbench.io._text import csv_frame, is_folder, path_exists, read_file
+from workbench.io.callpath import read_profiles
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import (
     CURVE_COLUMNS,
@@ -301,6 +302,16 @@ def _registry() -> list[_Entry]:
             "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
             "14 regions) has no loader: read it under path.",
             "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
+        ),
+        _Entry(
+            "relearn-profiles", "RELeARN call-path profiles, 14 regions (Extra-P text)", "mirror",
+            "extrap-mpi/relearn_data.txt",
+            "Inclusive time (s) of 14 regions of the RELeARN neural-network simulator, 2 repetitions at each of "
+            "p = 32..512 processes x n = 5000..9000 neurons (Extra-P text; indented regions nest). frame: the "
+            "profile table of workbench.io.read_profiles (one row per profile, region and metric; columns "
+            "region, parent, depth, value, processes, run, p, n, ...); model it per region with "
+            "workbench.models.regions.RegionPredictor (one configuration of n at a time).",
+            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_profiles,
         ),
         _Entry(
             "scaling-corpus", "152 real strong-scaling curves: GROMACS, CP2K, OpenSBLI, CASTEP, VASP, Castro, Gunrock",
