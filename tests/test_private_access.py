@@ -33,6 +33,7 @@ KNOWN = {
     ("workbench/evaluation/comm_regression.py", "workbench.io._text"),
     ("workbench/evaluation/comm_regression.py", "CommRegression._target"),
     ("workbench/evaluation/multiparam.py", "model._features"),
+    ("workbench/io/callpath.py", "workbench.io._text"),
     ("workbench/io/catalogue.py", "workbench.io._text"),
     ("workbench/io/collectives.py", "workbench.io._text"),
     ("workbench/io/curves.py", "workbench.io._text"),
