@@ -46,7 +46,16 @@ from workbench.models.scaling.base import (
     fit_or_message,
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
-from workbench.validation import UNITS, Threshold, as_vector, check_fitted, check_unit, nodes_of, require_valid
+from workbench.validation import (
+    UNITS,
+    FittedState,
+    Threshold,
+    as_vector,
+    check_fitted,
+    check_unit,
+    nodes_of,
+    require_valid,
+)
 
 __all__ = [
     "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "curve_descriptors", "is_warned",
@@ -307,7 +316,7 @@ def _member_prediction(model, n: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
 
 
-class ScalingPredictor(BaseEstimator):
+class ScalingPredictor(FittedState, BaseEstimator):
     """Predict runtimes at new allocations from a strong-scaling curve.
 
     With calibrated intervals and measured warnings (module docstring).
@@ -329,20 +338,45 @@ class ScalingPredictor(BaseEstimator):
         gets the ``leaves-node`` warning and an interval widened as calibrated on curves
         with such a change.
 
-    Fitted attributes
-    -----------------
-    members_ : dict name -> fitted model (the models that could be fitted).
-    failures_ : dict name -> why a model could not be fitted.
-    cv_ : DataFrame of the cross-validation: model, train_max_n, n, actual, prediction,
-        log_error (``log(actual / prediction)``).
-    cv_error_ : dict name -> mean absolute log error in ``cv_`` (NaN: not cross-validated,
-        because the curve is too short or the calibration leaves the model out of the
-        combination).
-    weights_ : dict name -> combination weight (sums to 1).
-    combined_cv_error_ : the weighted mean of the models' ``cv_error_`` (a feature of the
-        interval: a curve whose largest allocations were mispredicted is less predictable).
-    allocations_, medians_ : distinct allocations and the median runtime at each.
-    warnings_ : list of :class:`~workbench.models.scaling.ModelWarning` about the data.
+    Attributes
+    ----------
+    members_ : dict of str to ScalingModel
+        The models that could be fitted, by name.
+    failures_ : dict of str to str
+        Why a model could not be fitted, by name.
+    cv_ : pandas.DataFrame
+        The cross-validation: model, train_max_n, n, actual, prediction, log_error
+        (``log(actual / prediction)``).
+    cv_error_ : dict of str to float
+        Mean absolute log error in ``cv_`` per model (NaN: not cross-validated, because the
+        curve is too short or the calibration leaves the model out of the combination).
+    weights_ : dict of str to float
+        Combination weight per model (sums to 1).
+    combined_cv_error_ : float
+        The weighted mean of the models' ``cv_error_`` (a feature of the interval: a curve
+        whose largest allocations were mispredicted is less predictable).
+    allocations_, medians_ : numpy.ndarray
+        Distinct allocations and the median runtime at each.
+    n_max_ : float
+        The largest measured allocation.
+    unit_ : str
+        What an allocation counts (the canonical ``unit``).
+    measured_nodes_ : float
+        The most nodes a measured run used (NaN when the topology is unknown).
+    descriptors_ : dict of str to float
+        The measured curve's shape (:func:`curve_descriptors`).
+    warnings_ : list of ModelWarning
+        Warnings about the data (:class:`~workbench.models.scaling.ModelWarning`).
+
+    Examples
+    --------
+    >>> from workbench.models.scaling import ScalingPredictor
+    >>> predictor = ScalingPredictor(per_node=16).fit([1, 2, 4, 8, 16], [100.0, 51.0, 26.4, 13.9, 7.6])
+    >>> frame = predictor.predict_frame([64])
+    >>> bool(frame["lower"].iloc[0] < frame["prediction"].iloc[0] < frame["upper"].iloc[0])
+    True
+    >>> "leaves-node" in frame["warnings"].iloc[0]
+    True
     """
 
     def __init__(self, models=tuple(MODELS), calibration=None, unit="processes", per_node=None):
@@ -459,8 +493,10 @@ class ScalingPredictor(BaseEstimator):
         w = np.where(w < 1e-12, 0.0, w)  # an excluded model weighs nothing, not 1e-200
         return dict(zip(names, (w / w.sum()).tolist()))
 
+    fitted_attribute = "weights_"
+
     def _check_fitted(self):
-        check_fitted(self, "weights_")
+        check_fitted(self)
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
