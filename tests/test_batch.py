@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +16,7 @@ import pandas as pd
 import pytest
 
 from workbench.batch import BATCH_COLUMNS, RECOMMEND_COLUMNS, predict_many, recommend_allocation
-from workbench.errors import DataFormatError, ValidationError
+from workbench.errors import DataFormatError, ValidationError, WorkbenchWarning
 from workbench.models.scaling import ScalingPredictor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +42,9 @@ def _archive(curves: int = 6, seed: int = 0) -> pd.DataFrame:
 def test_each_curve_is_its_own_predictor_and_bad_curves_get_their_message():
     runs = _archive()
     out = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
-    assert list(out.columns) == ["app", "machine", *BATCH_COLUMNS]
+    assert list(out.columns) == ["app", "machine", "processes", "prediction", "lower", "upper", "process_hours",
+                                 *BATCH_COLUMNS[3:]]
+    assert out["processes"].dtype == "Int64" and out["observed"].dtype == "int64"
     assert len(out) == runs.groupby(["app", "machine"]).ngroups * len(TARGETS)  # nothing dropped
     curve = runs[(runs["app"] == "app1") & (runs["machine"] == "m1")]
     expected = (ScalingPredictor(models=("amdahl", "usl")).fit(curve["processes"], curve["time_s"])
@@ -98,7 +102,9 @@ def test_recommendations_in_the_batch_output():
     runs = _archive(3)
     out = predict_many(runs, "machine", [32, 64, 128], models=MODELS, n_jobs=1, progress=False, efficiency=0.5,
                        deadline=1e9)
-    assert list(out.columns) == ["machine", *BATCH_COLUMNS, *RECOMMEND_COLUMNS]
+    assert list(out.columns) == ["machine", "processes", *BATCH_COLUMNS[:3], "process_hours", *BATCH_COLUMNS[3:],
+                                 *RECOMMEND_COLUMNS]
+    assert all(out[c].dtype == "Int64" for c in RECOMMEND_COLUMNS)
     fine = out[out["error"] == ""]
     assert (fine["deadline_n"] == 32).all()  # every prediction meets a deadline of 1e9 s
     assert (fine["efficient_n_pessimistic"].fillna(0) <= fine["efficient_n"].fillna(0)).all()
@@ -130,10 +136,15 @@ def test_resume_refuses_other_settings(tmp_path):
     out = tmp_path / "preds.csv"
     parts = tmp_path / "preds.csv.parts"
     parts.mkdir()
-    (parts / "manifest.json").write_text("{}")
+    (parts / "manifest.json").write_text('{"format": 2, "settings": {}}')
     with pytest.raises(ValidationError, match="holds the finished chunks of an earlier run"):
         predict_many(runs, ["app"], TARGETS, models=MODELS, out=out, progress=False)
-    with pytest.raises(ValidationError, match="the earlier run used other"):
+    with pytest.raises(ValidationError, match="the earlier run used other chunk_curves, settings, source"):
+        predict_many(runs, ["app"], TARGETS, models=MODELS, out=out, resume=True, progress=False)
+    # a folder of an earlier version (pickled chunks) is never read
+    (parts / "manifest.json").write_text('{"settings": {}}')
+    (parts / "chunk-000000.pkl").write_bytes(b"cos\nsystem\n(S'echo pwned'\ntR.")
+    with pytest.raises(ValidationError, match="kept by an older version of workbench, whose chunks are not read"):
         predict_many(runs, ["app"], TARGETS, models=MODELS, out=out, resume=True, progress=False)
 
 
@@ -151,7 +162,7 @@ def test_cli_predicts_an_archive_and_a_killed_run_resumes_to_the_same_output(tmp
                 "--models", MODELS, "--jobs", 1, "--quiet")
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
-    assert "could not be predicted" in stdout
+    assert "4 targets not predicted: see the 'error' column" in stdout
     expected = pd.read_csv(whole, keep_default_na=False, na_values=[""])
     assert len(expected) == 14 * 2
 
@@ -164,16 +175,21 @@ def test_cli_predicts_an_archive_and_a_killed_run_resumes_to_the_same_output(tmp
 
     proc = _cli(*command(resumed), start_new_session=True)
     deadline = time.monotonic() + 240
-    while len(list(parts.glob("chunk-*.pkl"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
+    while len(list(parts.glob("chunk-*.parquet"))) < 3 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert proc.poll() is None, "the run ended before it could be interrupted"
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    kept = len(list(parts.glob("chunk-*.pkl")))
-    assert 3 <= kept < 14 and not resumed.exists()
+    kept = sorted(parts.glob("chunk-*.parquet"))
+    assert 3 <= len(kept) < 14 and not resumed.exists()
+    kept[0].write_bytes(kept[0].read_bytes()[:100])  # a damaged chunk: computed again, with one note
     proc = _cli(*command(resumed), "--resume")
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr, stderr
+    assert re.fullmatch(r"workbench predict: note: .*resumed\.csv\.parts: 1 kept chunk\(s\) of the earlier run are "
+                        rf"damaged or missing and are computed again: {kept[0].name} \(100 bytes, [\d,]+ recorded\)\n",
+                        stderr), stderr
     uninterrupted = tmp_path / "uninterrupted.csv"
     proc = _cli(*command(uninterrupted))
     assert proc.communicate(timeout=300) and proc.returncode == 0
@@ -229,8 +245,264 @@ def test_resume_keeps_the_earlier_chunks_with_other_workers(tmp_path, monkeypatc
     with pytest.raises(KeyboardInterrupt):  # default chunking for 1 worker: 4 chunks
         predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out, progress=False)
     monkeypatch.undo()
-    assert len(list((tmp_path / "preds.parquet.parts").glob("chunk-*.pkl"))) == 1
+    assert len(list((tmp_path / "preds.parquet.parts").glob("chunk-*.parquet"))) == 1
     got = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=2, out=out, resume=True,
                        progress=False)  # 2 workers would chunk differently: the earlier chunks are kept
     pd.testing.assert_frame_equal(got, expected)
     pd.testing.assert_frame_equal(pd.read_parquet(out), expected)
+
+
+class _Payload:
+    """A pickle that creates a file when unpickled: what an attacker would leave in a parts folder."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return open, (str(self.marker), "w")
+
+
+def test_damaged_tampered_or_missing_chunks_are_computed_again_with_one_note(tmp_path, monkeypatch):
+    import hashlib
+    import json
+
+    import workbench.batch.run as run
+
+    runs = _archive(8)  # 10 curves: 10 chunks of one curve
+    expected = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
+    out = tmp_path / "preds.csv"
+    parts = tmp_path / "preds.csv.parts"
+    real, calls = run._predict_chunk, []
+
+    def interrupted(chunk_id, part, settings):
+        calls.append(chunk_id)
+        if len(calls) == 7:
+            raise KeyboardInterrupt
+        return real(chunk_id, part, settings)
+
+    monkeypatch.setattr(run, "_predict_chunk", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out, chunk_curves=1,
+                     progress=False)
+    chunk = [parts / f"chunk-{i:06d}.parquet" for i in range(6)]
+    assert all(c.is_file() for c in chunk) and not (parts / "chunk-000006.parquet").exists()
+    records = [json.loads(line) for line in (parts / "chunks.jsonl").read_text().splitlines()]
+    assert [r["chunk"] for r in records] == list(range(6))
+    assert all(r["sha256"] == hashlib.sha256(c.read_bytes()).hexdigest() for r, c in zip(records, chunk))
+
+    chunk[0].write_bytes(chunk[0].read_bytes()[:-40])  # truncated
+    truncated = records[0]["bytes"] - 40
+    data = bytearray(chunk[1].read_bytes())
+    data[len(data) // 2] ^= 0xFF  # one byte changed, same size
+    chunk[1].write_bytes(bytes(data))
+    chunk[2].unlink()  # missing
+    marker = tmp_path / "unpickled"
+    bomb = pickle.dumps(_Payload(marker))  # a tampered chunk, its record forged to match
+    chunk[3].write_bytes(bomb)
+    with open(parts / "chunks.jsonl", "a") as journal:
+        journal.write(json.dumps({**records[3], "bytes": len(bomb), "sha256": hashlib.sha256(bomb).hexdigest()}))
+        journal.write("\n{not json\n" + "[" * 100_000 + "\n")
+    calls.clear()
+    monkeypatch.setattr(run, "_predict_chunk", lambda *args: calls.append(args[0]) or real(*args))
+    with pytest.warns(WorkbenchWarning) as notes:
+        got = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out, resume=True,
+                           progress=False)
+    assert len(notes) == 1
+    assert str(notes[0].message) == (
+        f"{parts}: 4 kept chunk(s) of the earlier run are damaged or missing and are computed again: "
+        f"chunk-000000.parquet ({truncated:,} bytes, {records[0]['bytes']:,} recorded), "
+        "chunk-000001.parquet (checksum differs), chunk-000002.parquet (missing), "
+        "chunk-000003.parquet (not a Parquet table); 2 unreadable line(s) of chunks.jsonl ignored")
+    assert sorted(calls) == [0, 1, 2, 3, 6, 7, 8, 9]  # chunks 4 and 5 kept
+    assert not marker.exists()  # nothing was unpickled
+    pd.testing.assert_frame_equal(got, expected)
+    assert out.read_text() == expected.to_csv(index=False)
+    assert not parts.exists()
+
+
+def _process_table() -> dict[int, tuple[int, str]]:
+    """Return {pid: (parent pid, state)} of every process, from /proc."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()
+            table[int(entry.name)] = (int(fields[1]), fields[0])
+    return table
+
+
+def _descendants(pid: int) -> set[int]:
+    table = _process_table()
+    found, todo = set(), [pid]
+    while todo:
+        parent = todo.pop()
+        children = [p for p, (ppid, _) in table.items() if ppid == parent and p not in found]
+        found.update(children)
+        todo.extend(children)
+    return found
+
+
+def _running(pids) -> set[int]:
+    table = _process_table()
+    return {p for p in pids if p in table and table[p][1] != "Z"}  # a zombie has ended
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="lists processes through /proc (Linux)")
+def test_sigkill_of_the_cli_leaves_no_worker_behind(tmp_path):
+    """``workbench predict --jobs 2`` killed with SIGKILL (driver only, not its group): its loky
+    workers and resource trackers end within 10 s (they lived on for minutes before)."""
+    _archive(30).to_csv(tmp_path / "runs.csv", index=False)
+    proc = _cli("predict", tmp_path / "runs.csv", "--by", "app,machine", "--targets", 64, 128, "--out",
+                tmp_path / "p.csv", "--models", MODELS + ",adept", "--jobs", 2, "--chunk-curves", 1, "--quiet",
+                start_new_session=True)
+    spawned: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            workers = [p for p in _descendants(proc.pid)
+                       if b"popen_loky_posix" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            if len(workers) >= 2 and list((tmp_path / "p.csv.parts").glob("chunk-*.parquet")):
+                break
+            time.sleep(0.1)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        spawned = _descendants(proc.pid)
+        assert len(spawned) >= 3  # 2 workers and loky's resource tracker at least
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        killed = time.monotonic()
+        while _running(spawned) and time.monotonic() - killed < 10:
+            time.sleep(0.1)
+        assert not _running(spawned), f"still running 10 s after the driver was killed: {_running(spawned)}"
+    finally:  # whatever happened, leave nothing of this test running
+        for pid in _running(spawned | (_descendants(proc.pid) if proc.poll() is None else set())):
+            os.kill(pid, signal.SIGKILL)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def test_dead_scheduler_is_reported_after_the_connect_timeout(tmp_path, monkeypatch):
+    """A scheduler address nobody answers: one line in the project's words once the connect
+    timeout has passed (it took 30 s before; here the timeout is set to 1 s to show it is
+    the one used), and a non-address is named at once."""
+    import socket
+
+    import workbench.batch.run as run
+
+    with socket.socket() as sock:  # a port of this machine that nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    monkeypatch.setattr(run, "CONNECT_TIMEOUT_S", 1)
+    started = time.monotonic()
+    with pytest.raises(ValidationError, match=rf"^cannot reach the Dask scheduler at {address}: no answer within 1 s; "
+                                              "is it running"):
+        predict_many(_archive(2), ["app"], TARGETS, engine="dask", scheduler=address, progress=False)
+    assert time.monotonic() - started < 10
+    with pytest.raises(ValidationError, match="'localhost' is not a Dask scheduler address: expected e.g. tcp://"):
+        predict_many(_archive(2), ["app"], TARGETS, engine="dask", scheduler="localhost", progress=False)
+    (tmp_path / "runs.csv").write_text("app,processes,time_s\na,2,1.0\na,4,0.6\na,8,0.4\n")
+    proc = _cli("predict", tmp_path / "runs.csv", "--by", "app", "--targets", 16, "--out", tmp_path / "p.csv",
+                "--scheduler", address, "--quiet")
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    assert stderr.startswith(f"workbench predict: cannot reach the Dask scheduler at {address}: no answer within 5 s")
+
+
+def test_targets_whole_numbers_and_multiples_per_curve():
+    from workbench.batch import parse_targets
+
+    assert parse_targets([256, "512", 64.0, "2x", "1.5X", 256, " 2 x"]) == ((256, 512, 64), (2.0, 1.5))
+    for bad, message in ((87.2, "87.2 .* is not an allocation"), (0, "not an allocation"),
+                         ("x", "neither an allocation"), ("-2x", "neither"), (float("nan"), "not an allocation")):
+        with pytest.raises(ValidationError, match=message):
+            parse_targets([64, bad])
+    # curve a measured at 1..3 processes, curve b at 4..16: 1.5x is 4.5 -> 5 (half up) and 24;
+    # 0.1x of b is 1.6 -> 2, below b's smallest allocation: refused for b alone
+    runs = pd.DataFrame({"app": ["a"] * 3 + ["b"] * 3, "processes": [1, 2, 3, 4, 8, 16],
+                         "time_s": [10.0, 5.5, 4.0, 30.0, 16.0, 9.0]})
+    out = predict_many(runs, "app", ["1.5x", "0.1x"], models=MODELS, n_jobs=1, progress=False)
+    assert out[["app", "processes"]].values.tolist() == [["a", 1], ["a", 5], ["b", 2], ["b", 24]]
+    refused = out[out["error"] != ""]
+    assert refused[["app", "processes"]].values.tolist() == [["b", 2]]
+    assert refused["error"].iat[0] == ("2 processes: below this curve's smallest measured allocation (4 processes); "
+                                       "models extrapolate to larger allocations only")
+    assert out.loc[out["error"] == "", "prediction"].gt(0).all() and np.isnan(refused["prediction"].iat[0])
+    with pytest.raises(ValidationError, match="no targets"):
+        predict_many(runs, "app", None, progress=False)
+    with pytest.raises(ValidationError, match="unknown allocation unit 'racks'"):
+        predict_many(runs, "app", [8], unit="racks", progress=False)
+
+
+def test_topology_reaches_each_curves_predictor():
+    """--per-node and --nodes-column: each curve's predictor gets them (its rows are those of a
+    ScalingPredictor fitted with them), and nodes that contradict the runs are that curve's error."""
+    runs = _archive(2)
+    runs = runs[runs["app"] != "bad"].copy()
+    runs["nodes"] = 1
+    runs.loc[runs["app"] == "app1", "nodes"] = 9  # more nodes than processes at n = 2, 4, 8
+    out = predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, per_node=16,
+                       nodes_column="nodes")
+    curve = runs[runs["app"] == "app0"]
+    expected = (ScalingPredictor(models=("amdahl", "usl"), per_node=16)
+                .fit(curve["processes"], curve["time_s"], curve["nodes"]).predict_frame(TARGETS))
+    got = out[out["app"] == "app0"]
+    np.testing.assert_array_equal(got["prediction"], expected["prediction"])
+    np.testing.assert_array_equal(got["upper"], expected["upper"])
+    assert got["warnings"].tolist() == [";".join(k) for k in expected["warnings"]]
+    assert out.loc[out["app"] == "app1", "error"].str.contains("more nodes than processes").all()
+    with pytest.raises(ValidationError, match="per_node must be a whole number >= 1"):
+        predict_many(runs, "app", TARGETS, per_node=0, progress=False)
+
+
+def test_without_pyarrow_the_csv_is_written_and_resume_is_refused_in_words(tmp_path, monkeypatch):
+    import workbench.batch.run as run
+
+    monkeypatch.setattr(run, "_have_pyarrow", lambda: False)
+    runs = _archive(2)
+    with pytest.warns(WorkbenchWarning, match="finished chunks are not kept without pyarrow"):
+        got = predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, out=tmp_path / "p.csv")
+    assert (tmp_path / "p.csv").read_text() == got.to_csv(index=False)
+    assert not (tmp_path / "p.csv.parts").exists()
+    for out, resume, what in (("p.csv", True, "resuming"), ("p.parquet", False, "writing Parquet")):
+        with pytest.raises(ValidationError, match=f"{what} needs pyarrow: pip install 'workbench\\[batch\\]'"):
+            predict_many(runs, "app", TARGETS, models=MODELS, n_jobs=1, progress=False, out=tmp_path / out,
+                         resume=resume)
+
+
+def test_a_file_archive_and_its_resume_unpickle_nothing(tmp_path, monkeypatch):
+    """Spilled pieces of chunks and kept chunks are Parquet: a run from a CSV archive, interrupted
+    and resumed, never calls an unpickler."""
+    import workbench.batch.archive as archive
+    import workbench.batch.run as run
+
+    runs = _archive(5)
+    expected = predict_many(runs, ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, progress=False)
+    runs.to_csv(tmp_path / "runs.csv", index=False)
+    monkeypatch.setattr(archive, "BATCH_ROWS", 7)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("something was unpickled")
+
+    for name in ("load", "loads"):
+        monkeypatch.setattr(pickle, name, refuse)
+    monkeypatch.setattr(pd, "read_pickle", refuse)
+    real, calls = run._predict_chunk, []
+
+    def interrupted(chunk_id, part, settings):
+        calls.append(chunk_id)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(chunk_id, part, settings)
+
+    monkeypatch.setattr(run, "_predict_chunk", interrupted)
+    out = tmp_path / "p.parquet"
+    with pytest.raises(KeyboardInterrupt):
+        predict_many(tmp_path / "runs.csv", ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, chunk_curves=2,
+                     out=out, progress=False)
+    monkeypatch.setattr(run, "_predict_chunk", real)
+    got = predict_many(tmp_path / "runs.csv", ["app", "machine"], TARGETS, models=MODELS, n_jobs=1, out=out,
+                       resume=True, progress=False)
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)

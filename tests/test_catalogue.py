@@ -218,6 +218,8 @@ EXTERNAL_EXTRACTS = {
     "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
     "lammps-cloud": ("converged-computing+performance-study", "converged-computing/performance-study", "MIT", 11, 203,
                      (32, 256), "MIT License"),
+    "azure-hbv3-apps": ("MicrosoftDocs+architecture-center", "MicrosoftDocs/architecture-center", "CC-BY-4.0", 20, 173,
+                        (8, 1152), "Creative Commons Attribution 4.0 International Public License"),
 }
 
 
@@ -236,19 +238,21 @@ def test_external_extracts_are_documented_and_load(name):
     assert frame["curve_id"].nunique() == n_curves and len(frame) == n_runs
     assert (frame["n"].min(), frame["n"].max()) == (n_min, n_max)
     assert frame.groupby("curve_id")["n"].nunique().min() >= 4
-    commit = frame["commit"].unique()
-    assert len(commit) == 1 and len(commit[0]) == 40 and commit[0][:8] in ds.source
+    # one pinned commit per extract, or one per upstream file when the files were edited at different times
+    commits = frame["commit"].unique()
+    assert frame.groupby("path")["commit"].nunique().eq(1).all()
+    assert all(re.fullmatch(r"[0-9a-f]{40}", c) and c[:8] in ds.source for c in commits)
     here = DATA_DIR / "external" / folder
     assert ds.path == here / "curves.csv"
     assert licence_words in (here / "LICENSE").read_text()
     readme = (here / "README.md").read_text()
-    assert commit[0] in readme and f"Catalogue name: `{name}`" in readme
+    assert all(c in readme for c in commits) and f"Catalogue name: `{name}`" in readme
     # each curve id is named in the README, literally or by a template such as `npb-omp-B-<kernel>-vera`
     templates = [re.compile(re.sub(r"<[a-z]+>", "[a-z0-9.]+", re.escape(t).replace(r"\<", "<").replace(r"\>", ">")))
                  for t in re.findall(r"`([^`]*<[a-z]+>[^`]*)`", readme)]
     assert all(curve in readme or any(t.fullmatch(curve) for t in templates) for curve in frame["curve_id"].unique())
     build = (here / "build.py").read_text()
-    assert commit[0] in build and "SCALING_MIRROR" in build
+    assert all(c in build for c in commits) and "SCALING_MIRROR" in build
 
 
 def test_cmaq_cloud_topology_crosses_vm_boundaries():
@@ -298,3 +302,32 @@ def test_lammps_cloud_topology_and_retrograde_tail():
     assert (gpu["processes"].astype(float) == gpu["n"]).all() and (gpu["processes"] == 8 * gpu["nodes"]).all()
     gke = cpu[cpu["curve_id"] == "lammps-reaxff-64x64x32-google-gke-cpu"].groupby("n")["time_s"].median()
     assert gke[256] > 2.5 * gke[128]  # the retrograde tail is kept as measured
+
+
+def test_azure_hbv3_apps_start_inside_one_node_and_cross_it():
+    curves = fetch_dataset("azure-hbv3-apps").frame
+    ranks = curves["unit"].eq("processes")
+    assert set(curves.loc[~ranks, "curve_id"]) == {f"azure-{m}-tnavigator-speedtest9" for m in ("hbv3", "hbv4")}
+    assert curves.loc[~ranks, "unit"].eq("cores").all() and curves.loc[~ranks, "processes"].isna().all()
+    assert curves.loc[ranks, "processes"].astype(float).eq(curves.loc[ranks, "n"]).all()
+    hbv4 = curves["curve_id"].str.startswith("azure-hbv4")
+    assert curves.loc[hbv4, "cores_per_node"].eq(176).all() and curves.loc[~hbv4, "cores_per_node"].eq(120).all()
+    assert curves["gpus_per_node"].isna().all()
+    # every curve: >= 3 allocations on one node, >= 3 node counts beyond it, 64 (HBv4: 144) cores per node there
+    inside = curves[curves["nodes"] == 1]
+    beyond = curves[curves["nodes"] > 1]
+    assert inside.groupby("curve_id")["n"].nunique().min() >= 3 and (inside["n"] <= inside["cores_per_node"]).all()
+    assert beyond.groupby("curve_id")["nodes"].nunique().min() >= 3
+    assert curves["curve_id"].nunique() == inside["curve_id"].nunique() == beyond["curve_id"].nunique() == 20
+    per_node = (beyond["n"] / beyond["nodes"]).groupby(beyond["cores_per_node"]).unique()
+    assert {k: list(v) for k, v in per_node.items()} == {120: [64], 176: [144]}
+    times = curves.set_index(["curve_id", "n", "run"])["time_s"]
+    # Fluent: the 1-node row of the multi-node table repeats the single-node 64-core measurement (kept once,
+    # with the more precise multi-node value); NAMD: two different 1-node measurements at 64 ranks
+    assert times[("azure-hbv3-fluent-combustor-12m", 64, 0)] == 1512.56
+    assert ("azure-hbv3-fluent-combustor-12m", 64, 1) not in times.index
+    namd = times["azure-hbv3-namd-stmv-21m"]
+    assert namd[(64, 0)] == 4092.31 and namd[(64, 1)] == 3835.48 and namd[(1024, 0)] == 183.09
+    # AcuSolve's single-node table is in hours (x 3600); tNavigator on HBv4 crosses at 144 of 176 cores
+    assert times[("azure-hbv3-acusolve-impinging-nozzle", 16, 0)] == 13.48 * 3600
+    assert times[("azure-hbv4-tnavigator-speedtest9", 1152, 0)] == 958

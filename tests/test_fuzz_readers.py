@@ -39,6 +39,7 @@ from workbench.io import (
     read_perf_stat,
     read_pprof,
     read_profile_csv,
+    read_profiles,
     read_scaling_bytes,
     read_scaling_corpus,
     read_scaling_csv,
@@ -73,6 +74,10 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
     "read_fractal_demo": ("demo.csv", read_fractal_demo),
     "read_grid": ("grid.json", read_grid),
     "load_host_map": ("hosts.json", load_host_map),
+    # call-path profiles: formats by content, so one name per family of readers
+    "read_profiles(cali)": ("profile.cali", read_profiles),
+    "read_profiles(jsonl)": ("experiment.jsonl", read_profiles),
+    "read_profiles(cubex)": ("profile.cubex", read_profiles),
 }
 
 
@@ -424,3 +429,47 @@ def test_zz_fuzz_statistics():
     print(f"\nfuzzed readers: {STATS['examples']} inputs, {STATS['calls']} reader calls, {STATS['errors']} "
           f"WorkbenchErrors, 0 other exceptions; slowest call {seconds:.3f} s ({label})")
     assert STATS["calls"] == 0 or np.isfinite(seconds)
+
+
+# ----------------------------------------------------------------------------- call-path profiles
+
+def _profile_examples() -> list[tuple[str, bytes]]:
+    """The generated profile fixtures (tests/data/profiles/make_profiles.py) as (name, bytes)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
+    import make_profiles as gen
+
+    return [("p.cali", gen.cali_text(8, 0).encode()), ("p.cubex", gen.cube_bytes(4, 0)),
+            ("e.txt", gen.extrap_text().encode()), ("e.json", gen.extrap_json().encode()),
+            ("l.json", gen.extrap_json_legacy().encode()), ("e.jsonl", gen.extrap_jsonl().encode()),
+            ("q.json", gen.cali_query_json(8, 0).encode())]
+
+
+PROFILE_EXAMPLES = _profile_examples()
+
+
+@st.composite
+def mutated_profile(draw):
+    name, data = draw(st.sampled_from(PROFILE_EXAMPLES))
+    how = draw(st.sampled_from(["truncate", "flip", "splice", "zero"]))
+    i = draw(st.integers(0, max(len(data) - 1, 0)))
+    if how == "truncate":
+        data = data[:i]
+    elif how == "flip":
+        data = data[:i] + bytes([data[i] ^ draw(st.integers(1, 255))]) + data[i + 1:]
+    elif how == "splice":
+        data = data[:i] + draw(st.binary(max_size=40)) + data[i + draw(st.integers(0, 40)):]
+    else:
+        data = data[:i] + b"\0" * draw(st.integers(1, 64)) + data[i + 64:]
+    return name, data
+
+
+@pytest.mark.timeout(120)
+@settings(FUZZ, max_examples=150)
+@given(example=mutated_profile())
+def test_mutated_profiles(folder, example):
+    name, data = example
+    path = folder / name
+    path.write_bytes(data)
+    _check("read_profiles", name, lambda: read_profiles(path))

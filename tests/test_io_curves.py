@@ -162,6 +162,7 @@ DEVELOPMENT_SOURCES = {
     "UoB-HPC/pmbs26-vera-artifact": (32, 448),
     "1fni/cuda-spmv-benchmark": (6, 24),
     "converged-computing/performance-study": (11, 203),
+    "MicrosoftDocs/architecture-center": (20, 173),
 }
 
 

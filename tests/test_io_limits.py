@@ -135,6 +135,35 @@ def test_buffer_is_read_only_up_to_the_cap(monkeypatch):
     assert buffer.tell() == 101
 
 
+def test_measured_csv_over_the_cap_is_refused_before_it_is_read_or_hashed(tmp_path, monkeypatch):
+    """A measured pair whose CSV is over the 50 MiB cap: refused from its size alone (the
+    file is sparse: 60 MiB on paper, no disk), with no open() of it and no checksum."""
+    import hashlib
+    import json
+    import os
+
+    from workbench.io import sidecar
+
+    path = tmp_path / "runs.csv"
+    with open(path, "wb") as file:
+        file.truncate(60 * 2**20)
+    (tmp_path / "runs.json").write_text(json.dumps({"csv": {"rows": 1, "bytes": 60 * 2**20, "sha256": "0" * 64}}))
+    opened, hashed = [], []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(str(p)) or real_open(p, *a, **k))
+    monkeypatch.setattr(hashlib, "sha256", lambda *a, **k: hashed.append(1))
+    with pytest.raises(DataFormatError, match=r"runs\.csv: the file is 62,914,560 bytes, more than the 50 MiB "
+                                              "accepted for a measured CSV table"):
+        sidecar.read_measured_csv(path, lambda frame, name: frame, "machine")
+    assert str(path) not in opened and not hashed
+    # at the cap it is read (and then refused for its content, not its size)
+    monkeypatch.undo()
+    monkeypatch.setattr(text_module, "MAX_FILE_BYTES", 60 * 2**20)
+    with pytest.raises(DataFormatError) as info:
+        sidecar.read_measured_csv(path, lambda frame, name: frame, "machine")
+    assert "accepted for" not in str(info.value)
+
+
 # ----------------------------------------------------------------------------- messages in plain words
 
 def test_missing_runtime_says_what_the_file_should_contain(tmp_path):

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(path.stem for path in (ROOT / "notebooks").glob("*.ipynb"))
 #: The order of the issue's course plan (docs: the landing page lists it top to bottom).
 PLANNED_ORDER = [
-    "00_predict_my_runs", "01_downey_explorer", "02_adept_prediction", "03_anomalies", "04_cross_size",
+    "00_predict_my_runs", "10_regions", "01_downey_explorer", "02_adept_prediction", "03_anomalies", "04_cross_size",
     "05_fim_calculation", "06_fim_communication", "07_comm_regression", "08_comm_statistics_ml",
     "09_fractal_extrapolation",
 ]
@@ -86,7 +86,8 @@ def test_lesson_is_complete(entry: Lesson):
 
 
 def test_lesson_lookup_by_stem_or_file_name():
-    assert lesson("03_anomalies") is lesson("notebooks/03_anomalies.ipynb") is COURSE[3]
+    third = COURSE[PLANNED_ORDER.index("03_anomalies")]
+    assert lesson("03_anomalies") is lesson("notebooks/03_anomalies.ipynb") is third
     with pytest.raises(KeyError, match="not part of the course"):
         lesson("99_missing")
 

@@ -141,6 +141,27 @@ def test_sidecar_without_checksum_is_accepted_and_can_be_stamped(tmp_path):
         _read(path)
 
 
+@pytest.mark.parametrize("resave", [
+    lambda data: data.replace(b"\n", b"\r\n"),  # git's core.autocrlf on checkout
+    lambda data: b"\xef\xbb\xbf" + data,  # an editor's "UTF-8 with BOM"
+    lambda data: b"\xef\xbb\xbf" + data.replace(b"\n", b"\r\n"),
+], ids=["crlf", "bom", "bom+crlf"])
+def test_crlf_or_bom_resaved_csv_is_the_same_table(tmp_path, resave):
+    path = write_measured_csv(_frame(), tmp_path / "runs.csv", {"date": "d"})
+    data = path.read_bytes()
+    path.write_bytes(resave(data))
+    assert path.read_bytes() != data
+    back = _read(path)
+    pd.testing.assert_frame_equal(back, _frame())
+    assert back.attrs["date"] == "d"
+    # the line ends are forgiven, a changed value is not
+    changed = bytearray(resave(data))
+    changed[-4] = ord("9") if changed[-4] != ord("9") else ord("8")
+    path.write_bytes(bytes(changed))
+    with pytest.raises(DataFormatError, match="does not match its metadata file"):
+        _read(path)
+
+
 def test_missing_sidecar_is_a_warning_and_a_bad_one_an_error(tmp_path):
     path = tmp_path / "runs.csv"
     _frame().to_csv(path, index=False)

@@ -7,9 +7,11 @@ saturation="thesis"``) and :class:`~workbench.models.scaling.ScalingPredictor` o
 of the scaling corpus and the NPB Raspberry Pi curves, on the runs at the 3 and 4 smallest
 allocations and on all of them, and writes each per-target fit (or the refusal message) to
 ``tests/data/adept_reference.csv.gz``: derived numbers only, no runtimes.
-``tests/test_adept_reference.py`` refits and compares.  The shipped file was made with the
-implementation before the issue-14 speed-up (commit 90a4807), so the test shows the fast code
-gives today's results.
+``tests/test_adept_reference.py`` refits and compares.  ADEPT's rows were made with the
+implementation before its speed-up (commit 90a4807), so the test shows the fast code gives the
+same results; the predictor's rows were remade when its combination and calibration changed
+(13 development sources, the plausibility rule and shift-robust intervals), checked to leave
+every ADEPT row identical.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ COMMAND = ".venv/bin/python tools/solutions.py"
 #: they are the course path (workbench.course.path.COURSE) in its order (tests/test_teaching.py).
 LECTURES = (
     ("Lecture 1: how long will my job take?",
-     ("00_predict_my_runs", "01_downey_explorer", "02_adept_prediction")),
+     ("00_predict_my_runs", "10_regions", "01_downey_explorer", "02_adept_prediction")),
     ("Lecture 2: when the model misses, other sizes, and the calculation time",
      ("03_anomalies", "04_cross_size", "05_fim_calculation")),
     ("Lecture 3: communication models and extrapolation to a large input",

@@ -1,6 +1,22 @@
-"""Input checks shared by the readers, models and metrics (messages name the caller, file or argument)."""
+"""Input checks shared by the readers, models and metrics (messages name the caller, file or argument).
+
+The one place for the checks every model needs; a model's own checks are thin uses of these:
+
+* runs of a curve: :func:`training_runs` (numbers, lengths, ranges), :func:`sample_weights`,
+  :func:`require_allocations` (enough distinct allocations) and :func:`check_runs` (all of
+  them, for the n -> t models);
+* targets: :func:`processor_counts` (any shape) and :func:`check_targets` (a vector);
+* settings: :func:`check_level` (an interval level), :func:`check_names` (names from a
+  registry), :func:`positive_int`, :func:`check_unit`;
+* fitted state: :func:`check_fitted`.  The convention: a fitted estimator has the public fitted
+  attribute (ending in ``_``) that its class names in ``fitted_attribute`` and documents in its
+  Attributes section; ``fit`` sets it once everything ``predict`` reads exists.
+  :class:`FittedState` gives a class that convention (and scikit-learn's
+  ``__sklearn_is_fitted__``).
+"""
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -8,14 +24,43 @@ import pandas as pd
 from workbench.errors import NotFittedError, ValidationError
 
 
-def check_fitted(estimator, attribute: str, where: str | None = None, fit: str = "fit(n, t)") -> None:
+def check_fitted(estimator, attribute: str | None = None, where: str | None = None, fit: str = "fit(n, t)") -> None:
     """Raise :class:`~workbench.errors.NotFittedError` unless ``estimator`` has its fitted ``attribute``.
 
     The one not-fitted check, and wording, of every model.
+
+    Parameters
+    ----------
+    estimator : object
+        The model.
+    attribute : str or None, default None
+        The fitted attribute that marks a fit; None reads the class's ``fitted_attribute``
+        (:class:`FittedState`).
+    where : str or None, default None
+        The caller named in the message (default: the class name).
+    fit : str, default "fit(n, t)"
+        The call that fits the model, as the message names it.
     """
+    if attribute is None:
+        attribute = type(estimator).fitted_attribute
     if not hasattr(estimator, attribute):
         name = type(estimator).__name__
         raise NotFittedError(f"{where or name}: this {name} is not fitted yet; call {fit} first")
+
+
+class FittedState:
+    """Mixin of the fitted-state convention (module docstring).
+
+    A subclass sets ``fitted_attribute`` to the public fitted attribute that marks a fit;
+    ``check_fitted(model)`` and scikit-learn's ``check_is_fitted`` then read it.
+    """
+
+    #: the public fitted attribute that ``fit`` sets once the model can predict
+    fitted_attribute: ClassVar[str] = ""
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Return whether the fitted attribute named by ``fitted_attribute`` exists."""
+        return bool(self.fitted_attribute) and hasattr(self, self.fitted_attribute)
 
 
 def positive_int(value, name: str, where: str) -> int:
@@ -80,6 +125,94 @@ def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
     require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
     require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
     return n, t
+
+
+def sample_weights(sample_weight, t: np.ndarray, where: str) -> np.ndarray:
+    """Return the weights of runs ``t`` as a float vector (None: all 1).
+
+    Finite, >= 0 and one per run, else a ValidationError naming the value and its position.
+    """
+    if sample_weight is None:
+        return np.ones_like(t)
+    w = as_vector(sample_weight, "sample_weight", where)
+    if w.size != t.size:
+        raise ValidationError(f"{where}: sample_weight must have the same length as t, got {w.size} and {t.size}")
+    require_valid(~np.isfinite(w) | (w < 0), w, "sample_weight", "finite and >= 0", where)
+    return w
+
+
+#: What an allocation ``n`` counts, as the error messages name it.
+ALLOCATIONS = "allocations (processes, nodes or GPUs)"
+
+
+def require_allocations(n: np.ndarray, min_points: int, where: str, what: str = ALLOCATIONS,
+                        runs: str = "runs") -> np.ndarray:
+    """Return the distinct values of ``n`` (ascending) if there are at least ``min_points``.
+
+    Else a ValidationError ``where: needs runs at >= min_points distinct what, got m (values)``
+    (``runs`` names what was measured, ``what`` what ``n`` counts).
+    """
+    distinct = np.unique(n)
+    m = distinct.size
+    if m < min_points:
+        if m == 1:
+            got = f" (all {runs} at n = {distinct[0]:g})"
+        else:
+            got = f" ({', '.join(f'{v:g}' for v in distinct)})" if m else ""
+        raise ValidationError(f"{where}: needs {runs} at >= {min_points} distinct {what}, got {m}{got}")
+    return distinct
+
+
+def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return the runs of one curve as float vectors.
+
+    ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of equal length
+    (:func:`training_runs`), at >= ``min_points`` distinct allocations
+    (:func:`require_allocations`); else a ValidationError that names the value and its
+    position (or the allocations found).
+    """
+    n, t = training_runs(n, t, where)
+    require_allocations(n, min_points, where)
+    return n, t
+
+
+def check_targets(n, where: str) -> np.ndarray:
+    """Return target allocations as a float vector (a scalar is one target).
+
+    Finite and >= 1, else a ValidationError that names the value and its position.
+    """
+    return np.atleast_1d(processor_counts(n, where)).astype(float).reshape(-1)
+
+
+def check_level(level, where: str | None = None) -> float:
+    """Return an interval level in (0, 0.99], else raise a ValidationError (prefixed by ``where`` if given)."""
+    prefix = f"{where}: " if where else ""
+    try:
+        value = float(level)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{prefix}interval level must be a number in (0, 0.99], got {level!r}") from None
+    if not 0 < value <= 0.99:
+        raise ValidationError(f"{prefix}interval level must be in (0, 0.99] (e.g. 0.8 for 80 %), got {level!r}")
+    return value
+
+
+def check_names(names, known, where: str, what: str = "model") -> tuple[str, ...]:
+    """Return ``names``, each a key of ``known``, as a tuple.
+
+    ``None`` is all of ``known``; a string may list several (``"adept,pmnf"``); else a
+    ValidationError naming the unknown ones and the choices.
+    """
+    if names is None:
+        return tuple(known)
+    try:
+        items = [names] if isinstance(names, str) else list(names)
+    except TypeError:
+        items = [names]
+    out = tuple(part.strip() for item in items for part in (item.split(",") if isinstance(item, str) else [item]))
+    unknown = [m for m in out if m not in known]
+    if unknown or not out:
+        raise ValidationError(f"{where}: unknown {what}(s) {unknown or '(none given)'}; choose from {', '.join(known)}")
+    return out
 
 
 def _column(x):

@@ -28,8 +28,9 @@ _SUFFIXES = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parque
 class ArchiveSource:
     """Batches of the columns a prediction needs, from one of the accepted sources."""
 
-    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None):
-        self.by, self.columns = list(by), list(dict.fromkeys([*by, n_column, t_column]))
+    def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None,
+                 extra: Sequence[str] = ()):
+        self.by, self.columns = list(by), list(dict.fromkeys([*by, n_column, t_column, *extra]))
         self.batch_rows = BATCH_ROWS if batch_rows is None else batch_rows
         self.frame = source if isinstance(source, pd.DataFrame) else None
         self.kind, self.path, self.ddf = "frame", None, None
@@ -69,10 +70,26 @@ class ArchiveSource:
         if self.kind == "parquet":
             return list(_parquet_file(self.path).schema_arrow.names)
         try:
-            return list(pd.read_csv(self.path, nrows=0).columns)
+            return list(pd.read_csv(self.path, nrows=0, skiprows=self._comment_lines()).columns)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError):
             raise DataFormatError(f"{self.path}: not a readable CSV table of runs (expected a header line such as "
                                   f"{','.join(self.columns)})") from None
+
+    def _comment_lines(self) -> int:
+        """Count the ``#`` lines before a CSV's header (a commented template, as the upload reader accepts).
+
+        Only leading lines: a ``#`` inside the data stays data (a curve may be named ``app#1``).
+        """
+        count = 0
+        try:
+            with open(self.path, encoding="utf-8", errors="replace") as handle:
+                for line in handle:
+                    if not line.lstrip("\ufeff").startswith("#") or count >= 10_000:
+                        break
+                    count += 1
+        except OSError:
+            return 0
+        return count
 
     def _check_columns(self, header: list[str]) -> None:
         missing = [c for c in self.columns if c not in header]
@@ -98,7 +115,7 @@ class ArchiveSource:
                 # every column is parsed (a batch at a time): with usecols pandas lets a line with
                 # extra fields through
                 with pd.read_csv(self.path, dtype=dtypes, chunksize=self.batch_rows, keep_default_na=False,
-                                 na_values=[""]) as reader:
+                                 na_values=[""], skiprows=self._comment_lines()) as reader:
                     for batch in reader:
                         yield batch[columns]
             except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:

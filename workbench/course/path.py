@@ -71,6 +71,13 @@ COURSE: tuple[Lesson, ...] = (
         15,
     ),
     _lesson(
+        "10_regions", "Which part of my code stops scaling?",
+        "Read the call-path profiles HPC tools write (Caliper, Score-P Cube, Extra-P), predict every region on "
+        "more processes with an interval, and see which region's share grows and from which process count it "
+        "starts to dominate the run.",
+        20, ("00_predict_my_runs",),
+    ),
+    _lesson(
         "01_downey_explorer", "The Downey speedup model",
         "How Downey's two parameters, the average parallelism A and its variance σ, shape a speedup curve, "
         "where it saturates (maximum useful allocation) and the processor working set.",

@@ -26,6 +26,11 @@
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
+* :func:`read_profiles`, :func:`from_thicket`, :func:`to_extrap`, :func:`validate_profile_table`,
+  :func:`region_curves` - call-path profiles of whole applications (Caliper ``.cali``,
+  cali-query JSON, Score-P ``.cubex``, Extra-P text/JSON/JSON Lines, Hatchet/Thicket objects) in
+  one tidy *profile table* (one row per profile, region and metric), and per-region scaling
+  curves from it (:mod:`workbench.io.callpath`).
 * :func:`read_measured_kmeans`, :func:`read_comm_pingpong`, :func:`read_comm_datagen`,
   :func:`read_fractal_demo` - the tables this project measures itself (CSV + JSON sidecar):
   their columns, checks and readers (:mod:`workbench.io.measured`; the programs that measure
@@ -40,6 +45,14 @@ errors (:class:`~workbench.errors.WorkbenchError`), each naming the file and, wh
 one, the line (``tests/test_fuzz_readers.py``).
 """
 
+from workbench.io.callpath import (
+    PROFILE_TABLE_COLUMNS,
+    from_thicket,
+    read_profiles,
+    region_curves,
+    to_extrap,
+    validate_profile_table,
+)
 from workbench.io.catalogue import (
     MIRROR_ENV,
     Dataset,
@@ -86,6 +99,7 @@ __all__ = [
     "CURVE_COLUMNS",
     "MIRROR_ENV",
     "NPB_COLUMNS",
+    "PROFILE_TABLE_COLUMNS",
     "SCALING_COLUMNS",
     "SCALING_TOPOLOGY_COLUMNS",
     "TIME_UNITS",
@@ -102,6 +116,7 @@ __all__ = [
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
+    "from_thicket",
     "imb_exchange_table",
     "list_curves",
     "list_datasets",
@@ -122,11 +137,15 @@ __all__ = [
     "read_perf_stat",
     "read_pprof",
     "read_profile_csv",
+    "read_profiles",
+    "region_curves",
     "read_scaling_bytes",
     "read_scaling_corpus",
     "read_scaling_csv",
     "read_scaling_data",
     "select_curve",
+    "to_extrap",
     "validate_curves",
+    "validate_profile_table",
     "validate_scaling_frame",
 ]

@@ -77,6 +77,7 @@ __all__ = [
     "is_folder",
     "path_exists",
     "read_file",
+    "read_file_bytes",
     "read_buffer",
     "read_json",
     "decode",
@@ -162,15 +163,14 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
-def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = False,
-              unknown: type[DataFormatError] = DataFormatError, name: str | None = None) -> str:
-    """Return the checked text (:func:`decode`) of the regular file ``path``.
+def read_file_bytes(path, *, what: str, max_bytes: int | None = None,
+                    unknown: type[DataFormatError] = DataFormatError, name: str | None = None) -> bytes:
+    """Return the bytes of the regular file ``path``, the size cap checked before any is read.
 
-    ``what`` says what the file should hold, for messages ("an NPB log"); ``name`` is how
-    messages call the file (default: the path as given). Folders, named pipes, devices,
-    sockets, symbolic links to them and files over ``max_bytes`` (default
-    :data:`MAX_FILE_BYTES`) are refused before a byte is read; at most ``max_bytes + 1``
-    bytes are read whatever the file system reports (``/proc`` files report 0).
+    Folders, named pipes, devices, sockets, symbolic links to them and files over
+    ``max_bytes`` (default :data:`MAX_FILE_BYTES`) are refused before a byte is read; at most
+    ``max_bytes + 1`` bytes are read whatever the file system reports (``/proc`` files
+    report 0, and a file may grow after the check). ``what`` and ``name`` as :func:`read_file`.
     """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     path = as_path(path)
@@ -195,6 +195,20 @@ def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = F
             raise DataFormatError(f"{name}: cannot read file: {(exc.strerror or 'error').lower()}") from None
     if len(data) > max_bytes:
         raise _too_large(name, None, max_bytes, what, unknown)
+    return data
+
+
+def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = False,
+              unknown: type[DataFormatError] = DataFormatError, name: str | None = None) -> str:
+    """Return the checked text (:func:`decode`) of the regular file ``path``.
+
+    ``what`` says what the file should hold, for messages ("an NPB log"); ``name`` is how
+    messages call the file (default: the path as given). The bytes come from
+    :func:`read_file_bytes`: nothing is read from a file over ``max_bytes`` (default
+    :data:`MAX_FILE_BYTES`) or from anything but a regular file.
+    """
+    name = str(as_path(path)) if name is None else name
+    data = read_file_bytes(path, what=what, max_bytes=max_bytes, unknown=unknown, name=name)
     return decode(data, name, what=what, max_bytes=max_bytes, legacy=legacy, unknown=unknown)
 
 

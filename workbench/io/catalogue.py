@@ -30,6 +30,7 @@ import pandas as pd
 
 from workbench.errors import DataFormatError, DatasetNotFoundError, ParseWarning
 from workbench.io._text import csv_frame, is_folder, path_exists, read_file
+from workbench.io.callpath import read_profiles
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import (
     CURVE_COLUMNS,
@@ -230,6 +231,24 @@ _EXTERNAL = {
         "data/external/converged-computing+performance-study/README.md, build.py)",
         "MIT",
     ),
+    "azure-hbv3-apps": (
+        "MicrosoftDocs+architecture-center",
+        "HPC applications on Azure HBv3/HBv4: up to 120 (176) cores of one node, then 2-16 nodes (Fluent, CFX, "
+        "HELYX, NAMD, LAMMPS, QE, AcuSolve, tNavigator)",
+        "173 published measurements in 20 strong-scaling curves from the Azure Architecture Center HPC articles: "
+        "Ansys Fluent 2021 R2 (7 models), Ansys CFX 2021 R2 (4), ENGYS HELYX 3.5.0 (3), NAMD 2.14 (STMV 21 M "
+        "atoms), LAMMPS (in.lj), Quantum ESPRESSO 7.1 (ta2o5), Altair AcuSolve (impinging nozzle) and tNavigator "
+        "22.4 (Speed Test 9, HBv3 and HBv4); unit processes (one rank per core; tNavigator: cores), n = 8-120 "
+        "inside one 120-core HBv3 node (constrained-core VM sizes) and 128-1024 on 2-16 nodes of 64 cores "
+        "(HBv4: 12-176, then 2-8 nodes of 144); nodes and cores_per_node known for every row. The 1-node "
+        "64-core point is measured twice for 7 curves (0.6-24 % apart); superlinear (NAMD 2.9x) or sublinear "
+        "(QE 1.5x) steps from 1 to 2 nodes; flat or retrograde tails inside the node." + _EXTRA_COMMON,
+        "GitHub MicrosoftDocs/architecture-center, one commit per article: 0376c1d1 (ansys-fluent), 05fbd6a9 "
+        "(ansys-cfx), 0985ff3f (engys-helyx), 095b0c6e (hpc-namd), 32bd3eda (hpc-lammps), 2aaeaaa6 "
+        "(quantum-espresso), 26eb80ad (hpc-altair-acusolve), 232a431c (tnavigator) (docs/guide/hpc/*-content.md; "
+        "data/external/MicrosoftDocs+architecture-center/README.md, build.py)",
+        "CC-BY-4.0",
+    ),
 }
 
 _SEED_TABLES = {
@@ -283,6 +302,16 @@ def _registry() -> list[_Entry]:
             "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
             "14 regions) has no loader: read it under path.",
             "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
+        ),
+        _Entry(
+            "relearn-profiles", "RELeARN call-path profiles, 14 regions (Extra-P text)", "mirror",
+            "extrap-mpi/relearn_data.txt",
+            "Inclusive time (s) of 14 regions of the RELeARN neural-network simulator, 2 repetitions at each of "
+            "p = 32..512 processes x n = 5000..9000 neurons (Extra-P text; indented regions nest). frame: the "
+            "profile table of workbench.io.read_profiles (one row per profile, region and metric; columns "
+            "region, parent, depth, value, processes, run, p, n, ...); model it per region with "
+            "workbench.models.regions.RegionPredictor (one configuration of n at a time).",
+            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_profiles,
         ),
         _Entry(
             "scaling-corpus", "152 real strong-scaling curves: GROMACS, CP2K, OpenSBLI, CASTEP, VASP, Castro, Gunrock",

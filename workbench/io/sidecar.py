@@ -1,4 +1,4 @@
-"""Measured tables on disk.
+r"""Measured tables on disk.
 
 ``runs.csv`` with its metadata (machine, date, command, method, units) in the JSON sidecar
 ``runs.json`` beside it, loaded into ``frame.attrs``.
@@ -29,7 +29,10 @@ mismatch (a partial file, a sidecar from another run, an interrupted write) is a
 checksums existed (no ``"csv"`` key) is accepted without a check: such files predate the
 atomic writer, and :func:`stamp_sidecar` adds the checksum of the CSV as it is now. A missing
 sidecar is, as before, only a :class:`~workbench.errors.ParseWarning` (an uploaded CSV has
-none).
+none). A CSV whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a
+checkout with ``core.autocrlf``, an editor's "save") is the same table: its size and checksum
+are also compared with those line ends and mark removed. The CSV's size is checked against the
+readers' cap (:data:`workbench.io._text.MAX_FILE_BYTES`) before a byte of it is read or hashed.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError
-from workbench.io._text import csv_frame, decode, path_exists, read_json
+from workbench.io._text import csv_frame, decode, path_exists, read_file_bytes, read_json
 from workbench.io.locations import DATA_DIR, MIRROR_ENV
 
 __all__ = [
@@ -68,8 +71,6 @@ __all__ = [
 
 #: Environment variable naming the default directory of new measurements.
 MEASURE_DIR_ENV = "WORKBENCH_MEASURE_DIR"
-#: The largest measured CSV read (far above any sweep's table: the K-means sweep is ~40 KB).
-MAX_CSV_BYTES = 256 * 2**20
 _SIDECAR_KEY = "csv"
 
 
@@ -330,22 +331,9 @@ def _attach(frame: pd.DataFrame, meta: dict | None, path, unknown: str) -> pd.Da
 
 
 def _read_csv_bytes(path: Path) -> bytes:
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise DataFormatError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise DataFormatError(f"{path}: not a regular file (a directory, device or pipe); give a CSV file")
-    if info.st_size > MAX_CSV_BYTES:
-        raise DataFormatError(f"{path}: {info.st_size} bytes, far larger than a measured table "
-                              f"(at most {MAX_CSV_BYTES // 2**20} MiB)")
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(MAX_CSV_BYTES + 1)
-    except OSError as exc:
-        raise DataFormatError(f"{path}: cannot read file: {exc.strerror or exc}") from None
+    # the readers' one size cap (workbench.io._text.MAX_FILE_BYTES, 50 MiB; a sweep's table is
+    # ~40 KB), checked before a byte is read or hashed
+    return read_file_bytes(path, what="a measured CSV table")
 
 
 def _parse_csv(data: bytes, name: str) -> pd.DataFrame:
@@ -360,6 +348,16 @@ def _mismatch(path: Path, sidecar: Path, detail: str) -> DataFormatError:
         f"{path} does not match its metadata file {sidecar}: {detail}. The CSV is incomplete or the metadata "
         "describe another run (an interrupted or concurrent write); measure again, or restore both files together"
     )
+
+
+def _as_written(data: bytes) -> bytes:
+    r"""Return the bytes as the writer made them: ``\n`` line ends, no UTF-8 byte-order mark.
+
+    A CSV checked out with ``core.autocrlf`` or re-saved by an editor has ``\r\n`` line ends
+    or a leading BOM but the same table; the recorded size and checksum are those of the
+    writer's bytes (pandas writes ``\n`` and no BOM).
+    """
+    return data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n")
 
 
 def _check_record(path: Path, sidecar: Path, record, data: bytes | None) -> None:
@@ -381,6 +379,13 @@ def _check_record(path: Path, sidecar: Path, record, data: bytes | None) -> None
     if data is None:
         return
     expected_bytes, expected_sha = record.get("bytes"), record.get("sha256")
+
+    def matches(content: bytes) -> bool:
+        return ((expected_bytes is None or expected_bytes == len(content))
+                and (expected_sha is None or hashlib.sha256(content).hexdigest() == expected_sha))
+
+    if matches(data) or matches(_as_written(data)):  # as written, or re-saved with CRLF / a BOM
+        return
     if expected_bytes is not None and expected_bytes != len(data):
         raise _mismatch(path, sidecar, f"the CSV has {len(data)} bytes, the metadata record {expected_bytes} bytes "
                                        f"({record.get('rows', '?')} rows)")

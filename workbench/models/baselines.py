@@ -40,11 +40,14 @@ from workbench.models import downey
 from workbench.models.adept.search import profiled_scale
 from workbench.validation import (
     MAX_RUNTIME_SPAN,
+    FittedState,
     as_vector,
     check_fitted,
     processor_counts,
+    require_allocations,
     require_span,
     require_valid,
+    sample_weights,
     training_runs,
 )
 
@@ -110,31 +113,24 @@ def _check_t1(t1: float, n: np.ndarray, t: np.ndarray, where: str) -> None:
 
 
 def _observations(n, t, sample_weight, min_points: int, where: str):
-    """Validate training data; return float vectors ``n``, ``t`` and weights ``w``."""
+    """Validate training data; return float vectors ``n``, ``t`` and weights ``w``.
+
+    The checks of :mod:`workbench.validation`; at least ``min_points`` distinct processor
+    counts must have a positive weight.
+    """
     n, t = training_runs(n, t, where)
-    if sample_weight is None:
-        w = np.ones_like(t)
-    else:
-        w = as_vector(sample_weight, "sample_weight", where)
-        if w.size != t.size:
-            raise ValidationError(
-                f"{where}: sample_weight must have the same length as t, got {w.size} and {t.size}"
-            )
-        require_valid(~np.isfinite(w) | (w < 0), w, "sample_weight", "finite and >= 0", where)
-    distinct = np.unique(n[w > 0]).size
-    if distinct < min_points:
-        raise ValidationError(
-            f"{where}: needs observations at >= {min_points} distinct processor counts "
-            f"(with positive weight), got {distinct}"
-        )
+    w = sample_weights(sample_weight, t, where)
+    require_allocations(n[w > 0], min_points, where, "processor counts (with positive weight)", "observations")
     return n, t, w
 
 
-class _Baseline(BaseEstimator):
-    """Shared plumbing: fitted-state check and the speedup definition."""
+class _Baseline(FittedState, BaseEstimator):
+    """Shared plumbing: fitted-state check (``result_`` marks a fit) and the speedup definition."""
+
+    fitted_attribute = "result_"
 
     def _check_fitted(self) -> None:
-        check_fitted(self, "result_")
+        check_fitted(self)
 
     def _result(self, n, t, w, params, **kw) -> FitResult:
         """Return the fit's diagnostics; its warnings also become ``warnings_`` and are emitted."""
@@ -150,15 +146,36 @@ class _Baseline(BaseEstimator):
         A runtime beyond the float range (an extrapolation of runtimes near 1e308) is a
         ValidationError naming the position.
         """
-        self._check_fitted()
         where = f"{type(self).__name__}.predict"
-        n = processor_counts(n, where)
-        with np.errstate(over="ignore", invalid="ignore"):
-            pred = self._predict(n)
+        n, pred = self._evaluate(n, where)
         flat = np.asarray(pred, float).reshape(-1)
         require_valid(~np.isfinite(flat), np.asarray(n, float).reshape(-1), "n",
                       "an allocation whose predicted runtime is finite (it is beyond the float range there)", where)
         return pred
+
+    def predict_raw(self, n) -> np.ndarray:
+        """Runtime at ``n`` as the fitted formula gives it, without the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Processor counts, finite and >= 1 (any shape).
+
+        Returns
+        -------
+        numpy.ndarray
+            Runtimes in the unit of the fitted ``t``, same shape as ``n``: inf (or 0) where the
+            runtime is beyond the float range, for a caller that reports such targets in its own
+            words (:mod:`workbench.models.scaling`).
+        """
+        return self._evaluate(n, f"{type(self).__name__}.predict_raw")[1]
+
+    def _evaluate(self, n, where: str) -> tuple[np.ndarray, np.ndarray]:
+        """Check the model is fitted and ``n``; return ``n`` as floats and the formula's runtimes there."""
+        self._check_fitted()
+        n = processor_counts(n, where)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return n, self._predict(n)
 
     def predict_speedup(self, n) -> np.ndarray:
         """Speedup ``T(1) / T(n)`` of the fitted model (dimensionless)."""

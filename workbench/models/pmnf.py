@@ -128,7 +128,16 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
-from workbench.validation import as_vector, check_fitted, processor_counts, require_span, require_valid, training_runs
+from workbench.validation import (
+    FittedState,
+    as_vector,
+    check_fitted,
+    processor_counts,
+    require_allocations,
+    require_span,
+    require_valid,
+    training_runs,
+)
 
 __all__ = [
     "PMNF",
@@ -372,7 +381,7 @@ def _unscale(res: dict, k: int, y_scale: float, t: np.ndarray, where: str) -> No
                               f"{t.max():g}): give t in a larger unit")
 
 
-class PMNF(BaseEstimator):
+class PMNF(FittedState, BaseEstimator):
     """Extra-P's single-parameter PMNF model ``c0 + c1 n^i log2(n)^j`` chosen by LOO SMAPE.
 
     See the module docstring for the model (Eqs. 1-3), the selection rules and the sources
@@ -442,6 +451,8 @@ class PMNF(BaseEstimator):
     #: Most distinct n a cross-validated fit accepts: leave-one-out costs O(m^2) time and
     #: memory (0.9 s and 150 MB at the limit); ``crossvalidation=False`` has no limit.
     MAX_CV_ALLOCATIONS = 2000
+    #: the fitted attribute that marks a fit (:class:`~workbench.validation.FittedState`)
+    fitted_attribute = "hypothesis_"
 
     def __init__(
         self,
@@ -554,10 +565,7 @@ class PMNF(BaseEstimator):
         At least 2 are needed; leave-one-out cross-validation accepts at most
         :attr:`MAX_CV_ALLOCATIONS`.
         """
-        m = ns.size
-        if m < 2:
-            got = f" (all runs at n = {ns[0]:g})" if m else ""
-            raise ValidationError(f"{where}: needs runs at >= 2 distinct n, got {m}{got}")
+        m = require_allocations(ns, 2, where, "n").size
         if self.crossvalidation and m > self.MAX_CV_ALLOCATIONS:
             raise ValidationError(
                 f"{where}: leave-one-out cross-validation is limited to {self.MAX_CV_ALLOCATIONS} distinct n, got "
@@ -624,11 +632,8 @@ class PMNF(BaseEstimator):
         return bool(np.any(c0 + c1 * h.evaluate(grid) <= 0))
 
     # -- fitted state ------------------------------------------------------------------------------
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "hypothesis_")
-
     def _check_fitted(self, where: str) -> None:
-        check_fitted(self, "hypothesis_", where)
+        check_fitted(self, where=where)
 
     @property
     def hypotheses_(self) -> pd.DataFrame:
@@ -701,6 +706,29 @@ class PMNF(BaseEstimator):
         if self.hypothesis_.j < 0:
             require_valid(flat <= 1, flat, "n", "> 1 (the model has a negative power of log2(n))", where)
         return arr
+
+    def predict_raw(self, n) -> np.ndarray:
+        """Runtime at ``n`` without the floor and the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Processor counts, finite and >= 1 (> 1 with a negative power of ``log2(n)``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Runtimes in the unit of the fitted ``t``, same shape as ``n``: NaN where the fitted
+            model is not positive (it has no runtime there; the sign is read on the fit's scale,
+            so a positive value that underflows is 0, not NaN), inf or 0 where the runtime is
+            beyond the float range.
+        """
+        where = f"{type(self).__name__}.predict_raw"
+        self._check_fitted(where)
+        n = self._check_n(n, where)
+        scale, inner = self._scaled_cost(n)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return np.where(inner > 0, scale * inner / n if self.strong_scaling else scale * inner, np.nan)
 
     def predict(self, n) -> np.ndarray:
         """Runtime at ``n`` processors in the unit of the fitted ``t``; same shape as ``n``.

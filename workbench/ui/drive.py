@@ -96,6 +96,10 @@ DASHBOARDS: dict[str, Dashboard] = {
         Move("dropdown", "group by", figures=("box", "density", "band")),
         Move("button", "train", figures=("prediction", "importance"), timeout_s=60),
     )),
+    "10_regions.ipynb": Dashboard(moves=(
+        Move("slider", figures=("main", "fit"), timeout_s=60),
+        Move("dropdown", "region", figures=("fit",), timeout_s=60),
+    ), load_timeout_s=180),
     "09_fractal_extrapolation.ipynb": Dashboard(moves=(
         Move("slider", figures=("main", "bars", "shares")),
     ), constant=("table1",)),

@@ -40,11 +40,11 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
+from workbench.errors import ModelWarning, WorkbenchError, emit_warnings, quiet_warnings
 from workbench.models.adept import Adept
-from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel, _observations
+from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
 from workbench.models.pmnf import PMNF
-from workbench.validation import check_fitted, processor_counts, require_valid
+from workbench.validation import FittedState, check_fitted, check_names, check_runs, check_targets, require_valid
 
 __all__ = [
     "MODELS",
@@ -77,56 +77,38 @@ def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def check_model_names(models, where: str) -> tuple[str, ...]:
-    """Names in :data:`MODELS` as a tuple.
+    """Names in :data:`MODELS` as a tuple (:func:`~workbench.validation.check_names`).
 
     ``None`` is all of them, a string may list several ("adept,pmnf"); else a ValidationError
     naming the unknown ones.
     """
-    if models is None:
-        return tuple(MODELS)
-    try:
-        items = [models] if isinstance(models, str) else list(models)
-    except TypeError:
-        items = [models]
-    names = tuple(part.strip() for item in items for part in (item.split(",") if isinstance(item, str) else [item]))
-    unknown = [m for m in names if m not in MODELS]
-    if unknown or not names:
-        raise ValidationError(f"{where}: unknown model(s) {unknown or '(none given)'}; choose from {', '.join(MODELS)}")
-    return names
+    return check_names(models, MODELS, where, "model")
 
 
-def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarray]:
-    """Return the runs as float vectors.
-
-    ``n`` finite allocations >= 1, ``t`` finite runtimes > 0, of equal length, at >=
-    ``min_points`` distinct allocations; else a ValidationError that names the value and
-    its position (or the allocations found).
-    """
-    n, t, _ = _observations(n, t, None, 1, where)
-    distinct = np.unique(n)
-    if distinct.size < min_points:
-        raise ValidationError(
-            f"{where}: needs runs at >= {min_points} distinct allocations (processes, nodes or GPUs), got "
-            f"{distinct.size} ({', '.join(f'{v:g}' for v in distinct)})")
-    return n, t
-
-
-def check_targets(n, where: str) -> np.ndarray:
-    """Target allocations as a float vector.
-
-    Finite and >= 1, else a ValidationError that names the value and its position.
-    """
-    arr = processor_counts(n, where)
-    return np.atleast_1d(arr).astype(float).reshape(-1)
-
-
-class ScalingModel(BaseEstimator):
+class ScalingModel(FittedState, BaseEstimator):
     """Base class of the n -> t models.
 
     Validation, fitted-state checks, the in-sample fit error and calibrated intervals.
     Subclasses implement ``_fit(n, t)`` and ``_predict(n)`` (a float vector, NaN where the
-    model refuses to predict), and may add ``_fit_warnings()``.
+    model refuses to predict), and may add ``_fit_warnings()``; they compose with the model
+    they wrap through its public methods only (``tests/test_private_access.py``).
+
+    Attributes
+    ----------
+    allocations_, medians_ : numpy.ndarray
+        Distinct allocations (ascending) and the median runtime at each.
+    n_max_ : float
+        Largest allocation fitted.
+    fit_time_s_ : float
+        Seconds the wrapped model's fit took; it marks a fitted model (``fitted_attribute``,
+        set by :meth:`fit` and :meth:`fit_for_prediction`).
+    fit_error_ : float
+        In-sample RMS of ``log(prediction / median)`` (:meth:`fit` only).
+    warnings_ : list of ModelWarning
+        The model's warnings about the fitted runs (:meth:`fit` only).
     """
+
+    fitted_attribute = "fit_time_s_"
 
     #: key in :data:`MODELS` and in the calibration table
     name: ClassVar[str] = ""
@@ -135,22 +117,22 @@ class ScalingModel(BaseEstimator):
 
     def fit(self, n, t) -> ScalingModel:
         """Fit on runs: ``n`` allocations (>= 1, repeats allowed), ``t`` runtimes (> 0)."""
-        self._fit_runs(n, t)
+        self.fit_for_prediction(n, t)
         # in-sample misfit: RMS of log(prediction / median) over the allocations, a feature
         # of the interval calibration (a model that cannot follow its own data extrapolates worse)
         with np.errstate(invalid="ignore", divide="ignore"):
-            resid = np.log(self._predict(self.allocations_) / self.medians_)
+            resid = np.log(self._raw(self.allocations_) / self.medians_)
         resid = resid[np.isfinite(resid)]
         self.fit_error_ = float(np.sqrt(np.mean(resid**2))) if resid.size else float("nan")
         self.warnings_ = list(self._fit_warnings())
         emit_warnings(self.warnings_)
         return self
 
-    def _fit_runs(self, n, t) -> None:
-        """Check the runs and fit the model.
+    def fit_for_prediction(self, n, t) -> ScalingModel:
+        """Check the runs and fit the model for prediction only; return self.
 
-        Everything :meth:`predict` needs, without the in-sample error and the warnings
-        (all a cross-validation refit uses).
+        Everything :meth:`predict` needs, without the in-sample error ``fit_error_`` and the
+        ``warnings_`` (all a cross-validation refit uses); nothing is emitted.
         """
         n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
         self.allocations_, self.medians_ = allocation_medians(n, t)
@@ -159,12 +141,13 @@ class ScalingModel(BaseEstimator):
         with quiet_warnings():  # the wrapped model's warnings are reported in warnings_
             self._fit(n, t)
         self.fit_time_s_ = time.perf_counter() - start
+        return self
 
     def _fit_warnings(self) -> list[ModelWarning]:
         return []
 
     def _check_fitted(self) -> None:
-        check_fitted(self, "fit_time_s_")
+        check_fitted(self)
 
     def predict(self, n) -> np.ndarray:
         """Predicted runtimes at ``n`` (unit of the fitted ``t``).
@@ -176,11 +159,31 @@ class ScalingModel(BaseEstimator):
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
         n = check_targets(n, where)
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            pred = np.asarray(self._predict(n), float)
+        pred = self._raw(n)
         require_valid(np.isinf(pred) | (pred == 0), n, "n", "an allocation whose predicted runtime is a finite "
                       "number > 0 (the model's runtime there is beyond the float range)", where)
         return pred
+
+    def predict_raw(self, n) -> np.ndarray:
+        """Predicted runtimes at ``n`` without the range check of :meth:`predict`.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations, finite and >= 1.
+
+        Returns
+        -------
+        numpy.ndarray
+            One runtime per target (a vector): NaN where the model refuses, inf or 0 where
+            the runtime is beyond the float range (where :meth:`predict` raises).
+        """
+        self._check_fitted()
+        return self._raw(check_targets(n, f"{type(self).__name__}.predict_raw"))
+
+    def _raw(self, n: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return np.asarray(self._predict(n), float)
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
         """Return what the interval calibration conditions on, per target.
@@ -226,7 +229,7 @@ class AmdahlScaling(ScalingModel):
         self.serial_fraction_ = self.model_.serial_fraction_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
 
 class USLScaling(ScalingModel):
@@ -242,7 +245,7 @@ class USLScaling(ScalingModel):
         self.alpha_, self.beta_, self.n_peak_ = self.model_.alpha_, self.model_.beta_, self.model_.n_peak_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
 
 class DowneyLMScaling(ScalingModel):
@@ -262,7 +265,7 @@ class DowneyLMScaling(ScalingModel):
         self.A_, self.sigma_ = self.model_.A_, self.model_.sigma_
 
     def _predict(self, n):
-        return self.model_._predict(n)
+        return self.model_.predict_raw(n)
 
     def _fit_warnings(self):
         return list(self.model_.warnings_)
@@ -319,12 +322,10 @@ class PMNFScaling(ScalingModel):
 
     def _predict(self, n):
         # where the fitted cost reaches zero (a negative c1) PMNF has no runtime to give:
-        # refuse (NaN) instead of PMNF's tiny floor value, which would read as a prediction
-        # (the sign is read before scaling back: a positive cost that underflows is a runtime
-        # beyond the float range, which predict reports, not a refusal)
-        scale, inner = self.model_._scaled_cost(self.model_._check_n(n, "PMNFScaling.predict"))
-        with np.errstate(over="ignore", under="ignore"):
-            return np.where(inner > 0, scale * inner / n, np.nan)
+        # refuse (NaN, PMNF.predict_raw) instead of PMNF's tiny floor value, which would read as
+        # a prediction (a positive cost that underflows is a runtime beyond the float range,
+        # which predict reports, not a refusal)
+        return self.model_.predict_raw(n)
 
     def _fit_warnings(self):
         if self.model_.may_clip_:
@@ -352,7 +353,7 @@ def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
             with quiet_warnings():  # the caller reports what it needs of the model's warnings_
                 model.fit(n, t)
         else:
-            model._fit_runs(n, t)  # silences the wrapped model itself and emits nothing of its own
+            model.fit_for_prediction(n, t)  # silences the wrapped model itself and emits nothing of its own
     except WorkbenchError as exc:
         return str(exc)
     except (FloatingPointError, np.linalg.LinAlgError, ValueError) as exc:  # numerical breakdowns

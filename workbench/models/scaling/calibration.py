@@ -33,10 +33,11 @@ import numpy as np
 from scipy import optimize, sparse
 
 from workbench.errors import ValidationError
-from workbench.validation import as_vector, require_valid
+from workbench.validation import as_vector, check_level, require_valid
 
 __all__ = [
     "CALIBRATION_PATH",
+    "check_level",
     "FEATURES",
     "PREDICTOR_FEATURES",
     "PROBABILITIES",
@@ -336,17 +337,6 @@ class Calibration:
         return cls(models, data["cv_prior"], data["temperature"], data["risk_threshold"], data.get("penalty", {}),
                    data.get("cv_weight", 1.0), data.get("provenance", {}), data.get("combination", "all"),
                    data.get("novelty_centre", {}), data.get("novelty_scale", {}))
-
-
-def check_level(level) -> float:
-    """Return an interval level in (0, 0.99], else raise a ValidationError."""
-    try:
-        value = float(level)
-    except (TypeError, ValueError):
-        raise ValidationError(f"interval level must be a number in (0, 0.99], got {level!r}") from None
-    if not 0 < value <= 0.99:
-        raise ValidationError(f"interval level must be in (0, 0.99] (e.g. 0.8 for 80 %), got {level!r}")
-    return value
 
 
 @functools.lru_cache(maxsize=1)

@@ -2,25 +2,31 @@
 
 With calibrated intervals and warnings that were measured as a classifier.
 
-How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`):
+How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`,
+by ``tools/scaling_benchmark.py``, evaluated leave-one-source-out):
 
 1. fit every model of :data:`~workbench.models.scaling.MODELS` on all runs;
 2. *extrapolation-oriented cross-validation*: refit each model without the largest
    allocation (and, from 4 allocations on, without the two largest) and score its
    predictions of the left-out allocations, as a user extrapolates: the mean absolute log
    error is the model's ``cv_error``.  A model the curve is too short to cross-validate
-   gets its corpus-wide median (``Calibration.cv_prior``);
-3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` says how
-   much worse a model extrapolates across the corpus and ``g`` how much the curve's own
-   cross-validation counts (all learnt on the corpus, every source counting equally, and
-   evaluated leave-one-source-out; ``Calibration``); the prediction is the weighted geometric
-   mean of the models' predictions (models that refuse a target drop out of it);
-4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, which also
-   knows how much the models disagree and how well they predicted this curve's largest
-   allocations;
-5. warnings: one kind per reason to doubt, and ``warned`` when the calibrated probability of
-   missing by more than 30 % reaches ``Calibration.risk_threshold`` (chosen on the corpus so
-   that 90 % of such misses are flagged).
+   gets its median over the calibration curves (``Calibration.cv_prior``);
+3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` leaves a
+   model out of the combination or not and ``g`` says how much the curve's own
+   cross-validation counts (``Calibration``); the prediction is the weighted geometric mean of
+   the models' predictions.  Models that refuse a target drop out of it, and so do, when the
+   calibration chose it, members whose extrapolation turns upward although every measurement
+   fell (:func:`plausible`);
+4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, whose scale
+   knows how far the target is, how much the models disagree, how well they predicted this
+   curve's largest allocations, how noisy, flattening and irregular the curve is and how unlike
+   the calibration curves (its ``novelty``); its quantiles hold on sources it was not learnt from;
+5. topology: with ``unit``/``per_node`` (or the nodes of each run), a target that needs more
+   nodes than the one node every measurement ran on is warned (``leaves-node``);
+6. warnings: one kind per reason to doubt (:data:`WARNING_KINDS`, thresholds in
+   :data:`THRESHOLDS`), ``warned`` when the calibrated probability of missing by more than 30 %
+   reaches ``Calibration.risk_threshold`` (chosen so that 91 % of such misses are flagged on the
+   calibration records), and one ``verdict`` sentence per prediction.
 """
 
 from __future__ import annotations
@@ -40,7 +46,16 @@ from workbench.models.scaling.base import (
     fit_or_message,
 )
 from workbench.models.scaling.calibration import check_level, default_calibration, miss_probability
-from workbench.validation import UNITS, Threshold, as_vector, check_fitted, check_unit, nodes_of, require_valid
+from workbench.validation import (
+    UNITS,
+    FittedState,
+    Threshold,
+    as_vector,
+    check_fitted,
+    check_unit,
+    nodes_of,
+    require_valid,
+)
 
 __all__ = [
     "ScalingPredictor", "PREDICT_FRAME_COLUMNS", "WARNING_KINDS", "combine", "curve_descriptors", "is_warned",
@@ -297,12 +312,11 @@ def _member_prediction(model, n: np.ndarray) -> np.ndarray:
     NaN (no prediction: it drops out of the combination) instead of the member's
     ValidationError.
     """
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        pred = np.asarray(model._predict(n), float)
+    pred = model.predict_raw(n)
     return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
 
 
-class ScalingPredictor(BaseEstimator):
+class ScalingPredictor(FittedState, BaseEstimator):
     """Predict runtimes at new allocations from a strong-scaling curve.
 
     With calibrated intervals and measured warnings (module docstring).
@@ -324,20 +338,45 @@ class ScalingPredictor(BaseEstimator):
         gets the ``leaves-node`` warning and an interval widened as calibrated on curves
         with such a change.
 
-    Fitted attributes
-    -----------------
-    members_ : dict name -> fitted model (the models that could be fitted).
-    failures_ : dict name -> why a model could not be fitted.
-    cv_ : DataFrame of the cross-validation: model, train_max_n, n, actual, prediction,
-        log_error (``log(actual / prediction)``).
-    cv_error_ : dict name -> mean absolute log error in ``cv_`` (NaN: not cross-validated,
-        because the curve is too short or the calibration leaves the model out of the
-        combination).
-    weights_ : dict name -> combination weight (sums to 1).
-    combined_cv_error_ : the weighted mean of the models' ``cv_error_`` (a feature of the
-        interval: a curve whose largest allocations were mispredicted is less predictable).
-    allocations_, medians_ : distinct allocations and the median runtime at each.
-    warnings_ : list of :class:`~workbench.models.scaling.ModelWarning` about the data.
+    Attributes
+    ----------
+    members_ : dict of str to ScalingModel
+        The models that could be fitted, by name.
+    failures_ : dict of str to str
+        Why a model could not be fitted, by name.
+    cv_ : pandas.DataFrame
+        The cross-validation: model, train_max_n, n, actual, prediction, log_error
+        (``log(actual / prediction)``).
+    cv_error_ : dict of str to float
+        Mean absolute log error in ``cv_`` per model (NaN: not cross-validated, because the
+        curve is too short or the calibration leaves the model out of the combination).
+    weights_ : dict of str to float
+        Combination weight per model (sums to 1).
+    combined_cv_error_ : float
+        The weighted mean of the models' ``cv_error_`` (a feature of the interval: a curve
+        whose largest allocations were mispredicted is less predictable).
+    allocations_, medians_ : numpy.ndarray
+        Distinct allocations and the median runtime at each.
+    n_max_ : float
+        The largest measured allocation.
+    unit_ : str
+        What an allocation counts (the canonical ``unit``).
+    measured_nodes_ : float
+        The most nodes a measured run used (NaN when the topology is unknown).
+    descriptors_ : dict of str to float
+        The measured curve's shape (:func:`curve_descriptors`).
+    warnings_ : list of ModelWarning
+        Warnings about the data (:class:`~workbench.models.scaling.ModelWarning`).
+
+    Examples
+    --------
+    >>> from workbench.models.scaling import ScalingPredictor
+    >>> predictor = ScalingPredictor(per_node=16).fit([1, 2, 4, 8, 16], [100.0, 51.0, 26.4, 13.9, 7.6])
+    >>> frame = predictor.predict_frame([64])
+    >>> bool(frame["lower"].iloc[0] < frame["prediction"].iloc[0] < frame["upper"].iloc[0])
+    True
+    >>> "leaves-node" in frame["warnings"].iloc[0]
+    True
     """
 
     def __init__(self, models=tuple(MODELS), calibration=None, unit="processes", per_node=None):
@@ -454,8 +493,10 @@ class ScalingPredictor(BaseEstimator):
         w = np.where(w < 1e-12, 0.0, w)  # an excluded model weighs nothing, not 1e-200
         return dict(zip(names, (w / w.sum()).tolist()))
 
+    fitted_attribute = "weights_"
+
     def _check_fitted(self):
-        check_fitted(self, "weights_")
+        check_fitted(self)
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
@@ -597,12 +638,12 @@ class ScalingPredictor(BaseEstimator):
             i = where["leaves-node"][0]
             factor = self._calibration().error_model("predictor").stretch_factor("leaves_node")
             nodes = self.target_nodes(n[i:i + 1])[0]
-            wider = (f"its interval is {factor:.2g}x as wide as inside one node (calibrated on predictions that "
-                     "crossed a node)" if factor > 1 else "no calibration data with such a change was available, so "
-                     "its interval is NOT widened for it")
+            wider = (f"so its interval is {factor:.1f}x as wide as inside one node (as calibrated on predictions "
+                     "that crossed a node)" if factor > 1 else "and no calibration data with such a change was "
+                     "available, so its interval is NOT widened for it")
             messages["leaves-node"] = (
                 f"every measurement ran inside one node, but n = {n[i]:g} {UNITS[self.unit_][1]} needs {nodes:g} "
-                f"nodes: the interval cannot cover what the network adds; {wider}. Measure at "
+                f"nodes: what the network adds is not in the data, {wider}. Measure at "
                 f"{self.crossing_allocation():g} {UNITS[self.unit_][1]} (the smallest run on two nodes) to see it")
         if "far-extrapolation" in occurring:
             messages["far-extrapolation"] = (

@@ -1,0 +1,150 @@
+"""RegionPredictor (workbench.models.regions): one ScalingPredictor per region of a profile table,
+share, rank, growth in words, "starts to dominate" verdicts, consistency of exclusive sums.
+
+The generated application of tests/data/profiles/make_profiles.py has known laws: solve shrinks
+like 64/p, MPI_Allreduce grows like 0.2 log2 p, io stays at 1 s, main's own time is 0.5 s."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from workbench.errors import ModelWarning, NotFittedError, ValidationError
+from workbench.io import read_profiles
+from workbench.models.regions import REGION_FRAME_COLUMNS, RegionPredictor, growth_words
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
+import make_profiles as gen  # noqa: E402
+
+RELEARN = Path("/work/shared/data/extrap-mpi/relearn_data.txt")
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    return read_profiles(gen.write_all(tmp_path_factory.mktemp("regions"))["caliper"])
+
+
+@pytest.fixture(scope="module")
+def fitted(table):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return RegionPredictor().fit(table)
+
+
+def test_contract(table, fitted):
+    model = RegionPredictor(models=("amdahl", "pmnf"))
+    with pytest.raises(NotFittedError):
+        model.predict_frame([64])
+    assert clone(model).get_params() == model.get_params()
+    assert fitted.metric_ == ("time.duration", "inclusive", "max")  # metric=None: inclusive, max over ranks
+    assert fitted.root_ == "main" and set(fitted.predictors_) == set(gen.LAWS)
+    assert all(isinstance(w, ModelWarning) for w in fitted.warnings_)
+    assert not hasattr(clone(fitted), "predictors_")
+
+
+def test_frame_columns_share_rank(fitted):
+    frame = fitted.predict_frame([64, 256], level=0.8)
+    assert list(frame.columns) == REGION_FRAME_COLUMNS and len(frame) == 2 * len(gen.LAWS)
+    root = frame[frame["region"] == "main"]
+    assert np.allclose(root["share"], 1.0)
+    assert (frame["lower"] <= frame["prediction"]).all() and (frame["prediction"] <= frame["upper"]).all()
+    for _, at_n in frame.groupby("n"):
+        assert sorted(at_n["rank"]) == list(range(1, len(gen.LAWS) + 1))
+    # measured allocation: the ranks follow the measured exclusive times at p = 32
+    at32 = fitted.predict_frame([32]).set_index("region")
+    assert at32.loc["main->solve", "rank"] == 1  # 64/32 = 2 s, the largest exclusive part
+    assert at32.loc["main", "rank"] == 4  # 0.5 s
+    solve = at32.loc["main->solve", "share"]
+    assert solve == pytest.approx(max(gen.rank_times("main->solve", 32, 0)) / max(gen.rank_times("main", 32, 0)),
+                                  rel=0.1)
+
+
+def test_growth_words_of_the_known_laws(fitted):
+    growth = fitted.growth([256]).set_index("region")["growth"]
+    assert growth["main->solve"] == "shrinks like 1/n"
+    assert growth["main->solve->MPI_Allreduce"] == "grows like log n"
+    assert growth["main->io"] == "stays flat"
+
+
+def test_verdicts_flag_the_growing_regions(fitted):
+    verdicts = fitted.verdicts([256])
+    share = verdicts[verdicts["kind"] == "share-grows"].set_index("region")
+    rises = set(verdicts.loc[verdicts["kind"] == "runtime-rises", "region"])
+    assert "main->solve->MPI_Allreduce" in share.index and "main->solve->MPI_Allreduce" in rises
+    assert "main->solve" not in share.index and "main->solve" not in rises and "main->io" not in rises
+    # Allreduce (0.2 log2 p) overtakes io (1 s) and solve (64/p) in exclusive time near p = 32..64:
+    # its predicted crossing lies in the measured decade, the interval around it
+    row = share.loc["main->solve->MPI_Allreduce"]
+    assert 16 <= row["n_dominates"] <= 512 and row["n_lower"] <= row["n_dominates"]
+    assert "starts to dominate at n ~" in row["message"]
+    frame = fitted.predict_frame([256])
+    kinds = frame.set_index("region").loc["main->solve->MPI_Allreduce", "warnings"]
+    assert "share-grows" in kinds and "runtime-rises" in kinds
+
+
+def test_exclusive_sum_matches_total(fitted):
+    check = fitted.consistency_frame([8, 32, 128])
+    assert list(check.columns) == ["n", "total", "sum_exclusive", "ratio", "measured_ratio"]
+    assert check["measured_ratio"].iloc[0] == pytest.approx(1.0)  # a consistent call tree
+    assert check["ratio"].iloc[:2].between(0.95, 1.05).all()  # inside the measured range
+    assert check["ratio"].between(0.7, 1.3).all()
+
+
+@pytest.mark.parametrize("n, t, words", [
+    (np.geomspace(2, 512, 30), 3 + 100 / np.geomspace(2, 512, 30), "shrinks like 1/n"),
+    (np.geomspace(2, 512, 30), 1 + 0.5 * np.log2(np.geomspace(2, 512, 30)), "grows like log n"),
+    (np.geomspace(2, 512, 30), 2 + 0.01 * np.geomspace(2, 512, 30), "grows like n"),
+    (np.geomspace(2, 512, 30), np.full(30, 4.0), "stays flat"),
+    (np.geomspace(2, 512, 30), 10 - 8 / np.sqrt(np.geomspace(2, 512, 30)), "grows and levels off"),
+])
+def test_growth_words(n, t, words):
+    assert growth_words(n, t) == words
+
+
+def test_errors_and_configurations(table):
+    with pytest.raises(ValidationError, match="lacks column"):
+        RegionPredictor().fit(table.drop(columns="region"))
+    with pytest.raises(ValidationError, match="no metric 'flops'"):
+        RegionPredictor().fit(table, metric="flops")
+    with pytest.raises(ValidationError, match="'gpus' is empty"):
+        RegionPredictor().fit(table, n="gpus")
+    if not RELEARN.exists():
+        pytest.skip("the RELeARN Extra-P file is not in the data mirror")
+    relearn = read_profiles(RELEARN)
+    with pytest.warns(Warning, match="5 configurations of n"):
+        model = RegionPredictor(models=("amdahl", "pmnf")).fit(relearn)
+    assert "several-configurations" in [w.kind for w in model.warnings_]
+    chosen = RegionPredictor(models=("amdahl", "pmnf"), config={"n": 9000})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        chosen.fit(relearn)
+    runs = chosen.runs_
+    main = runs[(runs["region"] == "main()") & (runs["n"] == 32)]["inclusive"]
+    assert sorted(main) == [834.664, 835.892]  # the n = 9000 row of main() at p = 32
+    assert "several-configurations" not in [w.kind for w in chosen.warnings_]
+    # RELeARN's indented regions overlap: Connectivity update's children add up to more than itself
+    assert chosen.measured_ratio_ > 1.5 and chosen.parts_[0] == "Initialization"
+    assert isinstance(chosen.predict_frame([1024]), pd.DataFrame)
+
+
+def test_extrap_text_without_metric_is_modelled_as_measured(tmp_path):
+    # no METRIC line: Extra-P's "<default>" metric, kind n/a; x is the allocation column
+    lines = ["PARAMETER x", "POINTS ( 2 ) ( 4 ) ( 8 ) ( 16 )", "REGION main"]
+    lines += [f"DATA {100 / x + 1:.6g} {100 / x + 1.01:.6g}" for x in (2, 4, 8, 16)]
+    path = tmp_path / "plain.txt"
+    path.write_text("\n".join(lines) + "\n")
+    table = read_profiles(path)
+    assert set(table["kind"]) == {"n/a"} and set(table["metric"]) == {"<default>"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor(models=("amdahl", "pmnf")).fit(table, n="x")
+    frame = model.predict_frame([32])
+    assert frame["prediction"].iloc[0] == pytest.approx(100 / 32 + 1, rel=0.15)
+    assert frame["growth"].iloc[0] == "shrinks like 1/n"

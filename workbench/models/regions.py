@@ -1,0 +1,546 @@
+"""RegionPredictor: which part of an application stops scaling, and when it starts to dominate.
+
+One :class:`~workbench.models.scaling.ScalingPredictor` per region of a profile table
+(:func:`workbench.io.read_profiles`: one row per profile, region and metric), each with its
+calibrated interval and warnings, and what follows from comparing them:
+
+* ``share`` - the region's predicted (inclusive) time as a fraction of the root's, the
+  predicted total of the run;
+* ``rank`` - 1 for the region with the largest predicted *exclusive* time at that n (the
+  part of the code the run spends most time in, Extra-P's "dominating function");
+* ``growth`` - the fitted trend in words ("shrinks like 1/n", "grows like log n", ...): the
+  term of the performance-model normal form ``a + b n^i log2(n)^j`` [ExtraP] that best
+  follows the region's predicted curve from the smallest measured allocation to the largest
+  target;
+* region warnings: ``share-grows`` when the share rises by more than 10 % (relative) over
+  that range, with the allocation at which the region becomes the largest exclusive part
+  ("starts to dominate at n ~ X", interval from the regions' intervals), and
+  ``runtime-rises`` when its predicted time at the largest target exceeds that at the
+  smallest measured allocation by more than 5 %; regions under 1 % of the run at the largest
+  target are not reported as growing in share;
+* :meth:`RegionPredictor.consistency_frame` - the sum of the exclusive region predictions
+  beside the predicted total (they agree when the regions' models are consistent).
+
+The profile table's columns are documented in :mod:`workbench.io.callpath`; the curves are
+taken from it here (this module cannot import :mod:`workbench.io`, a sibling floor), with
+the same choices as :func:`workbench.io.region_curves`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+
+from workbench.errors import ModelWarning, ValidationError, emit_warnings, quiet_warnings
+from workbench.models.scaling import MODELS, ScalingPredictor
+from workbench.validation import check_fitted
+
+__all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "growth_words"]
+
+REGION_FRAME_COLUMNS = ["region", "n", "prediction", "lower", "upper", "share", "rank", "growth", "warned",
+                        "warnings"]
+#: Region-level warning kinds (beside the ScalingPredictor's own, :data:`~workbench.models.scaling.WARNING_KINDS`).
+REGION_WARNING_KINDS = {
+    "share-grows": "the region's share of the predicted total rises by more than 10 % (relative) with n",
+    "runtime-rises": "the region's predicted time at the largest target is > 5 % above that at the smallest "
+                     "measured allocation",
+}
+_SHARE_RISE, _RISE = 0.10, 0.05
+# a region below 1 % of the run at the largest target is not reported as growing in share
+_MIN_SHARE = 0.01
+_AGG_ORDER = ("max", "avg", "none", "sum", "min", "any")
+_REQUIRED = ("profile", "region", "parent", "depth", "metric", "kind", "aggregation", "value", "unit")
+# the PMNF terms growth_words chooses from: (i, j) of n^i log2(n)^j and their names
+_TERMS = ((-1.0, 0, "1/n"), (-0.5, 0, "1/sqrt(n)"), (-1.0, 1, "log n / n"), (0.0, 1, "log n"), (0.5, 0, "sqrt(n)"),
+          (1.0, 0, "n"), (1.0, 1, "n log n"), (2.0, 0, "n^2"), (0.0, 2, "log^2 n"))
+_FLAT = 0.05
+
+
+def growth_words(n: np.ndarray, t: np.ndarray) -> str:
+    """Return the trend of a predicted curve ``t(n)`` in words.
+
+    Fits ``a + b f(n)`` for each term ``f`` of :data:`_TERMS` by least squares (all terms
+    at once, vectorised) and names the best term whose direction matches the curve's:
+    "grows like log n" (b > 0 for a term that grows), "shrinks like 1/n" (b > 0 for a term
+    that decays). A rising curve best followed by a decaying term (``a - b/n``) "grows and
+    levels off", a falling one best followed by a growing term "shrinks and levels off".
+    A curve that changes by less than 5 % over the range "stays flat".
+    """
+    n, t = np.asarray(n, float), np.asarray(t, float)
+    ok = np.isfinite(t) & (t > 0) & np.isfinite(n) & (n > 0)
+    n, t = n[ok], t[ok]
+    if n.size < 3 or np.ptp(n) == 0:
+        return "unknown"
+    if np.ptp(t) <= _FLAT * np.median(t):
+        return "stays flat"
+    x = np.log2(n)
+    f = np.stack([n ** i * x ** j for i, j, _ in _TERMS])  # (terms, points)
+    fc = f - f.mean(axis=1, keepdims=True)
+    tc = t - t.mean()
+    denom = (fc ** 2).sum(axis=1)
+    b = np.divide(fc @ tc, denom, out=np.zeros(len(_TERMS)), where=denom > 0)
+    residual = ((tc[None, :] - b[:, None] * fc) ** 2).sum(axis=1)
+    rising = t[np.argmax(n)] > t[np.argmin(n)]
+    decays = np.array([i < 0 for i, _, _ in _TERMS])  # (log n / n decays from n = 3 on)
+    matching = (b > 0) & (decays != rising)
+    if not matching.any() or residual[matching].min() > 2 * residual.min():
+        return "grows and levels off" if rising else "shrinks and levels off"
+    best = int(np.flatnonzero(matching)[np.argmin(residual[matching])])
+    return f"{'grows' if rising else 'shrinks'} like {_TERMS[best][2]}"
+
+
+def _choose(table: pd.DataFrame, metric, n: str) -> tuple[str, str]:
+    """Return (metric, aggregation) of the inclusive time: max over ranks when present."""
+    if metric is None:
+        timed = table[(table["unit"] == "s") | table["metric"].str.contains("time", case=False)]
+        if timed.empty and table["metric"].nunique() == 1:
+            timed = table  # one metric, unnamed (Extra-P's "<default>"): it is what was measured
+        if timed.empty:
+            raise ValidationError("RegionPredictor.fit: the profile table has no time metric (unit 's' or a "
+                                  f"name with 'time'); metrics: {', '.join(table['metric'].unique()[:10])}")
+        candidates = timed
+    else:
+        candidates = table[table["metric"] == metric]
+        if candidates.empty:
+            raise ValidationError(f"RegionPredictor.fit: no metric {metric!r} in the profile table; metrics: "
+                                  f"{', '.join(map(repr, table['metric'].unique()[:10]))}")
+    combos = candidates[["metric", "kind", "aggregation"]].drop_duplicates()
+    combos = combos.assign(k=(combos["kind"] != "inclusive").astype(int),
+                           a=combos["aggregation"].map({a: i for i, a in enumerate(_AGG_ORDER)}),
+                           m=combos["metric"].map(lambda m: {"time": 0, "time.duration": 1}.get(m, 2)))
+    best = combos.sort_values(["k", "a", "m"], kind="stable").iloc[0]
+    return str(best["metric"]), str(best["aggregation"])
+
+
+class RegionPredictor(BaseEstimator):
+    """Predict every region of an application's profiles, with intervals and warnings per region.
+
+    Parameters
+    ----------
+    models : tuple of str, default all of :data:`~workbench.models.scaling.MODELS`
+        The models each region's :class:`~workbench.models.scaling.ScalingPredictor` combines.
+    calibration : Calibration or None, default None
+        Passed to every ScalingPredictor (None: the shipped table).
+    config : dict or None, default None
+        Run parameters that select one configuration when the profiles hold several (e.g.
+        ``{"n": 5000}`` for one problem size of a p x n experiment); None takes the
+        configuration with the most profiles and warns (``several-configurations``).
+
+    Fitted attributes
+    -----------------
+    metric_ : tuple (metric, kind, aggregation) of the modelled values.
+    n_column_ : the allocation column.
+    regions_ : DataFrame, one row per modelled region: region, name, parent, depth,
+        allocations (distinct n measured), exclusive (whether exclusive times were fitted).
+    root_ : the region whose predicted time is the total (the root with the largest
+        measured time).
+    parts_ : the regions whose exclusive times add up to the total: the root and its
+        descendants, or, for a flat profile whose root has no children, every other region.
+    measured_ratio_ : median over the profiles of the parts' measured exclusive times summed
+        (negative ones as 0), divided by the root's inclusive time (1 for a consistent call
+        tree; above 1 when regions overlap).
+    predictors_ : dict region -> fitted ScalingPredictor of the inclusive time.
+    exclusive_predictors_ : dict region -> fitted ScalingPredictor of the exclusive time
+        (measured, or a region's time minus its children's per profile).
+    runs_ : DataFrame of the runs fitted: region, n, run, inclusive, exclusive.
+    n_min_, n_max_ : smallest and largest measured allocation.
+    warnings_ : list of :class:`~workbench.errors.ModelWarning` (skipped regions, chosen
+        configuration).
+    """
+
+    def __init__(self, models=tuple(MODELS), calibration=None, config=None):
+        self.models = models
+        self.calibration = calibration
+        self.config = config
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, table: pd.DataFrame, metric: str | None = None, n: str = "processes") -> RegionPredictor:
+        """Fit one ScalingPredictor per region (inclusive and exclusive time) on a profile table.
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+            A profile table (:func:`workbench.io.read_profiles`).
+        metric : str or None, default None
+            The metric to model; None takes the inclusive time with the max-over-ranks
+            aggregation when present (the slowest rank sets the run time), or the only
+            metric of a table that holds one.
+        n : str, default "processes"
+            The allocation column.
+
+        Returns
+        -------
+        RegionPredictor
+            self.
+        """
+        where = "RegionPredictor.fit"
+        if not isinstance(table, pd.DataFrame):
+            raise ValidationError(f"{where}: expected a profile table (pandas DataFrame), got {type(table).__name__}")
+        missing = [c for c in (*_REQUIRED, n) if c not in table.columns]
+        if missing:
+            raise ValidationError(f"{where}: the profile table lacks column(s) {', '.join(map(repr, missing))}"
+                                  + (" (the allocation column, n=...)" if n in missing else ""))
+        warnings: list[ModelWarning] = []
+        name, aggregation = _choose(table, metric, n)
+        rows = table[(table["metric"] == name) & (table["aggregation"] == aggregation)].copy()
+        rows["_n"] = pd.to_numeric(rows[n], errors="coerce")
+        rows = rows[rows["_n"].notna()]
+        if rows.empty:
+            raise ValidationError(f"{where}: column {n!r} is empty for {name!r}: the profiles do not say their {n}")
+        rows, note = self._one_configuration(rows, n)
+        if note:
+            warnings.append(note)
+        inclusive = rows[rows["kind"] == "inclusive"]
+        if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
+            inclusive = _inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
+        elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
+            inclusive = rows.assign(kind="inclusive")
+        exclusive = rows[rows["kind"] == "exclusive"]
+        if exclusive.empty:
+            exclusive = _exclusive_from_inclusive(inclusive)
+        runs = _runs(inclusive, exclusive)
+        self.metric_ = (name, "inclusive", aggregation)
+        self.n_column_ = n
+        self.runs_ = runs
+        self.n_min_, self.n_max_ = float(runs["n"].min()), float(runs["n"].max())
+        self.predictors_, self.exclusive_predictors_ = {}, {}
+        self._memo = {}  # predictions by (model, region, level) and n: the dashboard asks for the same n again
+        info = inclusive.drop_duplicates("region").set_index("region")
+        records = []
+        for region, group in runs.groupby("region", sort=False):
+            incl = group[group["inclusive"] > 0]
+            if incl["n"].nunique() < 3:
+                warnings.append(ModelWarning("region-skipped", f"region {region!r}: only {incl['n'].nunique()} "
+                                             f"allocations with a positive time; 3 are needed to model it"))
+                continue
+            with quiet_warnings():
+                self.predictors_[region] = ScalingPredictor(self.models, self.calibration).fit(
+                    incl["n"].to_numpy(float), incl["inclusive"].to_numpy(float))
+                excl = group[group["exclusive"] > 0]
+                if excl["n"].nunique() >= 3:
+                    self.exclusive_predictors_[region] = ScalingPredictor(self.models, self.calibration).fit(
+                        excl["n"].to_numpy(float), excl["exclusive"].to_numpy(float))
+            records.append({"region": region, "name": info.loc[region, "name"] if "name" in info else region,
+                            "parent": info.loc[region, "parent"], "depth": int(info.loc[region, "depth"]),
+                            "allocations": int(incl["n"].nunique()),
+                            "exclusive": region in self.exclusive_predictors_,
+                            "measured": float(incl["inclusive"].median())})
+        if not records:
+            raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
+                                  f"values of {n!r}")
+        self.regions_ = pd.DataFrame(records)
+        roots = self.regions_[self.regions_["depth"] == self.regions_["depth"].min()]
+        self.root_ = str(roots.sort_values("measured", ascending=False)["region"].iloc[0])
+        regions = self.regions_["region"].tolist()
+        under = [r for r in regions if r == self.root_ or r.startswith(self.root_ + "->")]
+        # a flat profile (a root without children beside the other regions, as RELeARN's
+        # main()) has its parts beside the root
+        others = [r for r in regions if r != self.root_]
+        self.parts_ = under if len(under) > 1 or not others else others
+        # negative own times (a region's children measured longer than itself) count as 0, as in the fits
+        own = runs[runs["region"].isin(self.parts_)].assign(exclusive=lambda f: f["exclusive"].clip(lower=0)).groupby(
+            "profile")["exclusive"].sum()
+        total = runs[runs["region"] == self.root_].set_index("profile")["inclusive"]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.measured_ratio_ = float(np.nanmedian((own.reindex(total.index) / total).to_numpy(float)))
+        self.warnings_ = warnings
+        emit_warnings(self.warnings_)
+        return self
+
+    def _one_configuration(self, rows: pd.DataFrame, n: str):
+        """Keep one configuration (the other varying run parameters) of the profiles."""
+        fixed = set(_REQUIRED) | {"profile", "format", "name", "run", "_n", n, "processes", "nodes", "threads", "gpus"}
+        per_run = {"launchdate", "launchday", "elapsed_time", "figure_of_merit", "user", "cmdline", "libraries",
+                   "executablepath", "jobsize", "mpi.world.size", "numhosts", "p"}
+        profiles = rows.drop_duplicates("profile")
+        params = [c for c in rows.columns if c not in fixed and c.lower() not in per_run
+                  and profiles[c].astype(str).nunique() > 1]
+        if self.config:
+            unknown = [k for k in self.config if k not in rows.columns]
+            if unknown:
+                raise ValidationError("RegionPredictor: config names unknown column(s) "
+                                      f"{', '.join(map(repr, unknown))}")
+            keep = np.ones(len(rows), bool)
+            for key, value in self.config.items():
+                keep &= (rows[key].astype(str) == str(value)) | (pd.to_numeric(rows[key], errors="coerce") == value)
+            if not keep.any():
+                raise ValidationError(f"RegionPredictor: no profile has {self.config}")
+            return rows[keep], None
+        if not params:
+            return rows, None
+        keys = rows[params].astype(str).agg(", ".join, axis=1)
+        counts = keys[rows.index.isin(profiles.index)].value_counts(sort=False)
+        best = counts.idxmax()
+        chosen = rows[keys == best]
+        label = ", ".join(f"{p}={v}" for p, v in zip(params, chosen[params].iloc[0]))
+        return chosen, ModelWarning(
+            "several-configurations",
+            f"the profiles hold {len(counts)} configurations of {', '.join(params)}; modelled {label} (the one with "
+            f"the most profiles); choose another with config={{...}}")
+
+    def _check(self):
+        check_fitted(self, "predictors_", fit="fit(table)")
+
+    def region_frame(self, region: str, targets, level: float = 0.8, exclusive: bool = False) -> pd.DataFrame:
+        """Return one region's ScalingPredictor ``predict_frame`` at ``targets``.
+
+        Columns n, prediction, lower, upper, warned, warnings. ``exclusive`` selects the
+        model of its exclusive time. Predictions are kept per allocation, so asking again
+        for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
+        """
+        self._check()
+        models = self.exclusive_predictors_ if exclusive else self.predictors_
+        if region not in models:
+            raise ValidationError(f"RegionPredictor: no {'exclusive ' if exclusive else ''}model of region {region!r}; "
+                                  f"regions: {', '.join(map(repr, list(models)[:10]))}")
+        n = np.atleast_1d(np.asarray(targets, float))
+        memo = self.__dict__.setdefault("_memo", {}).setdefault((exclusive, region, float(level)), {})
+        missing = np.unique(n[[x not in memo for x in n]])
+        if missing.size:
+            frame = models[region].predict_frame(missing, level)
+            for x, row in zip(missing, frame[["prediction", "lower", "upper", "warned", "warnings"]].itertuples(
+                    index=False)):
+                memo[float(x)] = tuple(row)
+        rows = [memo[float(x)] for x in n]
+        return pd.DataFrame(rows, columns=["prediction", "lower", "upper", "warned", "warnings"]).assign(n=n)[
+            ["n", "prediction", "lower", "upper", "warned", "warnings"]]
+
+    def _predict(self, region: str, n, exclusive: bool = False) -> np.ndarray:
+        return self.region_frame(region, n, exclusive=exclusive)["prediction"].to_numpy(float)
+
+    def _lattice(self) -> np.ndarray:
+        """Return fixed allocations for curves and searches (so that predictions are reused across targets)."""
+        return np.geomspace(self.n_min_, self.n_max_ * 4096, 121)
+
+    # ------------------------------------------------------------- predicting
+    def _region_frames(self, targets, level):
+        frames = {}
+        for region, model in self.predictors_.items():
+            frames[region] = model.predict_frame(targets, level)
+        return frames
+
+    def _exclusive(self, targets, inclusive: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Predicted exclusive time per region: its own model, else inclusive minus children's."""
+        out = {}
+        for region in self.predictors_:
+            if region in self.exclusive_predictors_:
+                out[region] = self._predict(region, targets, exclusive=True)
+            else:
+                children = [r for r in self.predictors_ if self._parent(r) == region]
+                rest = inclusive[region] - sum((inclusive[c] for c in children), np.zeros_like(inclusive[region]))
+                out[region] = np.maximum(rest, 0.0)
+        return out
+
+    def _parent(self, region: str) -> str:
+        return str(self.regions_.set_index("region").at[region, "parent"])
+
+    def predict_frame(self, targets, level: float = 0.8) -> pd.DataFrame:
+        """Predict every region at the allocations ``targets``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per (region, n), :data:`REGION_FRAME_COLUMNS`: ``prediction``,
+            ``lower``, ``upper`` (the calibrated ``level`` interval of the region's
+            inclusive time, in the unit of the profiles), ``share`` (of the root's
+            predicted time), ``rank`` (1 = largest predicted exclusive time at that n),
+            ``growth`` (words), ``warned`` (the region's ScalingPredictor warns at that n)
+            and ``warnings`` (its kinds plus :data:`REGION_WARNING_KINDS`).
+            ``attrs["verdicts"]`` holds :meth:`verdicts`, ``attrs["consistency"]``
+            :meth:`consistency_frame` and ``attrs["messages"]`` the sentences of every
+            region's warnings.
+        """
+        self._check()
+        frames = self._region_frames(targets, level)
+        n = frames[self.root_]["n"].to_numpy(float)
+        inclusive = {r: f["prediction"].to_numpy(float) for r, f in frames.items()}
+        exclusive = self._exclusive(n, inclusive)
+        total = inclusive[self.root_]
+        regions = list(frames)
+        ex = np.vstack([exclusive[r] for r in regions])  # (regions, targets)
+        order = np.argsort(np.argsort(-np.where(np.isfinite(ex), ex, -np.inf), axis=0, kind="stable"), axis=0) + 1
+        verdicts = self.verdicts(n, level)
+        flags = {r: tuple(verdicts.loc[verdicts["region"] == r, "kind"]) for r in regions}
+        growth = {r: self._growth(r, n) for r in regions}
+        parts = []
+        for i, region in enumerate(regions):
+            f = frames[region]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = inclusive[region] / total
+            parts.append(pd.DataFrame({
+                "region": region, "n": n, "prediction": f["prediction"].to_numpy(float),
+                "lower": f["lower"].to_numpy(float), "upper": f["upper"].to_numpy(float), "share": share,
+                "rank": order[i].astype(np.int64), "growth": growth[region], "warned": f["warned"].to_numpy(bool),
+                "warnings": [tuple(w) + flags[region] for w in f["warnings"]]}))
+        frame = pd.concat(parts, ignore_index=True)[REGION_FRAME_COLUMNS]
+        frame.attrs["verdicts"] = verdicts
+        frame.attrs["consistency"] = self.consistency_frame(n)
+        frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
+        return frame
+
+    def predict_exclusive(self, targets) -> pd.DataFrame:
+        """Return every region's predicted exclusive time at ``targets``.
+
+        Columns region, n, exclusive (its own model's prediction, or the region's inclusive
+        prediction minus its children's where its exclusive times could not be modelled);
+        stacked over the regions under the root, they make the predicted total.
+        """
+        self._check()
+        n = np.atleast_1d(np.asarray(targets, float))
+        inclusive = {r: self._predict(r, n) for r in self.predictors_}
+        exclusive = self._exclusive(n, inclusive)
+        return pd.DataFrame({"region": np.repeat(list(exclusive), n.size), "n": np.tile(n, len(exclusive)),
+                             "exclusive": np.concatenate(list(exclusive.values()))})
+
+    def _grid(self, targets) -> np.ndarray:
+        top = max(float(np.max(targets)), self.n_max_)
+        lattice = self._lattice()
+        return np.unique(np.concatenate([lattice[lattice < top], [top]]))
+
+    def _growth(self, region: str, targets) -> str:
+        grid = self._grid(targets)
+        return growth_words(grid, self._predict(region, grid))
+
+    def growth(self, targets) -> pd.DataFrame:
+        """Return the trend in words of every region from the smallest allocation to ``max(targets)``."""
+        self._check()
+        return pd.DataFrame({"region": list(self.predictors_),
+                             "growth": [self._growth(r, targets) for r in self.predictors_]})
+
+    def verdicts(self, targets, level: float = 0.8, horizon: float = 64.0) -> pd.DataFrame:
+        """Regions whose share grows with n or whose runtime rises, with where they start to dominate.
+
+        Parameters
+        ----------
+        targets : array-like
+            Allocations the question is about (the range runs from the smallest measured
+            allocation to ``max(targets)``).
+        level : float, default 0.8
+            Interval level of the dominance interval.
+        horizon : float, default 64.0
+            How far beyond ``max(targets)`` (a factor; at most 4096 times the largest measured
+            allocation) to look for the allocation at which a growing region becomes the
+            largest exclusive part.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns region, kind (:data:`REGION_WARNING_KINDS`), n_dominates (NaN: not
+            within the horizon), n_lower, n_upper (from the regions' intervals: where the
+            region's upper bound first exceeds every other region's prediction, and where
+            its lower bound does), message (words).
+        """
+        self._check()
+        targets = np.atleast_1d(np.asarray(targets, float))
+        grid = self._grid(targets)
+        share_rows = []
+        total = self._predict(self.root_, grid)
+        lattice = self._lattice()
+        far = lattice[lattice <= max(float(targets.max()), self.n_max_) * horizon]
+        far_frames = {r: self.region_frame(r, far, level, exclusive=True) for r in self.exclusive_predictors_}
+        for region in self.predictors_:
+            if region == self.root_:
+                continue
+            pred = self._predict(region, grid)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                share = pred / total
+            if (np.isfinite(share[[0, -1]]).all() and share[-1] > (1 + _SHARE_RISE) * share[0]
+                    and share[-1] >= _MIN_SHARE):
+                n_at, lo, hi = self._dominance(region, far, far_frames)
+                until = f"{hi:.4g}" if np.isfinite(hi) else f"beyond {far[-1]:.4g}"
+                where = (f"starts to dominate at n ~ {n_at:.4g} (between {lo:.4g} and {until})"
+                         if np.isfinite(n_at) else
+                         ("already the largest part" if n_at == -np.inf else
+                          f"does not become the largest part before n = {far[-1]:.4g}"))
+                share_rows.append({"region": region, "kind": "share-grows",
+                                   "n_dominates": n_at if np.isfinite(n_at) else np.nan,
+                                   "n_lower": lo, "n_upper": hi,
+                                   "message": f"{region}: its share of the run grows from {share[0]:.1%} at n = "
+                                              f"{grid[0]:g} to {share[-1]:.1%} at n = {grid[-1]:g}; it {where}"})
+            ends = pred[[0, -1]]
+            if ends[1] > (1 + _RISE) * ends[0]:
+                share_rows.append({"region": region, "kind": "runtime-rises", "n_dominates": np.nan,
+                                   "n_lower": np.nan, "n_upper": np.nan,
+                                   "message": f"{region}: its time rises with n ({self._growth(region, targets)}): "
+                                              f"{ends[0]:.4g} at n = {grid[0]:g}, {ends[1]:.4g} predicted at "
+                                              f"n = {grid[-1]:g}"})
+        return pd.DataFrame(share_rows, columns=["region", "kind", "n_dominates", "n_lower", "n_upper", "message"])
+
+    def _dominance(self, region: str, far: np.ndarray, frames: dict) -> tuple[float, float, float]:
+        """First n where the region's exclusive time is the largest (and its interval's ends)."""
+        if region not in frames:
+            return np.nan, np.nan, np.nan
+        mine = frames[region]
+        others = [f["prediction"].to_numpy(float) for r, f in frames.items() if r != region]
+        if not others:
+            return -np.inf, np.nan, np.nan
+        best_other = np.nanmax(np.vstack(others), axis=0)
+        pred, lower, upper = (mine[c].to_numpy(float) for c in ("prediction", "lower", "upper"))
+
+        def first(mask):
+            hit = np.flatnonzero(mask)
+            return float(far[hit[0]]) if hit.size else np.nan
+
+        n_at = first(pred > best_other)
+        if n_at == far[0]:
+            return -np.inf, np.nan, np.nan
+        return n_at, first(upper > best_other), first(lower > best_other)
+
+    def consistency_frame(self, targets) -> pd.DataFrame:
+        """Compare the sum of the regions' exclusive predictions with the predicted total.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns n, total (the root's predicted time), sum_exclusive (the exclusive
+            predictions of ``parts_`` summed), ratio (sum_exclusive / total; 1 when the
+            region models agree with the total's), measured_ratio (the same ratio in the
+            measured profiles, median: far from 1 when the regions overlap, i.e. the
+            profile's nesting does not match its times).
+        """
+        self._check()
+        n = np.atleast_1d(np.asarray(targets, float))
+        inclusive = {r: self._predict(r, n) for r in self.predictors_}
+        exclusive = self._exclusive(n, inclusive)
+        total = inclusive[self.root_]
+        summed = np.nansum(np.vstack([exclusive[r] for r in self.parts_]), axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = summed / total
+        return pd.DataFrame({"n": n, "total": total, "sum_exclusive": summed, "ratio": ratio,
+                             "measured_ratio": self.measured_ratio_})
+
+
+def _exclusive_from_inclusive(rows: pd.DataFrame) -> pd.DataFrame:
+    children = rows[rows["parent"] != ""].groupby(["profile", "parent"], sort=False)["value"].sum()
+    keys = pd.MultiIndex.from_arrays([rows["profile"], rows["region"]])
+    out = rows.copy()
+    out["value"] = rows["value"].to_numpy() - children.reindex(keys, fill_value=0.0).to_numpy()
+    out["kind"] = "exclusive"
+    return out
+
+
+def _inclusive_from_exclusive(rows: pd.DataFrame) -> pd.DataFrame:
+    out = rows.copy()
+    regions = rows["region"].to_numpy(str)
+    value = rows["value"].to_numpy(float)
+    by_profile = rows.groupby("profile", sort=False).indices
+    total = np.empty_like(value)
+    for idx in by_profile.values():  # a profile's regions: sum each region's subtree
+        names = regions[idx]
+        for k, region in enumerate(names):
+            inside = (names == region) | np.char.startswith(names.astype(str), region + "->")
+            total[idx[k]] = value[idx][inside].sum()
+    out["value"] = total
+    out["kind"] = "inclusive"
+    return out
+
+
+def _runs(inclusive: pd.DataFrame, exclusive: pd.DataFrame) -> pd.DataFrame:
+    """One row per (region, profile): n, run index and both times."""
+    incl = inclusive[["region", "profile", "_n", "value"]].rename(columns={"_n": "n", "value": "inclusive"})
+    excl = exclusive[["region", "profile", "value"]].rename(columns={"value": "exclusive"})
+    runs = incl.merge(excl, on=["region", "profile"], how="left")
+    runs = runs.sort_values(["region", "n", "profile"], kind="stable")
+    runs["run"] = runs.groupby(["region", "n"], sort=False).cumcount()
+    return runs.reset_index(drop=True)[["region", "n", "run", "inclusive", "exclusive", "profile"]]
