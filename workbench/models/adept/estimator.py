@@ -53,7 +53,7 @@ from workbench.models.adept.warnings import (
     superlinear_warnings,
     target_warnings,
 )
-from workbench.validation import check_fitted
+from workbench.validation import FittedState, check_fitted
 
 __all__ = ["Adept", "WARNING_KINDS", "aggregate_repeats", "target_weights"]
 
@@ -61,7 +61,7 @@ _NUMBERS = ("delta", "q", "epsilon", "theta", "gamma", "high_error", "window", "
             "runner_up_factor", "size_ratio_tolerance")
 
 
-class Adept(BaseEstimator):
+class Adept(FittedState, BaseEstimator):
     """ADEPT scalability predictor ([Deshmeh2013] chapter 3), scikit-learn style.
 
     ``get_params``/``set_params``, so ``sklearn.base.clone`` copies every parameter.
@@ -204,6 +204,8 @@ class Adept(BaseEstimator):
     #: sizes together in cross-size mode) and distinct targets per prediction call.
     MAX_ALLOCATIONS = 32
     MAX_TARGETS = 500
+    #: the fitted attribute that marks a fit (workbench.validation.FittedState)
+    fitted_attribute = "target_fits_"
 
     def __init__(self, delta=0.05, q=2.0, epsilon=0.1, theta=5.0, gamma=5.0, units="fit", targets=None,
                  pass1_size=5000, pass2_size=500, window=0.15, high_error=0.10, runner_up_ratio=1.1,
@@ -361,7 +363,7 @@ class Adept(BaseEstimator):
         dict of str to numpy.ndarray
             The columns of ``fits_``, one value per target in the given order.
         """
-        check_fitted(self, "target_fits_")
+        check_fitted(self)
         targets = as_1d("n_targets", np.atleast_1d(n_targets))
         if targets.size == 0:
             return self.target_fits_.empty()
@@ -445,7 +447,7 @@ class Adept(BaseEstimator):
         pandas.DataFrame
             One row per target (index "target"), one column per observed n.
         """
-        check_fitted(self, "target_fits_")
+        check_fitted(self)
         targets = as_1d("n_targets", np.atleast_1d(n_targets))
         check_targets(targets, "n_targets", self.MAX_TARGETS)
         return pd.DataFrame(weights(self.search_, targets), index=pd.Index(targets, name="target"),
