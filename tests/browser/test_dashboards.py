@@ -30,14 +30,6 @@ from workbench.ui.drive import (
     wait_for_redraw,
 )
 
-#: Why a page may still ask a CDN for something: Voila's lab template links the Font Awesome
-#: stylesheets from cdn.jsdelivr.net; the server is to serve them itself (issue 23, item 6,
-#: workbench/ui/serve.py). Until then test_no_request_leaves_the_machine is an expected
-#: failure for those two URLs only; any other request off the machine fails it.
-FONT_AWESOME_CDN = "cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free"
-FONT_AWESOME_PENDING = ("Voila's lab template still links Font Awesome from a CDN: the server is to serve it "
-                        "locally (issue 23 item 6, workbench/ui/serve.py); expected to pass once that lands")
-
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 NOTEBOOKS = sorted(p.name for p in NOTEBOOK_DIR.glob("*.ipynb"))
 
@@ -125,7 +117,4 @@ def test_no_request_leaves_the_machine(notebook, voila_server, browser_page):
         page = browser_page
         open_dashboard(page, voila_server.render_url(notebook), DASHBOARDS[notebook].load_timeout_s)
         seen = list(page.foreign_requests)
-    others = [url for url in seen if FONT_AWESOME_CDN not in url]
-    assert not others, f"{notebook} requested {len(others)} resource(s) from off the machine: {others}"
-    if seen:
-        pytest.xfail(f"{FONT_AWESOME_PENDING}: {seen}")
+    assert not seen, f"{notebook} requested {len(seen)} resource(s) from off the machine: {seen}"
