@@ -240,8 +240,8 @@ def _distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
 class MultiParameterModel(BaseEstimator):
     """Base of the runtime models over ``n`` x problem parameters (module docstring).
 
-    Fitted attributes (every subclass)
-    ----------------------------------
+    Attributes
+    ----------
     parameters_ : list of str
         The problem-parameter columns.
     n_train_, S_train_, t_train_, runs_ : ndarray
@@ -251,6 +251,7 @@ class MultiParameterModel(BaseEstimator):
     floor_ : float
         What :meth:`predict` returns where the model is not positive.
     warnings_ : list of ModelWarning
+        What the fit found doubtful.
     equation_ : str
         The fitted model with its numbers.
     """

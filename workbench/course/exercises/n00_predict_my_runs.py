@@ -84,8 +84,10 @@ EXERCISES = (
         lambda: float(_predictor(SMALLEST_FOUR).predict([256])[0]),
         "Untick 32 and 128, tick 2 and 8 in the observed runs, set the target to 256 and read 'runtime at n = 256'.",
         explanation="The four smallest runs halve the runtime at each doubling, so they say little about where "
-        "the curve flattens: the prediction is warned (far-extrapolation, models-disagree) and its 80 % interval "
-        "spans more than a factor 30.",
+        "the curve flattens (it stops falling after 64 nodes: 38 s measured at 256): the prediction is warned "
+        "(high-risk, far-extrapolation) and its 80 % interval spans more than a factor 10, with the measured "
+        "runtime inside it. Models that turn upward past 8 nodes although every run fell (USL, PMNF) are left "
+        "out of the point: the data do not show that turn.",
         unit="s",
     ),
     numeric(
