@@ -15,6 +15,9 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.workbench-installed
+# the dashboards need only the `dashboards` and `profiles` extras: a first `make dashboards` installs
+# those (about half the time of everything the tests need); `make test` installs all and both stamps
+DASH_STAMP := $(VENV)/.workbench-dashboards-installed
 CHROMIUM := /usr/bin/chromium
 # PORT: the dashboards' port (default 8866); `make lab PORT=...` opens JupyterLab there (default 8888).
 # A taken port is an error for both, never a silent move to another one.
@@ -44,26 +47,35 @@ help:
 
 setup: $(STAMP)
 
-# The stamp lives inside .venv: deleting .venv forces a full reinstall; an existing .venv
-# (with or without the stamp) is reused and only updated.
-$(STAMP): pyproject.toml
+# The stamps live inside .venv: deleting .venv forces a full reinstall; an existing .venv
+# (with or without the stamps) is reused and only updated.
+define make_venv
 	@test -x $(BIN)/python || { \
 	  test -n "$(PYTHON)" || { echo "error: python3.11 (or python3 >= 3.11) not found" >&2; exit 1; }; \
 	  echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	@$(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { \
 	  echo "error: $(VENV) uses Python < 3.11; remove $(VENV) and run make again with PYTHON=python3.11" >&2; exit 1; }
+endef
+
+$(STAMP): pyproject.toml
+	$(make_venv)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+	@touch $@ $(DASH_STAMP)
+
+$(DASH_STAMP): pyproject.toml
+	$(make_venv)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e ".[dashboards,profiles]"
 	@touch $@
 
 # One definition of the server (workbench/ui/serve.py + voila.json: preheated kernels, culling
 # of closed pages' kernels, kernel cap, cell timeout, Host check, upload limit), also used by
 # the browser tests and the tools: `workbench serve`, the command an installed package has too.
-dashboards: $(STAMP)
+dashboards: $(DASH_STAMP)
 	$(BIN)/workbench serve notebooks --host $(HOST) --port $(PORT) $(VOILA_BROWSER) $(SERVE_ARGS)
 
 # Jupyter refuses to run as root without --allow-root (containers, CI): add it only then.
 LAB_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-lab: $(STAMP)
+lab: $(DASH_STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.port=$(LAB_PORT) --ServerApp.port_retries=0 $(VOILA_BROWSER) $(LAB_ROOT)
 
 # Debian's chromium for the browser tests (never `playwright install`).

@@ -99,8 +99,12 @@ def test_environment_python_satisfies_requires_python():
 def test_makefile_installs_from_pyproject_and_has_the_documented_targets():
     makefile = (ROOT / "Makefile").read_text()
     assert 'pip install' in makefile and '-e ".[test]"' in makefile
-    assert re.search(r"^\$\(STAMP\): pyproject\.toml", makefile, flags=re.M), (
-        "the venv stamp must depend on pyproject.toml")
+    for stamp in ("STAMP", "DASH_STAMP"):
+        assert re.search(rf"^\$\({stamp}\): pyproject\.toml", makefile, flags=re.M), (
+            f"the venv stamp {stamp} must depend on pyproject.toml")
+    # the dashboards install only what they need; the tests everything
+    assert re.search(r"^dashboards: \$\(DASH_STAMP\)", makefile, flags=re.M)
+    assert '-e ".[dashboards,profiles]"' in makefile
     targets = set(re.findall(r"^([a-z]+):", makefile, flags=re.M))
     assert {"dashboards", "test", "lab", "bench", "screenshots"} <= targets
 

@@ -110,7 +110,7 @@ def make_command(port: int, reuse_venv: bool) -> list[str]:
     if reuse_venv:
         if sys.prefix == sys.base_prefix:
             raise SystemExit("--reuse-venv: run this script with a venv's python (e.g. .venv/bin/python)")
-        stamp = Path(sys.prefix) / ".workbench-installed"
+        stamp = Path(sys.prefix) / ".workbench-dashboards-installed"
         # -o: the stamp counts as up to date whatever pyproject.toml's date, so make never pip-installs
         # into the shared venv (an editable install would then point at the temporary clone).
         cmd += [f"VENV={sys.prefix}", "-o", str(stamp)]
@@ -250,7 +250,7 @@ def run(args) -> tuple[dict, list[Load]]:
         t_page = time.time()
         meta["make_s"] = t_page - t_make
         meta["course_page_s"] = t_page - t0
-        stamp = clone / ".venv" / ".workbench-installed"
+        stamp = clone / ".venv" / ".workbench-dashboards-installed"
         if not args.reuse_venv and stamp.exists():
             meta["install_s"] = stamp.stat().st_mtime - t_make
         print(f"course page after {meta['course_page_s']:.1f} s (clone {meta['clone_s']:.1f} s, make dashboards "
