@@ -2,8 +2,8 @@
 
 Every function takes a *fitted* :class:`~workbench.models.adept.Adept` (or its
 :class:`~workbench.models.adept.AnomalyReport`) plus plain arrays and returns data (a
-tidy ``DataFrame``), a :class:`plotly.graph_objects.Figure` or an HTML string; nothing
-here fits a model or touches a widget.
+tidy ``DataFrame``) or a :class:`plotly.graph_objects.Figure` (the HTML of the warnings is
+:func:`workbench.views.adept.warnings_html`); nothing here fits a model or touches a widget.
 
 Figures with a fixed trace list (:func:`prediction_figure`, :func:`cross_size_figure`,
 :func:`weights_figure`) keep the same traces in the same order whatever the data -- empty
@@ -31,7 +31,6 @@ runtimes, PA = 100 - |t_pred - t| / t * 100 ([Deshmeh2013] section 3.7), in both
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -62,7 +61,6 @@ __all__ = [
     "measured_t1",
     "speedup_reference",
     "unit_pitfall_table",
-    "warnings_html",
     "weights_figure",
 ]
 
@@ -642,34 +640,3 @@ def side_by_side(figures: Sequence[go.Figure], titles: Sequence[str] | None = No
     out.update_layout(barmode="group", height=max((f.layout.height or 450) for f in figures),
                       margin=dict(l=60, r=20, t=70, b=50), legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
     return out
-
-
-# ----------------------------------------------------------------------------- html
-
-
-def _targets_text(targets: Sequence[float], limit: int = 6) -> str:
-    vals = sorted(float(v) for v in targets)
-    shown = ", ".join(f"{v:g}" for v in vals[:limit])
-    return shown + (f", … ({len(vals)} targets)" if len(vals) > limit else "")
-
-
-def warnings_html(warnings: Sequence[ModelWarning]) -> str:
-    """ADEPT's warnings ([Deshmeh2013] section 3.10, Table 3) as an HTML list.
-
-    Kind, message, the targets concerned (abridged) and a suggested allocation to measure.
-    Text is escaped.
-    """
-    if not warnings:
-        return '<div class="wb-adept-warnings"><b>Reliability:</b> no warnings.</div>'
-    items = []
-    for w in warnings:
-        extra = []
-        if w.targets:
-            extra.append(f"targets n = {_targets_text(w.targets)}")
-        if w.suggested_n is not None and np.isfinite(w.suggested_n):
-            extra.append(f"suggested: measure at n = {w.suggested_n:g}")
-        tail = f' <span style="color:#555">({html.escape("; ".join(extra))})</span>' if extra else ""
-        color = "#8b0000" if w.kind in RELIABILITY_KINDS else "#6d4c00"
-        items.append(f'<li><b style="color:{color}">{html.escape(w.kind)}</b>: {html.escape(w.message)}{tail}</li>')
-    return (f'<div class="wb-adept-warnings"><b>Warnings ({len(warnings)}):</b>'
-            f'<ul style="margin:2px 0 0 0;padding-left:20px">{"".join(items)}</ul></div>')

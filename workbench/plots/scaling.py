@@ -2,7 +2,8 @@
 
 Every function takes a *fitted* :class:`~workbench.models.scaling.ScalingPredictor` (or
 tables of the scaling benchmark) plus plain arrays and returns data (a ``DataFrame``), a
-:class:`plotly.graph_objects.Figure` or an HTML string; nothing here touches a widget.
+:class:`plotly.graph_objects.Figure`; nothing here touches a widget (their HTML is in
+:mod:`workbench.views.predict`).
 
 :func:`prediction_figure` keeps the same traces in the same order whatever the data (a
 model that is not drawn or could not be fitted is an invisible, empty trace), so a
@@ -17,7 +18,6 @@ per (curve, fold, model), and ``scaling_leaderboard.csv`` the same per model ove
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +25,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import ValidationError, quiet_warnings
-from workbench.models.scaling import MODELS, WARNING_KINDS
+from workbench.models.scaling import MODELS
 from workbench.models.scaling.calibration import default_calibration
 from workbench.plots.adept import _pair
 
@@ -41,9 +41,7 @@ __all__ = [
     "prediction_figure",
     "prediction_title",
     "protocol_figure",
-    "warnings_html",
     "weights_frame",
-    "weights_html",
 ]
 
 #: Allocations on the drawn curves (log-spaced; ADEPT costs ~2 ms per new allocation).
@@ -155,33 +153,6 @@ def prediction_title(row, unit: str = "processes", level: float = 0.8) -> str:
         return f"at n = {n:g} {unit}: no model predicts here"
     return (f"at n = {n:g} {unit}: {format_seconds(row['prediction'])} "
             f"({100 * level:.0f} % interval {row['lower']:.3g} – {row['upper']:.3g} s)")
-
-
-def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
-    """List the warning kinds of the first row of a ``predict_frame`` result in words, as HTML.
-
-    Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
-    with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
-    below.
-    """
-    row = frame.iloc[0]
-    kinds = list(row["warnings"])
-    messages = frame.attrs.get("messages", {})
-    if not kinds:
-        text = "<div style='color:#1b5e20'>No warning for this target.</div>"
-    else:
-        head = ("<b style='color:#b71c1c'>Warned</b>: do not trust the point, use the interval"
-                if row["warned"] else "<b>Notes</b> (not a warning of a likely miss)")
-        text = head + "<ul style='margin:2px 0'>" + "".join(
-            f"<li><code>{html.escape(k)}</code>: {html.escape(messages.get(k, WARNING_KINDS.get(k, '')))}</li>"
-            for k in kinds) + "</ul>"
-    notes = [(name, w) for name, m in (predictor.members_.items() if predictor is not None else ())
-             for w in m.warnings_]
-    if notes:
-        text += (f"<details><summary>the single models' own notes ({len(notes)})</summary><ul style='margin:2px 0'>"
-                 + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
-                           f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
-    return f"<div style='font-size:13px'>{text}</div>"
 
 
 # -------------------------------------------------------------------------- figures
@@ -350,22 +321,7 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
 
 # ------------------------------------------------------------------------ benchmark
 
-#: Columns of the per-curve benchmark file (``leaderboard(..., by=("curve_id", "fold", "model"))``).
-def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
-    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at the target) highlighted."""
-    rows = []
-    for r in frame.itertuples(index=False):
-        style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
-        cv = "–" if not np.isfinite(r.cv_error) else f"{100 * np.expm1(r.cv_error):.0f} %"
-        mark = " ◀ chosen" if r.model == chosen else ""
-        rows.append(f"<tr style='{style}'><td>{html.escape(r.label)}{mark}</td><td>{100 * r.weight:.0f} %</td>"
-                    f"<td>{cv}</td><td>{html.escape(r.status[:90])}</td></tr>")
-    head = "<tr><th>model</th><th>weight</th><th>own-curve CV miss</th><th>status</th></tr>"
-    return ("<div style='font-size:12px'><b>Model weights</b><table class='wb-table' style='border-collapse:collapse'>"
-            "<style>.wb-table td,.wb-table th{padding:1px 8px;text-align:left}</style>"
-            f"{head}{''.join(rows)}</table></div>")
-
-
+#: Leaderboard columns that are shares of the predictions (shown in %).
 _SHARES = ("within_10", "within_20", "coverage", "warned_share", "miss_recall", "good_silent")
 _BOARD_NAMES = {
     "model": "model", "curves": "curves", "predictions": "predictions", "refused": "refused",

@@ -2,7 +2,7 @@
 
 :class:`PredictState` holds what the prediction panels depend on: the observed (fitted)
 and held-back runs of one scaling curve, what n counts, the target allocation, the
-interval level and the models to draw.  :func:`view` fits a
+interval level and the models to draw.  :func:`prediction_view` fits a
 :class:`~workbench.models.scaling.ScalingPredictor` and returns :class:`PredictPanels`:
 runtime vs allocation (main figure), the readout rows and the HTML tables of the target,
 the warnings, the model weights and the held-back runs.  :func:`measure_next_view` is
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from workbench.models.scaling import MODELS, ScalingPredictor
+from workbench.models.scaling import MODELS, WARNING_KINDS, ScalingPredictor
 from workbench.plots.scaling import (
     MODEL_LABELS,
     allocation_grid,
@@ -31,17 +31,33 @@ from workbench.plots.scaling import (
     prediction_curves,
     prediction_figure,
     protocol_figure,
-    warnings_html,
     weights_frame,
-    weights_html,
 )
 from workbench.validation import UNITS, check_unit
 from workbench.views.panels import FitCache, frame_html
 from workbench.views.tables import Column
 
-__all__ = ["BoardCurvePanels", "MeasureNext", "PredictPanels", "PredictState", "TargetRange", "board_curve_view",
-           "board_table_html", "cost_word", "curve_unit", "measure_next_html", "measure_next_view",
-           "predictions_csv_html", "run_cost", "target_range", "target_table_html", "view"]
+__all__ = [
+    "board_curve_view",
+    "board_table_html",
+    "BoardCurvePanels",
+    "cost_word",
+    "curve_unit",
+    "fit_predictor",
+    "measure_next_html",
+    "measure_next_view",
+    "MeasureNext",
+    "prediction_view",
+    "predictions_csv_html",
+    "PredictPanels",
+    "PredictState",
+    "run_cost",
+    "target_range",
+    "target_table_html",
+    "TargetRange",
+    "warnings_html",
+    "weights_html",
+]
 
 
 
@@ -154,19 +170,19 @@ class MeasureNext:
     html: str
 
 
-def fit(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
+def fit_predictor(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
     """Return the predictor fitted to the observed runs (cached per data)."""
     return _cached(cache, ("fit", state.data_key, state.unit, state.per_node), lambda: ScalingPredictor(
         unit=state.unit, per_node=state.per_node).fit(*state.observed, nodes=state.nodes))
 
 
-def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
+def prediction_view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
     """Fit (or reuse) the predictor of ``state`` and build the prediction panels.
 
     Raises :class:`~workbench.errors.ValidationError` (in the project's words) for runs the
     predictor cannot fit, e.g. fewer than 3 distinct observed allocations.
     """
-    p = fit(state, cache)
+    p = fit_predictor(state, cache)
     grid = state.grid
     curves = _cached(cache, ("curves", state.data_key, state.level, grid), lambda: prediction_curves(
         p, allocation_grid(10 ** grid[0], 10 ** grid[1]), state.level))
@@ -183,6 +199,48 @@ def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
         holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor",
                            _holdout_columns(_word(state.unit), state.level)) if len(hold) else "",
     )
+
+
+def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
+    """List the warning kinds of the first row of a ``predict_frame`` result in words, as HTML.
+
+    Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
+    with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
+    below.
+    """
+    row = frame.iloc[0]
+    kinds = list(row["warnings"])
+    messages = frame.attrs.get("messages", {})
+    if not kinds:
+        text = "<div style='color:#1b5e20'>No warning for this target.</div>"
+    else:
+        head = ("<b style='color:#b71c1c'>Warned</b>: do not trust the point, use the interval"
+                if row["warned"] else "<b>Notes</b> (not a warning of a likely miss)")
+        text = head + "<ul style='margin:2px 0'>" + "".join(
+            f"<li><code>{html.escape(k)}</code>: {html.escape(messages.get(k, WARNING_KINDS.get(k, '')))}</li>"
+            for k in kinds) + "</ul>"
+    notes = [(name, w) for name, m in (predictor.members_.items() if predictor is not None else ())
+             for w in m.warnings_]
+    if notes:
+        text += (f"<details><summary>the single models' own notes ({len(notes)})</summary><ul style='margin:2px 0'>"
+                 + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
+                           f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
+    return f"<div style='font-size:13px'>{text}</div>"
+
+
+def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
+    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at the target) highlighted."""
+    rows = []
+    for r in frame.itertuples(index=False):
+        style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
+        cv = "–" if not np.isfinite(r.cv_error) else f"{100 * np.expm1(r.cv_error):.0f} %"
+        mark = " ◀ chosen" if r.model == chosen else ""
+        rows.append(f"<tr style='{style}'><td>{html.escape(r.label)}{mark}</td><td>{100 * r.weight:.0f} %</td>"
+                    f"<td>{cv}</td><td>{html.escape(r.status[:90])}</td></tr>")
+    head = "<tr><th>model</th><th>weight</th><th>own-curve CV miss</th><th>status</th></tr>"
+    return ("<div style='font-size:12px'><b>Model weights</b><table class='wb-table' style='border-collapse:collapse'>"
+            "<style>.wb-table td,.wb-table th{padding:1px 8px;text-align:left}</style>"
+            f"{head}{''.join(rows)}</table></div>")
 
 
 def _word(unit: str) -> str:
