@@ -32,6 +32,7 @@ runtimes, PA = 100 - |t_pred - t| / t * 100 ([Deshmeh2013] section 3.7), in both
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -331,6 +332,158 @@ def _to_view(view: str, t, t1_ref: float):
     return t1_ref / t if view == "speedup" else t
 
 
+@dataclass(frozen=True)
+class _ViewSpace:
+    """How :func:`prediction_figure` puts runtimes into its ``view`` (module docstring)."""
+
+    view: str
+    t1_ref: float
+    t1_how: str
+    # with a measured t(1) the speedup view is t(1) / runtime view
+    via_t1: bool
+
+    @property
+    def speed(self) -> bool:
+        return self.view == "speedup"
+
+    def y_pred(self, runtime, inst_speedup) -> np.ndarray:
+        """Predicted values in the current view from runtimes / the instances' speedups."""
+        runtime = np.asarray(runtime, float)
+        return (self.t1_ref / runtime if self.via_t1 else np.asarray(inst_speedup, float)) if self.speed else runtime
+
+    def measured(self, t) -> np.ndarray:
+        """Measured runtimes in the current view."""
+        return _to_view(self.view, t, self.t1_ref)
+
+
+def _add_envelope(fig: go.Figure, model: Adept, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Traces 0-1 of :func:`prediction_figure`: the envelope band."""
+    env = model.envelope_
+    if v.speed and not v.via_t1:
+        lo, hi = env.speedup_band(grid)
+    else:
+        lo, hi = env.runtime_band(grid)
+        if v.via_t1:
+            lo, hi = v.t1_ref / hi, v.t1_ref / lo
+    band_hover = (
+        f"envelope (δ = {model.delta_:.3g}): %{{y:.4g}}<br>n = %{{x:.4g}}<br>pointwise extreme of the bound "
+        "instances of all range pairs (thesis Fig. 4); not a confidence interval<extra></extra>"
+    )
+    fig.add_scatter(x=grid, y=lo, name="envelope (lowest bound)", mode="lines", legendgroup="env", showlegend=False,
+                    line=dict(color=_C["band_line"], width=1), hovertemplate=band_hover)
+    fig.add_scatter(x=grid, y=hi, name=f"envelope, δ = {model.delta_:.3g}", mode="lines", legendgroup="env",
+                    fill="tonexty", fillcolor=_C["band"], line=dict(color=_C["band_line"], width=1),
+                    hovertemplate=band_hover)
+
+
+def _add_compare(fig: go.Figure, compare: Adept | None, label: str, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Trace 2 of :func:`prediction_figure`: the comparison model's predicted curve."""
+    if compare is not None:
+        c = prediction_curve(compare, grid)
+        fig.add_scatter(x=grid, y=v.y_pred(c["runtime"], c["speedup"]), name=f"prediction {label}", mode="lines",
+                        line=dict(color=_C["compare"], width=2, dash="dashdot"),
+                        customdata=c[["A", "sigma"]].to_numpy(), hovertemplate=_hover_instance(label))
+    else:
+        fig.add_scatter(x=[], y=[], name=f"prediction {label}", mode="lines", showlegend=False)
+
+
+def _add_instances(fig: go.Figure, model: Adept, targets: np.ndarray, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Traces 3-4 of :func:`prediction_figure`: best and runner-up instance of the largest target with a runner-up."""
+    ru = _runner_up(model, targets)
+    for label, key_A, key_s, color, dash in (
+        ("best instance", "A", "sigma", _C["best"], "dot"),
+        ("runner-up instance", "runner_up_A", "runner_up_sigma", _C["runner"], "dash"),
+    ):
+        if ru is None:
+            fig.add_scatter(x=[], y=[], name=label, mode="lines", showlegend=False)
+            continue
+        A, s = float(ru[key_A]), float(ru[key_s])
+        scale = float(ru["scale"]) if key_A == "A" else _instance_scale(model, A, s)
+        y = v.y_pred(scale * downey.runtime(grid, A, s), downey.speedup(grid, A, s))
+        fig.add_scatter(
+            x=grid, y=y, name=f"{label} for n* = {ru['target']:g}: A = {A:.3g}, σ = {s:.3g}", mode="lines",
+            line=dict(color=color, width=1.5, dash=dash),
+            hovertemplate=(f"{label} for n* = {ru['target']:g} (A = {A:.4g}, σ = {s:.3g})<br>n = %{{x:.4g}}<br>"
+                           "%{y:.4g}<br>runner-up: WSSRE within 10 % of the best, A differs > 1.5× (Table 3)"
+                           "<extra></extra>"),
+        )
+
+
+def _add_prediction(fig: go.Figure, curve: pd.DataFrame, grid: np.ndarray, time_unit: str, v: _ViewSpace) -> None:
+    """Trace 5 of :func:`prediction_figure`: the predicted curve."""
+    if v.via_t1:
+        what = "speedup t(1)/t_pred(n) with the measured t(1)"
+    elif v.speed:
+        what = "speedup S = T(1)/T(n) of the instance fitted for this n (unit-free, needs no measured T(1))"
+    else:
+        what = f"predicted runtime [{time_unit}]"
+    fig.add_scatter(x=grid, y=v.y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)",
+                    mode="lines",
+                    line=dict(color=_C["pred"], width=2.5), customdata=curve[["A", "sigma"]].to_numpy(),
+                    hovertemplate=_hover_instance(what))
+
+
+def _add_base(fig: go.Figure, model: Adept, n_base: np.ndarray, t_base: np.ndarray, v: _ViewSpace) -> None:
+    """Trace 6 of :func:`prediction_figure`: the base-size runs of a cross-size fit."""
+    ratio = getattr(model, "ratio_", None)
+    if n_base.size:
+        yb = v.measured(t_base * (ratio or 1.0)) if v.speed else t_base
+        fig.add_scatter(
+            x=n_base, y=yb, name="base size" + (" (× R, speedup space)" if v.speed else ""), mode="lines+markers",
+            line=dict(color=_C["base"], width=1.5), marker=dict(size=7, symbol="square"),
+            hovertemplate=(f"base size<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>runtime ratio R = {ratio or float('nan'):.4g}"
+                           "<extra></extra>"),
+        )
+    else:
+        fig.add_scatter(x=[], y=[], name="base size", mode="lines+markers", showlegend=False)
+
+
+def _add_points(fig: go.Figure, obs: pd.DataFrame, time_unit: str, v: _ViewSpace) -> None:
+    """Traces 7-8 of :func:`prediction_figure`: guiding and observed points."""
+    hover_pts = f"%{{text}}<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>t = %{{customdata[0]:.4g}} {time_unit}, " \
+                f"weight factor %{{customdata[1]:.2f}}" + (f"<br>{v.t1_how}" if v.speed else "") + "<extra></extra>"
+    for kind, label, color, symbol in (("guiding", "guiding points (base × R)", _C["guide"], "diamond"),
+                                        ("observed", "observed (used)", _C["obs"], "circle")):
+        o = obs[obs["kind"] == kind]
+        w = o["weight_factor"].to_numpy(float)
+        symbols = np.where(w <= 0, "x", np.where(w < 1, f"{symbol}-open", symbol)).tolist()
+        text = np.where(w <= 0, f"{kind}: not used (weight 0)",
+                        np.where(w < 1, f"{kind}: anomalous, weight reduced", kind)).tolist()
+        fig.add_scatter(
+            x=o["n"], y=v.measured(o["t"]), name=label, mode="markers", showlegend=not o.empty,
+            marker=dict(color=color, size=10, symbol=symbols, line=dict(width=1.5, color=color)),
+            text=text, customdata=np.column_stack([o["t"], w]) if len(o) else None, hovertemplate=hover_pts,
+        )
+
+
+def _add_holdout(fig: go.Figure, model: Adept, n_act: np.ndarray, t_act: np.ndarray, time_unit: str,
+                 v: _ViewSpace) -> pd.DataFrame:
+    """Traces 9-10 of :func:`prediction_figure`: held-back runs and the predictions there; return the holdout frame."""
+    h = holdout_frame(model, (n_act, t_act))
+    pa_text = [f"PA {x:.0f}%" if np.isfinite(x) else "no prediction" for x in h["accuracy_pct"].to_numpy(float)]
+    pred_y = v.y_pred(h["prediction"], h["speedup"])
+    custom = np.column_stack([h["actual"], h["prediction"], h["error_pct"], h["warnings"].replace("", "none")]) \
+        if len(h) else None
+    hover_act = (
+        f"held back (not used for fitting)<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>actual t = %{{customdata[0]:.4g}} "
+        f"{time_unit}<br>predicted t = %{{customdata[1]:.4g}} {time_unit}<br>E = %{{customdata[2]:.1f}} %, "
+        "%{text} (PA = 100 − E, on runtimes)<br>warnings: %{customdata[3]}"
+        + (f"<br>{v.t1_how}" if v.speed else "") + "<extra></extra>"
+    )
+    fig.add_scatter(
+        x=h["n"], y=v.measured(h["actual"]), name="held back (actual)", mode="markers+text",
+        showlegend=len(h) > 0, text=pa_text, textposition="top center", textfont=dict(color=_C["actual"], size=11),
+        marker=dict(color=_C["actual"], size=11, symbol="star"), customdata=custom, hovertemplate=hover_act,
+    )
+    fig.add_scatter(
+        x=h["n"], y=pred_y, name="prediction at held-back n", mode="markers", showlegend=len(h) > 0,
+        marker=dict(color=_C["pred"], size=9, symbol="diamond-open", line=dict(width=2)),
+        text=pa_text, customdata=custom, hovertemplate=hover_act.replace("held back (not used for fitting)",
+                                                                          "ADEPT prediction"),
+    )
+    return h
+
+
 def prediction_figure(
     model: Adept,
     actual=None,
@@ -370,129 +523,16 @@ def prediction_figure(
     grid = prediction_grid(model, n_act) if n_grid is None else np.asarray(n_grid, float)
     curve = prediction_curve(model, grid)
     t1_ref, t1_how = speedup_reference(model)
-    speed = view == "speedup"
-    # with a measured t(1) the speedup view is t(1) / runtime view (module docstring)
-    via_t1 = speed and measured_t1(model) is not None
-
-    def y_pred(runtime, inst_speedup):
-        """Predicted values in the current view from runtimes / the instances' speedups."""
-        runtime = np.asarray(runtime, float)
-        return (t1_ref / runtime if via_t1 else np.asarray(inst_speedup, float)) if speed else runtime
-
+    v = _ViewSpace(view, t1_ref, t1_how, via_t1=view == "speedup" and measured_t1(model) is not None)
     obs = model.observations_
     fig = go.Figure()
-
-    # 0-1: envelope band
-    env = model.envelope_
-    if speed and not via_t1:
-        lo, hi = env.speedup_band(grid)
-    else:
-        lo, hi = env.runtime_band(grid)
-        if via_t1:
-            lo, hi = t1_ref / hi, t1_ref / lo
-    band_hover = (
-        f"envelope (δ = {model.delta_:.3g}): %{{y:.4g}}<br>n = %{{x:.4g}}<br>pointwise extreme of the bound "
-        "instances of all range pairs (thesis Fig. 4); not a confidence interval<extra></extra>"
-    )
-    fig.add_scatter(x=grid, y=lo, name="envelope (lowest bound)", mode="lines", legendgroup="env", showlegend=False,
-                    line=dict(color=_C["band_line"], width=1), hovertemplate=band_hover)
-    fig.add_scatter(x=grid, y=hi, name=f"envelope, δ = {model.delta_:.3g}", mode="lines", legendgroup="env",
-                    fill="tonexty", fillcolor=_C["band"], line=dict(color=_C["band_line"], width=1),
-                    hovertemplate=band_hover)
-
-    # 2: comparison model
-    if compare is not None:
-        c = prediction_curve(compare, grid)
-        fig.add_scatter(x=grid, y=y_pred(c["runtime"], c["speedup"]), name=f"prediction {compare_label}", mode="lines",
-                        line=dict(color=_C["compare"], width=2, dash="dashdot"),
-                        customdata=c[["A", "sigma"]].to_numpy(), hovertemplate=_hover_instance(compare_label))
-    else:
-        fig.add_scatter(x=[], y=[], name=f"prediction {compare_label}", mode="lines", showlegend=False)
-
-    # 3-4: best and runner-up instance of the largest target that has a runner-up
-    ru = _runner_up(model, np.union1d(n_act, grid))
-    for label, key_A, key_s, color, dash in (
-        ("best instance", "A", "sigma", _C["best"], "dot"),
-        ("runner-up instance", "runner_up_A", "runner_up_sigma", _C["runner"], "dash"),
-    ):
-        if ru is None:
-            fig.add_scatter(x=[], y=[], name=label, mode="lines", showlegend=False)
-            continue
-        A, s = float(ru[key_A]), float(ru[key_s])
-        scale = float(ru["scale"]) if key_A == "A" else _instance_scale(model, A, s)
-        y = y_pred(scale * downey.runtime(grid, A, s), downey.speedup(grid, A, s))
-        fig.add_scatter(
-            x=grid, y=y, name=f"{label} for n* = {ru['target']:g}: A = {A:.3g}, σ = {s:.3g}", mode="lines",
-            line=dict(color=color, width=1.5, dash=dash),
-            hovertemplate=(f"{label} for n* = {ru['target']:g} (A = {A:.4g}, σ = {s:.3g})<br>n = %{{x:.4g}}<br>"
-                           "%{y:.4g}<br>runner-up: WSSRE within 10 % of the best, A differs > 1.5× (Table 3)"
-                           "<extra></extra>"),
-        )
-
-    # 5: the prediction
-    if via_t1:
-        what = "speedup t(1)/t_pred(n) with the measured t(1)"
-    elif speed:
-        what = "speedup S = T(1)/T(n) of the instance fitted for this n (unit-free, needs no measured T(1))"
-    else:
-        what = f"predicted runtime [{time_unit}]"
-    fig.add_scatter(x=grid, y=y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)",
-                    mode="lines",
-                    line=dict(color=_C["pred"], width=2.5), customdata=curve[["A", "sigma"]].to_numpy(),
-                    hovertemplate=_hover_instance(what))
-
-    # 6: base size (cross-size)
-    ratio = getattr(model, "ratio_", None)
-    if n_base.size:
-        yb = _to_view(view, t_base * (ratio or 1.0), t1_ref) if speed else t_base
-        fig.add_scatter(
-            x=n_base, y=yb, name="base size" + (" (× R, speedup space)" if speed else ""), mode="lines+markers",
-            line=dict(color=_C["base"], width=1.5), marker=dict(size=7, symbol="square"),
-            hovertemplate=(f"base size<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>runtime ratio R = {ratio or float('nan'):.4g}"
-                           "<extra></extra>"),
-        )
-    else:
-        fig.add_scatter(x=[], y=[], name="base size", mode="lines+markers", showlegend=False)
-
-    # 7-8: guiding and observed points
-    hover_pts = f"%{{text}}<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>t = %{{customdata[0]:.4g}} {time_unit}, " \
-                f"weight factor %{{customdata[1]:.2f}}" + (f"<br>{t1_how}" if speed else "") + "<extra></extra>"
-    for kind, label, color, symbol in (("guiding", "guiding points (base × R)", _C["guide"], "diamond"),
-                                        ("observed", "observed (used)", _C["obs"], "circle")):
-        o = obs[obs["kind"] == kind]
-        w = o["weight_factor"].to_numpy(float)
-        symbols = np.where(w <= 0, "x", np.where(w < 1, f"{symbol}-open", symbol)).tolist()
-        text = np.where(w <= 0, f"{kind}: not used (weight 0)",
-                        np.where(w < 1, f"{kind}: anomalous, weight reduced", kind)).tolist()
-        fig.add_scatter(
-            x=o["n"], y=_to_view(view, o["t"], t1_ref), name=label, mode="markers", showlegend=not o.empty,
-            marker=dict(color=color, size=10, symbol=symbols, line=dict(width=1.5, color=color)),
-            text=text, customdata=np.column_stack([o["t"], w]) if len(o) else None, hovertemplate=hover_pts,
-        )
-
-    # 9-10: held-back runs and the predictions there
-    h = holdout_frame(model, (n_act, t_act))
-    pa_text = [f"PA {v:.0f}%" if np.isfinite(v) else "no prediction" for v in h["accuracy_pct"].to_numpy(float)]
-    pred_y = y_pred(h["prediction"], h["speedup"])
-    custom = np.column_stack([h["actual"], h["prediction"], h["error_pct"], h["warnings"].replace("", "none")]) \
-        if len(h) else None
-    hover_act = (
-        f"held back (not used for fitting)<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>actual t = %{{customdata[0]:.4g}} "
-        f"{time_unit}<br>predicted t = %{{customdata[1]:.4g}} {time_unit}<br>E = %{{customdata[2]:.1f}} %, "
-        "%{text} (PA = 100 − E, on runtimes)<br>warnings: %{customdata[3]}"
-        + (f"<br>{t1_how}" if speed else "") + "<extra></extra>"
-    )
-    fig.add_scatter(
-        x=h["n"], y=_to_view(view, h["actual"], t1_ref), name="held back (actual)", mode="markers+text",
-        showlegend=len(h) > 0, text=pa_text, textposition="top center", textfont=dict(color=_C["actual"], size=11),
-        marker=dict(color=_C["actual"], size=11, symbol="star"), customdata=custom, hovertemplate=hover_act,
-    )
-    fig.add_scatter(
-        x=h["n"], y=pred_y, name="prediction at held-back n", mode="markers", showlegend=len(h) > 0,
-        marker=dict(color=_C["pred"], size=9, symbol="diamond-open", line=dict(width=2)),
-        text=pa_text, customdata=custom, hovertemplate=hover_act.replace("held back (not used for fitting)",
-                                                                          "ADEPT prediction"),
-    )
+    _add_envelope(fig, model, grid, v)
+    _add_compare(fig, compare, compare_label, grid, v)
+    _add_instances(fig, model, np.union1d(n_act, grid), grid, v)
+    _add_prediction(fig, curve, grid, time_unit, v)
+    _add_base(fig, model, n_base, t_base, v)
+    _add_points(fig, obs, time_unit, v)
+    h = _add_holdout(fig, model, n_act, t_act, time_unit, v)
 
     if title is None:
         mean_pa = h["accuracy_pct"].mean() if len(h) else np.nan
@@ -500,9 +540,9 @@ def prediction_figure(
         title = (f"ADEPT {view} prediction ({model.units} units, δ = {model.delta_:.3g}, q = {model.q:g})"
                  f"{summary}")
     fig.update_xaxes(type="log", title_text="processors n")
-    if speed:
-        top = np.nanmax(np.concatenate([y_pred(curve["runtime"], curve["speedup"]), _to_view(view, obs["t"], t1_ref),
-                                        _to_view(view, h["actual"], t1_ref), [1.0]]))
+    if v.speed:
+        top = np.nanmax(np.concatenate([v.y_pred(curve["runtime"], curve["speedup"]), v.measured(obs["t"]),
+                                        v.measured(h["actual"]), [1.0]]))
         fig.update_yaxes(title_text="speedup S(n)", range=[0, 1.15 * top])
     else:
         fig.update_yaxes(type="log", title_text=f"runtime [{time_unit}]")
