@@ -185,6 +185,51 @@ def _y_range(runs: Sequence[np.ndarray], bands: Sequence[np.ndarray], clip: floa
     return [float(np.log10(lo / 1.5)), float(np.log10(hi * 1.5))]
 
 
+def _model_traces(curves: pd.DataFrame, shown: set, weights: dict) -> list[go.Scatter]:
+    """Return the band and prediction traces of every model and of the predictor (hidden when not ``shown``)."""
+    data = []
+    for name in [*MODELS, PREDICTOR]:
+        c = curves[curves["model"] == name]
+        x, lo, up, pred = (c[k].to_numpy(float) for k in ("n", "lower", "upper", "prediction"))
+        is_pred = name == PREDICTOR
+        visible = is_pred or (name in shown and len(c) > 0)
+        bx, by = _band(x, lo, up) if visible else (np.zeros(0), np.zeros(0))
+        color = _COLORS.get(name, "#7f7f7f")
+        label = MODEL_LABELS.get(name, name)
+        data.append(go.Scatter(
+            x=bx, y=by, name=f"{label} band", fill="toself", mode="lines", line=dict(width=0),
+            fillcolor=_rgba(color, 0.22 if is_pred else 0.07), hoverinfo="skip", showlegend=False,
+            legendgroup=name, visible=visible))
+        wtext = "" if is_pred else f" (w = {100 * weights.get(name, 0.0):.0f} %)"
+        data.append(go.Scatter(
+            x=x if visible else [], y=pred if visible else [], name=label + wtext, mode="lines", legendgroup=name,
+            line=dict(color=color, width=3.5 if is_pred else 1.5, dash=None if is_pred else "dot"),
+            hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>t = %{{y:.4g}} s<extra></extra>", visible=visible))
+    return data
+
+
+def _target_traces(target: float, row: pd.Series, level: float, yr: list[float]) -> list[go.Scatter]:
+    """Return the target's vertical line, the predictor's interval there and its prediction."""
+    data = []
+    data.append(go.Scatter(
+        x=[target, target], y=[10 ** yr[0], 10 ** yr[1]], name="target", mode="lines", showlegend=False,
+        line=dict(color=_COLORS[PREDICTOR], width=1, dash="dash"), hoverinfo="skip"))
+    p, lo, up = (float(row[k]) for k in ("prediction", "lower", "upper"))
+    ok = np.isfinite(p)
+    # the interval as an error bar: a segment with caps (not error_y, which needs the point
+    # inside the interval; the calibrated interval corrects a bias and may lie beside it)
+    data.append(go.Scatter(
+        x=[target, target] if ok else [], y=[lo, up] if ok else [], name=f"{100 * level:.0f} % interval at the target",
+        mode="lines+markers", line=dict(color=_COLORS[PREDICTOR], width=3),
+        marker=dict(symbol="line-ew-open", size=16, color=_COLORS[PREDICTOR], line=dict(width=3)),
+        hovertemplate=f"target n = {target:g}<br>{100 * level:.0f} % interval {lo:.4g} – {up:.4g} s<extra></extra>"))
+    data.append(go.Scatter(
+        x=[target] if ok else [], y=[p] if ok else [], name="prediction at the target", mode="markers",
+        marker=dict(color=_COLORS[PREDICTOR], size=14, symbol="star", line=dict(color="white", width=1)),
+        hovertemplate="target n = %{x:g}<br>prediction %{y:.4g} s<extra></extra>"))
+    return data
+
+
 def prediction_figure(
     predictor,
     target: float,
@@ -228,25 +273,7 @@ def prediction_figure(
         curves = prediction_curves(predictor, grid, level)
     row = (target_frame if target_frame is not None else predictor.predict_frame([target], level)).iloc[0]
     shown = set(MODELS if models is None else models)
-    weights = predictor.weights_
-    data = []
-    for name in [*MODELS, PREDICTOR]:
-        c = curves[curves["model"] == name]
-        x, lo, up, pred = (c[k].to_numpy(float) for k in ("n", "lower", "upper", "prediction"))
-        is_pred = name == PREDICTOR
-        visible = is_pred or (name in shown and len(c) > 0)
-        bx, by = _band(x, lo, up) if visible else (np.zeros(0), np.zeros(0))
-        color = _COLORS.get(name, "#7f7f7f")
-        label = MODEL_LABELS.get(name, name)
-        data.append(go.Scatter(
-            x=bx, y=by, name=f"{label} band", fill="toself", mode="lines", line=dict(width=0),
-            fillcolor=_rgba(color, 0.22 if is_pred else 0.07), hoverinfo="skip", showlegend=False,
-            legendgroup=name, visible=visible))
-        wtext = "" if is_pred else f" (w = {100 * weights.get(name, 0.0):.0f} %)"
-        data.append(go.Scatter(
-            x=x if visible else [], y=pred if visible else [], name=label + wtext, mode="lines", legendgroup=name,
-            line=dict(color=color, width=3.5 if is_pred else 1.5, dash=None if is_pred else "dot"),
-            hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>t = %{{y:.4g}} s<extra></extra>", visible=visible))
+    data = _model_traces(curves, shown, predictor.weights_)
     data.append(go.Scatter(
         x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
         marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
@@ -257,22 +284,7 @@ def prediction_figure(
         hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
     pred_band = curves[curves["model"] == PREDICTOR]
     yr = _y_range([t_obs, t_held], [pred_band["lower"], pred_band["upper"], [row["lower"], row["upper"]]])
-    data.append(go.Scatter(
-        x=[target, target], y=[10 ** yr[0], 10 ** yr[1]], name="target", mode="lines", showlegend=False,
-        line=dict(color=_COLORS[PREDICTOR], width=1, dash="dash"), hoverinfo="skip"))
-    p, lo, up = (float(row[k]) for k in ("prediction", "lower", "upper"))
-    ok = np.isfinite(p)
-    # the interval as an error bar: a segment with caps (not error_y, which needs the point
-    # inside the interval; the calibrated interval corrects a bias and may lie beside it)
-    data.append(go.Scatter(
-        x=[target, target] if ok else [], y=[lo, up] if ok else [], name=f"{100 * level:.0f} % interval at the target",
-        mode="lines+markers", line=dict(color=_COLORS[PREDICTOR], width=3),
-        marker=dict(symbol="line-ew-open", size=16, color=_COLORS[PREDICTOR], line=dict(width=3)),
-        hovertemplate=f"target n = {target:g}<br>{100 * level:.0f} % interval {lo:.4g} – {up:.4g} s<extra></extra>"))
-    data.append(go.Scatter(
-        x=[target] if ok else [], y=[p] if ok else [], name="prediction at the target", mode="markers",
-        marker=dict(color=_COLORS[PREDICTOR], size=14, symbol="star", line=dict(color="white", width=1)),
-        hovertemplate="target n = %{x:g}<br>prediction %{y:.4g} s<extra></extra>"))
+    data += _target_traces(target, row, level, yr)
     fig = go.Figure(data=data)
     x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
     head = title if title is not None else prediction_title(row, unit, level)
