@@ -927,6 +927,31 @@ def default_calibration() -> Calibration:
     return Calibration.from_json(CALIBRATION_PATH)
 
 
+def _extrapolation_cv(members: dict, folds: list, frame: pd.DataFrame, n: np.ndarray, S: np.ndarray,
+                      t: np.ndarray) -> pd.DataFrame:
+    """Refit every member on each training part of ``folds``; return the held-out predictions.
+
+    ``folds`` from :func:`extrapolation_folds`; columns ``model, fold, actual, prediction, failed`` (a failed
+    refit predicts NaN).
+    """
+    cv_rows = []
+    with quiet_warnings():
+        for fold, test in folds:
+            train = ~test
+            for name in members:
+                failed = False
+                try:
+                    model = clone(members[name]).fit(frame[train], t[train])
+                    with np.errstate(all="ignore"):
+                        p = model._predict(n[test], S[test])
+                except (ValidationError, np.linalg.LinAlgError):
+                    p, failed = np.full(int(test.sum()), np.nan), True
+                cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
+                                             "failed": failed}))
+    return pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
+        columns=["model", "fold", "actual", "prediction", "failed"])
+
+
 class MultiParameterPredictor(BaseEstimator):
     """Runtime over allocation x problem size from several models, with calibrated intervals.
 
@@ -1018,22 +1043,7 @@ class MultiParameterPredictor(BaseEstimator):
                     self.failures_[name] = str(exc)
                 self.fit_seconds_[name] = time.perf_counter() - start
         folds = extrapolation_folds(n, S)
-        cv_rows = []
-        with quiet_warnings():
-            for fold, test in folds:
-                train = ~test
-                for name in self.members_:
-                    failed = False
-                    try:
-                        model = clone(self.members_[name]).fit(frame[train], t[train])
-                        with np.errstate(all="ignore"):
-                            p = model._predict(n[test], S[test])
-                    except (ValidationError, np.linalg.LinAlgError):
-                        p, failed = np.full(int(test.sum()), np.nan), True
-                    cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
-                                                 "failed": failed}))
-        self.cv_ = pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
-            columns=["model", "fold", "actual", "prediction", "failed"])
+        self.cv_ = _extrapolation_cv(self.members_, folds, frame, n, S, t)
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
         # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
         # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
