@@ -67,8 +67,9 @@ from sklearn.base import BaseEstimator, clone
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings, quiet_warnings
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
+from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
 from workbench.models.scaling.predictor import combine, softmin_weights
-from workbench.validation import check_fitted, numeric_column
+from workbench.validation import Threshold, check_fitted, numeric_column
 
 __all__ = [
     "ALLOCATION",
@@ -77,6 +78,7 @@ __all__ = [
     "WORK_EXPONENTS",
     "MEMBERS",
     "PREDICT_FRAME_EXTRA",
+    "THRESHOLDS",
     "WARNING_KINDS",
     "ExpertWorkModel",
     "ExtraPMultiParameter",
@@ -865,18 +867,36 @@ MEMBERS = {
     "expert": lambda: ExpertWorkModel(),
     "size-power": lambda: SizePowerModel(),
 }
+#: Every number behind the predictor's warnings, declared once (value, unit, meaning, where it is used);
+#: the texts of :data:`WARNING_KINDS` are written from them.  A miss is the scaling predictor's.
+THRESHOLDS = {
+    "miss": SCALING_THRESHOLDS["miss"],
+    "far": Threshold(2.0, "doublings", "a target this many doublings past the measured range in n or a problem "
+                     "parameter is far", "far-extrapolation"),
+    "disagree": Threshold(0.25, "log standard deviation", "the members' predictions spread this much",
+                          "models-disagree"),
+    "cv_miss": Threshold(0.15, "mean absolute log error", "left out, the largest size / allocations were "
+                         "mispredicted by this much", "cv-miss"),
+    "poor_fit": Threshold(0.10, "RMS log residual", "the chosen model misses its own data by this much", "poor-fit"),
+}
+
+
+def _pct(key: str) -> str:
+    return f"{THRESHOLDS[key].value:.0%}".replace("%", " %")
+
+
 #: Per-target warning kinds of the predictor.
 WARNING_KINDS = {
-    "high-risk": "calibrated probability of missing by more than 30 % at or above the threshold",
-    "far-extrapolation": "target more than 4x past the measured range in n or a problem parameter",
-    "models-disagree": "the models' predictions spread by more than 25 % (log standard deviation)",
-    "cv-miss": "left out, the largest size / allocations were mispredicted by more than 15 %",
-    "poor-fit": "the chosen model misses its own data by more than 10 % (RMS)",
+    "high-risk": f"calibrated probability of missing by more than {_pct('miss')} at or above the threshold",
+    "far-extrapolation": f"target more than {2 ** THRESHOLDS['far'].value:g}x past the measured range in n or a "
+                         "problem parameter",
+    "models-disagree": f"the models' predictions spread by more than {_pct('disagree')} (log standard deviation)",
+    "cv-miss": f"left out, the largest size / allocations were mispredicted by more than {_pct('cv_miss')}",
+    "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
     "no-cross-validation": "too few sizes and allocations to leave the largest out",
     "no-model-fits": "no model could be fitted to these data",
 }
 PREDICT_FRAME_EXTRA = ["prediction", "lower", "upper", "model", "warned", "warnings"]
-_FAR, _DISAGREE, _CV_MISS, _POOR_FIT = 2.0, 0.25, 0.15, 0.10
 
 
 def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
@@ -1133,7 +1153,7 @@ class MultiParameterPredictor(BaseEstimator):
         ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool)
         and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
         maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
-        ``attrs["miss_probability"]`` the calibrated probability of a > 30 % miss.
+        ``attrs["miss_probability"]`` the calibrated probability of a miss (``THRESHOLDS["miss"]``).
         """
         where = "MultiParameterPredictor.predict_frame"
         self._check_fitted(where)
@@ -1143,10 +1163,12 @@ class MultiParameterPredictor(BaseEstimator):
         pred, spread, chosen, fit_error = self._combine(n, S)
         feats = self._features(n, S, spread, fit_error)
         lower, upper = cal.interval("predictor", pred, feats, level)
-        risk = miss_probability(cal.error_model("predictor"), feats)
-        rules = (("far-extrapolation", feats["distance"] > _FAR), ("models-disagree", spread > _DISAGREE),
-                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > _CV_MISS),
-                 ("poor-fit", np.nan_to_num(fit_error) > _POOR_FIT))
+        risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
+        limit = {key: t.value for key, t in THRESHOLDS.items()}
+        rules = (("far-extrapolation", feats["distance"] > limit["far"]),
+                 ("models-disagree", spread > limit["disagree"]),
+                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
+                 ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):

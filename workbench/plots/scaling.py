@@ -27,6 +27,7 @@ import plotly.graph_objects as go
 from workbench.errors import ValidationError, quiet_warnings
 from workbench.models.scaling import MODELS
 from workbench.models.scaling.calibration import default_calibration
+from workbench.models.scaling.predictor import THRESHOLDS
 from workbench.plots.adept import _pair
 
 __all__ = [
@@ -338,8 +339,9 @@ _SHARES = ("within_10", "within_20", "coverage", "warned_share", "miss_recall", 
 _BOARD_NAMES = {
     "model": "model", "curves": "curves", "predictions": "predictions", "refused": "refused",
     "median_pa": "median PA", "within_10": "within 10 %", "within_20": "within 20 %", "coverage": "interval coverage",
-    "median_width": "median width (upper/lower)", "warned_share": "warned", "miss_recall": "misses > 30 % warned",
-    "good_silent": "silent when ≤ 30 %", "fit_ms": "fit [ms]",
+    "median_width": "median width (upper/lower)", "warned_share": "warned",
+    "miss_recall": f"misses > {THRESHOLDS['miss'].value:.0%} warned".replace("%", " %"),
+    "good_silent": f"silent when ≤ {THRESHOLDS['miss'].value:.0%}".replace("%", " %"), "fit_ms": "fit [ms]",
 }
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning
-from workbench.evaluation.holdout import RELIABILITY_KINDS
+from workbench.evaluation.holdout import MISS, RELIABILITY_KINDS
 from workbench.views.tables import Column, Table, table
 
 __all__ = ["holdout_summary_table", "model_data_table", "unit_pitfall", "warnings_html"]
@@ -26,7 +26,8 @@ def holdout_summary_table(summary: pd.DataFrame) -> Table:
     return table(summary, {
         "predictions": Column("predictions", "int"), "refused": Column("refused", "int"),
         "mean_PA": Column("mean PA", "percent"), "median_PA": Column("median PA", "percent"),
-        "within_30pct": Column("within 30 %", "fraction", 0), "misses": Column("misses > 30 %", "int"),
+        f"within_{MISS.value:g}pct": Column(f"within {MISS.value:g} %", "fraction", 0),
+        "misses": Column(f"misses > {MISS.value:g} %", "int"),
         "misses_warned": Column("misses warned", "int"),
         "warned_share_of_misses": Column("share of misses warned", "fraction", 0),
         "warned_share_of_all": Column("share of all warned", "fraction", 0)})

@@ -65,7 +65,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, ShuffleSplit
 
 from workbench.errors import ValidationError
-from workbench.metrics import mape, mpe, r2, rmse, share_within
+from workbench.metrics import ERROR_BAND, mape, mpe, r2, rmse, share_within
 from workbench.validation import check_fitted
 
 __all__ = [
@@ -94,8 +94,8 @@ FEATURES = ("wss_bytes", "load", "message_bytes", "messages", "nodes", "ppn")
 TARGET = "comm_s"
 #: Share of each (sub)set held out for testing (section 7.3: 60/40).
 TEST_SIZE = 0.4
-#: The error band of the prediction-vs-actual plots and of ``within_30`` (percent).
-BAND_PCT = 30
+#: The error band of the prediction-vs-actual plots and of ``within_30``, percent (``metrics.ERROR_BAND``).
+BAND_PCT = ERROR_BAND.value
 
 ProgressCallback = Callable[[int, int], None]
 

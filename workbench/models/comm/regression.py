@@ -36,7 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ModelWarning, ValidationError, emit_warnings
-from workbench.metrics import summarize
+from workbench.metrics import ERROR_BAND, summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
 from workbench.validation import check_fitted, numeric_column
@@ -617,7 +617,8 @@ class CommRegressionResult:
         return self.metrics.set_index("area").loc["all"].to_dict()
 
 
-def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = 30) -> CommRegressionResult:
+def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = ERROR_BAND.value
+             ) -> CommRegressionResult:
     """Score a fitted ``model`` on ``frame`` (``y`` as in :meth:`CommRegression.fit`)."""
     model._check_fitted()
     data = _plain(descriptors(frame)).reset_index(drop=True)
@@ -629,7 +630,7 @@ def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = 30
     return CommRegressionResult(predictions, metrics_by_area(predictions, pct), [w.message for w in model.warnings_])
 
 
-def metrics_by_area(predictions: pd.DataFrame, pct: float = 30) -> pd.DataFrame:
+def metrics_by_area(predictions: pd.DataFrame, pct: float = ERROR_BAND.value) -> pd.DataFrame:
     """Score a predictions frame per area and overall.
 
     Columns ``area``, ``observed``, ``predicted``; see :class:`CommRegressionResult`.
