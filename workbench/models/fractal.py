@@ -444,18 +444,49 @@ class FractalPrediction:
 class FractalExtrapolator(BaseEstimator):
     """The whole method of [EscobarBoppana] (§2.1-2.3) as a scikit-learn style estimator.
 
-    Parameters: ``threshold`` (cumulative share of the major phases, §2.1: 0.70),
-    ``tolerance`` (share stability of :func:`convergence_size`), ``confidence`` (of the
-    bands), ``phases`` (fix the phases instead of detecting them), ``min_size`` (fit on rows
-    with ``size >= min_size`` instead of ``size >= C``).
+    :meth:`fit` takes the profile frame of the small runs.  The regressions need the target
+    size, so :meth:`predict` does them and returns them in its :class:`FractalPrediction`
+    (``phase_fits``, ``share_fits``), leaving the model as fitted.
 
-    :meth:`fit` (profile frame of the small runs) sets ``phases_``, ``convergence_size_`` (C,
-    or ``min_size`` when given), ``shares_`` (:func:`phase_shares` of the whole profile) and
-    ``data_`` (the per-size mean phase times and shares of the rows used). The regressions
-    need the target size, so :meth:`predict` does them and returns them in its
-    :class:`FractalPrediction` (``phase_fits``, ``share_fits``), leaving the model as fitted.
-    ``warnings_``: :class:`~workbench.errors.ModelWarning` s of the fit (kind
-    ``phases-below-threshold``: all phases together stay below ``threshold``).
+    Parameters
+    ----------
+    threshold : float, default 0.70
+        Cumulative share of the major phases (§2.1).
+    tolerance : float, default 0.05
+        Share stability of :func:`convergence_size`.
+    confidence : float, default 0.95
+        Confidence level of the bands.
+    phases : list of str or None, default None
+        The phases to model instead of detecting them; None: :func:`major_phases`.
+    min_size : float or None, default None
+        Fit on the rows with ``size >= min_size`` instead of ``size >= C``.
+
+    Attributes
+    ----------
+    phases_ : list of str
+        The modelled phases.
+    convergence_size_ : float
+        C, or ``min_size`` when given.
+    shares_ : pandas.DataFrame
+        :func:`phase_shares` of the whole profile.
+    data_ : pandas.DataFrame
+        The per-size mean phase times and shares of the rows used.
+    warnings_ : list of ModelWarning
+        Kind ``phases-below-threshold``: all phases together stay below ``threshold``.
+
+    Examples
+    --------
+    Two phases growing as N^2 and a quarter of the time unprofiled: the total at N = 100 is
+    the phases' times over their shares.
+
+    >>> import pandas as pd
+    >>> profile = pd.DataFrame([{"size": n, "phase": p, "time_s": c * n**2, "run": 0, "total_s": 4.0 * n**2}
+    ...                         for n in (10, 20, 30, 40, 50) for p, c in (("solve", 2.0), ("sort", 1.0))])
+    >>> model = FractalExtrapolator().fit(profile)
+    >>> model.phases_, model.convergence_size_
+    (['solve', 'sort'], 10.0)
+    >>> round(model.predict(100).total)
+    40000
     """
 
     def __init__(self, threshold=0.70, tolerance=0.05, confidence=0.95, phases=None, min_size=None):

@@ -242,8 +242,8 @@ def _distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
 class MultiParameterModel(BaseEstimator):
     """Base of the runtime models over ``n`` x problem parameters (module docstring).
 
-    Fitted attributes (every subclass)
-    ----------------------------------
+    Attributes
+    ----------
     parameters_ : list of str
         The problem-parameter columns.
     n_train_, S_train_, t_train_, runs_ : ndarray
@@ -253,8 +253,11 @@ class MultiParameterModel(BaseEstimator):
     floor_ : float
         What :meth:`predict` returns where the model is not positive.
     warnings_ : list of ModelWarning
+        What the fit noticed about the data (also emitted once by :meth:`fit`).
     equation_ : str
         The fitted model with its numbers.
+
+    All are set by :meth:`fit`, in every subclass.
     """
 
     name = "base"
@@ -435,8 +438,8 @@ class ExtraPMultiParameter(MultiParameterModel):
     epsilon : float, default 0.0005
         Minimum term contribution ([ExtraP4] ``self.epsilon``).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     terms_ : list of (str, float, float)
         The single-parameter term ``x^i log2(x)^j`` of each parameter that is not constant
         (parameter name, ``i``, ``j``).
@@ -615,8 +618,8 @@ class WorkAwareModel(MultiParameterModel):
         Added to a candidate's cross-validated log error per overhead term (prefers the
         simpler of near ties).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     exponents_ : tuple of float
         Work exponents (NaN with a user work function).
     terms_ : tuple of str
@@ -807,8 +810,8 @@ class SizePowerModel(MultiParameterModel):
     indicator column per allocation).  It predicts only at the measured allocations: elsewhere
     :meth:`predict` raises a ValidationError, and inside the predictor it abstains (NaN).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     allocations_ : ndarray
         The measured allocations.
     levels_ : ndarray
@@ -987,9 +990,11 @@ class MultiParameterPredictor(BaseEstimator):
 
     Parameters
     ----------
-    models : sequence of str, default all of :data:`MEMBERS`
-    calibration : Calibration or None
-        None: :func:`default_calibration`.
+    models : sequence of str, default tuple(MEMBERS)
+        The members to combine, names of :data:`MEMBERS`.
+    calibration : Calibration or None, default None
+        The error models, priors, temperature and risk threshold; None:
+        :func:`default_calibration`.
     weighting : {"pooled", "per-target"}, default "pooled"
         ``"pooled"``: one set of weights from the errors on both folds.  ``"per-target"``: a
         target past the largest allocation is weighted by the ``more-n`` fold only, one past
@@ -997,19 +1002,40 @@ class MultiParameterPredictor(BaseEstimator):
         development data (``bench/results/multiparam.md``) per-target weighting was no
         better (RELeARN *more-p* median PA 64 % vs 72 % pooled), hence the default.
 
-    Fitted attributes
-    -----------------
-    members_ : dict name -> fitted model.
-    fit_seconds_ : dict name -> seconds of the member's fit on all runs.
-    failures_ : dict name -> why a member could not be fitted.
-    cv_error_ : dict name -> cross-validated mean absolute log error (NaN: no fold).
-    fold_cv_error_ : dict fold -> dict name -> the same per fold (``"all"``: every fold).
-    weights_ : dict name -> weight (sums to 1); with ``weighting="per-target"`` those of a
-        target inside the measured range (:func:`target_weights`).
-    cv_ : DataFrame of the cross-validation predictions (model, fold, actual, prediction, failed, log_error;
-        NaN log_error: the member abstained there).
-    parameters_ : list of str.
-    warnings_ : list of ModelWarning about the data.
+    Attributes
+    ----------
+    members_ : dict of str -> MultiParameterModel
+        The fitted members by name.
+    fit_seconds_ : dict of str -> float
+        Seconds of each member's fit on all runs.
+    failures_ : dict of str -> str
+        Why a member could not be fitted.
+    cv_error_ : dict of str -> float
+        Cross-validated mean absolute log error per member (NaN: no fold).
+    fold_cv_error_ : dict of str -> dict of str -> float
+        The same per fold (``"all"``: every fold).
+    weights_ : dict of str -> float
+        Weight per member (sums to 1); with ``weighting="per-target"`` those of a target
+        inside the measured range (:func:`target_weights`).
+    cv_ : pandas.DataFrame
+        The cross-validation predictions (``model, fold, actual, prediction, failed,
+        log_error``; NaN ``log_error``: the member abstained there).
+    parameters_ : list of str
+        The problem-parameter columns.
+    warnings_ : list of ModelWarning
+        What the fit noticed about the data.
+
+    Examples
+    --------
+    Runs on a 3 x 3 grid of allocations ``n`` and sizes ``s`` of ``t = 0.5 + 0.002 s^1.5 / n``;
+    the prediction at twice the largest allocation:
+
+    >>> import numpy as np, pandas as pd
+    >>> n, s = np.meshgrid([4.0, 8.0, 16.0], [100.0, 200.0, 400.0])
+    >>> X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    >>> model = MultiParameterPredictor().fit(X, 0.5 + 2e-3 * X["s"] ** 1.5 / X["n"])
+    >>> round(float(model.predict(pd.DataFrame({"n": [32.0], "s": [400.0]}))[0]), 2)
+    1.0
     """
 
     def __init__(self, models=tuple(MEMBERS), calibration=None, weighting: str = "pooled"):

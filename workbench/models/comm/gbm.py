@@ -294,14 +294,24 @@ class CommGBM(RegressorMixin, BaseEstimator):
     random_state
         Seeds the candidates, the folds and the trees' row subsampling.
 
+    Attributes
+    ----------
+    best_estimator_ : sklearn.ensemble.GradientBoostingRegressor
+        The best candidate refitted on all rows.
+    best_params_ : dict
+        Its parameters.
+    cv_results_ : pandas.DataFrame
+        One row per candidate: its parameters, ``mean_rmse``, ``std_rmse`` over folds on the
+        fitted scale, ``rank``.
+    feature_names_in_ : ndarray of str
+        The feature columns, in order.
+    categories_ : dict of str -> list
+        Column -> sorted category values of the non-numeric features (encoded as their position).
+    fit_seconds_ : float
+        Wall time of :meth:`fit`.
+
     Notes
     -----
-    Fitted attributes: ``best_estimator_`` (a ``GradientBoostingRegressor`` refitted on all
-    rows), ``best_params_``, ``cv_results_`` (one row per candidate: its parameters,
-    ``mean_rmse``, ``std_rmse`` over folds on the fitted scale, ``rank``),
-    ``feature_names_in_``, ``categories_`` (column -> sorted category values of the
-    non-numeric features, encoded as their position), ``fit_seconds_``.
-
     The search is ``RandomizedSearchCV``'s (same sampler, folds and refit) written out, so
     that :meth:`fit` can report progress after every fold: ``progress(done, total)`` is
     called ``n_iter * cv + 1`` times; ``None`` shows a ``tqdm.auto`` bar, ``False``

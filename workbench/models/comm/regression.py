@@ -381,14 +381,22 @@ class CommRegression(BaseEstimator):
     cannot be estimated: they are dropped (coefficient 0, noted in ``coef_``) -- the
     intercept or the kept term carries their effect.
 
-    Fitted attributes
-    -----------------
-    ``coef_``: tidy frame, one row per area and term (``"(intercept)"`` first): ``area``,
-    ``term``, ``coef`` (µs per unit of the term when y is in µs), ``stderr``
-    (approximate, see :class:`RobustFit`), ``source`` (``"area"``/``"pooled"``), ``note``.
-    ``areas_``: areas fitted on their own points.  ``n_points_``: training points per
-    area (dict, all three areas).  ``models_``: area -> fitted model.  ``warnings_``:
-    list of messages.  ``n_configurations_``: distinct descriptor rows in the training data.
+    Attributes
+    ----------
+    coef_ : pandas.DataFrame
+        One row per area and term (``"(intercept)"`` first): ``area``, ``term``, ``coef``
+        (µs per unit of the term when y is in µs), ``stderr`` (approximate, see
+        :class:`RobustFit`), ``source`` (``"area"``/``"pooled"``), ``note``.
+    areas_ : tuple of str
+        The areas fitted on their own points.
+    n_points_ : dict of str -> int
+        Training points per area (all three areas).
+    models_ : dict of str -> RobustFit
+        The fitted model per area.
+    warnings_ : list of ModelWarning
+        What the fit noticed (areas with too few points, dropped terms).
+    n_configurations_ : int
+        Distinct descriptor rows in the training data.
     """
 
     def __init__(self, split: AreaSplit = AreaSplit(), terms: Mapping[str, Sequence[str]] | None = None,
