@@ -200,6 +200,11 @@ def size_key(S: np.ndarray) -> np.ndarray:
     """Return one number per row that orders problem sizes: ``sum_j log(s_j)``.
 
     With one problem parameter it orders by it; with several, by their product.
+
+    Parameters
+    ----------
+    S : ndarray of shape (k, parameters)
+        The problem parameters of each row, > 0.
     """
     return np.round(np.log(np.asarray(S, float)).sum(axis=1), 9)
 
@@ -210,6 +215,13 @@ def extrapolation_folds(n, S) -> list[tuple[str, np.ndarray]]:
     ``"bigger"``: every run of the largest size (:func:`size_key`) is left out, if at least
     two smaller sizes remain.  ``"more-n"``: the largest allocation of every size measured at
     >= 2 allocations is left out, if >= 3 runs remain.  The training set is the complement.
+
+    Parameters
+    ----------
+    n : ndarray of shape (k,)
+        The allocations of the runs.
+    S : ndarray of shape (k, parameters)
+        Their problem parameters.
     """
     n = np.asarray(n, float)
     sizes, inv = np.unique(size_key(S), return_inverse=True)
@@ -313,6 +325,11 @@ class MultiParameterModel(BaseEstimator):
 
         Where the fitted model is not positive the result is ``floor_`` and a
         :class:`~workbench.errors.WorkbenchWarning` says so.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         where = f"{type(self).__name__}.predict"
         n, S = self._targets(X, where)
@@ -332,6 +349,11 @@ class MultiParameterModel(BaseEstimator):
 
         ``distance`` (doublings outside the training box), ``n_points`` (distinct training
         points) and ``fit_error``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         n, S = self._targets(X, f"{type(self).__name__}.interval_features")
         return self._features(n, S)
@@ -347,6 +369,15 @@ class MultiParameterModel(BaseEstimator):
 
         The prediction times the calibrated quantiles of this model's error on held-out
         development data (:func:`default_calibration`, or ``calibration``).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+        calibration : Calibration or None, default None
+            The error models; None: :func:`default_calibration`.
         """
         level = check_level(level)
         pred = self.predict(X)
@@ -844,7 +875,13 @@ class SizePowerModel(MultiParameterModel):
         return np.where(known, out, np.nan)
 
     def predict(self, X) -> np.ndarray:
-        """Return the runtime at each row of ``X``; only at the measured allocations (else a ValidationError)."""
+        """Return the runtime at each row of ``X``; only at the measured allocations (else a ValidationError).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
         n, S = self._targets(X, f"{type(self).__name__}.predict")
         unknown = ~np.isin(n, self.allocations_)
         if unknown.any():
@@ -908,6 +945,17 @@ def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
     ``"more-n"`` when the target lies further past the largest measured allocation than past
     the largest measured size (in doublings), ``"bigger"`` when it lies past the largest size,
     ``"all"`` inside the measured range.
+
+    Parameters
+    ----------
+    n : array-like of shape (targets,)
+        The target allocations.
+    S : array-like of shape (targets, parameters)
+        The target problem parameters.
+    n_max : float
+        The largest measured allocation.
+    s_max : array-like of shape (parameters,)
+        The largest measured value of each problem parameter.
     """
     with np.errstate(divide="ignore"):
         dn = np.maximum(np.log2(np.asarray(n, float) / n_max), 0.0)
@@ -924,6 +972,17 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
     ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
     not possible; weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
     with the calibration's prior, penalty, weight and temperature.
+
+    Parameters
+    ----------
+    fold_cv : dict of str -> dict of str -> float
+        Per fold, each member's mean absolute log error (``"all"``: every fold).
+    names : list of str
+        The members, in the order of the rows of the result.
+    direction : ndarray of str, shape (targets,)
+        :func:`target_direction` of each target.
+    calibration : Calibration
+        Priors, penalties, weight and temperature of the weights.
     """
     prior = np.array([calibration.cv_prior.get(m, np.nan) for m in names])
     penalty = np.array([calibration.penalty.get(m, 0.0) for m in names])
@@ -1140,7 +1199,13 @@ class MultiParameterPredictor(BaseEstimator):
         return pred, spread, chosen, fit_error
 
     def predict(self, X) -> np.ndarray:
-        """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts)."""
+        """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
         self._check_fitted("MultiParameterPredictor.predict")
         n, S, _ = check_parameters(X, "MultiParameterPredictor.predict", self.parameters_)
         return self._combine(n, S)[0]
@@ -1156,6 +1221,11 @@ class MultiParameterPredictor(BaseEstimator):
         """Return each member's prediction at each row of ``X`` (columns: member names; NaN: none).
 
         The raw material of the combination, for benchmarks and dashboards.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         self._check_fitted("MultiParameterPredictor.member_predictions")
         n, S, _ = check_parameters(X, "MultiParameterPredictor.member_predictions", self.parameters_)
@@ -1167,7 +1237,15 @@ class MultiParameterPredictor(BaseEstimator):
         return pd.DataFrame(out)
 
     def predict_interval(self, X, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
-        """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated)."""
+        """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+        """
         frame = self.predict_frame(X, level)
         return frame["lower"].to_numpy(), frame["upper"].to_numpy()
 
@@ -1180,6 +1258,13 @@ class MultiParameterPredictor(BaseEstimator):
         and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
         maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
         ``attrs["miss_probability"]`` the calibrated probability of a miss (``THRESHOLDS["miss"]``).
+
+        Parameters
+        ----------
+        X_targets : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns, one row per target.
+        level : float, default 0.8
+            Central probability of the intervals, in (0, 1).
         """
         where = "MultiParameterPredictor.predict_frame"
         self._check_fitted(where)
