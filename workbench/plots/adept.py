@@ -516,6 +516,27 @@ def prediction_figure(
     x is log n; the runtime view has a log y axis in the input time unit ``time_unit``; the
     speedup view is drawn as the module docstring explains (t(1)-based when t(1) was
     measured, the instances' own speedups otherwise).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    actual : (array-like, array-like) or None, default None
+        Held-back runs ``(n, t)``.
+    view : {"speedup", "runtime"}, default "speedup"
+        What the y axis shows.
+    compare : Adept or None, default None
+        A second fitted model drawn for comparison.
+    compare_label : str, default "without anomaly handling"
+        Its legend label.
+    base : (array-like, array-like) or None, default None
+        The base-size runs of a cross-size fit.
+    n_grid : array-like or None, default None
+        Targets of the predicted curve (None: :func:`prediction_grid`).
+    time_unit : str, default "s"
+        Unit of the runtimes, for the axis and hovers.
+    title : str or None, default None
+        The title; None: the view, units, delta, q and the mean PA.
     """
     _check_view(view)
     n_act, t_act = _mean_per_n(*_pair(actual, "actual"))

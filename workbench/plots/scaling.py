@@ -263,6 +263,29 @@ def prediction_figure(
     may be passed when already computed; ``grid`` defaults to :func:`allocation_grid` from
     the smallest run to 16x the largest (or the target).  The y range follows the runs and
     predictor's band (cut at 20x beyond the runs), so a huge interval does not squash the runs.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    target : float
+        The target allocation.
+    level : float, default 0.8
+        Central probability of the intervals.
+    observed, held_back : (array-like, array-like) or None, default None
+        Runs ``(n, t)`` used to fit, and runs held back.
+    models : sequence of str or None, default None
+        The models drawn (None: all of :data:`~workbench.models.scaling.MODELS`).
+    unit : str, default "processes"
+        What n counts, for the axis title.
+    curves : pandas.DataFrame or None, default None
+        :func:`prediction_curves` already computed.
+    grid : array-like or None, default None
+        Allocations of the curves when ``curves`` is None.
+    target_frame : pandas.DataFrame or None, default None
+        ``predict_frame([target], level)`` already computed.
+    title : str or None, default None
+        The title; None: :func:`prediction_title` of the target row.
     """
     n_obs, t_obs = _pair(observed, "observed")
     n_held, t_held = _pair(held_back, "held_back")

@@ -22,7 +22,13 @@ __all__ = ["holdout_summary_table", "model_data_table", "unit_pitfall", "warning
 
 
 def holdout_summary_table(summary: pd.DataFrame) -> Table:
-    """:func:`~workbench.evaluation.holdout.holdout_summary` per model: PA in %, shares in %, counts."""
+    """:func:`~workbench.evaluation.holdout.holdout_summary` per model: PA in %, shares in %, counts.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The output of :func:`~workbench.evaluation.holdout.holdout_summary`.
+    """
     return table(summary, {
         "predictions": Column("predictions", "int"), "refused": Column("refused", "int"),
         "mean_PA": Column("mean PA", "percent"), "median_PA": Column("median PA", "percent"),
@@ -34,7 +40,13 @@ def holdout_summary_table(summary: pd.DataFrame) -> Table:
 
 
 def model_data_table(comparison: pd.DataFrame) -> Table:
-    """:func:`~workbench.evaluation.model_data.model_data_comparison`: each method's start and its errors in %."""
+    """:func:`~workbench.evaluation.model_data.model_data_comparison`: each method's start and its errors in %.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        The output of :func:`~workbench.evaluation.model_data.model_data_comparison`.
+    """
     return table(comparison, {
         "A0": Column("start A"), "sigma0": Column("start σ"), "max_error_pct": Column("max error [%]"),
         "mean_error_pct": Column("mean error [%]")},
@@ -42,7 +54,13 @@ def model_data_table(comparison: pd.DataFrame) -> Table:
 
 
 def unit_pitfall(pitfall: pd.DataFrame) -> Table:
-    """:func:`~workbench.plots.adept.unit_pitfall_table` with the warnings in words ("none" when there are none)."""
+    """:func:`~workbench.plots.adept.unit_pitfall_table` with the warnings in words ("none" when there are none).
+
+    Parameters
+    ----------
+    pitfall : pandas.DataFrame
+        The output of :func:`~workbench.plots.adept.unit_pitfall_table`.
+    """
     return table(pitfall.assign(warnings=pitfall["warnings"].replace("", "none")))
 
 
@@ -57,6 +75,11 @@ def warnings_html(warnings: Sequence[ModelWarning]) -> str:
 
     Kind, message, the targets concerned (abridged) and a suggested allocation to measure.
     Text is escaped.
+
+    Parameters
+    ----------
+    warnings : sequence of ModelWarning
+        A model's ``warnings_`` (or those for some targets).
     """
     if not warnings:
         return '<div class="wb-adept-warnings"><b>Reliability:</b> no warnings.</div>'

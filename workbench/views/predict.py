@@ -171,7 +171,15 @@ class MeasureNext:
 
 
 def fit_predictor(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
-    """Return the predictor fitted to the observed runs (cached per data)."""
+    """Return the predictor fitted to the observed runs (cached per data).
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target, level and models of the panels.
+    cache : FitCache or None, default None
+        Where fits and curves are kept per data (None: computed every call).
+    """
     return _cached(cache, ("fit", state.data_key, state.unit, state.per_node), lambda: ScalingPredictor(
         unit=state.unit, per_node=state.per_node).fit(*state.observed, nodes=state.nodes))
 
@@ -181,6 +189,13 @@ def prediction_view(state: PredictState, cache: FitCache | None = None) -> Predi
 
     Raises :class:`~workbench.errors.ValidationError` (in the project's words) for runs the
     predictor cannot fit, e.g. fewer than 3 distinct observed allocations.
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target, level and models of the panels.
+    cache : FitCache or None, default None
+        Where fits and curves are kept per data (None: computed every call).
     """
     p = fit_predictor(state, cache)
     grid = state.grid
@@ -207,6 +222,13 @@ def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
     Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
     with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
     below.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``ScalingPredictor.predict_frame`` result (its first row is listed).
+    predictor : ScalingPredictor or None, default None
+        The fitted predictor whose members' notes are added.
     """
     row = frame.iloc[0]
     kinds = list(row["warnings"])
@@ -229,7 +251,15 @@ def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
 
 
 def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
-    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at the target) highlighted."""
+    """:func:`~workbench.plots.scaling.weights_frame` as a small HTML table, the ``chosen`` model highlighted.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`~workbench.plots.scaling.weights_frame` of a fitted predictor.
+    chosen : str, default ""
+        The model with the largest weight at the target ("" : none highlighted).
+    """
     rows = []
     for r in frame.itertuples(index=False):
         style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""

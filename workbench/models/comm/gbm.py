@@ -281,17 +281,20 @@ class CommGBM(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_iter
+    n_iter : int, default 6
         Candidates drawn from :meth:`search_space` (``ParameterSampler``).
-    cv
+    cv : int, default 3
         Folds of the cross-validation scoring each candidate (shuffled ``KFold``).
-    learning_rate, max_depth, n_estimators
-        Ranges searched: a number fixes the value, a pair ``(lo, hi)`` draws it --
-        log-uniformly for ``learning_rate``, uniformly among the integers for the others.
-    log_target
+    learning_rate : float or (float, float), default (0.03, 0.3)
+        Range searched: a number fixes the value, a pair ``(lo, hi)`` draws it log-uniformly.
+    max_depth : int or (int, int), default (2, 5)
+        Range searched: a number fixes the value, a pair draws it uniformly among the integers.
+    n_estimators : int or (int, int), default (100, 300)
+        Range searched, as ``max_depth``.
+    log_target : bool, default True
         Fit ``log(y)`` and predict ``exp`` of it (needs ``y > 0``); the search then scores
         relative errors.  See the module docstring for the measurement behind the default.
-    random_state
+    random_state : int, default 0
         Seeds the candidates, the folds and the trees' row subsampling.
 
     Attributes
@@ -477,7 +480,13 @@ class CommGBM(RegressorMixin, BaseEstimator):
         return progress, None
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Predicted target for the feature frame ``X`` (columns as in :meth:`fit`)."""
+        """Predicted target for the feature frame ``X``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The feature columns, as in :meth:`fit`.
+        """
         check_fitted(self, "best_estimator_", "CommGBM.predict", fit="fit(X, y)")
         pred = self.best_estimator_.predict(self._encode(X, fitting=False))
         return np.exp(pred) if self.log_target else pred

@@ -230,6 +230,13 @@ class ExchangeModel(BaseEstimator):
         """Predict the Exchange time (µs) for arrays (or scalars) ``ppn`` and ``size_bytes``.
 
         The two are broadcast against each other.
+
+        Parameters
+        ----------
+        ppn : float or array-like
+            Processes per node.
+        size_bytes : float or array-like
+            Message sizes in bytes (broadcast against ``ppn``).
         """
         check_fitted(self, "base_us_", "ExchangeModel.predict", fit="fit(table)")
         ppn, size = _broadcast_floats(ppn, size_bytes, "ExchangeModel.predict")
@@ -256,7 +263,15 @@ class PpnFactorModel(BaseEstimator):
         return self
 
     def predict(self, ppn, size_bytes) -> np.ndarray:
-        """Predicted time (µs); every size must have been measured at 1 PpN."""
+        """Predicted time (µs); every size must have been measured at 1 PpN.
+
+        Parameters
+        ----------
+        ppn : float or array-like
+            Processes per node.
+        size_bytes : float or array-like
+            Message sizes in bytes (broadcast against ``ppn``).
+        """
         check_fitted(self, "base_by_size_", "PpnFactorModel.predict", fit="fit(table)")
         ppn, size = _broadcast_floats(ppn, size_bytes, "PpnFactorModel.predict")
         known = np.isin(size, self.base_by_size_.index.to_numpy(dtype=float))

@@ -161,6 +161,17 @@ class FiMCom(BaseEstimator):
 
         Returns the whole :class:`~workbench.models.fim.queueing.CollectiveSimulation`
         (makespans of every replication, station finish times, service samples).
+
+        Parameters
+        ----------
+        n_jobs : int
+            Data points of the collective.
+        processes : int
+            Processes taking part.
+        replications : int or None, default None
+            Simulations; None: the model's ``replications``.
+        sample_limit : int, default 10000
+            Most service-time samples kept per station.
         """
         check_fitted(self, "rates_", fit="fit(samples) (or fit() with rates=)")
         rates = self.rates_
