@@ -484,6 +484,25 @@ def _add_holdout(fig: go.Figure, model: Adept, n_act: np.ndarray, t_act: np.ndar
     return h
 
 
+def _prediction_layout(fig: go.Figure, model: Adept, curve: pd.DataFrame, obs: pd.DataFrame, h: pd.DataFrame,
+                       title: str | None, time_unit: str, v: _ViewSpace) -> None:
+    """Title, axes and legend of :func:`prediction_figure` (the speedup axis holds every point)."""
+    if title is None:
+        mean_pa = h["accuracy_pct"].mean() if len(h) else np.nan
+        summary = f", mean PA {mean_pa:.0f}% on {len(h)} held-back n" if np.isfinite(mean_pa) else ""
+        title = (f"ADEPT {v.view} prediction ({model.units} units, δ = {model.delta_:.3g}, q = {model.q:g})"
+                 f"{summary}")
+    fig.update_xaxes(type="log", title_text="processors n")
+    if v.speed:
+        top = np.nanmax(np.concatenate([v.y_pred(curve["runtime"], curve["speedup"]), v.measured(obs["t"]),
+                                        v.measured(h["actual"]), [1.0]]))
+        fig.update_yaxes(title_text="speedup S(n)", range=[0, 1.15 * top])
+    else:
+        fig.update_yaxes(type="log", title_text=f"runtime [{time_unit}]")
+    fig.update_layout(title=dict(text=title), height=480, margin=dict(l=60, r=20, t=70, b=50),
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
+
+
 def prediction_figure(
     model: Adept,
     actual=None,
@@ -554,21 +573,7 @@ def prediction_figure(
     _add_base(fig, model, n_base, t_base, v)
     _add_points(fig, obs, time_unit, v)
     h = _add_holdout(fig, model, n_act, t_act, time_unit, v)
-
-    if title is None:
-        mean_pa = h["accuracy_pct"].mean() if len(h) else np.nan
-        summary = f", mean PA {mean_pa:.0f}% on {len(h)} held-back n" if np.isfinite(mean_pa) else ""
-        title = (f"ADEPT {view} prediction ({model.units} units, δ = {model.delta_:.3g}, q = {model.q:g})"
-                 f"{summary}")
-    fig.update_xaxes(type="log", title_text="processors n")
-    if v.speed:
-        top = np.nanmax(np.concatenate([v.y_pred(curve["runtime"], curve["speedup"]), v.measured(obs["t"]),
-                                        v.measured(h["actual"]), [1.0]]))
-        fig.update_yaxes(title_text="speedup S(n)", range=[0, 1.15 * top])
-    else:
-        fig.update_yaxes(type="log", title_text=f"runtime [{time_unit}]")
-    fig.update_layout(title=dict(text=title), height=480, margin=dict(l=60, r=20, t=70, b=50),
-                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
+    _prediction_layout(fig, model, curve, obs, h, title, time_unit, v)
     return fig
 
 

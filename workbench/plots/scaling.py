@@ -209,6 +209,32 @@ def _model_traces(curves: pd.DataFrame, shown: set, weights: dict) -> list[go.Sc
     return data
 
 
+def _run_traces(n_obs: np.ndarray, t_obs: np.ndarray, n_held: np.ndarray, t_held: np.ndarray) -> list[go.Scatter]:
+    """Return the traces of the observed (fitted) and the held-back runs."""
+    return [
+        go.Scatter(
+            x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
+            marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
+            hovertemplate="observed<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"),
+        go.Scatter(
+            x=n_held, y=t_held, name="held back (actual)", mode="markers",
+            marker=dict(color="white", size=9, symbol="diamond", line=dict(color=_COLORS["held"], width=2)),
+            hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"),
+    ]
+
+
+def _prediction_layout(fig: go.Figure, head: str, unit: str, x_all: np.ndarray, yr: list[float]) -> go.Figure:
+    """Title, log axes (x around every allocation drawn, y the range ``yr``) and legend of :func:`prediction_figure`."""
+    fig.update_layout(
+        title=dict(text=head, font=dict(size=16)), height=480, margin=dict(l=60, r=20, t=60, b=50),
+        xaxis=dict(type="log", title=f"allocation n ({unit})",
+                   range=[float(np.log10(x_all.min() / 1.3)), float(np.log10(x_all.max() * 1.3))]),
+        yaxis=dict(type="log", title="runtime [s]", range=yr),
+        legend=dict(font=dict(size=11), itemsizing="constant"), hovermode="closest", template="plotly_white",
+    )
+    return fig
+
+
 def _target_traces(target: float, row: pd.Series, level: float, yr: list[float]) -> list[go.Scatter]:
     """Return the target's vertical line, the predictor's interval there and its prediction."""
     data = []
@@ -298,30 +324,14 @@ def prediction_figure(
     row = (target_frame if target_frame is not None else predictor.predict_frame([target], level)).iloc[0]
     shown = set(MODELS if models is None else models)
     data = _model_traces(curves, shown, predictor.weights_)
-    data.append(go.Scatter(
-        x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
-        marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
-        hovertemplate="observed<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
-    data.append(go.Scatter(
-        x=n_held, y=t_held, name="held back (actual)", mode="markers",
-        marker=dict(color="white", size=9, symbol="diamond", line=dict(color=_COLORS["held"], width=2)),
-        hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
+    data += _run_traces(n_obs, t_obs, n_held, t_held)
     pred_band = curves[curves["model"] == PREDICTOR]
     yr = _y_range([t_obs, t_held], [pred_band["lower"], pred_band["upper"], [row["lower"], row["upper"]]])
     data += _target_traces(target, row, level, yr)
-    fig = go.Figure(data=data)
-    x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
     head = title if title is not None else prediction_title(row, unit, level)
-    if bool(row["warned"]):
-        head += " ⚠ warned"
-    fig.update_layout(
-        title=dict(text=head, font=dict(size=16)), height=480, margin=dict(l=60, r=20, t=60, b=50),
-        xaxis=dict(type="log", title=f"allocation n ({unit})",
-                   range=[float(np.log10(x_all.min() / 1.3)), float(np.log10(x_all.max() * 1.3))]),
-        yaxis=dict(type="log", title="runtime [s]", range=yr),
-        legend=dict(font=dict(size=11), itemsizing="constant"), hovermode="closest", template="plotly_white",
-    )
-    return fig
+    x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
+    return _prediction_layout(go.Figure(data=data), head + (" ⚠ warned" if bool(row["warned"]) else ""), unit,
+                              x_all, yr)
 
 
 def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go.Figure:

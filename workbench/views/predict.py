@@ -69,6 +69,13 @@ def curve_unit(frame: pd.DataFrame, curve_key: tuple) -> str:
     """Return what n counts in the curve ``(benchmark, problem_class, ...)`` of ``frame``.
 
     Its ``unit`` column (scaling corpus), else processes.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Scaling runs with columns ``benchmark``, ``problem_class`` and optionally ``unit``.
+    curve_key : tuple
+        ``(benchmark, problem_class, ...)`` of the curve.
     """
     if "unit" not in frame.columns:
         return "processes"
@@ -97,6 +104,13 @@ def target_range(processes, observed_n) -> TargetRange:
     In steps of 1/8 doubling from the smallest (so that it times powers of two lie on the
     grid); the initial target is the largest held-back allocation beyond the observed
     ones, else 4x the largest.
+
+    Parameters
+    ----------
+    processes : array-like
+        Every allocation of the curve.
+    observed_n : array-like
+        The observed (fitted) allocations.
     """
     n = np.asarray(processes, float)
     step = math.log10(2) / 8
@@ -291,7 +305,17 @@ def _holdout_columns(unit: str, level: float) -> dict[str, Column]:
 
 
 def target_table_html(frame: pd.DataFrame, unit: str = "processes", level: float = 0.8) -> str:
-    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest)."""
+    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``ScalingPredictor.predict_frame`` result.
+    unit : str, default "processes"
+        What n counts, in words.
+    level : float, default 0.8
+        Central probability of the interval.
+    """
     shown = frame.assign(model=frame["model"].map(lambda m: MODEL_LABELS.get(m, m) if m else "none"),
                          warnings=frame["warnings"].map(lambda kinds: ", ".join(kinds) if len(kinds) else "none"))
     n = float(frame["n"].iloc[0])
@@ -322,7 +346,17 @@ def _readout(state: PredictState, row: pd.Series, predictor: ScalingPredictor) -
 
 
 def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: FitCache | None = None) -> MeasureNext:
-    """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits)."""
+    """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits).
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target and level.
+    predictor : ScalingPredictor
+        The predictor fitted to ``state``'s observed runs.
+    cache : FitCache or None, default None
+        Where results are kept per data (None: computed every call).
+    """
     mv = _cached(cache, (state.data_key, state.target, state.level),
                  lambda: predictor.measurement_value(state.target, level=state.level))
     if len(mv):  # what the run would cost: allocation (or its nodes) x predicted runtime
@@ -332,7 +366,15 @@ def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: F
 
 
 def cost_word(unit: str, per_node: int | None = None) -> str:
-    """Return what a run's cost is counted in: node-hours when the nodes are known, else ``unit``-hours."""
+    """Return what a run's cost is counted in: node-hours when the nodes are known, else ``unit``-hours.
+
+    Parameters
+    ----------
+    unit : str
+        What n counts (a key of :data:`~workbench.validation.UNITS`).
+    per_node : int or None, default None
+        Processes (or GPUs) per node, when known.
+    """
     return UNITS["nodes"][2] if unit == "nodes" or per_node else UNITS[check_unit(unit, "cost")][2]
 
 
@@ -341,6 +383,17 @@ def run_cost(predictor: ScalingPredictor, n, unit: str, per_node: int | None = N
 
     Nodes (``ceil(n / per_node)``, or n itself in nodes) when known, else n, times the
     predicted runtime.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    n : array-like
+        Allocations.
+    unit : str
+        What n counts.
+    per_node : int or None, default None
+        Processes (or GPUs) per node, when known.
     """
     n = np.asarray(n, float)
     count = n if unit == "nodes" or not per_node else np.ceil(n / per_node)
@@ -353,6 +406,19 @@ def predictions_csv_html(predictor: ScalingPredictor, allocations, level: float,
 
     Columns: n (in ``unit``), unit, predicted runtime and its interval in seconds, the
     interval level, the chosen model, the warning flag, the warnings and the verdict.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    allocations : array-like
+        Where to predict.
+    level : float
+        Central probability of the intervals.
+    unit : str
+        What n counts.
+    filename : str, default "predictions.csv"
+        The downloaded file's name.
     """
     n = np.unique(np.asarray(allocations, float))
     frame = predictor.predict_frame(n, level)
@@ -373,6 +439,19 @@ def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes
 
     The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
     in ``cost_word``, default ``unit``-hours, when ``frame`` has a ``cost`` column: n or nodes x predicted seconds).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``measurement_value`` of the target, optionally with a ``cost`` column.
+    target : float
+        The target allocation.
+    unit : str, default "processes"
+        What n counts, in words.
+    rows : int, default 5
+        Candidates shown.
+    cost_word : str or None, default None
+        Unit of the cost (None: ``unit``-hours).
     """
     head = "<b>Where to measure next</b>"
     if frame.empty:
@@ -394,7 +473,17 @@ def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes
 
 
 def board_table_html(per_curve: pd.DataFrame, board: pd.DataFrame, board_name: str) -> str:
-    """Return the overall leaderboard (``board``, read from ``board_name``) of the per-curve results."""
+    """Return the overall leaderboard (``board``, read from ``board_name``) of the per-curve results.
+
+    Parameters
+    ----------
+    per_curve : pandas.DataFrame
+        The per-curve benchmark results.
+    board : pandas.DataFrame
+        The overall leaderboard.
+    board_name : str
+        The file ``board`` was read from.
+    """
     return frame_html(format_leaderboard(board), (
         f"Leaderboard: {int(board['predictions'].max())} held-back predictions per model on "
         f"{per_curve['curve_id'].nunique()} real curves, leave-one-source-out ({html.escape(board_name)}; "
@@ -419,6 +508,19 @@ def board_curve_view(per_curve: pd.DataFrame, curve_id: str, protocol: str, curv
 
     Its metrics and, with the benchmark's ``curves`` (None: not available), the curve
     refitted under ``protocol`` (cached).
+
+    Parameters
+    ----------
+    per_curve : pandas.DataFrame
+        The per-curve benchmark results.
+    curve_id : str
+        The curve.
+    protocol : str
+        The benchmark protocol (k3, k4, spread).
+    curves : pandas.DataFrame or None
+        The benchmark's curves (None: not available).
+    cache : FitCache or None, default None
+        Where results are kept per data (None: computed every call).
     """
     rows = per_curve[per_curve["curve_id"] == curve_id]
     metrics = frame_html(format_leaderboard(rows), f"{html.escape(str(curve_id))}: metrics per model")
