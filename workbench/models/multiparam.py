@@ -254,6 +254,8 @@ def _distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
 class MultiParameterModel(BaseEstimator):
     """Base of the runtime models over ``n`` x problem parameters (module docstring).
 
+    :meth:`fit` sets the attributes below in every subclass.
+
     Attributes
     ----------
     parameters_ : list of str
@@ -268,8 +270,6 @@ class MultiParameterModel(BaseEstimator):
         What the fit noticed about the data (also emitted once by :meth:`fit`).
     equation_ : str
         The fitted model with its numbers.
-
-    All are set by :meth:`fit`, in every subclass.
     """
 
     name = "base"
