@@ -119,6 +119,15 @@ def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.n
 
     ``points`` log-spaced allocations from 1 to max(4 n_max observed, largest extra n),
     plus the observed and ``n_extra`` allocations.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    n_extra : array-like, default ()
+        More allocations to include (e.g. held-back runs).
+    points : int, default GRID_POINTS
+        Log-spaced targets.
     """
     n_obs = model.observations_["n"].to_numpy(float)
     n_extra = np.asarray(n_extra, float).ravel()
@@ -131,7 +140,13 @@ def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.n
 
 
 def measured_t1(model: Adept) -> float | None:
-    """Return the observed runtime on one processor (averaged repeats), or None."""
+    """Return the observed runtime on one processor (averaged repeats), or None.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    """
     obs = model.observations_
     one = obs[(obs["n"] == 1) & (obs["kind"] == "observed")]
     return float(one["t"].iloc[0]) if len(one) else None
@@ -143,6 +158,11 @@ def speedup_reference(model: Adept) -> tuple[float, str]:
     See the module docstring.
 
     A measured t(1), else ADEPT's prediction for n = 1.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
     """
     t1 = measured_t1(model)
     if t1 is not None:
@@ -161,6 +181,13 @@ def prediction_curve(model: Adept, n_grid) -> pd.DataFrame:
     ``speedup`` (T(1)/T(n) of the target's own instance); ``A``, ``sigma``, ``scale`` (tau,
     input unit per model unit); ``max_rel_error`` (largest relative deviation of that
     instance from the used observations).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    n_grid : array-like
+        The targets (e.g. :func:`prediction_grid`).
     """
     n_grid = np.asarray(n_grid, float).ravel()
     if n_grid.size == 0:
@@ -188,6 +215,13 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
     instance's T(1)/T(n)); ``A``, ``sigma`` of that instance; ``warned`` (a reliability
     warning of :data:`~workbench.evaluation.holdout.RELIABILITY_KINDS` covers the target)
     and ``warnings`` (comma-separated kinds of all warnings that concern it).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    actual : (array-like, array-like) or None
+        ``(n, t)`` of the held-back runs.
     """
     n, t = _mean_per_n(*_pair(actual, "actual"))
     columns = ["n", "actual", "prediction", "error_pct", "accuracy_pct", "speedup", "A", "sigma", "warned", "warnings"]
@@ -223,6 +257,13 @@ def curve_warnings(model: Adept, targets) -> list[ModelWarning]:
     the fit for n = 2 of the bundled example saturates at n = 255 with a first piece
     "ending" at n = 862788, the fits past the data at n = 241, so asking for all targets
     gave two saturation points and a section end far beyond the drawn range.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    targets : array-like
+        The targets the curve is drawn at.
     """
     targets = np.unique(np.asarray(targets, float))
     obs = model.observations_
@@ -241,6 +282,13 @@ def fits_table(model: Adept, targets) -> pd.DataFrame:
     input unit per model unit; 1 in paper mode), ``fixed point n`` (the observation the
     pass-1 instances pass through), ``WSSRE``, ``max rel. error`` (fraction), ``predicted t``
     (input unit), ``predicted S``, ``runner-up A`` (NaN when none, Table 3).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    targets : array-like
+        The targets, one row each.
     """
     e = model.explain(np.unique(np.asarray(targets, float)))
     return pd.DataFrame({
@@ -256,6 +304,13 @@ def effective_weights(model: Adept, target: float) -> np.ndarray:
     W_i = q max_j |n* - n_j| - |n* - n_i| (3.5.2) times the anomaly factor max(0, (θ - D)/θ)
     (3.9.2), zero outside the target's phase (3.9.3) and for cross-size guiding points
     reserved for another target (3.14).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    target : float
+        The target n* of the fit.
     """
     # Adept keeps this in a private method; use it rather than re-deriving the rules here.
     return model.weights_for([float(target)]).to_numpy()[0]
@@ -274,6 +329,17 @@ def unit_pitfall_table(n, t_seconds, target: float, base=None) -> pd.DataFrame:
     (kinds).  In fit mode the two time units give the same row (up to ties between
     equally good instances); in paper mode T(1) = A (1 + σ in high variance) input units,
     so A, σ and the verdicts change with the unit.
+
+    Parameters
+    ----------
+    n : array-like
+        Allocations of the target runs.
+    t_seconds : array-like
+        Their runtimes in seconds.
+    target : float
+        The target allocation.
+    base : (array-like, array-like) or None, default None
+        ``(n, t in seconds)`` of a base size for a cross-size fit.
     """
     n = np.asarray(n, float)
     t_seconds = np.asarray(t_seconds, float)
@@ -584,6 +650,21 @@ def cross_size_figure(model: Adept, base, actual=None, *, view: str = "runtime",
     The base-size runs, the target-size observations, the guiding points t_base(n)·R, the
     predicted target curve and the held-back target runs ``actual`` with PA.  ``model`` must
     have been fitted with ``base=``; the traces are those of :func:`prediction_figure`.
+
+    Parameters
+    ----------
+    model : Adept
+        A model fitted with ``base=``.
+    base : (array-like, array-like)
+        ``(n, t)`` of the base-size runs.
+    actual : (array-like, array-like) or None, default None
+        Held-back target runs ``(n, t)``.
+    view : {"runtime", "speedup"}, default "runtime"
+        What the y axis shows.
+    time_unit : str, default "s"
+        Unit of the runtimes.
+    n_grid : array-like or None, default None
+        Targets of the predicted curve (None: :func:`prediction_grid`).
     """
     if getattr(model, "ratio_", None) is None:
         raise ValidationError("cross_size_figure needs an Adept fitted with base=(n_base, t_base)")
@@ -606,6 +687,13 @@ def r_metric_figure(report: AnomalyReport, epsilon: float) -> go.Figure:
     3 the resolved anomalies (with D and the weight factor); then one dashed curve per
     removed candidate (its flatness = total
     relative rise; the flattest removal identifies the anomaly, 3.9.2).
+
+    Parameters
+    ----------
+    report : AnomalyReport
+        The anomaly report of a fitted model.
+    epsilon : float
+        The flag threshold epsilon of the R metric.
     """
     r = report.r
     n_to = r["n_to"].to_numpy(float)
@@ -667,6 +755,13 @@ def weights_figure(model: Adept, target: float | None = None) -> go.Figure:
 
     The factor max(0, (θ - D)/θ) (bars 0) and, for ``target``, the effective weight W_i'
     of its fit relative to the largest (bars 1; empty without a target).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    target : float or None, default None
+        The target whose effective weights are drawn (None: only the factors).
     """
     obs = model.observations_
     labels = [f"n={v:g}" + (" (guide)" if k == "guiding" else "") for v, k in zip(obs["n"], obs["kind"])]
@@ -693,6 +788,15 @@ def side_by_side(figures: Sequence[go.Figure], titles: Sequence[str] | None = No
     """Place figures next to each other as subplots of one figure (one FigureWidget instead of several).
 
     Axis types, titles and ranges are kept, legends are merged.
+
+    Parameters
+    ----------
+    figures : sequence of plotly.graph_objects.Figure
+        The figures, left to right.
+    titles : sequence of str or None, default None
+        Subplot titles (None: the figures' own).
+    widths : sequence of float or None, default None
+        Relative column widths (None: equal).
     """
     titles = list(titles) if titles is not None else [f.layout.title.text or "" for f in figures]
     out = make_subplots(rows=1, cols=len(figures), subplot_titles=titles, column_widths=widths,

@@ -69,7 +69,13 @@ def _rgba(color: str, alpha: float) -> str:
 
 
 def format_seconds(t: float) -> str:
-    """Return a runtime in seconds with 3 significant digits, and in minutes or hours when long."""
+    """Return a runtime in seconds with 3 significant digits, and in minutes or hours when long.
+
+    Parameters
+    ----------
+    t : float
+        A runtime in seconds (not finite: shown as a dash).
+    """
     if not np.isfinite(t):
         return "–"
     text = f"{t:.3g} s"
@@ -84,6 +90,15 @@ def allocation_grid(n_min: float, n_max: float, points: int = GRID_POINTS) -> np
     """Return ``points`` log-spaced allocations from ``n_min`` to ``n_max``, to 4 significant digits.
 
     Rounded so that nearby grids share allocations, which ADEPT caches.
+
+    Parameters
+    ----------
+    n_min : float
+        The smallest allocation, > 0.
+    n_max : float
+        The largest allocation.
+    points : int, default GRID_POINTS
+        How many allocations.
     """
     grid = np.geomspace(max(float(n_min), 1.0), max(float(n_max), float(n_min), 1.0), points)
     step = 10.0 ** (np.floor(np.log10(grid)) - 3)
@@ -95,6 +110,15 @@ def prediction_curves(predictor, grid, level: float = 0.8) -> pd.DataFrame:
 
     Columns ``model`` (a name of ``MODELS`` or ``"predictor"``), ``n``, ``prediction``,
     ``lower``, ``upper`` (NaN where a model refuses).
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    grid : array-like
+        The allocations (e.g. :func:`allocation_grid`).
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     grid = np.asarray(grid, float)
     frame = predictor.predict_frame(grid, level)
@@ -115,6 +139,11 @@ def weights_frame(predictor) -> pd.DataFrame:
     when not fitted), ``cv_error`` (mean absolute log error predicting this curve's own
     largest allocation(s), NaN: too short), ``status`` ("fitted", "fitted, drawn only" when
     its weight is negligible, or why it could not be fitted).
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
     """
     rows = []
     for name in predictor.models:
@@ -132,6 +161,15 @@ def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
     One row per held-back allocation with ``n``, ``actual`` (median runtime there),
     ``prediction``, ``lower``, ``upper``, ``error_pct`` (|prediction - actual| / actual,
     %), ``inside`` (actual in the interval) and ``warned``.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    held_back : (array-like, array-like) or None
+        ``(n, t)`` of the runs it did not see.
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     n, t = _pair(held_back, "held_back")
     columns = ["n", "actual", "prediction", "lower", "upper", "error_pct", "inside", "warned"]
@@ -148,7 +186,17 @@ def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
 
 
 def prediction_title(row, unit: str = "processes", level: float = 0.8) -> str:
-    """``"at n = X <unit>: T s (80 % interval L – U s)"`` for a row of ``predict_frame``."""
+    """``"at n = X <unit>: T s (80 % interval L – U s)"`` for a row of ``predict_frame``.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row of ``predict_frame``.
+    unit : str, default "processes"
+        What n counts, in words.
+    level : float, default 0.8
+        Central probability of the interval.
+    """
     n = float(row["n"])
     if not np.isfinite(row["prediction"]):
         return f"at n = {n:g} {unit}: no model predicts here"
@@ -341,6 +389,15 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
     ``spread`` (:func:`~workbench.evaluation.scaling_benchmark.protocol_split`): the predictor
     fitted on the measured allocations, the others held back, the target its largest predicted
     allocation; drawn by :func:`prediction_figure` (a placeholder when the curve is too short).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs of one curve (a curve table).
+    protocol : {"k3", "k4", "spread"}
+        The benchmark protocol.
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     from workbench.evaluation.scaling_benchmark import protocol_split
     from workbench.models.scaling import ScalingPredictor
@@ -383,6 +440,13 @@ def format_leaderboard(frame: pd.DataFrame, approximate: Sequence[str] = ()) -> 
 
     Shares in %, PA in %, widths as ``1.23x``; columns named in words, those in
     ``approximate`` marked with ``≈``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Leaderboard rows (:func:`~workbench.evaluation.scaling_benchmark.leaderboard`).
+    approximate : sequence of str, default ()
+        Columns marked as approximate.
     """
     out = pd.DataFrame(index=frame.index)
     for col, name in _BOARD_NAMES.items():
