@@ -26,9 +26,9 @@ from workbench.plots.adept import (
     holdout_frame,
     prediction_figure,
     r_metric_figure,
-    side_by_side,
     weights_figure,
 )
+from workbench.plots.layout import side_by_side
 from workbench.ui.adept_dashboard import summary_html
 from workbench.ui.common import (
     FitCache,
