@@ -90,6 +90,11 @@ def table1_check(table: pd.DataFrame | None = None) -> pd.DataFrame:
     ``overall_error_pct`` (the paper's, NaN on the second phase of an application).
 
     ``table`` defaults to the bundled seed table ``fractal_escobar_table1``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None, default None
+        Table 1 as published; None: the bundled seed table.
     """
     t = fetch_seed_table("fractal_escobar_table1").frame if table is None else table
     require_columns(t, ["cores", "C", "N_Lrg", "m", "b", "phase_predicted_s", "phase_actual_s"], "Table 1 check")
@@ -160,6 +165,13 @@ def match_sizes(requested, measured) -> np.ndarray:
 
     ``measured`` must be non-empty and increasing.  Returns one measured size per
     request (duplicates kept: the caller merges them).
+
+    Parameters
+    ----------
+    requested : array-like
+        The sizes asked for.
+    measured : array-like
+        The measured sizes, non-empty and increasing.
     """
     req = np.asarray(requested, dtype=float)
     grid = np.asarray(measured, dtype=float)
@@ -390,6 +402,13 @@ def design_choices(profile: pd.DataFrame, target_size: float | None = None) -> D
 
     Raises :class:`~workbench.errors.ValidationError` for fewer than 3 measured sizes or a
     target that is not a measured size above two others.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        A profile frame (:mod:`workbench.models.fractal`).
+    target_size : float or None, default None
+        The target N_Lrg; None: the largest measured size.
     """
     sizes = np.unique(profile["size"].to_numpy(dtype=float))
     if sizes.size < 3:

@@ -94,6 +94,15 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
     error_pct, warned (ADEPT only: a reliability warning covers this target) and
     warning_kinds.  A model that cannot fit a curve gets NaN predictions and the error
     message in ``warning_kinds``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None, default None
+        A scaling frame; None: the Raspberry Pi cluster NPB logs.
+    n_observed : sequence of int, default (3, 4)
+        How many of the smallest allocations are observed, one protocol each.
+    models : dict of str -> estimator or None, default None
+        The models by name; None: :func:`default_models`.
     """
     if frame is None:
         from workbench.io import fetch_npb_pi_cluster

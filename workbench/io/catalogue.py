@@ -95,6 +95,11 @@ def data_mirror(mirror: str | os.PathLike | None = None) -> Path:
     ``mirror`` if given, else the environment variable ``WORKBENCH_DATA_MIRROR``.
     Raises :class:`~workbench.errors.DatasetNotFoundError` with instructions when neither
     is set or the directory does not exist.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     value = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
     how = (
@@ -424,6 +429,11 @@ def list_datasets(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
     (bool: the files are present; mirror datasets need ``WORKBENCH_DATA_MIRROR`` or
     ``mirror=``), ``path`` (str, ``None`` when the mirror is not configured), ``source``
     (provenance) and ``licence``.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     rows = []
     for entry in _REGISTRY:
@@ -457,6 +467,13 @@ def fetch_dataset(name: str, *, mirror: str | os.PathLike | None = None) -> Data
     Raises :class:`~workbench.errors.DatasetNotFoundError` for unknown names, or when a
     mirror dataset's files cannot be found (with instructions to set
     ``WORKBENCH_DATA_MIRROR``).
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`list_datasets`.
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     entry = _entry(name)
     path = _resolve(entry, mirror)
@@ -470,6 +487,11 @@ def fetch_npb_pi_cluster(*, mirror: str | os.PathLike | None = None) -> Dataset:
     Skipped logs are warned about (:class:`~workbench.errors.ParseWarning`) and listed in
     ``frame.attrs["skipped"]``; ``frame.attrs["cores_per_node"] == 4`` so that
     :func:`~workbench.io.list_curves` labels 4 processes per node as "packed".
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     return fetch_dataset("npb-pi-cluster", mirror=mirror)
 
@@ -478,6 +500,11 @@ def fetch_seed_table(name: str) -> Dataset:
     """Return a table re-typed from one of the cited papers, e.g. ``"adept_fit_runtime_table2"``.
 
     Accepts the file stem, the file name (``.csv``) or the catalogue name (``seed-...``).
+
+    Parameters
+    ----------
+    name : str
+        The file stem, the file name or the catalogue name of the table.
     """
     stem = Path(name).stem if name.endswith(".csv") else name
     stem = stem.removeprefix("seed-")
