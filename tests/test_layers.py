@@ -8,6 +8,7 @@ cycle among modules at all (a package's ``__init__`` and its own children includ
 imports inside functions included), and every top-level module of ``workbench`` on a floor.
 """
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -124,3 +125,35 @@ def test_the_catalogue_loads_the_projects_measurements_with_io_alone():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]", done.stdout
+
+
+# Plotly's own text markup (<b>, <i>, <br>, <sup>, <sub>, <span>, <a>) is allowed in figure
+# texts; these tags are page HTML, which belongs in ``workbench.views``.
+_PAGE_TAGS = ("<div", "<ul", "<ol", "<li", "<table", "<tr", "<td", "<th", "<details", "<summary", "<code",
+              "<style", "<p>", "<p ")
+
+
+def html_in_source(source: str) -> list[str]:
+    """Name every function returning HTML (``*_html``) and every string literal with page HTML tags."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.endswith("_html"):
+            found.append(f"line {node.lineno}: def {node.name}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            tags = [t for t in _PAGE_TAGS if t in node.value.lower()]
+            if tags:
+                found.append(f"line {node.lineno}: string with {', '.join(tags)}")
+    return found
+
+
+def test_the_html_finder_finds_html():
+    assert html_in_source("def table_html():\n    return 1\n") == ["line 1: def table_html"]
+    assert html_in_source("x = f\"<div style='a'>{1}</div>\"\n") == ["line 1: string with <div"]
+    assert html_in_source("title = '<b>Queue</b><br>wait'\n") == []
+
+
+def test_no_figure_module_makes_html():
+    """plots return figures and data; their HTML (tables, warning lists) lives in workbench.views."""
+    offenders = {str(p.relative_to(ROOT)): found for p in sorted((ROOT / "workbench" / "plots").rglob("*.py"))
+                 if (found := html_in_source(p.read_text(encoding="utf-8")))}
+    assert not offenders, offenders

@@ -17,13 +17,13 @@ from workbench.plots.adept import (
     prediction_figure,
     prediction_grid,
     r_metric_figure,
-    side_by_side,
     speedup_reference,
     unit_pitfall_table,
-    warnings_html,
     weights_figure,
 )
+from workbench.plots.layout import side_by_side
 from workbench.ui.anomalies import synthetic_anomaly_frame
+from workbench.views.adept import warnings_html
 
 PREDICTION_TRACES = [
     "envelope (lowest bound)", "envelope", "prediction", "best instance", "runner-up instance",

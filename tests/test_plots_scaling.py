@@ -19,10 +19,9 @@ from workbench.plots.scaling import (
     prediction_figure,
     prediction_title,
     protocol_figure,
-    warnings_html,
     weights_frame,
-    weights_html,
 )
+from workbench.views.predict import warnings_html, weights_html
 
 N_ALL = np.array([1, 2, 4, 8, 16, 32, 64], float)
 N_TRACES = 2 * len(MODELS) + 7

@@ -1,4 +1,4 @@
-"""The "Predict my runs" panels without widgets: :func:`workbench.views.predict.view` on
+"""The "Predict my runs" panels without widgets: :func:`workbench.views.predict.prediction_view` on
 hand-made runs (figure, readout numbers, caching, bad input), the target slider's range,
 "where to measure next" and the leaderboard panels; and the benchmark results reader moved
 down to :mod:`workbench.evaluation.scaling_benchmark`."""
@@ -21,8 +21,8 @@ from workbench.views.predict import (
     curve_unit,
     measure_next_html,
     measure_next_view,
+    prediction_view,
     target_range,
-    view,
 )
 
 N = np.array([1.0, 2, 4, 8, 16, 32])
@@ -39,7 +39,7 @@ def _state(observed=(1, 2, 4, 8), **controls) -> PredictState:
 
 
 def test_the_prediction_at_the_target_and_its_readout():
-    panels = view(_state())
+    panels = prediction_view(_state())
     row = panels.frame.iloc[0]
     assert list(panels.frame["n"]) == [32.0] and row["prediction"] > 0
     assert panels.main.layout.title.text.startswith("at n = 32 processes:")
@@ -52,22 +52,22 @@ def test_the_prediction_at_the_target_and_its_readout():
 
 
 def test_level_and_models_change_the_figure():
-    narrow = view(_state(level=0.5))
+    narrow = prediction_view(_state(level=0.5))
     assert "50 % interval" in narrow.main.layout.title.text and "50 % interval" in narrow.readout
-    hidden = [t.name for t in view(_state(models=("amdahl", "downey-lm"))).main.data if t.visible is False]
+    hidden = [t.name for t in prediction_view(_state(models=("amdahl", "downey-lm"))).main.data if t.visible is False]
     assert len(hidden) == 6 and all(name.startswith(("USL", "ADEPT", "PMNF")) for name in hidden)  # line + band each
 
 
 def test_a_cache_reuses_the_fit_per_data():
     cache = FitCache(8)
-    first = view(_state(), cache).predictor
-    assert view(_state(target=16.0), cache).predictor is first
-    assert view(_state(observed=(1, 2, 4, 16)), cache).predictor is not first
+    first = prediction_view(_state(), cache).predictor
+    assert prediction_view(_state(target=16.0), cache).predictor is first
+    assert prediction_view(_state(observed=(1, 2, 4, 16)), cache).predictor is not first
 
 
 def test_too_few_observed_runs_are_a_clear_error():
     with pytest.raises(ValidationError, match=">= 3 distinct"):
-        view(_state(observed=(1, 2)))
+        prediction_view(_state(observed=(1, 2)))
 
 
 def test_target_range_is_on_a_grid_of_eighth_doublings():
@@ -82,7 +82,7 @@ def test_target_range_is_on_a_grid_of_eighth_doublings():
 
 def test_measure_next_adds_the_cost_and_follows_the_target():
     state = _state(target=64.0)
-    p = view(state).predictor
+    p = prediction_view(state).predictor
     nxt = measure_next_view(state, p, FitCache(4))
     assert list(nxt.frame.columns) == ["n", "width_ratio", "narrowing", "cost"] and "at n = 64" in nxt.html
     np.testing.assert_allclose(nxt.frame["cost"], nxt.frame["n"] * p.predict(nxt.frame["n"].to_numpy()))
@@ -133,7 +133,7 @@ def test_measure_next_html():
 
 
 def test_the_target_table_reads_as_words_and_units():
-    panels = view(_state())
+    panels = prediction_view(_state())
     table = panels.target_table
     assert "predict_frame" not in table and "Prediction at n = 32 processes" in table
     assert "n [processes]" in table and "predicted runtime [s]" in table and "80 % interval, lower [s]" in table

@@ -23,8 +23,10 @@ import numpy as np
 from scipy import stats
 
 from workbench.errors import ValidationError
-from workbench.validation import as_vector
+from workbench.validation import Threshold, as_vector
 
+# the metric functions (re-exported by workbench.evaluation); ERROR_BAND and band_text are
+# module attributes, used by name
 __all__ = [
     "error_pct",
     "prediction_accuracy",
@@ -36,6 +38,25 @@ __all__ = [
     "share_within",
     "summarize",
 ]
+
+
+#: The error band of the communication models' papers (their "within ±30 %"), declared once:
+#: :func:`share_within` and :func:`summarize` default to it, the comm figures draw it and the
+#: comm tables name it with :func:`band_text`.
+ERROR_BAND = Threshold(
+    30.0, "percent", "a prediction is within the band when its error E = |predicted - measured| / measured is at "
+    "most this", "share_within, summarize; the comm regression and comm GBM figures, scores and tables")
+
+
+def band_text(pct: float = ERROR_BAND.value) -> str:
+    """Return the band of half-width ``pct`` percent as the figures and tables write it: ``"±30 %"``.
+
+    Parameters
+    ----------
+    pct : float, default ERROR_BAND.value (30)
+        Half-width of the band, in percent.
+    """
+    return f"±{pct:g} %"
 
 
 def _first_bad(mask: np.ndarray) -> int:
@@ -201,12 +222,12 @@ def spearman(y_true, y_pred) -> float:
     t, p = _validated(y_true, y_pred, "spearman", min_points=2)
     if np.ptp(t) == 0 or np.ptp(p) == 0:
         return float("nan")
-    # predictions first, as before the switch to scikit-learn order: the correlation is
-    # symmetric, but the other order can differ in the last bit
+    # predictions first: the correlation is symmetric, but the other order can differ in the
+    # last bit, and the reference numbers were computed in this order
     return float(stats.spearmanr(p, t).statistic)
 
 
-def share_within(y_true, y_pred, pct: float = 30) -> float:
+def share_within(y_true, y_pred, pct: float = ERROR_BAND.value) -> float:
     """Fraction (0..1) of predictions whose error ``E`` is at most ``pct`` percent.
 
     The bound is inclusive up to floating-point rounding (1.3 vs 1.0 is within 30 %).
@@ -227,7 +248,7 @@ def share_within(y_true, y_pred, pct: float = 30) -> float:
     return float(np.mean(e <= pct * (1 + 1e-12)))
 
 
-def summarize(y_true, y_pred, pct: float = 30) -> dict[str, float]:
+def summarize(y_true, y_pred, pct: float = ERROR_BAND.value) -> dict[str, float]:
     """Compute all metrics at once, as a flat dict.
 
     One row of a tidy comparison table:

@@ -90,6 +90,11 @@ def table1_check(table: pd.DataFrame | None = None) -> pd.DataFrame:
     ``overall_error_pct`` (the paper's, NaN on the second phase of an application).
 
     ``table`` defaults to the bundled seed table ``fractal_escobar_table1``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame or None, default None
+        Table 1 as published; None: the bundled seed table.
     """
     t = fetch_seed_table("fractal_escobar_table1").frame if table is None else table
     require_columns(t, ["cores", "C", "N_Lrg", "m", "b", "phase_predicted_s", "phase_actual_s"], "Table 1 check")
@@ -160,6 +165,13 @@ def match_sizes(requested, measured) -> np.ndarray:
 
     ``measured`` must be non-empty and increasing.  Returns one measured size per
     request (duplicates kept: the caller merges them).
+
+    Parameters
+    ----------
+    requested : array-like
+        The sizes asked for.
+    measured : array-like
+        The measured sizes, non-empty and increasing.
     """
     req = np.asarray(requested, dtype=float)
     grid = np.asarray(measured, dtype=float)
@@ -254,6 +266,30 @@ def _design(small_sizes: np.ndarray, C: float, delta: float | None, k: int) -> t
     return float(delta), requested, sizes, notes
 
 
+def _comparison_frame(phases: tuple, fits: pd.DataFrame, prediction, actual: np.ndarray, actual_share: np.ndarray,
+                      measured_total: float) -> pd.DataFrame:
+    """Return the per-phase and total comparison of predicted and measured times (``COMPARISON_COLUMNS``)."""
+    predicted = np.r_[fits["predicted"].to_numpy(dtype=float), prediction.total]
+    actual_all = np.r_[actual, measured_total]
+    errors = np.full(predicted.size, np.nan)
+    ok = np.isfinite(actual_all) & (actual_all > 0)
+    if ok.any():
+        errors[ok] = error_pct(actual_all[ok], predicted[ok])
+    return pd.DataFrame({
+        "phase": [*phases, TOTAL],
+        "m": np.r_[fits["m"].to_numpy(dtype=float), np.nan],
+        "b": np.r_[fits["b"].to_numpy(dtype=float), np.nan],
+        "r2": np.r_[fits["r2"].to_numpy(dtype=float), np.nan],
+        "predicted_s": predicted,
+        "band_low_s": np.r_[fits["band_low"].to_numpy(dtype=float), prediction.band[0]],
+        "band_high_s": np.r_[fits["band_high"].to_numpy(dtype=float), prediction.band[1]],
+        "actual_s": actual_all,
+        "error_pct": errors,
+        "share_at_target": np.r_[fits["share_at_target"].to_numpy(dtype=float), np.nan],
+        "actual_share": np.r_[actual_share, np.nan],
+    }, columns=COMPARISON_COLUMNS)
+
+
 def demo_experiment(
     profile: pd.DataFrame,
     target_size: float,
@@ -324,30 +360,13 @@ def demo_experiment(
         missing = [p for p, a in zip(phases, actual) if np.isnan(a)]
         notes.append(f"phase(s) {missing} not in the large run: no error for them")
 
-    predicted = np.r_[fits["predicted"].to_numpy(dtype=float), prediction.total]
-    actual_all = np.r_[actual, measured_total]
-    errors = np.full(predicted.size, np.nan)
-    ok = np.isfinite(actual_all) & (actual_all > 0)
-    if ok.any():
-        errors[ok] = error_pct(actual_all[ok], predicted[ok])
-    comparison = pd.DataFrame({
-        "phase": [*phases, TOTAL],
-        "m": np.r_[fits["m"].to_numpy(dtype=float), np.nan],
-        "b": np.r_[fits["b"].to_numpy(dtype=float), np.nan],
-        "r2": np.r_[fits["r2"].to_numpy(dtype=float), np.nan],
-        "predicted_s": predicted,
-        "band_low_s": np.r_[fits["band_low"].to_numpy(dtype=float), prediction.band[0]],
-        "band_high_s": np.r_[fits["band_high"].to_numpy(dtype=float), prediction.band[1]],
-        "actual_s": actual_all,
-        "error_pct": errors,
-        "share_at_target": np.r_[fits["share_at_target"].to_numpy(dtype=float), np.nan],
-        "actual_share": np.r_[actual_share, np.nan],
-    }, columns=COMPARISON_COLUMNS)
+    comparison = _comparison_frame(phases, fits, prediction, actual, actual_share, measured_total)
     return FractalExperiment(
         prediction=prediction, target_size=target_size, convergence_size=C, convergence_auto=auto, delta=delta,
         k=k, requested_sizes=requested, sizes=sizes, small_sizes=small_sizes, phases=phases,
         shares=shares, comparison=comparison, large_runs=large_runs,
-        measured_total_s=measured_total, error_total_pct=float(errors[-1]), notes=tuple(notes),
+        measured_total_s=measured_total, error_total_pct=float(comparison["error_pct"].to_numpy()[-1]),
+        notes=tuple(notes),
     )
 
 
@@ -383,6 +402,13 @@ def design_choices(profile: pd.DataFrame, target_size: float | None = None) -> D
 
     Raises :class:`~workbench.errors.ValidationError` for fewer than 3 measured sizes or a
     target that is not a measured size above two others.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        A profile frame (:mod:`workbench.models.fractal`).
+    target_size : float or None, default None
+        The target N_Lrg; None: the largest measured size.
     """
     sizes = np.unique(profile["size"].to_numpy(dtype=float))
     if sizes.size < 3:

@@ -19,8 +19,9 @@ from workbench.errors import WorkbenchError, quiet_warnings
 from workbench.metrics import error_pct
 from workbench.models.adept import Adept
 from workbench.models.baselines import AmdahlModel, DowneyLM, USLModel
+from workbench.validation import Threshold
 
-__all__ = ["RELIABILITY_KINDS", "holdout_table", "holdout_summary", "default_models"]
+__all__ = ["MISS", "RELIABILITY_KINDS", "holdout_table", "holdout_summary", "default_models"]
 
 #: Warning kinds that say "do not trust this prediction blindly" ("delta-increased",
 #: "dropped-repeat", "stepwise" and "specially-optimised" are informational).
@@ -29,6 +30,10 @@ RELIABILITY_KINDS = frozenset({
     "sizes-differ", "unresolved-anomaly", "superlinear-speedup", "anomaly",
     "saturation-undetermined", "saturation-near-range",
 })
+#: A held-back prediction misses when its error E is above this (the ADEPT chapter's tables);
+#: the summary's ``within_<value>pct`` column and the tables' headers are written from it.
+MISS = Threshold(30.0, "percent", "a held-back prediction misses when its error E = |predicted - actual| / actual "
+                 "is above this", "holdout_summary; notebook 02's summary table (views.adept)")
 
 
 def default_models() -> dict:
@@ -89,6 +94,15 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
     error_pct, warned (ADEPT only: a reliability warning covers this target) and
     warning_kinds.  A model that cannot fit a curve gets NaN predictions and the error
     message in ``warning_kinds``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame or None, default None
+        A scaling frame; None: the Raspberry Pi cluster NPB logs.
+    n_observed : sequence of int, default (3, 4)
+        How many of the smallest allocations are observed, one protocol each.
+    models : dict of str -> estimator or None, default None
+        The models by name; None: :func:`default_models`.
     """
     if frame is None:
         from workbench.io import fetch_npb_pi_cluster
@@ -127,12 +141,20 @@ def holdout_table(frame: pd.DataFrame | None = None, n_observed=(3, 4), models: 
     return pd.DataFrame(rows)
 
 
-def holdout_summary(table: pd.DataFrame, miss_pct: float = 30.0) -> pd.DataFrame:
+def holdout_summary(table: pd.DataFrame, miss_pct: float = MISS.value) -> pd.DataFrame:
     """Score each model's predictions: count, mean and median PA, share within ``miss_pct``.
 
     PA = 100 - E; for models that warn, also how many misses (E > ``miss_pct``) carried a
     warning.  Refused predictions (NaN) are counted, not scored.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`holdout_table`'s rows (columns ``model``, ``error_pct``, ``warned``).
+    miss_pct : float, default MISS.value (30)
+        The error E (percent) above which a prediction misses.
     """
+
     def one(g: pd.DataFrame) -> pd.Series:
         e = g["error_pct"]
         miss = e > miss_pct

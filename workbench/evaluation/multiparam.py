@@ -46,6 +46,7 @@ from workbench.io import fetch_dataset, fetch_npb_pi_cluster
 from workbench.io.locations import MIRROR_ENV
 from workbench.models.multiparam import (
     MEMBERS,
+    THRESHOLDS,
     MultiParameterPredictor,
     extrapolation_folds,
     target_direction,
@@ -482,7 +483,7 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
     member (features :data:`~workbench.models.scaling.calibration.FEATURES`) and for the
     predictor (``PREDICTOR_FEATURES``), each (dataset, split) weighted once, with the
     location set to 0 (:func:`_centred_error_model`).  ``risk_threshold``:
-    the calibrated probability of a > 30 % miss above which 90 % of such misses are flagged.
+    the calibrated probability of a miss (``THRESHOLDS["miss"]``) above which 90 % of such misses are flagged.
     """
     records = records[np.isfinite(records.prediction) & (records.prediction > 0)]
     prior = {m: float(np.nanmedian(g.groupby(["dataset", "split"]).cv_error.first()))
@@ -497,7 +498,7 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
                                                _weights(pred))
     risk = miss_probability(models["predictor"], _features(pred))
     rel = np.abs(pred.prediction.to_numpy() - pred.actual.to_numpy()) / pred.actual.to_numpy()
-    missed = rel > 0.30
+    missed = rel > THRESHOLDS["miss"].value
     threshold = float(np.quantile(risk[missed], 0.10)) if missed.sum() >= 5 else 0.5
     return Calibration(models, prior, temperature, threshold, {}, 1.0, provenance or {})
 

@@ -96,6 +96,11 @@ def data_mirror(mirror: str | os.PathLike | None = None) -> Path:
     ``mirror`` if given, else the environment variable ``WORKBENCH_DATA_MIRROR``.
     Raises :class:`~workbench.errors.DatasetNotFoundError` with instructions when neither
     is set or the directory does not exist.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     value = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
     how = (
@@ -276,132 +281,137 @@ _BRANIKAS = (
 )
 
 
+#: The datasets with their own loader, one row each (the curve extracts and seed tables follow
+#: from the tables above in :func:`_registry`).
+_FIXED_ENTRIES = (
+    _Entry(
+        "npb-pi-cluster", "NPB 3.4.3 MPI logs, Raspberry Pi 4 cluster", "mirror", "npb-pi-cluster/results",
+        _PI_DESCRIPTION, _PI_SOURCE, "MIT", _load_pi_cluster,
+    ),
+    _Entry(
+        "osu-orfeo", "OSU Micro-Benchmarks 7.3 collective latencies, ORFEO (AMD EPYC)", "mirror", "osu-orfeo",
+        "OSU Micro-Benchmarks 7.3 latencies in microseconds: bcast_{core,socket,node} (5 Open MPI algorithms x "
+        "2..256 cores x 1 B..1 MiB), reduce_core (4 algorithms), p2p (2 processes by distance), nbft (linear "
+        "broadcast, 2..257 processes). frame: all six CSV files concatenated by workbench.io.read_osu_orfeo "
+        "(columns benchmark, mapping, algorithm, algorithm_name, processes, peer, size_bytes, latency_us, ..., "
+        "source, line). Rows are kept as measured: bcast_socket.csv and bcast_core.csv repeat many "
+        "configurations (verbatim copies and second campaigns, e.g. bcast_socket algorithm 0, 206 cores, 2 B "
+        "= 167 us once vs 9 us in another campaign); see the workbench.io.collectives docstring.",
+        "2x AMD EPYC 7H12 nodes, ORFEO cluster, Open MPI 4.1.5, 2024; GitHub "
+        "marcotallone/collective-operations-latency at 1fbc4a2b", "MIT", read_osu_orfeo,
+    ),
+    _Entry(
+        "extrap-mpi", "Extra-P test data: MPI collectives and RELeARN", "mirror", "extrap-mpi",
+        "mpi_data.csv: summary statistics (N, mean, sd, median, min, max, IQR, 95% intervals) of 7 MPI "
+        "collectives x {IntelMPI, OpenMPI} x 32..512 ranks; frame: that file read by "
+        "workbench.io.read_extrap_mpi (columns library, collective, ranks, repetitions, mean_us, ...; units not "
+        "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
+        "14 regions) has no loader: read it under path.",
+        "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
+    ),
+    _Entry(
+        "scaling-corpus", "152 real strong-scaling curves: GROMACS, CP2K, OpenSBLI, CASTEP, VASP, Castro, Gunrock",
+        "mirror", "scaling-corpus/curves.csv",
+        "152 real strong-scaling curves, 1451 runs, one row per run: 7 applications on 13 machines, "
+        "allocations in nodes (ARCHER2, ARCHER, Cirrus, CSD3, Isambard, Frontier, Summit, ...) or GPUs "
+        "(Gunrock, 1-6 K40m), many with repeated runs. frame: a curve table (workbench.io.curves: curve_id, "
+        "source, n, run, time_s, unit, app, machine, metric, ..., licence). What the time measures differs "
+        "per curve (whole-run wall time, time per iteration or coarse step): read 'metric'. Curves of one "
+        "source are correlated: evaluate leave-one-source-out. LICENCE per row: the hpc-uk/archer-benchmarks "
+        "rows (43 curves) are GPL-3.0 (copyleft); drop them (frame[frame.source != "
+        "'hpc-uk/archer-benchmarks']) where that matters. Known quirks (retrograde OFI curves, outliers kept "
+        "as printed) are listed in the corpus README.",
+        "ARCHER2-HPC/performance_ofi-ucx at 0ff502e6, hpc-uk/archer-benchmarks at f644ea4b, "
+        "AMReX-Astro/Castro at f63fde10, gunrock/gunrock at 9bdadf13 (scaling-corpus/README.md)",
+        "per row: CC0-1.0, GPL-3.0 (hpc-uk/archer-benchmarks rows), BSD-3-Clause-LBNL, Apache-2.0",
+        read_scaling_corpus,
+    ),
+    _Entry(
+        "kmeans-fim", "K-means under perf stat on this project's 2-core VM (FiM-Cal training/test runs)",
+        "bundled", "measured/kmeans_fim.csv",
+        "MEASURED by this project (not synthetic): the bulk-synchronous parallel K-means of "
+        "workbench.workloads.kmeans run under `perf stat` (counters enabled only around the calculation) "
+        "by `python -m workbench.measure.sweep`; small 'train' configurations on 1, 2, 4 processes and "
+        "larger 'test' configurations on 1-8 processes, 3 repeats each. Machine, date, perf version and "
+        "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.io.measured.KMEANS_COLUMNS.",
+        "this project (data/measured/kmeans_fim.json)", "MIT (project)", read_measured_kmeans,
+    ),
+    _Entry(
+        "comm-pingpong-local", "002 random non-blocking ping-pong, MPICH shared memory on this project's 2-core VM",
+        "bundled", "measured/comm_pingpong.csv",
+        "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH (mpich wheel) over shared "
+        "memory: the random non-blocking ping-pong benchmark of Papadopoulou et al. (2015, section III.B) run "
+        "by `python -m workbench.measure.comm pingpong` (mpi4py): S = 128 B .. 4 MiB, M = 1..processes-1 random "
+        "partners, 2, 3 and 4 processes (3 and 4 oversubscribe the 2 cores), 200 iterations, 3 repeats; "
+        "comm_time_us = max over ranks of each rank's 3rd-quartile iteration time, median_us = median over "
+        "ranks. One node, so N = 1 and I = 0 everywhere and SW = R = 1: the inter-node descriptors only vary "
+        "on a cluster. Other development processes shared the CPU; machine, MPI version, load averages and "
+        "command are in measured/comm_pingpong.json (frame.attrs). Columns: see "
+        "workbench.io.measured.PINGPONG_COLUMNS.",
+        "this project (data/measured/comm_pingpong.json)", "MIT (project)", read_comm_pingpong,
+    ),
+    _Entry(
+        "comm-datagen-local",
+        "004 halo-exchange data generator, per-rank timers, MPICH on this project's 2-core VM",
+        "bundled", "measured/comm_datagen.csv",
+        "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH over shared memory: "
+        "Branikas's configurable data generator (2024, Listings 2.2/3.1) run by `python -m "
+        "workbench.measure.comm datagen`: working set 2, 8, 32 MiB per rank, memory-bound (1 op) and "
+        "compute-bound (16 ops) Jacobi loads, message size 1, 5, 10, 50, 100 x sqrt(working set), 2, 4, 8 "
+        "messages, no barrier, 2 and 4 processes (4 oversubscribe the 2 cores), 16 time steps (the thesis "
+        "uses 32). One row per rank and run (run_id): comm_s, comp_s, total_s summed over the time steps. "
+        "One node (nodes = 1): node-count effects only appear on a cluster. Machine, MPI version, load "
+        "averages and command are in measured/comm_datagen.json (frame.attrs).",
+        "this project (data/measured/comm_datagen.json)", "MIT (project)", read_comm_datagen,
+    ),
+    _Entry(
+        "fractal-demo-local", "Multi-phase demo workload (stencil, sort, dense solve) profiled on this project's "
+                              "2-core VM",
+        "bundled", "measured/fractal_demo.csv",
+        "MEASURED by this project (not synthetic): the demo workload of workbench.workloads.phases_demo run by "
+        "`python -m workbench.workloads.phases_demo` - per run at grid side n, the exclusive times of four phases "
+        "timed with workbench.measure.phases.PhaseTimer: setup (O(n^2)), stencil (Jacobi sweeps, O(n^2)), sort "
+        "(O(n^2 log n)), dense_solve (LU solve, O(n^3)); 12 small sizes and one large target size (also "
+        "measured), 3 rounds. frame: the profile frame of workbench.models.fractal (size, phase, time_s, run, "
+        "total_s); attrs: target_size, small_sizes, clock (the thread's CPU time by default), machine, date, "
+        "BLAS, load averages, per-run wall times and the command (measured/fractal_demo.json). For the fractal "
+        "extrapolation of Escobar & Boppana.",
+        "this project (data/measured/fractal_demo.json)", "MIT (project)", read_fractal_demo,
+    ),
+    _Entry(
+        "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",
+        "synthetic/downey_example.csv",
+        "Synthetic, not measured (benchmark 'downey-synthetic', class 'example'): t(n) = 2.5 s x Downey runtime "
+        "T(n; A=120, sigma=0.6) (thesis Table 1) with "
+        "2% multiplicative Gaussian noise, processes 1..256, 3 repetitions (run 0..2) at a few n. "
+        "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
+        "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
+        lambda p: read_scaling_csv(p),
+    ),
+    _Entry(
+        "synthetic-cross-size", "SYNTHETIC: two problem sizes with a similar Downey shape", "bundled",
+        "synthetic/cross_size_example.csv",
+        "Synthetic, not measured: problem_class 'small' (A=120, sigma=0.6, 2.5 s) and 'large' (A=150, "
+        "sigma=0.7, 9 s), 2% noise; for the cross-problem-size predictor. "
+        "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
+        "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
+        lambda p: read_scaling_csv(p),
+    ),
+    _Entry(
+        "relearn-profiles", "RELeARN call-path profiles, 14 regions (Extra-P text)", "mirror",
+        "extrap-mpi/relearn_data.txt",
+        "Inclusive time (s) of 14 regions of the RELeARN neural-network simulator, 2 repetitions at each of "
+        "p = 32..512 processes x n = 5000..9000 neurons (Extra-P text; indented regions nest). frame: the "
+        "profile table of workbench.io.read_profiles (one row per profile, region and metric; columns "
+        "region, parent, depth, value, processes, run, p, n, ...); model it per region with "
+        "workbench.models.regions.RegionPredictor (one configuration of n at a time).",
+        "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_profiles,
+    ),
+)
+
+
 def _registry() -> list[_Entry]:
-    entries = [
-        _Entry(
-            "npb-pi-cluster", "NPB 3.4.3 MPI logs, Raspberry Pi 4 cluster", "mirror", "npb-pi-cluster/results",
-            _PI_DESCRIPTION, _PI_SOURCE, "MIT", _load_pi_cluster,
-        ),
-        _Entry(
-            "osu-orfeo", "OSU Micro-Benchmarks 7.3 collective latencies, ORFEO (AMD EPYC)", "mirror", "osu-orfeo",
-            "OSU Micro-Benchmarks 7.3 latencies in microseconds: bcast_{core,socket,node} (5 Open MPI algorithms x "
-            "2..256 cores x 1 B..1 MiB), reduce_core (4 algorithms), p2p (2 processes by distance), nbft (linear "
-            "broadcast, 2..257 processes). frame: all six CSV files concatenated by workbench.io.read_osu_orfeo "
-            "(columns benchmark, mapping, algorithm, algorithm_name, processes, peer, size_bytes, latency_us, ..., "
-            "source, line). Rows are kept as measured: bcast_socket.csv and bcast_core.csv repeat many "
-            "configurations (verbatim copies and second campaigns, e.g. bcast_socket algorithm 0, 206 cores, 2 B "
-            "= 167 us once vs 9 us in another campaign); see the workbench.io.collectives docstring.",
-            "2x AMD EPYC 7H12 nodes, ORFEO cluster, Open MPI 4.1.5, 2024; GitHub "
-            "marcotallone/collective-operations-latency at 1fbc4a2b", "MIT", read_osu_orfeo,
-        ),
-        _Entry(
-            "extrap-mpi", "Extra-P test data: MPI collectives and RELeARN", "mirror", "extrap-mpi",
-            "mpi_data.csv: summary statistics (N, mean, sd, median, min, max, IQR, 95% intervals) of 7 MPI "
-            "collectives x {IntelMPI, OpenMPI} x 32..512 ranks; frame: that file read by "
-            "workbench.io.read_extrap_mpi (columns library, collective, ranks, repetitions, mean_us, ...; units not "
-            "stated upstream, likely microseconds). relearn_data.txt (Extra-P text format, 2 parameters (p, n), "
-            "14 regions) has no loader: read it under path.",
-            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_extrap_mpi,
-        ),
-        _Entry(
-            "relearn-profiles", "RELeARN call-path profiles, 14 regions (Extra-P text)", "mirror",
-            "extrap-mpi/relearn_data.txt",
-            "Inclusive time (s) of 14 regions of the RELeARN neural-network simulator, 2 repetitions at each of "
-            "p = 32..512 processes x n = 5000..9000 neurons (Extra-P text; indented regions nest). frame: the "
-            "profile table of workbench.io.read_profiles (one row per profile, region and metric; columns "
-            "region, parent, depth, value, processes, run, p, n, ...); model it per region with "
-            "workbench.models.regions.RegionPredictor (one configuration of n at a time).",
-            "GitHub extra-p/extrap tests/data at 291ac815", "BSD-3-Clause", read_profiles,
-        ),
-        _Entry(
-            "scaling-corpus", "152 real strong-scaling curves: GROMACS, CP2K, OpenSBLI, CASTEP, VASP, Castro, Gunrock",
-            "mirror", "scaling-corpus/curves.csv",
-            "152 real strong-scaling curves, 1451 runs, one row per run: 7 applications on 13 machines, "
-            "allocations in nodes (ARCHER2, ARCHER, Cirrus, CSD3, Isambard, Frontier, Summit, ...) or GPUs "
-            "(Gunrock, 1-6 K40m), many with repeated runs. frame: a curve table (workbench.io.curves: curve_id, "
-            "source, n, run, time_s, unit, app, machine, metric, ..., licence). What the time measures differs "
-            "per curve (whole-run wall time, time per iteration or coarse step): read 'metric'. Curves of one "
-            "source are correlated: evaluate leave-one-source-out. LICENCE per row: the hpc-uk/archer-benchmarks "
-            "rows (43 curves) are GPL-3.0 (copyleft); drop them (frame[frame.source != "
-            "'hpc-uk/archer-benchmarks']) where that matters. Known quirks (retrograde OFI curves, outliers kept "
-            "as printed) are listed in the corpus README.",
-            "ARCHER2-HPC/performance_ofi-ucx at 0ff502e6, hpc-uk/archer-benchmarks at f644ea4b, "
-            "AMReX-Astro/Castro at f63fde10, gunrock/gunrock at 9bdadf13 (scaling-corpus/README.md)",
-            "per row: CC0-1.0, GPL-3.0 (hpc-uk/archer-benchmarks rows), BSD-3-Clause-LBNL, Apache-2.0",
-            read_scaling_corpus,
-        ),
-        _Entry(
-            "kmeans-fim", "K-means under perf stat on this project's 2-core VM (FiM-Cal training/test runs)",
-            "bundled", "measured/kmeans_fim.csv",
-            "MEASURED by this project (not synthetic): the bulk-synchronous parallel K-means of "
-            "workbench.workloads.kmeans run under `perf stat` (counters enabled only around the calculation) "
-            "by `python -m workbench.measure.sweep`; small 'train' configurations on 1, 2, 4 processes and "
-            "larger 'test' configurations on 1-8 processes, 3 repeats each. Machine, date, perf version and "
-            "method are in measured/kmeans_fim.json (frame.attrs). Columns: see workbench.io.measured.KMEANS_COLUMNS.",
-            "this project (data/measured/kmeans_fim.json)", "MIT (project)", read_measured_kmeans,
-        ),
-        _Entry(
-            "comm-pingpong-local", "002 random non-blocking ping-pong, MPICH shared memory on this project's 2-core VM",
-            "bundled", "measured/comm_pingpong.csv",
-            "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH (mpich wheel) over shared "
-            "memory: the random non-blocking ping-pong benchmark of Papadopoulou et al. (2015, section III.B) run "
-            "by `python -m workbench.measure.comm pingpong` (mpi4py): S = 128 B .. 4 MiB, M = 1..processes-1 random "
-            "partners, 2, 3 and 4 processes (3 and 4 oversubscribe the 2 cores), 200 iterations, 3 repeats; "
-            "comm_time_us = max over ranks of each rank's 3rd-quartile iteration time, median_us = median over "
-            "ranks. One node, so N = 1 and I = 0 everywhere and SW = R = 1: the inter-node descriptors only vary "
-            "on a cluster. Other development processes shared the CPU; machine, MPI version, load averages and "
-            "command are in measured/comm_pingpong.json (frame.attrs). Columns: see "
-            "workbench.io.measured.PINGPONG_COLUMNS.",
-            "this project (data/measured/comm_pingpong.json)", "MIT (project)", read_comm_pingpong,
-        ),
-        _Entry(
-            "comm-datagen-local",
-            "004 halo-exchange data generator, per-rank timers, MPICH on this project's 2-core VM",
-            "bundled", "measured/comm_datagen.csv",
-            "MEASURED by this project (not synthetic) on its 2-core KVM guest with MPICH over shared memory: "
-            "Branikas's configurable data generator (2024, Listings 2.2/3.1) run by `python -m "
-            "workbench.measure.comm datagen`: working set 2, 8, 32 MiB per rank, memory-bound (1 op) and "
-            "compute-bound (16 ops) Jacobi loads, message size 1, 5, 10, 50, 100 x sqrt(working set), 2, 4, 8 "
-            "messages, no barrier, 2 and 4 processes (4 oversubscribe the 2 cores), 16 time steps (the thesis "
-            "uses 32). One row per rank and run (run_id): comm_s, comp_s, total_s summed over the time steps. "
-            "One node (nodes = 1): node-count effects only appear on a cluster. Machine, MPI version, load "
-            "averages and command are in measured/comm_datagen.json (frame.attrs).",
-            "this project (data/measured/comm_datagen.json)", "MIT (project)", read_comm_datagen,
-        ),
-        _Entry(
-            "fractal-demo-local", "Multi-phase demo workload (stencil, sort, dense solve) profiled on this project's "
-                                  "2-core VM",
-            "bundled", "measured/fractal_demo.csv",
-            "MEASURED by this project (not synthetic): the demo workload of workbench.workloads.phases_demo run by "
-            "`python -m workbench.workloads.phases_demo` - per run at grid side n, the exclusive times of four phases "
-            "timed with workbench.measure.phases.PhaseTimer: setup (O(n^2)), stencil (Jacobi sweeps, O(n^2)), sort "
-            "(O(n^2 log n)), dense_solve (LU solve, O(n^3)); 12 small sizes and one large target size (also "
-            "measured), 3 rounds. frame: the profile frame of workbench.models.fractal (size, phase, time_s, run, "
-            "total_s); attrs: target_size, small_sizes, clock (the thread's CPU time by default), machine, date, "
-            "BLAS, load averages, per-run wall times and the command (measured/fractal_demo.json). For the fractal "
-            "extrapolation of Escobar & Boppana.",
-            "this project (data/measured/fractal_demo.json)", "MIT (project)", read_fractal_demo,
-        ),
-        _Entry(
-            "synthetic-downey", "SYNTHETIC: Downey-model strong scaling (A=120, sigma=0.6)", "bundled",
-            "synthetic/downey_example.csv",
-            "Synthetic, not measured (benchmark 'downey-synthetic', class 'example'): t(n) = 2.5 s x Downey runtime "
-            "T(n; A=120, sigma=0.6) (thesis Table 1) with "
-            "2% multiplicative Gaussian noise, processes 1..256, 3 repetitions (run 0..2) at a few n. "
-            "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
-            "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
-            lambda p: read_scaling_csv(p),
-        ),
-        _Entry(
-            "synthetic-cross-size", "SYNTHETIC: two problem sizes with a similar Downey shape", "bundled",
-            "synthetic/cross_size_example.csv",
-            "Synthetic, not measured: problem_class 'small' (A=120, sigma=0.6, 2.5 s) and 'large' (A=150, "
-            "sigma=0.7, 9 s), 2% noise; for the cross-problem-size predictor. "
-            "Generated by data/synthetic/make_synthetic.py (seed 20240601).",
-            "synthetic (data/synthetic/make_synthetic.py)", "MIT (project)",
-            lambda p: read_scaling_csv(p),
-        ),
-    ]
+    entries = list(_FIXED_ENTRIES)
     for name, (folder, title, description, source, licence) in _SCALING_EXTRA.items():
         entries.append(_Entry(name, title, "mirror", f"scaling-extra/{folder}/curves.csv", description, source,
                               licence, partial(read_curve_extract, licence=licence)))
@@ -448,6 +458,11 @@ def list_datasets(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
     (bool: the files are present; mirror datasets need ``WORKBENCH_DATA_MIRROR`` or
     ``mirror=``), ``path`` (str, ``None`` when the mirror is not configured), ``source``
     (provenance) and ``licence``.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     rows = []
     for entry in _REGISTRY:
@@ -481,6 +496,13 @@ def fetch_dataset(name: str, *, mirror: str | os.PathLike | None = None) -> Data
     Raises :class:`~workbench.errors.DatasetNotFoundError` for unknown names, or when a
     mirror dataset's files cannot be found (with instructions to set
     ``WORKBENCH_DATA_MIRROR``).
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`list_datasets`.
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     entry = _entry(name)
     path = _resolve(entry, mirror)
@@ -494,6 +516,11 @@ def fetch_npb_pi_cluster(*, mirror: str | os.PathLike | None = None) -> Dataset:
     Skipped logs are warned about (:class:`~workbench.errors.ParseWarning`) and listed in
     ``frame.attrs["skipped"]``; ``frame.attrs["cores_per_node"] == 4`` so that
     :func:`~workbench.io.list_curves` labels 4 processes per node as "packed".
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The mirror directory; None: ``WORKBENCH_DATA_MIRROR``.
     """
     return fetch_dataset("npb-pi-cluster", mirror=mirror)
 
@@ -502,6 +529,11 @@ def fetch_seed_table(name: str) -> Dataset:
     """Return a table re-typed from one of the cited papers, e.g. ``"adept_fit_runtime_table2"``.
 
     Accepts the file stem, the file name (``.csv``) or the catalogue name (``seed-...``).
+
+    Parameters
+    ----------
+    name : str
+        The file stem, the file name or the catalogue name of the table.
     """
     stem = Path(name).stem if name.endswith(".csv") else name
     stem = stem.removeprefix("seed-")

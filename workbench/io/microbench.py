@@ -486,18 +486,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
             continue
         title = _OSU_TITLE.match(stripped) if len(stripped) <= _MAX_META_CHARS else None
         if title:
-            description = title["desc"]
-            benchmark = _osu_benchmark(description)
-            run = {
-                "benchmark": benchmark,
-                "title": stripped.lstrip("#").strip(),
-                "version": title["version"],
-                "run": len(runs) + 1,
-                "datatype": None,
-                "processes": 2 if benchmark in _OSU_TWO_PROCESSES else None,
-                "line": number,
-                "rows": 0,
-            }
+            run = _osu_run(title, stripped, len(runs) + 1, number)
             _check_count(len(runs), path, number)
             runs.append(run)
             table = None
@@ -519,18 +508,14 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
                 continue
             columns = _osu_header(body)
             if columns:
-                table = _osu_table(run, columns, number)
-                _check_count(len(tables), path, number)
-                tables.append(table)
+                table = _add_osu_table(tables, run, columns, number, path)
                 pending.clear()
             continue
         fields = stripped.split()
         if not _number(fields[0]):
             columns = _osu_header(stripped)  # osu_ibarrier prints its header without '#'
             if columns:
-                table = _osu_table(run, columns, number)
-                _check_count(len(tables), path, number)
-                tables.append(table)
+                table = _add_osu_table(tables, run, columns, number, path)
                 pending.clear()
             elif table is not None:
                 pending.append((number, stripped))
@@ -555,6 +540,30 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
     notes += [f"{path}, line {run['line']}: run {run['run']} ({run['title']!r}) has no data rows"
               for run in runs if not run["rows"]]
     _warn_notes(notes, path)
+    given = _file_processes(processes, path)
+    for t in tables:
+        if t.meta["processes"] is None:
+            t.meta["processes"] = given
+    return [_table_frame(t, path) for t in tables if t.cells], []
+
+
+def _osu_run(title: re.Match, stripped: str, run: int, number: int) -> dict:
+    """Return the metadata of the run whose title line (number ``number``) matched ``title``."""
+    benchmark = _osu_benchmark(title["desc"])
+    return {
+        "benchmark": benchmark,
+        "title": stripped.lstrip("#").strip(),
+        "version": title["version"],
+        "run": run,
+        "datatype": None,
+        "processes": 2 if benchmark in _OSU_TWO_PROCESSES else None,
+        "line": number,
+        "rows": 0,
+    }
+
+
+def _file_processes(processes, path: Path):
+    """Return the process count of the tables of ``path`` that do not state it (``read_osu``'s ``processes``)."""
     given = processes
     if callable(processes):
         try:
@@ -563,10 +572,7 @@ def _parse_osu(path: Path, processes) -> tuple[list[pd.DataFrame], list[dict]]:
             raise ValidationError(f"processes({path.name!r}) failed: {type(exc).__name__}: {exc}") from None
     if given is not None and not _whole_positive(given):
         raise ValidationError(f"processes for {path.name} must be a whole number >= 1, got {given!r}")
-    for t in tables:
-        if t.meta["processes"] is None:
-            t.meta["processes"] = given
-    return [_table_frame(t, path) for t in tables if t.cells], []
+    return given
 
 
 def _whole_positive(value) -> bool:
@@ -576,6 +582,14 @@ def _whole_positive(value) -> bool:
 def _osu_table(run: dict, columns: list[str], number: int) -> _Table:
     meta = {k: run[k] for k in ("benchmark", "title", "version", "run", "datatype", "processes")}
     return _Table(meta=meta, columns=columns, header_line=number)
+
+
+def _add_osu_table(tables: list[_Table], run: dict, columns: list[str], number: int, path: Path) -> _Table:
+    """Append the table whose header is on line ``number`` to ``tables`` and return it."""
+    table = _osu_table(run, columns, number)
+    _check_count(len(tables), path, number)
+    tables.append(table)
+    return table
 
 
 def read_osu(path: str | PathLike, *, processes: int | Callable[[str], int | None] | None = None
@@ -678,17 +692,7 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
         if match:
             _check_count(blocks, path, number)
             blocks += 1
-            block = {
-                "benchmark": match["name"],
-                "version": run["version"] if run else None,
-                "run": run["run"] if run else 1,
-                "processes": None,
-                "multi": bool(match["multi"]),
-                "groups": 1,
-                "waiting": 0,
-                "mode": None,
-                "line": number,
-            }
+            block = _imb_block(match, run, number)
             table = None
             pending.clear()
             expect_calling = expect_list = False
@@ -703,29 +707,10 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
             pending.clear()
             continue
         if stripped.startswith("#"):
-            body = stripped[1:].strip()
             if block is not None:
-                for regex, key in ((_IMB_PROCESSES, "processes"), (_IMB_WAITING, "waiting")):
-                    found = regex.search(stripped)
-                    if found:
-                        block[key] = int(found[1])
-                groups = _IMB_GROUPS.search(stripped)
-                if groups:
-                    block["groups"], block["processes"] = int(groups[1]), int(groups[2])
-                mode = _IMB_MODE.match(stripped)
-                if mode:
-                    block["mode"] = mode[1].lower()
+                _imb_block_comment(block, stripped)
             elif run is not None:
-                _imb_metadata(run, body, expect_calling, expect_list)
-                if body.lower().startswith("calling sequence"):
-                    expect_calling = True
-                elif expect_calling and body:
-                    expect_calling = False
-                if body.lower().startswith("list of benchmarks"):
-                    expect_list = True
-                    run["benchmarks"] = []
-                elif expect_list and body.startswith("-"):
-                    expect_list = False
+                expect_calling, expect_list = _imb_banner_line(run, stripped[1:].strip(), expect_calling, expect_list)
             continue
         if stripped.startswith("[") and stripped.endswith("]"):
             continue  # tail latencies of the -show_tail fork
@@ -748,19 +733,70 @@ def _parse_imb(path: Path) -> tuple[list[pd.DataFrame], list[dict]]:
         pending.clear()
 
     if not blocks:
-        hint = " (this looks like OSU Micro-Benchmarks output: use read_osu)" if re.search(
-            r"^[ \t]*#[ \t]*OSU\b", text, re.M) else ""
-        raise _UnknownFormat(
-            f"{path}: not Intel MPI Benchmarks output: no '# Benchmarking <name>' line{hint}"
-        )
+        raise _not_imb(path, text)
     _warn_ignored(ignored, path)
-    notes += [f"{path}: run {header['run']} (banner on line {header['line']}) has no 'All processes entering "
-              "MPI_Finalize' line: the run was cut short, later results are missing"
-              for header in headers if not header.pop("finalized")]
-    notes += [f"{path}, line {t.header_line}: the '{t.meta['benchmark']}' table has no data rows"
-              for t in tables if not t.cells]
-    _warn_notes(notes, path)
+    _warn_notes(notes + _imb_notes(path, headers, tables), path)
     return [_table_frame(t, path) for t in tables if t.cells], headers
+
+
+def _not_imb(path: Path, text: str) -> _UnknownFormat:
+    """Return the error of a file without any IMB benchmark block (pointing to read_osu for OMB output)."""
+    hint = " (this looks like OSU Micro-Benchmarks output: use read_osu)" if re.search(
+        r"^[ \t]*#[ \t]*OSU\b", text, re.M) else ""
+    return _UnknownFormat(f"{path}: not Intel MPI Benchmarks output: no '# Benchmarking <name>' line{hint}")
+
+
+def _imb_block(match: re.Match, run: dict | None, number: int) -> dict:
+    """Return the metadata of the benchmark block whose ``# Benchmarking`` line (number ``number``) matched."""
+    return {
+        "benchmark": match["name"],
+        "version": run["version"] if run else None,
+        "run": run["run"] if run else 1,
+        "processes": None,
+        "multi": bool(match["multi"]),
+        "groups": 1,
+        "waiting": 0,
+        "mode": None,
+        "line": number,
+    }
+
+
+def _imb_block_comment(block: dict, stripped: str) -> None:
+    """Record a ``#`` line of a benchmark block (processes, waiting, groups, mode) in ``block``."""
+    for regex, key in ((_IMB_PROCESSES, "processes"), (_IMB_WAITING, "waiting")):
+        found = regex.search(stripped)
+        if found:
+            block[key] = int(found[1])
+    groups = _IMB_GROUPS.search(stripped)
+    if groups:
+        block["groups"], block["processes"] = int(groups[1]), int(groups[2])
+    mode = _IMB_MODE.match(stripped)
+    if mode:
+        block["mode"] = mode[1].lower()
+
+
+def _imb_banner_line(run: dict, body: str, expect_calling: bool, expect_list: bool) -> tuple[bool, bool]:
+    """Record a ``#`` line of the banner in ``run``; return the new (expect_calling, expect_list)."""
+    _imb_metadata(run, body, expect_calling, expect_list)
+    if body.lower().startswith("calling sequence"):
+        expect_calling = True
+    elif expect_calling and body:
+        expect_calling = False
+    if body.lower().startswith("list of benchmarks"):
+        expect_list = True
+        run["benchmarks"] = []
+    elif expect_list and body.startswith("-"):
+        expect_list = False
+    return expect_calling, expect_list
+
+
+def _imb_notes(path: Path, headers: list[dict], tables: list[_Table]) -> list[str]:
+    """Warnings of runs cut short and of tables without rows (pops each header's ``finalized``)."""
+    notes = [f"{path}: run {header['run']} (banner on line {header['line']}) has no 'All processes entering "
+             "MPI_Finalize' line: the run was cut short, later results are missing"
+             for header in headers if not header.pop("finalized")]
+    return notes + [f"{path}, line {t.header_line}: the '{t.meta['benchmark']}' table has no data rows"
+                    for t in tables if not t.cells]
 
 
 def _imb_metadata(run: dict, body: str, expect_calling: bool, expect_list: bool) -> None:

@@ -200,23 +200,7 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
         return repr(labels.get(col, col))
 
     def numeric(col: str, allow_missing: bool) -> pd.Series:
-        raw = frame[col]
-        values = pd.to_numeric(raw, errors="coerce").astype("float64")
-        unreadable = ~np.isfinite(values.to_numpy())
-        # which unreadable cells are blank (only those are looked at: the column may be long)
-        empty = np.zeros(len(raw), dtype=bool)
-        if unreadable.any():
-            looked = raw[unreadable]
-            empty[unreadable] = (looked.isna() | looked.astype(str).str.strip().eq("")).to_numpy()
-        bad = unreadable & ~empty
-        if empty.any() and not allow_missing:
-            problems.append(f"column {label(col)} has empty/NaN cells in {_rows(frame.index[empty], rows)}")
-        if bad.any():
-            shown = ", ".join(repr(str(v)) for v in raw[bad].unique()[:5])
-            problems.append(
-                f"column {label(col)} has non-numeric or infinite values {shown} in {_rows(frame.index[bad], rows)}"
-            )
-        return values
+        return _numeric(frame, col, allow_missing, label(col), rows, problems)
 
     for col, default in _DEFAULTS.items():
         if col not in frame.columns:
@@ -267,6 +251,38 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
         frame[col] = text.astype(str)
     frame["source"] = frame["source"].astype("str").where(frame["source"].notna(), None)
 
+    _check_duplicates(frame, name, rows, had_run)
+
+    extras = [c for c in frame.columns if c not in SCALING_COLUMNS]
+    out = frame[SCALING_COLUMNS + extras].reset_index(drop=True)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
+def _numeric(frame: pd.DataFrame, col: str, allow_missing: bool, label: str, rows: str,
+             problems: list[str]) -> pd.Series:
+    """Return ``frame[col]`` as float64, appending to ``problems`` its blank and unreadable cells."""
+    raw = frame[col]
+    values = pd.to_numeric(raw, errors="coerce").astype("float64")
+    unreadable = ~np.isfinite(values.to_numpy())
+    # which unreadable cells are blank (only those are looked at: the column may be long)
+    empty = np.zeros(len(raw), dtype=bool)
+    if unreadable.any():
+        looked = raw[unreadable]
+        empty[unreadable] = (looked.isna() | looked.astype(str).str.strip().eq("")).to_numpy()
+    bad = unreadable & ~empty
+    if empty.any() and not allow_missing:
+        problems.append(f"column {label} has empty/NaN cells in {_rows(frame.index[empty], rows)}")
+    if bad.any():
+        shown = ", ".join(repr(str(v)) for v in raw[bad].unique()[:5])
+        problems.append(
+            f"column {label} has non-numeric or infinite values {shown} in {_rows(frame.index[bad], rows)}"
+        )
+    return values
+
+
+def _check_duplicates(frame: pd.DataFrame, name: str, rows: str, had_run: bool) -> None:
+    """Raise ValidationError naming the rows that repeat a configuration, with the fix."""
     dup = frame.duplicated(_CONFIG, keep=False)
     if dup.any():
         first = frame.loc[dup].iloc[0]
@@ -279,11 +295,6 @@ def _validate(frame: pd.DataFrame, *, name: str, rows: str, labels: dict) -> pd.
             f"{name}: duplicate configurations (same benchmark, problem_class, processes, threads, nodes, run) "
             f"in {_rows(frame.index[dup], rows)}, e.g. {example}; {advice}"
         )
-
-    extras = [c for c in frame.columns if c not in SCALING_COLUMNS]
-    out = frame[SCALING_COLUMNS + extras].reset_index(drop=True)
-    out.attrs = dict(frame.attrs)
-    return out
 
 
 def _topology_problems(values: dict, label, index, rows: str) -> list[str]:

@@ -41,7 +41,20 @@ __all__ = [
 
 
 def check_parameters(A, sigma) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``A`` and ``sigma`` as float arrays, or raise if outside the model's domain."""
+    """Return ``A`` and ``sigma`` as float arrays, or raise if outside the model's domain.
+
+    Parameters
+    ----------
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
+
+    Raises
+    ------
+    ValidationError
+        ``A`` below 1, ``sigma`` negative, or either not finite.
+    """
     A = np.asarray(A, dtype=float)
     sigma = np.asarray(sigma, dtype=float)
     if not np.all(np.isfinite(A)) or np.any(A < 1):
@@ -63,6 +76,13 @@ def max_useful_allocation(A, sigma) -> np.ndarray:
     """Smallest n at which the speedup reaches its maximum A.
 
     2A - 1 (low variance) or A + A sigma - sigma (high variance) ([Deshmeh2013] section 3.3.2).
+
+    Parameters
+    ----------
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
     """
     A, sigma = check_parameters(A, sigma)
     # A + (A - 1) sigma rather than A + A sigma - sigma: it cannot round below A (>= 1),
@@ -71,7 +91,22 @@ def max_useful_allocation(A, sigma) -> np.ndarray:
 
 
 def speedup(n, A, sigma) -> np.ndarray:
-    """Downey speedup S(n) ([Deshmeh2013] Table 1), vectorised over n, A and sigma."""
+    """Downey speedup S(n) ([Deshmeh2013] Table 1), vectorised over n, A and sigma.
+
+    Parameters
+    ----------
+    n : float or array-like
+        Processor counts, >= 1 (broadcast against ``A`` and ``sigma``).
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
+
+    Returns
+    -------
+    ndarray
+        S(n), 1 at n = 1 and at most ``min(n, A)``.
+    """
     n = _check_n(n)
     A, sigma = check_parameters(A, sigma)
     n, A, sigma = np.broadcast_arrays(n, A, sigma)
@@ -99,7 +134,15 @@ def speedup(n, A, sigma) -> np.ndarray:
 
 
 def serial_runtime(A, sigma) -> np.ndarray:
-    """T(1) in model units: A (low variance) or A (1 + sigma) (high variance)."""
+    """T(1) in model units: A (low variance) or A (1 + sigma) (high variance).
+
+    Parameters
+    ----------
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
+    """
     A, sigma = check_parameters(A, sigma)
     return np.where(sigma <= 1, A, A * (1 + sigma))
 
@@ -109,6 +152,15 @@ def runtime(n, A, sigma) -> np.ndarray:
 
     Low variance: (A - sigma/2)/n + sigma/2, then sigma (A - 1/2)/n + 1 - sigma/2, then 1.
     High variance: sigma + (A + A sigma - sigma)/n, then sigma + 1.
+
+    Parameters
+    ----------
+    n : float or array-like
+        Processor counts, >= 1 (broadcast against ``A`` and ``sigma``).
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
     """
     n = _check_n(n)
     A, sigma = check_parameters(A, sigma)
@@ -120,6 +172,11 @@ def runtime_unchecked(n, A, sigma) -> np.ndarray:
 
     Each piece is written as the maximum of the two formulas meeting at its boundary
     (T is continuous there), so no boundary comparison is needed for the saturation.
+
+    Parameters
+    ----------
+    n, A, sigma : ndarray
+        Already checked (n >= 1, A >= 1, sigma >= 0) and broadcast to one shape.
     """
     low = np.where(
         n <= A,
@@ -131,7 +188,17 @@ def runtime_unchecked(n, A, sigma) -> np.ndarray:
 
 
 def efficiency(n, A, sigma) -> np.ndarray:
-    """Parallel efficiency S(n) / n."""
+    """Parallel efficiency S(n) / n.
+
+    Parameters
+    ----------
+    n : float or array-like
+        Processor counts, >= 1 (broadcast against ``A`` and ``sigma``).
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
+    """
     return speedup(n, A, sigma) / np.asarray(n, dtype=float)
 
 
@@ -142,6 +209,13 @@ def processor_working_set(A, sigma) -> np.ndarray:
     constant, with its maximum at n = c / d; on the saturated piece eta decreases.  The
     integer maximiser is therefore among the floor/ceil of each piece's critical point and
     the piece boundaries, which we compare exactly instead of scanning all n.
+
+    Parameters
+    ----------
+    A : float or array-like
+        Average parallelism, >= 1.
+    sigma : float or array-like
+        Variance of parallelism, >= 0 (<= 1: low-variance model, > 1: high-variance).
     """
     A, sigma = check_parameters(A, sigma)
     A, sigma = np.broadcast_arrays(A, sigma)

@@ -90,7 +90,13 @@ class PhaseFit:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def predict(self, size) -> np.ndarray | float:
-        """``e^(m ln(size / target_size) + b)`` for each size (> 0); a scalar gives a float."""
+        """``e^(m ln(size / target_size) + b)`` for each size (> 0); a scalar gives a float.
+
+        Parameters
+        ----------
+        size : float or array-like
+            Input sizes, finite and > 0.
+        """
         s = as_vector(size, "size", "PhaseFit.predict")
         if not np.all(np.isfinite(s) & (s > 0)):
             raise ValidationError(f"PhaseFit.predict: size must be finite and > 0, got {size!r}")
@@ -162,13 +168,26 @@ def fit_phase(sizes, times, target_size, *, confidence: float = 0.95) -> PhaseFi
     Least squares of ``ln(times)`` on ``x = ln(sizes / target_size)``; ``predicted = e^b``
     is the time at ``target_size``.
 
-    ``sizes``: the k small input sizes N_i (strictly increasing, > 0); ``times``: the phase
-    times T_i (> 0, any unit - ``b`` and ``predicted`` are in that unit); ``target_size``:
-    N_Lrg (> 0). Raises :class:`~workbench.errors.ValidationError` for fewer than 2 sizes,
-    lengths that differ, non-finite or non-positive sizes or times, sizes not strictly
-    increasing and target_size <= 0. With k = 2 the line is exact and has no residual degrees
-    of freedom: ``band`` is ``(nan, nan)`` and a :class:`~workbench.errors.WorkbenchWarning` is raised (and kept in
+    With k = 2 the line is exact and has no residual degrees of freedom: ``band`` is
+    ``(nan, nan)`` and a :class:`~workbench.errors.WorkbenchWarning` is raised (and kept in
     ``warnings``).
+
+    Parameters
+    ----------
+    sizes : array-like of shape (k,)
+        The small input sizes N_i, strictly increasing, > 0.
+    times : array-like of shape (k,)
+        The phase times T_i, > 0, any unit (``b`` and ``predicted`` are in that unit).
+    target_size : float
+        N_Lrg, > 0.
+    confidence : float, default 0.95
+        Confidence level of the band, in (0, 1).
+
+    Raises
+    ------
+    ValidationError
+        Fewer than 2 sizes, lengths that differ, non-finite or non-positive sizes or times,
+        sizes not strictly increasing, or ``target_size <= 0``.
     """
     where = "fit_phase"
     n, t = _sizes_and_values(sizes, times, "times", where)
@@ -215,6 +234,12 @@ def phase_shares(profile) -> pd.DataFrame:
     by size then phase): ``size``, ``phase``, ``time_s`` (mean over runs, s), ``total_s``
     (mean total over the runs of that size, s), ``share`` (mean over runs of the per-run
     share, 0..1). A phase missing from a run counts as 0 s in that run.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        The profile: columns ``size``, ``phase``, ``time_s`` (s), ``run`` and optionally
+        ``total_s`` (the run's whole time, s, when it includes unprofiled time).
     """
     frame = validate_profile(profile)
     sizes, size_of_row = np.unique(frame["size"].to_numpy(dtype=float), return_inverse=True)
@@ -271,6 +296,14 @@ def major_phases(profile, threshold: float = 0.70) -> list[str]:
     cumulative share reaches ``threshold`` is returned. When ``total_s`` includes unprofiled
     time and even all phases together stay below ``threshold``, all phases are returned and
     a :class:`~workbench.errors.WorkbenchWarning` says so.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        The profile: columns ``size``, ``phase``, ``time_s`` (s), ``run`` and optionally
+        ``total_s`` (the run's whole time, s, when it includes unprofiled time).
+    threshold : float, default 0.70
+        Cumulative share the major phases reach, in (0, 1].
     """
     thr = _check_fraction(threshold, "threshold", "major_phases")
     phases, note = _major_from_shares(phase_shares(profile), thr)
@@ -318,6 +351,16 @@ def convergence_size(profile, phases, tolerance: float = 0.05) -> float:
 
     Needs >= 2 sizes. Raises :class:`~workbench.errors.ValidationError` for unknown phases and
     when the share never stabilises (its last step already exceeds ``tolerance``).
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        The profile: columns ``size``, ``phase``, ``time_s`` (s), ``run`` and optionally
+        ``total_s`` (the run's whole time, s, when it includes unprofiled time).
+    phases : sequence of str
+        The phases whose summed share must stabilise.
+    tolerance : float, default 0.05
+        Largest change of that share between consecutive sizes (absolute share).
     """
     tol = _check_fraction(tolerance, "tolerance", "convergence_size", low_open=False)
     return _convergence_from_shares(phase_shares(profile), phases, tol)
@@ -342,7 +385,17 @@ def _convergence_from_shares(shares: pd.DataFrame, phases, tol: float) -> float:
 
 
 def design_sizes(C, delta, k: int = 5) -> np.ndarray:
-    """Sizes of the fitting runs ``N_i = C + i*delta``, ``i = 1..k`` ([EscobarBoppana] §2.1; k = 5)."""
+    """Sizes of the fitting runs ``N_i = C + i*delta``, ``i = 1..k`` ([EscobarBoppana] §2.1; k = 5).
+
+    Parameters
+    ----------
+    C : float
+        The convergence size, finite and >= 0.
+    delta : float
+        The size step, finite and > 0.
+    k : int, default 5
+        How many sizes, >= 1.
+    """
     where = "design_sizes"
     try:
         c, d = float(C), float(delta)
@@ -382,7 +435,13 @@ class ShareFit:
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
     def predict(self, size) -> np.ndarray | float:
-        """Return the unclipped line at ``size``."""
+        """Return the unclipped line at ``size``.
+
+        Parameters
+        ----------
+        size : float or array-like
+            Input sizes.
+        """
         s = as_vector(size, "size", "ShareFit.predict")
         out = self.intercept + self.slope * s
         return float(out[0]) if np.ndim(size) == 0 else out
@@ -393,6 +452,15 @@ def extrapolate_share(sizes, shares, target_size) -> ShareFit:
 
     The value is clipped to ``(0, 1]`` ([EscobarBoppana] §2.3; see :class:`ShareFit`). A
     :class:`~workbench.errors.WorkbenchWarning` is raised when the value is clipped.
+
+    Parameters
+    ----------
+    sizes : array-like of shape (k,)
+        The input sizes, k >= 2.
+    shares : array-like of shape (k,)
+        The phase's share at each size, in [0, 1].
+    target_size : float
+        Where to evaluate the line, > 0.
     """
     where = "extrapolate_share"
     n, r = _sizes_and_values(sizes, shares, "shares", where)
@@ -444,18 +512,49 @@ class FractalPrediction:
 class FractalExtrapolator(BaseEstimator):
     """The whole method of [EscobarBoppana] (§2.1-2.3) as a scikit-learn style estimator.
 
-    Parameters: ``threshold`` (cumulative share of the major phases, §2.1: 0.70),
-    ``tolerance`` (share stability of :func:`convergence_size`), ``confidence`` (of the
-    bands), ``phases`` (fix the phases instead of detecting them), ``min_size`` (fit on rows
-    with ``size >= min_size`` instead of ``size >= C``).
+    :meth:`fit` takes the profile frame of the small runs.  The regressions need the target
+    size, so :meth:`predict` does them and returns them in its :class:`FractalPrediction`
+    (``phase_fits``, ``share_fits``), leaving the model as fitted.
 
-    :meth:`fit` (profile frame of the small runs) sets ``phases_``, ``convergence_size_`` (C,
-    or ``min_size`` when given), ``shares_`` (:func:`phase_shares` of the whole profile) and
-    ``data_`` (the per-size mean phase times and shares of the rows used). The regressions
-    need the target size, so :meth:`predict` does them and returns them in its
-    :class:`FractalPrediction` (``phase_fits``, ``share_fits``), leaving the model as fitted.
-    ``warnings_``: :class:`~workbench.errors.ModelWarning` s of the fit (kind
-    ``phases-below-threshold``: all phases together stay below ``threshold``).
+    Parameters
+    ----------
+    threshold : float, default 0.70
+        Cumulative share of the major phases (§2.1).
+    tolerance : float, default 0.05
+        Share stability of :func:`convergence_size`.
+    confidence : float, default 0.95
+        Confidence level of the bands.
+    phases : list of str or None, default None
+        The phases to model instead of detecting them; None: :func:`major_phases`.
+    min_size : float or None, default None
+        Fit on the rows with ``size >= min_size`` instead of ``size >= C``.
+
+    Attributes
+    ----------
+    phases_ : list of str
+        The modelled phases.
+    convergence_size_ : float
+        C, or ``min_size`` when given.
+    shares_ : pandas.DataFrame
+        :func:`phase_shares` of the whole profile.
+    data_ : pandas.DataFrame
+        The per-size mean phase times and shares of the rows used.
+    warnings_ : list of ModelWarning
+        Kind ``phases-below-threshold``: all phases together stay below ``threshold``.
+
+    Examples
+    --------
+    Two phases growing as N^2 and a quarter of the time unprofiled: the total at N = 100 is
+    the phases' times over their shares.
+
+    >>> import pandas as pd
+    >>> profile = pd.DataFrame([{"size": n, "phase": p, "time_s": c * n**2, "run": 0, "total_s": 4.0 * n**2}
+    ...                         for n in (10, 20, 30, 40, 50) for p, c in (("solve", 2.0), ("sort", 1.0))])
+    >>> model = FractalExtrapolator().fit(profile)
+    >>> model.phases_, model.convergence_size_
+    (['solve', 'sort'], 10.0)
+    >>> round(model.predict(100).total)
+    40000
     """
 
     def __init__(self, threshold=0.70, tolerance=0.05, confidence=0.95, phases=None, min_size=None):
@@ -500,7 +599,18 @@ class FractalExtrapolator(BaseEstimator):
         return self
 
     def predict(self, target_size) -> FractalPrediction:
-        """Predict the runtime at ``target_size`` from the fitted phases."""
+        """Predict the runtime at ``target_size`` from the fitted phases.
+
+        Parameters
+        ----------
+        target_size : float
+            N_Lrg, > 0.
+
+        Returns
+        -------
+        FractalPrediction
+            The total, its band, the per-phase fits and the notes.
+        """
         where = "FractalExtrapolator.predict"
         check_fitted(self, "data_", where, fit="fit(profile)")
         target = _check_target(target_size, where)

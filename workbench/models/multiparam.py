@@ -67,8 +67,9 @@ from sklearn.base import BaseEstimator, clone
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings, quiet_warnings
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
+from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
 from workbench.models.scaling.predictor import combine, softmin_weights
-from workbench.validation import check_fitted, numeric_column
+from workbench.validation import Threshold, check_fitted, numeric_column
 
 __all__ = [
     "ALLOCATION",
@@ -77,6 +78,7 @@ __all__ = [
     "WORK_EXPONENTS",
     "MEMBERS",
     "PREDICT_FRAME_EXTRA",
+    "THRESHOLDS",
     "WARNING_KINDS",
     "ExpertWorkModel",
     "ExtraPMultiParameter",
@@ -198,6 +200,11 @@ def size_key(S: np.ndarray) -> np.ndarray:
     """Return one number per row that orders problem sizes: ``sum_j log(s_j)``.
 
     With one problem parameter it orders by it; with several, by their product.
+
+    Parameters
+    ----------
+    S : ndarray of shape (k, parameters)
+        The problem parameters of each row, > 0.
     """
     return np.round(np.log(np.asarray(S, float)).sum(axis=1), 9)
 
@@ -208,6 +215,13 @@ def extrapolation_folds(n, S) -> list[tuple[str, np.ndarray]]:
     ``"bigger"``: every run of the largest size (:func:`size_key`) is left out, if at least
     two smaller sizes remain.  ``"more-n"``: the largest allocation of every size measured at
     >= 2 allocations is left out, if >= 3 runs remain.  The training set is the complement.
+
+    Parameters
+    ----------
+    n : ndarray of shape (k,)
+        The allocations of the runs.
+    S : ndarray of shape (k, parameters)
+        Their problem parameters.
     """
     n = np.asarray(n, float)
     sizes, inv = np.unique(size_key(S), return_inverse=True)
@@ -240,6 +254,8 @@ def _distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
 class MultiParameterModel(BaseEstimator):
     """Base of the runtime models over ``n`` x problem parameters (module docstring).
 
+    :meth:`fit` sets the attributes below in every subclass.
+
     Attributes
     ----------
     parameters_ : list of str
@@ -251,7 +267,7 @@ class MultiParameterModel(BaseEstimator):
     floor_ : float
         What :meth:`predict` returns where the model is not positive.
     warnings_ : list of ModelWarning
-        What the fit found doubtful.
+        What the fit noticed about the data (also emitted once by :meth:`fit`).
     equation_ : str
         The fitted model with its numbers.
     """
@@ -309,6 +325,11 @@ class MultiParameterModel(BaseEstimator):
 
         Where the fitted model is not positive the result is ``floor_`` and a
         :class:`~workbench.errors.WorkbenchWarning` says so.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         where = f"{type(self).__name__}.predict"
         n, S = self._targets(X, where)
@@ -328,6 +349,11 @@ class MultiParameterModel(BaseEstimator):
 
         ``distance`` (doublings outside the training box), ``n_points`` (distinct training
         points) and ``fit_error``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         n, S = self._targets(X, f"{type(self).__name__}.interval_features")
         return self._features(n, S)
@@ -343,6 +369,15 @@ class MultiParameterModel(BaseEstimator):
 
         The prediction times the calibrated quantiles of this model's error on held-out
         development data (:func:`default_calibration`, or ``calibration``).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+        calibration : Calibration or None, default None
+            The error models; None: :func:`default_calibration`.
         """
         level = check_level(level)
         pred = self.predict(X)
@@ -434,8 +469,8 @@ class ExtraPMultiParameter(MultiParameterModel):
     epsilon : float, default 0.0005
         Minimum term contribution ([ExtraP4] ``self.epsilon``).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     terms_ : list of (str, float, float)
         The single-parameter term ``x^i log2(x)^j`` of each parameter that is not constant
         (parameter name, ``i``, ``j``).
@@ -614,8 +649,8 @@ class WorkAwareModel(MultiParameterModel):
         Added to a candidate's cross-validated log error per overhead term (prefers the
         simpler of near ties).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     exponents_ : tuple of float
         Work exponents (NaN with a user work function).
     terms_ : tuple of str
@@ -806,8 +841,8 @@ class SizePowerModel(MultiParameterModel):
     indicator column per allocation).  It predicts only at the measured allocations: elsewhere
     :meth:`predict` raises a ValidationError, and inside the predictor it abstains (NaN).
 
-    Fitted attributes
-    -----------------
+    Attributes
+    ----------
     allocations_ : ndarray
         The measured allocations.
     levels_ : ndarray
@@ -840,7 +875,13 @@ class SizePowerModel(MultiParameterModel):
         return np.where(known, out, np.nan)
 
     def predict(self, X) -> np.ndarray:
-        """Return the runtime at each row of ``X``; only at the measured allocations (else a ValidationError)."""
+        """Return the runtime at each row of ``X``; only at the measured allocations (else a ValidationError).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
         n, S = self._targets(X, f"{type(self).__name__}.predict")
         unknown = ~np.isin(n, self.allocations_)
         if unknown.any():
@@ -866,18 +907,36 @@ MEMBERS = {
     "expert": lambda: ExpertWorkModel(),
     "size-power": lambda: SizePowerModel(),
 }
+#: Every number behind the predictor's warnings, declared once (value, unit, meaning, where it is used);
+#: the texts of :data:`WARNING_KINDS` are written from them.  A miss is the scaling predictor's.
+THRESHOLDS = {
+    "miss": SCALING_THRESHOLDS["miss"],
+    "far": Threshold(2.0, "doublings", "a target this many doublings past the measured range in n or a problem "
+                     "parameter is far", "far-extrapolation"),
+    "disagree": Threshold(0.25, "log standard deviation", "the members' predictions spread this much",
+                          "models-disagree"),
+    "cv_miss": Threshold(0.15, "mean absolute log error", "left out, the largest size / allocations were "
+                         "mispredicted by this much", "cv-miss"),
+    "poor_fit": Threshold(0.10, "RMS log residual", "the chosen model misses its own data by this much", "poor-fit"),
+}
+
+
+def _pct(key: str) -> str:
+    return f"{THRESHOLDS[key].value:.0%}".replace("%", " %")
+
+
 #: Per-target warning kinds of the predictor.
 WARNING_KINDS = {
-    "high-risk": "calibrated probability of missing by more than 30 % at or above the threshold",
-    "far-extrapolation": "target more than 4x past the measured range in n or a problem parameter",
-    "models-disagree": "the models' predictions spread by more than 25 % (log standard deviation)",
-    "cv-miss": "left out, the largest size / allocations were mispredicted by more than 15 %",
-    "poor-fit": "the chosen model misses its own data by more than 10 % (RMS)",
+    "high-risk": f"calibrated probability of missing by more than {_pct('miss')} at or above the threshold",
+    "far-extrapolation": f"target more than {2 ** THRESHOLDS['far'].value:g}x past the measured range in n or a "
+                         "problem parameter",
+    "models-disagree": f"the models' predictions spread by more than {_pct('disagree')} (log standard deviation)",
+    "cv-miss": f"left out, the largest size / allocations were mispredicted by more than {_pct('cv_miss')}",
+    "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
     "no-cross-validation": "too few sizes and allocations to leave the largest out",
     "no-model-fits": "no model could be fitted to these data",
 }
 PREDICT_FRAME_EXTRA = ["prediction", "lower", "upper", "model", "warned", "warnings"]
-_FAR, _DISAGREE, _CV_MISS, _POOR_FIT = 2.0, 0.25, 0.15, 0.10
 
 
 def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
@@ -886,6 +945,17 @@ def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
     ``"more-n"`` when the target lies further past the largest measured allocation than past
     the largest measured size (in doublings), ``"bigger"`` when it lies past the largest size,
     ``"all"`` inside the measured range.
+
+    Parameters
+    ----------
+    n : array-like of shape (targets,)
+        The target allocations.
+    S : array-like of shape (targets, parameters)
+        The target problem parameters.
+    n_max : float
+        The largest measured allocation.
+    s_max : array-like of shape (parameters,)
+        The largest measured value of each problem parameter.
     """
     with np.errstate(divide="ignore"):
         dn = np.maximum(np.log2(np.asarray(n, float) / n_max), 0.0)
@@ -902,6 +972,17 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
     ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
     not possible; weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
     with the calibration's prior, penalty, weight and temperature.
+
+    Parameters
+    ----------
+    fold_cv : dict of str -> dict of str -> float
+        Per fold, each member's mean absolute log error (``"all"``: every fold).
+    names : list of str
+        The members, in the order of the rows of the result.
+    direction : ndarray of str, shape (targets,)
+        :func:`target_direction` of each target.
+    calibration : Calibration
+        Priors, penalties, weight and temperature of the weights.
     """
     prior = np.array([calibration.cv_prior.get(m, np.nan) for m in names])
     penalty = np.array([calibration.penalty.get(m, 0.0) for m in names])
@@ -928,6 +1009,31 @@ def default_calibration() -> Calibration:
     return Calibration.from_json(CALIBRATION_PATH)
 
 
+def _extrapolation_cv(members: dict, folds: list, frame: pd.DataFrame, n: np.ndarray, S: np.ndarray,
+                      t: np.ndarray) -> pd.DataFrame:
+    """Refit every member on each training part of ``folds``; return the held-out predictions.
+
+    ``folds`` from :func:`extrapolation_folds`; columns ``model, fold, actual, prediction, failed`` (a failed
+    refit predicts NaN).
+    """
+    cv_rows = []
+    with quiet_warnings():
+        for fold, test in folds:
+            train = ~test
+            for name in members:
+                failed = False
+                try:
+                    model = clone(members[name]).fit(frame[train], t[train])
+                    with np.errstate(all="ignore"):
+                        p = model._predict(n[test], S[test])
+                except (ValidationError, np.linalg.LinAlgError):
+                    p, failed = np.full(int(test.sum()), np.nan), True
+                cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
+                                             "failed": failed}))
+    return pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
+        columns=["model", "fold", "actual", "prediction", "failed"])
+
+
 class MultiParameterPredictor(BaseEstimator):
     """Runtime over allocation x problem size from several models, with calibrated intervals.
 
@@ -943,9 +1049,11 @@ class MultiParameterPredictor(BaseEstimator):
 
     Parameters
     ----------
-    models : sequence of str, default all of :data:`MEMBERS`
-    calibration : Calibration or None
-        None: :func:`default_calibration`.
+    models : sequence of str, default tuple(MEMBERS)
+        The members to combine, names of :data:`MEMBERS`.
+    calibration : Calibration or None, default None
+        The error models, priors, temperature and risk threshold; None:
+        :func:`default_calibration`.
     weighting : {"pooled", "per-target"}, default "pooled"
         ``"pooled"``: one set of weights from the errors on both folds.  ``"per-target"``: a
         target past the largest allocation is weighted by the ``more-n`` fold only, one past
@@ -953,19 +1061,40 @@ class MultiParameterPredictor(BaseEstimator):
         development data (``bench/results/multiparam.md``) per-target weighting was no
         better (RELeARN *more-p* median PA 64 % vs 72 % pooled), hence the default.
 
-    Fitted attributes
-    -----------------
-    members_ : dict name -> fitted model.
-    fit_seconds_ : dict name -> seconds of the member's fit on all runs.
-    failures_ : dict name -> why a member could not be fitted.
-    cv_error_ : dict name -> cross-validated mean absolute log error (NaN: no fold).
-    fold_cv_error_ : dict fold -> dict name -> the same per fold (``"all"``: every fold).
-    weights_ : dict name -> weight (sums to 1); with ``weighting="per-target"`` those of a
-        target inside the measured range (:func:`target_weights`).
-    cv_ : DataFrame of the cross-validation predictions (model, fold, actual, prediction, failed, log_error;
-        NaN log_error: the member abstained there).
-    parameters_ : list of str.
-    warnings_ : list of ModelWarning about the data.
+    Attributes
+    ----------
+    members_ : dict of str -> MultiParameterModel
+        The fitted members by name.
+    fit_seconds_ : dict of str -> float
+        Seconds of each member's fit on all runs.
+    failures_ : dict of str -> str
+        Why a member could not be fitted.
+    cv_error_ : dict of str -> float
+        Cross-validated mean absolute log error per member (NaN: no fold).
+    fold_cv_error_ : dict of str -> dict of str -> float
+        The same per fold (``"all"``: every fold).
+    weights_ : dict of str -> float
+        Weight per member (sums to 1); with ``weighting="per-target"`` those of a target
+        inside the measured range (:func:`target_weights`).
+    cv_ : pandas.DataFrame
+        The cross-validation predictions (``model, fold, actual, prediction, failed,
+        log_error``; NaN ``log_error``: the member abstained there).
+    parameters_ : list of str
+        The problem-parameter columns.
+    warnings_ : list of ModelWarning
+        What the fit noticed about the data.
+
+    Examples
+    --------
+    Runs on a 3 x 3 grid of allocations ``n`` and sizes ``s`` of ``t = 0.5 + 0.002 s^1.5 / n``;
+    the prediction at twice the largest allocation:
+
+    >>> import numpy as np, pandas as pd
+    >>> n, s = np.meshgrid([4.0, 8.0, 16.0], [100.0, 200.0, 400.0])
+    >>> X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    >>> model = MultiParameterPredictor().fit(X, 0.5 + 2e-3 * X["s"] ** 1.5 / X["n"])
+    >>> round(float(model.predict(pd.DataFrame({"n": [32.0], "s": [400.0]}))[0]), 2)
+    1.0
     """
 
     def __init__(self, models=tuple(MEMBERS), calibration=None, weighting: str = "pooled"):
@@ -1019,22 +1148,7 @@ class MultiParameterPredictor(BaseEstimator):
                     self.failures_[name] = str(exc)
                 self.fit_seconds_[name] = time.perf_counter() - start
         folds = extrapolation_folds(n, S)
-        cv_rows = []
-        with quiet_warnings():
-            for fold, test in folds:
-                train = ~test
-                for name in self.members_:
-                    failed = False
-                    try:
-                        model = clone(self.members_[name]).fit(frame[train], t[train])
-                        with np.errstate(all="ignore"):
-                            p = model._predict(n[test], S[test])
-                    except (ValidationError, np.linalg.LinAlgError):
-                        p, failed = np.full(int(test.sum()), np.nan), True
-                    cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
-                                                 "failed": failed}))
-        self.cv_ = pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
-            columns=["model", "fold", "actual", "prediction", "failed"])
+        self.cv_ = _extrapolation_cv(self.members_, folds, frame, n, S, t)
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
         # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
         # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
@@ -1085,7 +1199,13 @@ class MultiParameterPredictor(BaseEstimator):
         return pred, spread, chosen, fit_error
 
     def predict(self, X) -> np.ndarray:
-        """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts)."""
+        """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
         self._check_fitted("MultiParameterPredictor.predict")
         n, S, _ = check_parameters(X, "MultiParameterPredictor.predict", self.parameters_)
         return self._combine(n, S)[0]
@@ -1101,6 +1221,11 @@ class MultiParameterPredictor(BaseEstimator):
         """Return each member's prediction at each row of ``X`` (columns: member names; NaN: none).
 
         The raw material of the combination, for benchmarks and dashboards.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
         """
         self._check_fitted("MultiParameterPredictor.member_predictions")
         n, S, _ = check_parameters(X, "MultiParameterPredictor.member_predictions", self.parameters_)
@@ -1112,7 +1237,15 @@ class MultiParameterPredictor(BaseEstimator):
         return pd.DataFrame(out)
 
     def predict_interval(self, X, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
-        """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated)."""
+        """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+        """
         frame = self.predict_frame(X, level)
         return frame["lower"].to_numpy(), frame["upper"].to_numpy()
 
@@ -1124,7 +1257,14 @@ class MultiParameterPredictor(BaseEstimator):
         ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool)
         and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
         maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
-        ``attrs["miss_probability"]`` the calibrated probability of a > 30 % miss.
+        ``attrs["miss_probability"]`` the calibrated probability of a miss (``THRESHOLDS["miss"]``).
+
+        Parameters
+        ----------
+        X_targets : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns, one row per target.
+        level : float, default 0.8
+            Central probability of the intervals, in (0, 1).
         """
         where = "MultiParameterPredictor.predict_frame"
         self._check_fitted(where)
@@ -1134,10 +1274,12 @@ class MultiParameterPredictor(BaseEstimator):
         pred, spread, chosen, fit_error = self._combine(n, S)
         feats = self._features(n, S, spread, fit_error)
         lower, upper = cal.interval("predictor", pred, feats, level)
-        risk = miss_probability(cal.error_model("predictor"), feats)
-        rules = (("far-extrapolation", feats["distance"] > _FAR), ("models-disagree", spread > _DISAGREE),
-                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > _CV_MISS),
-                 ("poor-fit", np.nan_to_num(fit_error) > _POOR_FIT))
+        risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
+        limit = {key: t.value for key, t in THRESHOLDS.items()}
+        rules = (("far-extrapolation", feats["distance"] > limit["far"]),
+                 ("models-disagree", spread > limit["disagree"]),
+                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
+                 ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):

@@ -2,5 +2,5 @@
 
 The data are arrays, DataFrames or fitted estimators.  No widgets here;
 :mod:`workbench.ui` wires these functions to controls.  One module per method, e.g.
-:mod:`workbench.plots.downey`.
+:mod:`workbench.plots.downey`; :mod:`workbench.plots.layout` holds what several share.
 """

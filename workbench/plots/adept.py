@@ -2,8 +2,8 @@
 
 Every function takes a *fitted* :class:`~workbench.models.adept.Adept` (or its
 :class:`~workbench.models.adept.AnomalyReport`) plus plain arrays and returns data (a
-tidy ``DataFrame``), a :class:`plotly.graph_objects.Figure` or an HTML string; nothing
-here fits a model or touches a widget.
+tidy ``DataFrame``) or a :class:`plotly.graph_objects.Figure` (the HTML of the warnings is
+:func:`workbench.views.adept.warnings_html`); nothing here fits a model or touches a widget.
 
 Figures with a fixed trace list (:func:`prediction_figure`, :func:`cross_size_figure`,
 :func:`weights_figure`) keep the same traces in the same order whatever the data -- empty
@@ -31,13 +31,12 @@ runtimes, PA = 100 - |t_pred - t| / t * 100 ([Deshmeh2013] section 3.7), in both
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from workbench.errors import ModelWarning, ValidationError, quiet_warnings
 from workbench.evaluation.holdout import RELIABILITY_KINDS
@@ -58,11 +57,9 @@ __all__ = [
     "prediction_figure",
     "prediction_grid",
     "r_metric_figure",
-    "side_by_side",
     "measured_t1",
     "speedup_reference",
     "unit_pitfall_table",
-    "warnings_html",
     "weights_figure",
 ]
 
@@ -120,6 +117,15 @@ def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.n
 
     ``points`` log-spaced allocations from 1 to max(4 n_max observed, largest extra n),
     plus the observed and ``n_extra`` allocations.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    n_extra : array-like, default ()
+        More allocations to include (e.g. held-back runs).
+    points : int, default GRID_POINTS
+        Log-spaced targets.
     """
     n_obs = model.observations_["n"].to_numpy(float)
     n_extra = np.asarray(n_extra, float).ravel()
@@ -132,7 +138,13 @@ def prediction_grid(model: Adept, n_extra=(), points: int = GRID_POINTS) -> np.n
 
 
 def measured_t1(model: Adept) -> float | None:
-    """Return the observed runtime on one processor (averaged repeats), or None."""
+    """Return the observed runtime on one processor (averaged repeats), or None.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    """
     obs = model.observations_
     one = obs[(obs["n"] == 1) & (obs["kind"] == "observed")]
     return float(one["t"].iloc[0]) if len(one) else None
@@ -144,6 +156,11 @@ def speedup_reference(model: Adept) -> tuple[float, str]:
     See the module docstring.
 
     A measured t(1), else ADEPT's prediction for n = 1.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
     """
     t1 = measured_t1(model)
     if t1 is not None:
@@ -162,6 +179,13 @@ def prediction_curve(model: Adept, n_grid) -> pd.DataFrame:
     ``speedup`` (T(1)/T(n) of the target's own instance); ``A``, ``sigma``, ``scale`` (tau,
     input unit per model unit); ``max_rel_error`` (largest relative deviation of that
     instance from the used observations).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    n_grid : array-like
+        The targets (e.g. :func:`prediction_grid`).
     """
     n_grid = np.asarray(n_grid, float).ravel()
     if n_grid.size == 0:
@@ -189,6 +213,13 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
     instance's T(1)/T(n)); ``A``, ``sigma`` of that instance; ``warned`` (a reliability
     warning of :data:`~workbench.evaluation.holdout.RELIABILITY_KINDS` covers the target)
     and ``warnings`` (comma-separated kinds of all warnings that concern it).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    actual : (array-like, array-like) or None
+        ``(n, t)`` of the held-back runs.
     """
     n, t = _mean_per_n(*_pair(actual, "actual"))
     columns = ["n", "actual", "prediction", "error_pct", "accuracy_pct", "speedup", "A", "sigma", "warned", "warnings"]
@@ -224,6 +255,13 @@ def curve_warnings(model: Adept, targets) -> list[ModelWarning]:
     the fit for n = 2 of the bundled example saturates at n = 255 with a first piece
     "ending" at n = 862788, the fits past the data at n = 241, so asking for all targets
     gave two saturation points and a section end far beyond the drawn range.
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    targets : array-like
+        The targets the curve is drawn at.
     """
     targets = np.unique(np.asarray(targets, float))
     obs = model.observations_
@@ -242,6 +280,13 @@ def fits_table(model: Adept, targets) -> pd.DataFrame:
     input unit per model unit; 1 in paper mode), ``fixed point n`` (the observation the
     pass-1 instances pass through), ``WSSRE``, ``max rel. error`` (fraction), ``predicted t``
     (input unit), ``predicted S``, ``runner-up A`` (NaN when none, Table 3).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    targets : array-like
+        The targets, one row each.
     """
     e = model.explain(np.unique(np.asarray(targets, float)))
     return pd.DataFrame({
@@ -257,6 +302,13 @@ def effective_weights(model: Adept, target: float) -> np.ndarray:
     W_i = q max_j |n* - n_j| - |n* - n_i| (3.5.2) times the anomaly factor max(0, (θ - D)/θ)
     (3.9.2), zero outside the target's phase (3.9.3) and for cross-size guiding points
     reserved for another target (3.14).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    target : float
+        The target n* of the fit.
     """
     # Adept keeps this in a private method; use it rather than re-deriving the rules here.
     return model.weights_for([float(target)]).to_numpy()[0]
@@ -275,6 +327,17 @@ def unit_pitfall_table(n, t_seconds, target: float, base=None) -> pd.DataFrame:
     (kinds).  In fit mode the two time units give the same row (up to ties between
     equally good instances); in paper mode T(1) = A (1 + σ in high variance) input units,
     so A, σ and the verdicts change with the unit.
+
+    Parameters
+    ----------
+    n : array-like
+        Allocations of the target runs.
+    t_seconds : array-like
+        Their runtimes in seconds.
+    target : float
+        The target allocation.
+    base : (array-like, array-like) or None, default None
+        ``(n, t in seconds)`` of a base size for a cross-size fit.
     """
     n = np.asarray(n, float)
     t_seconds = np.asarray(t_seconds, float)
@@ -333,6 +396,177 @@ def _to_view(view: str, t, t1_ref: float):
     return t1_ref / t if view == "speedup" else t
 
 
+@dataclass(frozen=True)
+class _ViewSpace:
+    """How :func:`prediction_figure` puts runtimes into its ``view`` (module docstring)."""
+
+    view: str
+    t1_ref: float
+    t1_how: str
+    # with a measured t(1) the speedup view is t(1) / runtime view
+    via_t1: bool
+
+    @property
+    def speed(self) -> bool:
+        return self.view == "speedup"
+
+    def y_pred(self, runtime, inst_speedup) -> np.ndarray:
+        """Predicted values in the current view from runtimes / the instances' speedups."""
+        runtime = np.asarray(runtime, float)
+        return (self.t1_ref / runtime if self.via_t1 else np.asarray(inst_speedup, float)) if self.speed else runtime
+
+    def measured(self, t) -> np.ndarray:
+        """Measured runtimes in the current view."""
+        return _to_view(self.view, t, self.t1_ref)
+
+
+def _add_envelope(fig: go.Figure, model: Adept, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Traces 0-1 of :func:`prediction_figure`: the envelope band."""
+    env = model.envelope_
+    if v.speed and not v.via_t1:
+        lo, hi = env.speedup_band(grid)
+    else:
+        lo, hi = env.runtime_band(grid)
+        if v.via_t1:
+            lo, hi = v.t1_ref / hi, v.t1_ref / lo
+    band_hover = (
+        f"envelope (δ = {model.delta_:.3g}): %{{y:.4g}}<br>n = %{{x:.4g}}<br>pointwise extreme of the bound "
+        "instances of all range pairs (thesis Fig. 4); not a confidence interval<extra></extra>"
+    )
+    fig.add_scatter(x=grid, y=lo, name="envelope (lowest bound)", mode="lines", legendgroup="env", showlegend=False,
+                    line=dict(color=_C["band_line"], width=1), hovertemplate=band_hover)
+    fig.add_scatter(x=grid, y=hi, name=f"envelope, δ = {model.delta_:.3g}", mode="lines", legendgroup="env",
+                    fill="tonexty", fillcolor=_C["band"], line=dict(color=_C["band_line"], width=1),
+                    hovertemplate=band_hover)
+
+
+def _add_compare(fig: go.Figure, compare: Adept | None, label: str, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Trace 2 of :func:`prediction_figure`: the comparison model's predicted curve."""
+    if compare is not None:
+        c = prediction_curve(compare, grid)
+        fig.add_scatter(x=grid, y=v.y_pred(c["runtime"], c["speedup"]), name=f"prediction {label}", mode="lines",
+                        line=dict(color=_C["compare"], width=2, dash="dashdot"),
+                        customdata=c[["A", "sigma"]].to_numpy(), hovertemplate=_hover_instance(label))
+    else:
+        fig.add_scatter(x=[], y=[], name=f"prediction {label}", mode="lines", showlegend=False)
+
+
+def _add_instances(fig: go.Figure, model: Adept, targets: np.ndarray, grid: np.ndarray, v: _ViewSpace) -> None:
+    """Traces 3-4 of :func:`prediction_figure`: best and runner-up instance of the largest target with a runner-up."""
+    ru = _runner_up(model, targets)
+    for label, key_A, key_s, color, dash in (
+        ("best instance", "A", "sigma", _C["best"], "dot"),
+        ("runner-up instance", "runner_up_A", "runner_up_sigma", _C["runner"], "dash"),
+    ):
+        if ru is None:
+            fig.add_scatter(x=[], y=[], name=label, mode="lines", showlegend=False)
+            continue
+        A, s = float(ru[key_A]), float(ru[key_s])
+        scale = float(ru["scale"]) if key_A == "A" else _instance_scale(model, A, s)
+        y = v.y_pred(scale * downey.runtime(grid, A, s), downey.speedup(grid, A, s))
+        fig.add_scatter(
+            x=grid, y=y, name=f"{label} for n* = {ru['target']:g}: A = {A:.3g}, σ = {s:.3g}", mode="lines",
+            line=dict(color=color, width=1.5, dash=dash),
+            hovertemplate=(f"{label} for n* = {ru['target']:g} (A = {A:.4g}, σ = {s:.3g})<br>n = %{{x:.4g}}<br>"
+                           "%{y:.4g}<br>runner-up: WSSRE within 10 % of the best, A differs > 1.5× (Table 3)"
+                           "<extra></extra>"),
+        )
+
+
+def _add_prediction(fig: go.Figure, curve: pd.DataFrame, grid: np.ndarray, time_unit: str, v: _ViewSpace) -> None:
+    """Trace 5 of :func:`prediction_figure`: the predicted curve."""
+    if v.via_t1:
+        what = "speedup t(1)/t_pred(n) with the measured t(1)"
+    elif v.speed:
+        what = "speedup S = T(1)/T(n) of the instance fitted for this n (unit-free, needs no measured T(1))"
+    else:
+        what = f"predicted runtime [{time_unit}]"
+    fig.add_scatter(x=grid, y=v.y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)",
+                    mode="lines",
+                    line=dict(color=_C["pred"], width=2.5), customdata=curve[["A", "sigma"]].to_numpy(),
+                    hovertemplate=_hover_instance(what))
+
+
+def _add_base(fig: go.Figure, model: Adept, n_base: np.ndarray, t_base: np.ndarray, v: _ViewSpace) -> None:
+    """Trace 6 of :func:`prediction_figure`: the base-size runs of a cross-size fit."""
+    ratio = getattr(model, "ratio_", None)
+    if n_base.size:
+        yb = v.measured(t_base * (ratio or 1.0)) if v.speed else t_base
+        fig.add_scatter(
+            x=n_base, y=yb, name="base size" + (" (× R, speedup space)" if v.speed else ""), mode="lines+markers",
+            line=dict(color=_C["base"], width=1.5), marker=dict(size=7, symbol="square"),
+            hovertemplate=(f"base size<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>runtime ratio R = {ratio or float('nan'):.4g}"
+                           "<extra></extra>"),
+        )
+    else:
+        fig.add_scatter(x=[], y=[], name="base size", mode="lines+markers", showlegend=False)
+
+
+def _add_points(fig: go.Figure, obs: pd.DataFrame, time_unit: str, v: _ViewSpace) -> None:
+    """Traces 7-8 of :func:`prediction_figure`: guiding and observed points."""
+    hover_pts = f"%{{text}}<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>t = %{{customdata[0]:.4g}} {time_unit}, " \
+                f"weight factor %{{customdata[1]:.2f}}" + (f"<br>{v.t1_how}" if v.speed else "") + "<extra></extra>"
+    for kind, label, color, symbol in (("guiding", "guiding points (base × R)", _C["guide"], "diamond"),
+                                        ("observed", "observed (used)", _C["obs"], "circle")):
+        o = obs[obs["kind"] == kind]
+        w = o["weight_factor"].to_numpy(float)
+        symbols = np.where(w <= 0, "x", np.where(w < 1, f"{symbol}-open", symbol)).tolist()
+        text = np.where(w <= 0, f"{kind}: not used (weight 0)",
+                        np.where(w < 1, f"{kind}: anomalous, weight reduced", kind)).tolist()
+        fig.add_scatter(
+            x=o["n"], y=v.measured(o["t"]), name=label, mode="markers", showlegend=not o.empty,
+            marker=dict(color=color, size=10, symbol=symbols, line=dict(width=1.5, color=color)),
+            text=text, customdata=np.column_stack([o["t"], w]) if len(o) else None, hovertemplate=hover_pts,
+        )
+
+
+def _add_holdout(fig: go.Figure, model: Adept, n_act: np.ndarray, t_act: np.ndarray, time_unit: str,
+                 v: _ViewSpace) -> pd.DataFrame:
+    """Traces 9-10 of :func:`prediction_figure`: held-back runs and the predictions there; return the holdout frame."""
+    h = holdout_frame(model, (n_act, t_act))
+    pa_text = [f"PA {x:.0f}%" if np.isfinite(x) else "no prediction" for x in h["accuracy_pct"].to_numpy(float)]
+    pred_y = v.y_pred(h["prediction"], h["speedup"])
+    custom = np.column_stack([h["actual"], h["prediction"], h["error_pct"], h["warnings"].replace("", "none")]) \
+        if len(h) else None
+    hover_act = (
+        f"held back (not used for fitting)<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>actual t = %{{customdata[0]:.4g}} "
+        f"{time_unit}<br>predicted t = %{{customdata[1]:.4g}} {time_unit}<br>E = %{{customdata[2]:.1f}} %, "
+        "%{text} (PA = 100 − E, on runtimes)<br>warnings: %{customdata[3]}"
+        + (f"<br>{v.t1_how}" if v.speed else "") + "<extra></extra>"
+    )
+    fig.add_scatter(
+        x=h["n"], y=v.measured(h["actual"]), name="held back (actual)", mode="markers+text",
+        showlegend=len(h) > 0, text=pa_text, textposition="top center", textfont=dict(color=_C["actual"], size=11),
+        marker=dict(color=_C["actual"], size=11, symbol="star"), customdata=custom, hovertemplate=hover_act,
+    )
+    fig.add_scatter(
+        x=h["n"], y=pred_y, name="prediction at held-back n", mode="markers", showlegend=len(h) > 0,
+        marker=dict(color=_C["pred"], size=9, symbol="diamond-open", line=dict(width=2)),
+        text=pa_text, customdata=custom, hovertemplate=hover_act.replace("held back (not used for fitting)",
+                                                                          "ADEPT prediction"),
+    )
+    return h
+
+
+def _prediction_layout(fig: go.Figure, model: Adept, curve: pd.DataFrame, obs: pd.DataFrame, h: pd.DataFrame,
+                       title: str | None, time_unit: str, v: _ViewSpace) -> None:
+    """Title, axes and legend of :func:`prediction_figure` (the speedup axis holds every point)."""
+    if title is None:
+        mean_pa = h["accuracy_pct"].mean() if len(h) else np.nan
+        summary = f", mean PA {mean_pa:.0f}% on {len(h)} held-back n" if np.isfinite(mean_pa) else ""
+        title = (f"ADEPT {v.view} prediction ({model.units} units, δ = {model.delta_:.3g}, q = {model.q:g})"
+                 f"{summary}")
+    fig.update_xaxes(type="log", title_text="processors n")
+    if v.speed:
+        top = np.nanmax(np.concatenate([v.y_pred(curve["runtime"], curve["speedup"]), v.measured(obs["t"]),
+                                        v.measured(h["actual"]), [1.0]]))
+        fig.update_yaxes(title_text="speedup S(n)", range=[0, 1.15 * top])
+    else:
+        fig.update_yaxes(type="log", title_text=f"runtime [{time_unit}]")
+    fig.update_layout(title=dict(text=title), height=480, margin=dict(l=60, r=20, t=70, b=50),
+                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
+
+
 def prediction_figure(
     model: Adept,
     actual=None,
@@ -365,6 +599,27 @@ def prediction_figure(
     x is log n; the runtime view has a log y axis in the input time unit ``time_unit``; the
     speedup view is drawn as the module docstring explains (t(1)-based when t(1) was
     measured, the instances' own speedups otherwise).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    actual : (array-like, array-like) or None, default None
+        Held-back runs ``(n, t)``.
+    view : {"speedup", "runtime"}, default "speedup"
+        What the y axis shows.
+    compare : Adept or None, default None
+        A second fitted model drawn for comparison.
+    compare_label : str, default "without anomaly handling"
+        Its legend label.
+    base : (array-like, array-like) or None, default None
+        The base-size runs of a cross-size fit.
+    n_grid : array-like or None, default None
+        Targets of the predicted curve (None: :func:`prediction_grid`).
+    time_unit : str, default "s"
+        Unit of the runtimes, for the axis and hovers.
+    title : str or None, default None
+        The title; None: the view, units, delta, q and the mean PA.
     """
     _check_view(view)
     n_act, t_act = _mean_per_n(*_pair(actual, "actual"))
@@ -372,144 +627,17 @@ def prediction_figure(
     grid = prediction_grid(model, n_act) if n_grid is None else np.asarray(n_grid, float)
     curve = prediction_curve(model, grid)
     t1_ref, t1_how = speedup_reference(model)
-    speed = view == "speedup"
-    # with a measured t(1) the speedup view is t(1) / runtime view (module docstring)
-    via_t1 = speed and measured_t1(model) is not None
-
-    def y_pred(runtime, inst_speedup):
-        """Predicted values in the current view from runtimes / the instances' speedups."""
-        runtime = np.asarray(runtime, float)
-        return (t1_ref / runtime if via_t1 else np.asarray(inst_speedup, float)) if speed else runtime
-
+    v = _ViewSpace(view, t1_ref, t1_how, via_t1=view == "speedup" and measured_t1(model) is not None)
     obs = model.observations_
     fig = go.Figure()
-
-    # 0-1: envelope band
-    env = model.envelope_
-    if speed and not via_t1:
-        lo, hi = env.speedup_band(grid)
-    else:
-        lo, hi = env.runtime_band(grid)
-        if via_t1:
-            lo, hi = t1_ref / hi, t1_ref / lo
-    band_hover = (
-        f"envelope (δ = {model.delta_:.3g}): %{{y:.4g}}<br>n = %{{x:.4g}}<br>pointwise extreme of the bound "
-        "instances of all range pairs (thesis Fig. 4); not a confidence interval<extra></extra>"
-    )
-    fig.add_scatter(x=grid, y=lo, name="envelope (lowest bound)", mode="lines", legendgroup="env", showlegend=False,
-                    line=dict(color=_C["band_line"], width=1), hovertemplate=band_hover)
-    fig.add_scatter(x=grid, y=hi, name=f"envelope, δ = {model.delta_:.3g}", mode="lines", legendgroup="env",
-                    fill="tonexty", fillcolor=_C["band"], line=dict(color=_C["band_line"], width=1),
-                    hovertemplate=band_hover)
-
-    # 2: comparison model
-    if compare is not None:
-        c = prediction_curve(compare, grid)
-        fig.add_scatter(x=grid, y=y_pred(c["runtime"], c["speedup"]), name=f"prediction {compare_label}", mode="lines",
-                        line=dict(color=_C["compare"], width=2, dash="dashdot"),
-                        customdata=c[["A", "sigma"]].to_numpy(), hovertemplate=_hover_instance(compare_label))
-    else:
-        fig.add_scatter(x=[], y=[], name=f"prediction {compare_label}", mode="lines", showlegend=False)
-
-    # 3-4: best and runner-up instance of the largest target that has a runner-up
-    ru = _runner_up(model, np.union1d(n_act, grid))
-    for label, key_A, key_s, color, dash in (
-        ("best instance", "A", "sigma", _C["best"], "dot"),
-        ("runner-up instance", "runner_up_A", "runner_up_sigma", _C["runner"], "dash"),
-    ):
-        if ru is None:
-            fig.add_scatter(x=[], y=[], name=label, mode="lines", showlegend=False)
-            continue
-        A, s = float(ru[key_A]), float(ru[key_s])
-        scale = float(ru["scale"]) if key_A == "A" else _instance_scale(model, A, s)
-        y = y_pred(scale * downey.runtime(grid, A, s), downey.speedup(grid, A, s))
-        fig.add_scatter(
-            x=grid, y=y, name=f"{label} for n* = {ru['target']:g}: A = {A:.3g}, σ = {s:.3g}", mode="lines",
-            line=dict(color=color, width=1.5, dash=dash),
-            hovertemplate=(f"{label} for n* = {ru['target']:g} (A = {A:.4g}, σ = {s:.3g})<br>n = %{{x:.4g}}<br>"
-                           "%{y:.4g}<br>runner-up: WSSRE within 10 % of the best, A differs > 1.5× (Table 3)"
-                           "<extra></extra>"),
-        )
-
-    # 5: the prediction
-    if via_t1:
-        what = "speedup t(1)/t_pred(n) with the measured t(1)"
-    elif speed:
-        what = "speedup S = T(1)/T(n) of the instance fitted for this n (unit-free, needs no measured T(1))"
-    else:
-        what = f"predicted runtime [{time_unit}]"
-    fig.add_scatter(x=grid, y=y_pred(curve["runtime"], curve["speedup"]), name="ADEPT prediction (one fit per n)",
-                    mode="lines",
-                    line=dict(color=_C["pred"], width=2.5), customdata=curve[["A", "sigma"]].to_numpy(),
-                    hovertemplate=_hover_instance(what))
-
-    # 6: base size (cross-size)
-    ratio = getattr(model, "ratio_", None)
-    if n_base.size:
-        yb = _to_view(view, t_base * (ratio or 1.0), t1_ref) if speed else t_base
-        fig.add_scatter(
-            x=n_base, y=yb, name="base size" + (" (× R, speedup space)" if speed else ""), mode="lines+markers",
-            line=dict(color=_C["base"], width=1.5), marker=dict(size=7, symbol="square"),
-            hovertemplate=(f"base size<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>runtime ratio R = {ratio or float('nan'):.4g}"
-                           "<extra></extra>"),
-        )
-    else:
-        fig.add_scatter(x=[], y=[], name="base size", mode="lines+markers", showlegend=False)
-
-    # 7-8: guiding and observed points
-    hover_pts = f"%{{text}}<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>t = %{{customdata[0]:.4g}} {time_unit}, " \
-                f"weight factor %{{customdata[1]:.2f}}" + (f"<br>{t1_how}" if speed else "") + "<extra></extra>"
-    for kind, label, color, symbol in (("guiding", "guiding points (base × R)", _C["guide"], "diamond"),
-                                        ("observed", "observed (used)", _C["obs"], "circle")):
-        o = obs[obs["kind"] == kind]
-        w = o["weight_factor"].to_numpy(float)
-        symbols = np.where(w <= 0, "x", np.where(w < 1, f"{symbol}-open", symbol)).tolist()
-        text = np.where(w <= 0, f"{kind}: not used (weight 0)",
-                        np.where(w < 1, f"{kind}: anomalous, weight reduced", kind)).tolist()
-        fig.add_scatter(
-            x=o["n"], y=_to_view(view, o["t"], t1_ref), name=label, mode="markers", showlegend=not o.empty,
-            marker=dict(color=color, size=10, symbol=symbols, line=dict(width=1.5, color=color)),
-            text=text, customdata=np.column_stack([o["t"], w]) if len(o) else None, hovertemplate=hover_pts,
-        )
-
-    # 9-10: held-back runs and the predictions there
-    h = holdout_frame(model, (n_act, t_act))
-    pa_text = [f"PA {v:.0f}%" if np.isfinite(v) else "no prediction" for v in h["accuracy_pct"].to_numpy(float)]
-    pred_y = y_pred(h["prediction"], h["speedup"])
-    custom = np.column_stack([h["actual"], h["prediction"], h["error_pct"], h["warnings"].replace("", "none")]) \
-        if len(h) else None
-    hover_act = (
-        f"held back (not used for fitting)<br>n = %{{x:.4g}}<br>%{{y:.4g}}<br>actual t = %{{customdata[0]:.4g}} "
-        f"{time_unit}<br>predicted t = %{{customdata[1]:.4g}} {time_unit}<br>E = %{{customdata[2]:.1f}} %, "
-        "%{text} (PA = 100 − E, on runtimes)<br>warnings: %{customdata[3]}"
-        + (f"<br>{t1_how}" if speed else "") + "<extra></extra>"
-    )
-    fig.add_scatter(
-        x=h["n"], y=_to_view(view, h["actual"], t1_ref), name="held back (actual)", mode="markers+text",
-        showlegend=len(h) > 0, text=pa_text, textposition="top center", textfont=dict(color=_C["actual"], size=11),
-        marker=dict(color=_C["actual"], size=11, symbol="star"), customdata=custom, hovertemplate=hover_act,
-    )
-    fig.add_scatter(
-        x=h["n"], y=pred_y, name="prediction at held-back n", mode="markers", showlegend=len(h) > 0,
-        marker=dict(color=_C["pred"], size=9, symbol="diamond-open", line=dict(width=2)),
-        text=pa_text, customdata=custom, hovertemplate=hover_act.replace("held back (not used for fitting)",
-                                                                          "ADEPT prediction"),
-    )
-
-    if title is None:
-        mean_pa = h["accuracy_pct"].mean() if len(h) else np.nan
-        summary = f", mean PA {mean_pa:.0f}% on {len(h)} held-back n" if np.isfinite(mean_pa) else ""
-        title = (f"ADEPT {view} prediction ({model.units} units, δ = {model.delta_:.3g}, q = {model.q:g})"
-                 f"{summary}")
-    fig.update_xaxes(type="log", title_text="processors n")
-    if speed:
-        top = np.nanmax(np.concatenate([y_pred(curve["runtime"], curve["speedup"]), _to_view(view, obs["t"], t1_ref),
-                                        _to_view(view, h["actual"], t1_ref), [1.0]]))
-        fig.update_yaxes(title_text="speedup S(n)", range=[0, 1.15 * top])
-    else:
-        fig.update_yaxes(type="log", title_text=f"runtime [{time_unit}]")
-    fig.update_layout(title=dict(text=title), height=480, margin=dict(l=60, r=20, t=70, b=50),
-                      legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
+    _add_envelope(fig, model, grid, v)
+    _add_compare(fig, compare, compare_label, grid, v)
+    _add_instances(fig, model, np.union1d(n_act, grid), grid, v)
+    _add_prediction(fig, curve, grid, time_unit, v)
+    _add_base(fig, model, n_base, t_base, v)
+    _add_points(fig, obs, time_unit, v)
+    h = _add_holdout(fig, model, n_act, t_act, time_unit, v)
+    _prediction_layout(fig, model, curve, obs, h, title, time_unit, v)
     return fig
 
 
@@ -520,6 +648,21 @@ def cross_size_figure(model: Adept, base, actual=None, *, view: str = "runtime",
     The base-size runs, the target-size observations, the guiding points t_base(n)·R, the
     predicted target curve and the held-back target runs ``actual`` with PA.  ``model`` must
     have been fitted with ``base=``; the traces are those of :func:`prediction_figure`.
+
+    Parameters
+    ----------
+    model : Adept
+        A model fitted with ``base=``.
+    base : (array-like, array-like)
+        ``(n, t)`` of the base-size runs.
+    actual : (array-like, array-like) or None, default None
+        Held-back target runs ``(n, t)``.
+    view : {"runtime", "speedup"}, default "runtime"
+        What the y axis shows.
+    time_unit : str, default "s"
+        Unit of the runtimes.
+    n_grid : array-like or None, default None
+        Targets of the predicted curve (None: :func:`prediction_grid`).
     """
     if getattr(model, "ratio_", None) is None:
         raise ValidationError("cross_size_figure needs an Adept fitted with base=(n_base, t_base)")
@@ -542,6 +685,13 @@ def r_metric_figure(report: AnomalyReport, epsilon: float) -> go.Figure:
     3 the resolved anomalies (with D and the weight factor); then one dashed curve per
     removed candidate (its flatness = total
     relative rise; the flattest removal identifies the anomaly, 3.9.2).
+
+    Parameters
+    ----------
+    report : AnomalyReport
+        The anomaly report of a fitted model.
+    epsilon : float
+        The flag threshold epsilon of the R metric.
     """
     r = report.r
     n_to = r["n_to"].to_numpy(float)
@@ -603,6 +753,13 @@ def weights_figure(model: Adept, target: float | None = None) -> go.Figure:
 
     The factor max(0, (θ - D)/θ) (bars 0) and, for ``target``, the effective weight W_i'
     of its fit relative to the largest (bars 1; empty without a target).
+
+    Parameters
+    ----------
+    model : Adept
+        A fitted model.
+    target : float or None, default None
+        The target whose effective weights are drawn (None: only the factors).
     """
     obs = model.observations_
     labels = [f"n={v:g}" + (" (guide)" if k == "guiding" else "") for v, k in zip(obs["n"], obs["kind"])]
@@ -622,54 +779,3 @@ def weights_figure(model: Adept, target: float | None = None) -> go.Figure:
     fig.update_layout(title=dict(text="Weights after anomaly handling"), barmode="group", height=420,
                       margin=dict(l=60, r=20, t=70, b=50), legend=dict(orientation="h", yanchor="top", y=-0.18, x=0))
     return fig
-
-
-def side_by_side(figures: Sequence[go.Figure], titles: Sequence[str] | None = None,
-                 widths: Sequence[float] | None = None) -> go.Figure:
-    """Place figures next to each other as subplots of one figure (one FigureWidget instead of several).
-
-    Axis types, titles and ranges are kept, legends are merged.
-    """
-    titles = list(titles) if titles is not None else [f.layout.title.text or "" for f in figures]
-    out = make_subplots(rows=1, cols=len(figures), subplot_titles=titles, column_widths=widths,
-                        horizontal_spacing=0.08)
-    for col, f in enumerate(figures, start=1):
-        for trace in f.data:
-            out.add_trace(trace, row=1, col=col)
-        for axis, update in (("xaxis", out.update_xaxes), ("yaxis", out.update_yaxes)):
-            a = getattr(f.layout, axis)
-            update(type=a.type, range=a.range, title_text=a.title.text, row=1, col=col)
-    out.update_layout(barmode="group", height=max((f.layout.height or 450) for f in figures),
-                      margin=dict(l=60, r=20, t=70, b=50), legend=dict(orientation="h", yanchor="top", y=-0.16, x=0))
-    return out
-
-
-# ----------------------------------------------------------------------------- html
-
-
-def _targets_text(targets: Sequence[float], limit: int = 6) -> str:
-    vals = sorted(float(v) for v in targets)
-    shown = ", ".join(f"{v:g}" for v in vals[:limit])
-    return shown + (f", … ({len(vals)} targets)" if len(vals) > limit else "")
-
-
-def warnings_html(warnings: Sequence[ModelWarning]) -> str:
-    """ADEPT's warnings ([Deshmeh2013] section 3.10, Table 3) as an HTML list.
-
-    Kind, message, the targets concerned (abridged) and a suggested allocation to measure.
-    Text is escaped.
-    """
-    if not warnings:
-        return '<div class="wb-adept-warnings"><b>Reliability:</b> no warnings.</div>'
-    items = []
-    for w in warnings:
-        extra = []
-        if w.targets:
-            extra.append(f"targets n = {_targets_text(w.targets)}")
-        if w.suggested_n is not None and np.isfinite(w.suggested_n):
-            extra.append(f"suggested: measure at n = {w.suggested_n:g}")
-        tail = f' <span style="color:#555">({html.escape("; ".join(extra))})</span>' if extra else ""
-        color = "#8b0000" if w.kind in RELIABILITY_KINDS else "#6d4c00"
-        items.append(f'<li><b style="color:{color}">{html.escape(w.kind)}</b>: {html.escape(w.message)}{tail}</li>')
-    return (f'<div class="wb-adept-warnings"><b>Warnings ({len(warnings)}):</b>'
-            f'<ul style="margin:2px 0 0 0;padding-left:20px">{"".join(items)}</ul></div>')

@@ -38,6 +38,7 @@ from plotly.subplots import make_subplots
 from scipy import stats
 
 from workbench.errors import ValidationError
+from workbench.metrics import band_text
 from workbench.models.comm.gbm import BAND_PCT
 from workbench.validation import require_columns
 
@@ -266,7 +267,7 @@ def prediction_vs_actual_figure(predictions: pd.DataFrame, color_by: str | None 
     line = np.geomspace(lo, hi, 50)
     fig = go.Figure([
         go.Scatter(x=line, y=line, mode="lines", name="y = x", line=dict(color="#1f3b99", width=2)),
-        go.Scatter(x=line, y=line * (1 + band_pct / 100), mode="lines", name=f"±{band_pct:g} %",
+        go.Scatter(x=line, y=line * (1 + band_pct / 100), mode="lines", name=band_text(band_pct),
                    line=dict(color="#888", width=1, dash="dash")),
         go.Scatter(x=line, y=line * (1 - band_pct / 100), mode="lines", showlegend=False,
                    line=dict(color="#888", width=1, dash="dash")),

@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import ValidationError
+from workbench.metrics import ERROR_BAND, band_text
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.regression import AREAS, AreaSplit
 from workbench.validation import require_columns
@@ -46,8 +47,8 @@ __all__ = [
 
 #: Colour of each area (Fig. 2 (a)-(c)).
 AREA_COLORS = {"Ia": "#1f77b4", "Ib": "#2ca02c", "II": "#d62728"}
-#: Half-width of the error band, percent (the paper's +-30 %).
-BAND_PCT = 30.0
+#: Half-width of the error band, percent (:data:`workbench.metrics.ERROR_BAND`, the paper's).
+BAND_PCT = ERROR_BAND.value
 _BAND_FILL = "rgba(120,120,120,0.18)"
 _COLORSCALE = "RdBu_r"
 
@@ -154,7 +155,7 @@ def _band_traces(lo: float, hi: float, pct: float, showlegend: bool = True) -> l
         go.Scatter(x=grid, y=grid * (1 - pct / 100), mode="lines", line=dict(width=0), hoverinfo="skip",
                    showlegend=False),
         go.Scatter(x=grid, y=grid * (1 + pct / 100), mode="lines", line=dict(width=0), fill="tonexty",
-                   fillcolor=_BAND_FILL, name=f"±{pct:g} %", hoverinfo="skip", showlegend=showlegend),
+                   fillcolor=_BAND_FILL, name=band_text(pct), hoverinfo="skip", showlegend=showlegend),
         go.Scatter(x=grid, y=grid, mode="lines", line=dict(color="#444", width=1), name="predicted = observed",
                    hoverinfo="skip", showlegend=showlegend),
     ]
@@ -219,7 +220,7 @@ def residuals_by_area(predictions: pd.DataFrame, pct: float = BAND_PCT) -> go.Fi
     # layout shapes given as data: add_hline is ~100 times slower
     band = [dict(type="line", xref="paper", x0=0, x1=1, y0=sign * pct, y1=sign * pct,
                  line=dict(color="#555", dash="dash")) for sign in (-1, 1)]
-    fig.update_layout(title=dict(text=f"Relative error by area (dashed: ±{pct:g} %)", font=dict(size=14)),
+    fig.update_layout(title=dict(text=f"Relative error by area (dashed: {band_text(pct)})", font=dict(size=14)),
                       shapes=band, height=380, yaxis=dict(title="error [%]", zeroline=True), showlegend=False,
                       margin=dict(l=60, r=20, t=50, b=45))
     return fig

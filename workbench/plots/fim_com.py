@@ -229,6 +229,25 @@ def station_cdf_figure(fits: Mapping[str, StationFit] | None,
 # ------------------------------------------------------------------- sweeps (Fig. 6)
 
 
+def _add_measured(fig: go.Figure, measured: pd.DataFrame | None, vary: str, per_job: bool, unit: str) -> np.ndarray:
+    """Add the measured OSU trace of :func:`sweep_figure` (empty without ``measured``); return its y values."""
+    on_n = vary == "n_jobs"
+    if measured is None or not len(measured):
+        fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers", name="measured (OSU): none"))
+        return np.array([])
+    require_columns(measured, ["n_jobs", "processes", "size_bytes", "latency_us"], "sweep_figure (measured)")
+    meas = measured.sort_values(vary)
+    mn = meas["n_jobs"].to_numpy(float)
+    measured_y = meas["latency_us"].to_numpy(float) / (mn if per_job else 1.0)
+    mcustom = meas["size_bytes"].to_numpy(float) if on_n else mn
+    mhover = ("%{customdata:.0f} B = N %{x:.0f} points" if on_n else "p = %{x:.0f} (cores - 1)")
+    fig.add_trace(go.Scatter(x=meas[vary].to_numpy(float), y=measured_y, mode="lines+markers", customdata=mcustom,
+                             name="measured (OSU broadcast)", line=dict(color=_C["measured"], width=1.5),
+                             marker=dict(size=6, symbol="circle-open"),
+                             hovertemplate=mhover + f"<br>%{{y:.4g}} {unit}<extra>OSU</extra>"))
+    return measured_y
+
+
 def sweep_figure(summary: pd.DataFrame, vary: str, measured: pd.DataFrame | None = None,
                  per_job: bool = False) -> go.Figure:
     """Paper Fig. 6 (b)-(d).
@@ -273,20 +292,7 @@ def sweep_figure(summary: pd.DataFrame, vary: str, measured: pd.DataFrame | None
                    line=dict(color=_C["model"], width=2), marker=dict(size=5),
                    hovertemplate=hover + f"<br>%{{y:.4g}} {unit}<extra>model</extra>"),
     ])
-    measured_y = np.array([])
-    if measured is not None and len(measured):
-        require_columns(measured, ["n_jobs", "processes", "size_bytes", "latency_us"], "sweep_figure (measured)")
-        meas = measured.sort_values(vary)
-        mn = meas["n_jobs"].to_numpy(float)
-        measured_y = meas["latency_us"].to_numpy(float) / (mn if per_job else 1.0)
-        mcustom = meas["size_bytes"].to_numpy(float) if on_n else mn
-        mhover = ("%{customdata:.0f} B = N %{x:.0f} points" if on_n else "p = %{x:.0f} (cores - 1)")
-        fig.add_trace(go.Scatter(x=meas[vary].to_numpy(float), y=measured_y, mode="lines+markers", customdata=mcustom,
-                                 name="measured (OSU broadcast)", line=dict(color=_C["measured"], width=1.5),
-                                 marker=dict(size=6, symbol="circle-open"),
-                                 hovertemplate=mhover + f"<br>%{{y:.4g}} {unit}<extra>OSU</extra>"))
-    else:
-        fig.add_trace(go.Scatter(x=[], y=[], mode="lines+markers", name="measured (OSU): none"))
+    measured_y = _add_measured(fig, measured, vary, per_job, unit)
     if on_n:
         p = int(data["processes"].iloc[0])
         eager = EAGER_POINTS * (p if pattern == "scatter" else 1)

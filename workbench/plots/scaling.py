@@ -2,7 +2,8 @@
 
 Every function takes a *fitted* :class:`~workbench.models.scaling.ScalingPredictor` (or
 tables of the scaling benchmark) plus plain arrays and returns data (a ``DataFrame``), a
-:class:`plotly.graph_objects.Figure` or an HTML string; nothing here touches a widget.
+:class:`plotly.graph_objects.Figure`; nothing here touches a widget (their HTML is in
+:mod:`workbench.views.predict`).
 
 :func:`prediction_figure` keeps the same traces in the same order whatever the data (a
 model that is not drawn or could not be fitted is an invisible, empty trace), so a
@@ -17,7 +18,6 @@ per (curve, fold, model), and ``scaling_leaderboard.csv`` the same per model ove
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,8 +25,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.errors import ValidationError, quiet_warnings
-from workbench.models.scaling import MODELS, WARNING_KINDS
+from workbench.models.scaling import MODELS
 from workbench.models.scaling.calibration import default_calibration
+from workbench.models.scaling.predictor import THRESHOLDS
 from workbench.plots.adept import _pair
 
 __all__ = [
@@ -41,9 +42,7 @@ __all__ = [
     "prediction_figure",
     "prediction_title",
     "protocol_figure",
-    "warnings_html",
     "weights_frame",
-    "weights_html",
 ]
 
 #: Allocations on the drawn curves (log-spaced; ADEPT costs ~2 ms per new allocation).
@@ -70,7 +69,13 @@ def _rgba(color: str, alpha: float) -> str:
 
 
 def format_seconds(t: float) -> str:
-    """Return a runtime in seconds with 3 significant digits, and in minutes or hours when long."""
+    """Return a runtime in seconds with 3 significant digits, and in minutes or hours when long.
+
+    Parameters
+    ----------
+    t : float
+        A runtime in seconds (not finite: shown as a dash).
+    """
     if not np.isfinite(t):
         return "–"
     text = f"{t:.3g} s"
@@ -85,6 +90,15 @@ def allocation_grid(n_min: float, n_max: float, points: int = GRID_POINTS) -> np
     """Return ``points`` log-spaced allocations from ``n_min`` to ``n_max``, to 4 significant digits.
 
     Rounded so that nearby grids share allocations, which ADEPT caches.
+
+    Parameters
+    ----------
+    n_min : float
+        The smallest allocation, > 0.
+    n_max : float
+        The largest allocation.
+    points : int, default GRID_POINTS
+        How many allocations.
     """
     grid = np.geomspace(max(float(n_min), 1.0), max(float(n_max), float(n_min), 1.0), points)
     step = 10.0 ** (np.floor(np.log10(grid)) - 3)
@@ -96,6 +110,15 @@ def prediction_curves(predictor, grid, level: float = 0.8) -> pd.DataFrame:
 
     Columns ``model`` (a name of ``MODELS`` or ``"predictor"``), ``n``, ``prediction``,
     ``lower``, ``upper`` (NaN where a model refuses).
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    grid : array-like
+        The allocations (e.g. :func:`allocation_grid`).
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     grid = np.asarray(grid, float)
     frame = predictor.predict_frame(grid, level)
@@ -116,6 +139,11 @@ def weights_frame(predictor) -> pd.DataFrame:
     when not fitted), ``cv_error`` (mean absolute log error predicting this curve's own
     largest allocation(s), NaN: too short), ``status`` ("fitted", "fitted, drawn only" when
     its weight is negligible, or why it could not be fitted).
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
     """
     rows = []
     for name in predictor.models:
@@ -133,6 +161,15 @@ def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
     One row per held-back allocation with ``n``, ``actual`` (median runtime there),
     ``prediction``, ``lower``, ``upper``, ``error_pct`` (|prediction - actual| / actual,
     %), ``inside`` (actual in the interval) and ``warned``.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    held_back : (array-like, array-like) or None
+        ``(n, t)`` of the runs it did not see.
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     n, t = _pair(held_back, "held_back")
     columns = ["n", "actual", "prediction", "lower", "upper", "error_pct", "inside", "warned"]
@@ -149,39 +186,22 @@ def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
 
 
 def prediction_title(row, unit: str = "processes", level: float = 0.8) -> str:
-    """``"at n = X <unit>: T s (80 % interval L – U s)"`` for a row of ``predict_frame``."""
+    """``"at n = X <unit>: T s (80 % interval L – U s)"`` for a row of ``predict_frame``.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        A row of ``predict_frame``.
+    unit : str, default "processes"
+        What n counts, in words.
+    level : float, default 0.8
+        Central probability of the interval.
+    """
     n = float(row["n"])
     if not np.isfinite(row["prediction"]):
         return f"at n = {n:g} {unit}: no model predicts here"
     return (f"at n = {n:g} {unit}: {format_seconds(row['prediction'])} "
             f"({100 * level:.0f} % interval {row['lower']:.3g} – {row['upper']:.3g} s)")
-
-
-def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
-    """List the warning kinds of the first row of a ``predict_frame`` result in words, as HTML.
-
-    Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
-    with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
-    below.
-    """
-    row = frame.iloc[0]
-    kinds = list(row["warnings"])
-    messages = frame.attrs.get("messages", {})
-    if not kinds:
-        text = "<div style='color:#1b5e20'>No warning for this target.</div>"
-    else:
-        head = ("<b style='color:#b71c1c'>Warned</b>: do not trust the point, use the interval"
-                if row["warned"] else "<b>Notes</b> (not a warning of a likely miss)")
-        text = head + "<ul style='margin:2px 0'>" + "".join(
-            f"<li><code>{html.escape(k)}</code>: {html.escape(messages.get(k, WARNING_KINDS.get(k, '')))}</li>"
-            for k in kinds) + "</ul>"
-    notes = [(name, w) for name, m in (predictor.members_.items() if predictor is not None else ())
-             for w in m.warnings_]
-    if notes:
-        text += (f"<details><summary>the single models' own notes ({len(notes)})</summary><ul style='margin:2px 0'>"
-                 + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
-                           f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
-    return f"<div style='font-size:13px'>{text}</div>"
 
 
 # -------------------------------------------------------------------------- figures
@@ -212,6 +232,77 @@ def _y_range(runs: Sequence[np.ndarray], bands: Sequence[np.ndarray], clip: floa
     if b.size:
         lo, hi = max(min(lo, b.min()), lo / clip), min(max(hi, b.max()), hi * clip)
     return [float(np.log10(lo / 1.5)), float(np.log10(hi * 1.5))]
+
+
+def _model_traces(curves: pd.DataFrame, shown: set, weights: dict) -> list[go.Scatter]:
+    """Return the band and prediction traces of every model and of the predictor (hidden when not ``shown``)."""
+    data = []
+    for name in [*MODELS, PREDICTOR]:
+        c = curves[curves["model"] == name]
+        x, lo, up, pred = (c[k].to_numpy(float) for k in ("n", "lower", "upper", "prediction"))
+        is_pred = name == PREDICTOR
+        visible = is_pred or (name in shown and len(c) > 0)
+        bx, by = _band(x, lo, up) if visible else (np.zeros(0), np.zeros(0))
+        color = _COLORS.get(name, "#7f7f7f")
+        label = MODEL_LABELS.get(name, name)
+        data.append(go.Scatter(
+            x=bx, y=by, name=f"{label} band", fill="toself", mode="lines", line=dict(width=0),
+            fillcolor=_rgba(color, 0.22 if is_pred else 0.07), hoverinfo="skip", showlegend=False,
+            legendgroup=name, visible=visible))
+        wtext = "" if is_pred else f" (w = {100 * weights.get(name, 0.0):.0f} %)"
+        data.append(go.Scatter(
+            x=x if visible else [], y=pred if visible else [], name=label + wtext, mode="lines", legendgroup=name,
+            line=dict(color=color, width=3.5 if is_pred else 1.5, dash=None if is_pred else "dot"),
+            hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>t = %{{y:.4g}} s<extra></extra>", visible=visible))
+    return data
+
+
+def _run_traces(n_obs: np.ndarray, t_obs: np.ndarray, n_held: np.ndarray, t_held: np.ndarray) -> list[go.Scatter]:
+    """Return the traces of the observed (fitted) and the held-back runs."""
+    return [
+        go.Scatter(
+            x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
+            marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
+            hovertemplate="observed<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"),
+        go.Scatter(
+            x=n_held, y=t_held, name="held back (actual)", mode="markers",
+            marker=dict(color="white", size=9, symbol="diamond", line=dict(color=_COLORS["held"], width=2)),
+            hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"),
+    ]
+
+
+def _prediction_layout(fig: go.Figure, head: str, unit: str, x_all: np.ndarray, yr: list[float]) -> go.Figure:
+    """Title, log axes (x around every allocation drawn, y the range ``yr``) and legend of :func:`prediction_figure`."""
+    fig.update_layout(
+        title=dict(text=head, font=dict(size=16)), height=480, margin=dict(l=60, r=20, t=60, b=50),
+        xaxis=dict(type="log", title=f"allocation n ({unit})",
+                   range=[float(np.log10(x_all.min() / 1.3)), float(np.log10(x_all.max() * 1.3))]),
+        yaxis=dict(type="log", title="runtime [s]", range=yr),
+        legend=dict(font=dict(size=11), itemsizing="constant"), hovermode="closest", template="plotly_white",
+    )
+    return fig
+
+
+def _target_traces(target: float, row: pd.Series, level: float, yr: list[float]) -> list[go.Scatter]:
+    """Return the target's vertical line, the predictor's interval there and its prediction."""
+    data = []
+    data.append(go.Scatter(
+        x=[target, target], y=[10 ** yr[0], 10 ** yr[1]], name="target", mode="lines", showlegend=False,
+        line=dict(color=_COLORS[PREDICTOR], width=1, dash="dash"), hoverinfo="skip"))
+    p, lo, up = (float(row[k]) for k in ("prediction", "lower", "upper"))
+    ok = np.isfinite(p)
+    # the interval as an error bar: a segment with caps (not error_y, which needs the point
+    # inside the interval; the calibrated interval corrects a bias and may lie beside it)
+    data.append(go.Scatter(
+        x=[target, target] if ok else [], y=[lo, up] if ok else [], name=f"{100 * level:.0f} % interval at the target",
+        mode="lines+markers", line=dict(color=_COLORS[PREDICTOR], width=3),
+        marker=dict(symbol="line-ew-open", size=16, color=_COLORS[PREDICTOR], line=dict(width=3)),
+        hovertemplate=f"target n = {target:g}<br>{100 * level:.0f} % interval {lo:.4g} – {up:.4g} s<extra></extra>"))
+    data.append(go.Scatter(
+        x=[target] if ok else [], y=[p] if ok else [], name="prediction at the target", mode="markers",
+        marker=dict(color=_COLORS[PREDICTOR], size=14, symbol="star", line=dict(color="white", width=1)),
+        hovertemplate="target n = %{x:g}<br>prediction %{y:.4g} s<extra></extra>"))
+    return data
 
 
 def prediction_figure(
@@ -246,6 +337,29 @@ def prediction_figure(
     may be passed when already computed; ``grid`` defaults to :func:`allocation_grid` from
     the smallest run to 16x the largest (or the target).  The y range follows the runs and
     predictor's band (cut at 20x beyond the runs), so a huge interval does not squash the runs.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    target : float
+        The target allocation.
+    level : float, default 0.8
+        Central probability of the intervals.
+    observed, held_back : (array-like, array-like) or None, default None
+        Runs ``(n, t)`` used to fit, and runs held back.
+    models : sequence of str or None, default None
+        The models drawn (None: all of :data:`~workbench.models.scaling.MODELS`).
+    unit : str, default "processes"
+        What n counts, for the axis title.
+    curves : pandas.DataFrame or None, default None
+        :func:`prediction_curves` already computed.
+    grid : array-like or None, default None
+        Allocations of the curves when ``curves`` is None.
+    target_frame : pandas.DataFrame or None, default None
+        ``predict_frame([target], level)`` already computed.
+    title : str or None, default None
+        The title; None: :func:`prediction_title` of the target row.
     """
     n_obs, t_obs = _pair(observed, "observed")
     n_held, t_held = _pair(held_back, "held_back")
@@ -257,64 +371,15 @@ def prediction_figure(
         curves = prediction_curves(predictor, grid, level)
     row = (target_frame if target_frame is not None else predictor.predict_frame([target], level)).iloc[0]
     shown = set(MODELS if models is None else models)
-    weights = predictor.weights_
-    data = []
-    for name in [*MODELS, PREDICTOR]:
-        c = curves[curves["model"] == name]
-        x, lo, up, pred = (c[k].to_numpy(float) for k in ("n", "lower", "upper", "prediction"))
-        is_pred = name == PREDICTOR
-        visible = is_pred or (name in shown and len(c) > 0)
-        bx, by = _band(x, lo, up) if visible else (np.zeros(0), np.zeros(0))
-        color = _COLORS.get(name, "#7f7f7f")
-        label = MODEL_LABELS.get(name, name)
-        data.append(go.Scatter(
-            x=bx, y=by, name=f"{label} band", fill="toself", mode="lines", line=dict(width=0),
-            fillcolor=_rgba(color, 0.22 if is_pred else 0.07), hoverinfo="skip", showlegend=False,
-            legendgroup=name, visible=visible))
-        wtext = "" if is_pred else f" (w = {100 * weights.get(name, 0.0):.0f} %)"
-        data.append(go.Scatter(
-            x=x if visible else [], y=pred if visible else [], name=label + wtext, mode="lines", legendgroup=name,
-            line=dict(color=color, width=3.5 if is_pred else 1.5, dash=None if is_pred else "dot"),
-            hovertemplate=f"{label}<br>n = %{{x:.4g}}<br>t = %{{y:.4g}} s<extra></extra>", visible=visible))
-    data.append(go.Scatter(
-        x=n_obs, y=t_obs, name="observed runs (fitted)", mode="markers",
-        marker=dict(color=_COLORS["observed"], size=8, symbol="circle"),
-        hovertemplate="observed<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
-    data.append(go.Scatter(
-        x=n_held, y=t_held, name="held back (actual)", mode="markers",
-        marker=dict(color="white", size=9, symbol="diamond", line=dict(color=_COLORS["held"], width=2)),
-        hovertemplate="held back: actual<br>n = %{x:g}<br>t = %{y:.4g} s<extra></extra>"))
+    data = _model_traces(curves, shown, predictor.weights_)
+    data += _run_traces(n_obs, t_obs, n_held, t_held)
     pred_band = curves[curves["model"] == PREDICTOR]
     yr = _y_range([t_obs, t_held], [pred_band["lower"], pred_band["upper"], [row["lower"], row["upper"]]])
-    data.append(go.Scatter(
-        x=[target, target], y=[10 ** yr[0], 10 ** yr[1]], name="target", mode="lines", showlegend=False,
-        line=dict(color=_COLORS[PREDICTOR], width=1, dash="dash"), hoverinfo="skip"))
-    p, lo, up = (float(row[k]) for k in ("prediction", "lower", "upper"))
-    ok = np.isfinite(p)
-    # the interval as an error bar: a segment with caps (not error_y, which needs the point
-    # inside the interval; the calibrated interval corrects a bias and may lie beside it)
-    data.append(go.Scatter(
-        x=[target, target] if ok else [], y=[lo, up] if ok else [], name=f"{100 * level:.0f} % interval at the target",
-        mode="lines+markers", line=dict(color=_COLORS[PREDICTOR], width=3),
-        marker=dict(symbol="line-ew-open", size=16, color=_COLORS[PREDICTOR], line=dict(width=3)),
-        hovertemplate=f"target n = {target:g}<br>{100 * level:.0f} % interval {lo:.4g} – {up:.4g} s<extra></extra>"))
-    data.append(go.Scatter(
-        x=[target] if ok else [], y=[p] if ok else [], name="prediction at the target", mode="markers",
-        marker=dict(color=_COLORS[PREDICTOR], size=14, symbol="star", line=dict(color="white", width=1)),
-        hovertemplate="target n = %{x:g}<br>prediction %{y:.4g} s<extra></extra>"))
-    fig = go.Figure(data=data)
-    x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
+    data += _target_traces(target, row, level, yr)
     head = title if title is not None else prediction_title(row, unit, level)
-    if bool(row["warned"]):
-        head += " ⚠ warned"
-    fig.update_layout(
-        title=dict(text=head, font=dict(size=16)), height=480, margin=dict(l=60, r=20, t=60, b=50),
-        xaxis=dict(type="log", title=f"allocation n ({unit})",
-                   range=[float(np.log10(x_all.min() / 1.3)), float(np.log10(x_all.max() * 1.3))]),
-        yaxis=dict(type="log", title="runtime [s]", range=yr),
-        legend=dict(font=dict(size=11), itemsizing="constant"), hovermode="closest", template="plotly_white",
-    )
-    return fig
+    x_all = np.concatenate([curves["n"].to_numpy(float), n_obs, n_held, [target]])
+    return _prediction_layout(go.Figure(data=data), head + (" ⚠ warned" if bool(row["warned"]) else ""), unit,
+                              x_all, yr)
 
 
 def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go.Figure:
@@ -324,6 +389,15 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
     ``spread`` (:func:`~workbench.evaluation.scaling_benchmark.protocol_split`): the predictor
     fitted on the measured allocations, the others held back, the target its largest predicted
     allocation; drawn by :func:`prediction_figure` (a placeholder when the curve is too short).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs of one curve (a curve table).
+    protocol : {"k3", "k4", "spread"}
+        The benchmark protocol.
+    level : float, default 0.8
+        Central probability of the intervals.
     """
     from workbench.evaluation.scaling_benchmark import protocol_split
     from workbench.models.scaling import ScalingPredictor
@@ -350,28 +424,14 @@ def protocol_figure(runs: pd.DataFrame, protocol: str, level: float = 0.8) -> go
 
 # ------------------------------------------------------------------------ benchmark
 
-#: Columns of the per-curve benchmark file (``leaderboard(..., by=("curve_id", "fold", "model"))``).
-def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
-    """:func:`weights_frame` as a small HTML table; the ``chosen`` model (largest weight at the target) highlighted."""
-    rows = []
-    for r in frame.itertuples(index=False):
-        style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
-        cv = "–" if not np.isfinite(r.cv_error) else f"{100 * np.expm1(r.cv_error):.0f} %"
-        mark = " ◀ chosen" if r.model == chosen else ""
-        rows.append(f"<tr style='{style}'><td>{html.escape(r.label)}{mark}</td><td>{100 * r.weight:.0f} %</td>"
-                    f"<td>{cv}</td><td>{html.escape(r.status[:90])}</td></tr>")
-    head = "<tr><th>model</th><th>weight</th><th>own-curve CV miss</th><th>status</th></tr>"
-    return ("<div style='font-size:12px'><b>Model weights</b><table class='wb-table' style='border-collapse:collapse'>"
-            "<style>.wb-table td,.wb-table th{padding:1px 8px;text-align:left}</style>"
-            f"{head}{''.join(rows)}</table></div>")
-
-
+#: Leaderboard columns that are shares of the predictions (shown in %).
 _SHARES = ("within_10", "within_20", "coverage", "warned_share", "miss_recall", "good_silent")
 _BOARD_NAMES = {
     "model": "model", "curves": "curves", "predictions": "predictions", "refused": "refused",
     "median_pa": "median PA", "within_10": "within 10 %", "within_20": "within 20 %", "coverage": "interval coverage",
-    "median_width": "median width (upper/lower)", "warned_share": "warned", "miss_recall": "misses > 30 % warned",
-    "good_silent": "silent when ≤ 30 %", "fit_ms": "fit [ms]",
+    "median_width": "median width (upper/lower)", "warned_share": "warned",
+    "miss_recall": f"misses > {THRESHOLDS['miss'].value:.0%} warned".replace("%", " %"),
+    "good_silent": f"silent when ≤ {THRESHOLDS['miss'].value:.0%}".replace("%", " %"), "fit_ms": "fit [ms]",
 }
 
 
@@ -380,6 +440,13 @@ def format_leaderboard(frame: pd.DataFrame, approximate: Sequence[str] = ()) -> 
 
     Shares in %, PA in %, widths as ``1.23x``; columns named in words, those in
     ``approximate`` marked with ``≈``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Leaderboard rows (:func:`~workbench.evaluation.scaling_benchmark.leaderboard`).
+    approximate : sequence of str, default ()
+        Columns marked as approximate.
     """
     out = pd.DataFrame(index=frame.index)
     for col, name in _BOARD_NAMES.items():

@@ -22,7 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from workbench.models.adept import Adept
-from workbench.plots.adept import curve_warnings, fits_table, holdout_frame, prediction_figure, warnings_html
+from workbench.plots.adept import curve_warnings, fits_table, holdout_frame, prediction_figure
 from workbench.ui.common import (
     FitCache,
     figure_widget,
@@ -36,6 +36,7 @@ from workbench.ui.common import (
     update_figure_widget,
 )
 from workbench.ui.data_picker import DataPicker
+from workbench.views.adept import warnings_html
 from workbench.views.tables import Column
 
 __all__ = ["AdeptDashboard", "adept_dashboard", "summary_html"]

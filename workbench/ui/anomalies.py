@@ -26,10 +26,9 @@ from workbench.plots.adept import (
     holdout_frame,
     prediction_figure,
     r_metric_figure,
-    side_by_side,
-    warnings_html,
     weights_figure,
 )
+from workbench.plots.layout import side_by_side
 from workbench.ui.adept_dashboard import summary_html
 from workbench.ui.common import (
     FitCache,
@@ -43,6 +42,7 @@ from workbench.ui.common import (
     update_figure_widget,
 )
 from workbench.ui.data_picker import DataPicker, Source
+from workbench.views.adept import warnings_html
 
 __all__ = ["AnomalyDashboard", "anomaly_dashboard", "synthetic_anomaly_frame", "verdict_html", "NO_HANDLING_EPSILON"]
 

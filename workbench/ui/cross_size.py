@@ -23,11 +23,12 @@ from workbench.evaluation.multiparam import relearn_grids, synthetic_grid
 from workbench.io import select_curve
 from workbench.models.adept import Adept
 from workbench.models.multiparam import MultiParameterPredictor
-from workbench.plots.adept import cross_size_figure, holdout_frame, warnings_html
+from workbench.plots.adept import cross_size_figure, holdout_frame
 from workbench.plots.multiparam import LAYERS, prediction_grid, surface_figure
 from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure, summary_html
 from workbench.ui.common import figure_widget, message_panel, rounded, show_errors, slider, update_figure_widget
 from workbench.ui.data_picker import DataPicker
+from workbench.views.adept import warnings_html
 from workbench.views.multiparam import target_html
 
 __all__ = ["CrossSizeDashboard", "cross_size_dashboard", "base_candidates", "targets_with_a_base", "MIN_BASE_POINTS",

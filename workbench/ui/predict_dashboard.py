@@ -62,9 +62,9 @@ from workbench.views.predict import (
     board_table_html,
     curve_unit,
     measure_next_view,
+    prediction_view,
     predictions_csv_html,
     target_range,
-    view,
 )
 
 __all__ = ["BENCHMARK_CSV", "HOW_TO_BENCH", "PredictDashboard", "benchmark_curves", "curve_unit", "predict_dashboard"]
@@ -190,7 +190,7 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _update(self) -> go.Figure:
         """Fit (or reuse), refresh the readouts of the target and return the figure."""
         start = time.perf_counter()
-        panels = view(self.state(), self._cache)
+        panels = prediction_view(self.state(), self._cache)
         self.predictor, self.frame, self._fig = panels.predictor, panels.frame, panels.main
         self.last_update_s = time.perf_counter() - start
         self.readout.value = readout_html({**panels.readout, "fit + figure": f"{self.last_update_s * 1000:.0f} ms"})

@@ -43,6 +43,7 @@ import contextlib
 import contextvars
 import functools
 import getpass
+import inspect
 import ipaddress
 import json
 import os
@@ -502,40 +503,33 @@ class WorkbenchContentsManager(LargeFileManager):
 VOILA_TESTED = ">=0.5.13,<0.6"
 
 
-def voila_internals_problems() -> list[str]:
-    """Return what changed in the private Voila / jupyter_server members this module builds on (empty: none).
+def _parameters(function) -> list[str]:
+    """Return the parameter names of ``function`` (empty when it has no signature)."""
+    try:
+        return list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return []
 
-    Written against Voila 0.5.13 (:data:`VOILA_TESTED`).  Each entry names the member and what
-    is expected of it; :func:`build_app` refuses to start when the list is not empty, and
-    ``tests/test_serve.py`` fails with it.
-    """
-    import inspect
 
-    import voila
+def _source(obj) -> str:
+    """Return the source of ``obj`` (empty when it has none)."""
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        return ""
+
+
+def _kernel_pool_problems() -> list[str]:
+    """Return the problems of :func:`voila_internals_problems` in Voila's kernel pool (VoilaKernelManager)."""
     import voila.app
-    import voila.handler
-    import voila.tornado.handler
     import voila.voila_kernel_manager as vkm
-    from jupyter_server.services.contents.manager import ContentsManager
-    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
 
     problems = []
-
-    def params(function) -> list[str]:
-        try:
-            return list(inspect.signature(function).parameters)
-        except (TypeError, ValueError):
-            return []
+    params, source = _parameters, _source
 
     def expect(condition: bool, what: str) -> None:
         if not condition:
             problems.append(what)
-
-    def source(obj) -> str:
-        try:
-            return inspect.getsource(obj)
-        except (OSError, TypeError):
-            return ""
 
     factory = getattr(vkm, "voila_kernel_manager_factory", None)
     expect(factory is not None and params(factory)[:3] == ["base_class", "preheat_kernel", "default_pool_size"],
@@ -562,6 +556,43 @@ def voila_internals_problems() -> list[str]:
                               ("self.fill_if_needed(", "get_rendered_notebook refills through fill_if_needed"),
                               ("kernel_pools_config", "pool sizes in kernel_pools_config")):
             expect(fragment in text, f"VoilaKernelManager: {why} (source: {fragment!r})")
+    return problems
+
+
+def _lab_template_links_font_awesome() -> bool:
+    """Whether Voila's lab template still has the Font Awesome links our template removes."""
+    import voila
+
+    lab = Path(voila.__file__).resolve().parents[3] / "share/jupyter/voila/templates/lab/index.html.j2"
+    candidates = [lab, *(Path(p) / "voila/templates/lab/index.html.j2" for p in __import__("jupyter_core.paths")
+                         .paths.jupyter_path())]
+    template = next((c for c in candidates if c.is_file()), None)
+    ours = (TEMPLATE_DIR / "index.html.j2").read_text()
+    links = [line.split("'")[1] for line in ours.splitlines() if line.strip().startswith("| replace('<link")]
+    return bool(template is not None and links and all(link in template.read_text() for link in links))
+
+
+def voila_internals_problems() -> list[str]:
+    """Return what changed in the private Voila / jupyter_server members this module builds on (empty: none).
+
+    Written against Voila 0.5.13 (:data:`VOILA_TESTED`).  Each entry names the member and what
+    is expected of it; :func:`build_app` refuses to start when the list is not empty, and
+    ``tests/test_serve.py`` fails with it.
+    """
+    import voila
+    import voila.app
+    import voila.handler
+    import voila.tornado.handler
+    from jupyter_server.services.contents.manager import ContentsManager
+    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
+
+    problems = _kernel_pool_problems()
+    params, source = _parameters, _source
+
+    def expect(condition: bool, what: str) -> None:
+        if not condition:
+            problems.append(what)
+
     app_source = source(voila.app.Voila)
     expect("LargeFileManager(parent=self)" in app_source and hasattr(voila.app, "LargeFileManager"),
            "voila.app.Voila.init_settings creates voila.app.LargeFileManager(parent=self): WorkbenchContentsManager "
@@ -576,13 +607,7 @@ def voila_internals_problems() -> list[str]:
     expect(issubclass(voila.tornado.handler.TornadoVoilaHandler, voila.handler.VoilaHandler),
            "TornadoVoilaHandler subclasses voila.handler.VoilaHandler (the identity provider sets the _xsrf cookie "
            "for it)")
-    lab = Path(voila.__file__).resolve().parents[3] / "share/jupyter/voila/templates/lab/index.html.j2"
-    candidates = [lab, *(Path(p) / "voila/templates/lab/index.html.j2" for p in __import__("jupyter_core.paths")
-                         .paths.jupyter_path())]
-    template = next((c for c in candidates if c.is_file()), None)
-    ours = (TEMPLATE_DIR / "index.html.j2").read_text()
-    links = [line.split("'")[1] for line in ours.splitlines() if line.strip().startswith("| replace('<link")]
-    expect(template is not None and links and all(link in template.read_text() for link in links),
+    expect(_lab_template_links_font_awesome(),
            "voila/templates/lab/index.html.j2 links Font Awesome from cdn.jsdelivr.net as "
            "workbench/ui/voila_templates/index.html.j2 removes it")
     expect(params(ContentsManager.mark_trusted_cells)[:3] == ["self", "nb", "path"],

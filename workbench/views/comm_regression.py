@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 
 from workbench.errors import ValidationError
 from workbench.evaluation.comm_regression import EVALUATIONS, fit_and_evaluate, published_comparison
+from workbench.metrics import ERROR_BAND, band_text
 from workbench.models.comm.correlation import correlation_matrix, pearson_table
 from workbench.models.comm.descriptors import METRIC_COLUMNS
 from workbench.models.comm.regression import PUBLISHED, ROBUST_LOSSES, AreaSplit, CommRegression, CommRegressionResult
@@ -37,10 +38,12 @@ from workbench.views.tables import Column, Table, format_value, table
 __all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comparison_frame",
            "exploration_panels", "fit", "fit_panels", "main_figure", "scatter_figure", "scores_table", "view"]
 
+#: The share within the error band in the scores (:func:`workbench.metrics.summarize`).
+_WITHIN = f"share_within_{ERROR_BAND.value:g}"
 #: Score columns of the per-area table and how they are shown (MAPE and MPE are in percent,
-#: the share within +-30 % a fraction).
+#: the share within the band a fraction).
 _SCORE_COLUMNS = {"area": Column("area"), "n_points": Column("points", "int"), "mape": Column("MAPE", "percent"),
-                  "share_within_30": Column("within ±30 %", "fraction", 0), "mpe": Column("MPE", "percent"),
+                  _WITHIN: Column(f"within {band_text()}", "fraction", 0), "mpe": Column("MPE", "percent"),
                   "r2": Column("R²", "number", 3), "rmse": Column("RMSE [µs]", "number", 3)}
 
 
@@ -159,10 +162,10 @@ def _readout_rows(state: CommRegressionState, fitted: CommRegressionFit) -> dict
         "data": f"{state.data_label} ({len(state.data)} points)",
         "evaluation": fitted.evaluation_text,
         "areas": "; ".join(f"{a}: {r}" for a, r in state.split.describe().items()),
-        "overall (ours)": f"MAPE {overall['mape']:.1f} %, {overall['share_within_30']:.0%} within ±30 %, "
+        "overall (ours)": f"MAPE {overall['mape']:.1f} %, {overall[_WITHIN]:.0%} within {band_text()}, "
                           f"R² {overall['r2']:.3f} ({int(overall['n_points'])} points)",
         "paper 002 (3D-Jacobi / advection, 16-8192 processes)":
-            f"mean error {PUBLISHED['mape']:.0f} %, {PUBLISHED['share_within_30']:.0%} within ±30 %",
+            f"mean error {PUBLISHED['mape']:.0f} %, {PUBLISHED[_WITHIN]:.0%} within {band_text()}",
     }
     if not (state.data["NT"].to_numpy(float) > 0).any():
         rows["note"] = ("NT = 0 for every point (one node: all messages intra-node), so everything is in "
@@ -171,7 +174,7 @@ def _readout_rows(state: CommRegressionState, fitted: CommRegressionFit) -> dict
 
 
 def scores_table(result: CommRegressionResult) -> Table:
-    """Return the scores per area of ``result`` as shown (MAPE in %, the share within ±30 % as %, counts)."""
+    """Return the scores per area of ``result`` as shown (MAPE in %, the share within the band as %, counts)."""
     return table(result.metrics[list(_SCORE_COLUMNS)], _SCORE_COLUMNS)
 
 
@@ -183,7 +186,7 @@ def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
     table = published_comparison(result)
     kinds = ["percent", "fraction"]
     return pd.DataFrame({
-        "metric": ["mean absolute relative error (MAPE)", "share of predictions within ±30 %"],
+        "metric": ["mean absolute relative error (MAPE)", f"share of predictions within {band_text()}"],
         **{name: [format_value(v, kind, 0 if kind == "fraction" else 1) for v, kind in zip(table[col], kinds,
                                                                                            strict=True)]
            for col, name in (("ours", "ours"), ("paper", "paper 002"))}})

@@ -2,7 +2,7 @@
 
 :class:`PredictState` holds what the prediction panels depend on: the observed (fitted)
 and held-back runs of one scaling curve, what n counts, the target allocation, the
-interval level and the models to draw.  :func:`view` fits a
+interval level and the models to draw.  :func:`prediction_view` fits a
 :class:`~workbench.models.scaling.ScalingPredictor` and returns :class:`PredictPanels`:
 runtime vs allocation (main figure), the readout rows and the HTML tables of the target,
 the warnings, the model weights and the held-back runs.  :func:`measure_next_view` is
@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from workbench.models.scaling import MODELS, ScalingPredictor
+from workbench.models.scaling import MODELS, WARNING_KINDS, ScalingPredictor
 from workbench.plots.scaling import (
     MODEL_LABELS,
     allocation_grid,
@@ -31,17 +31,33 @@ from workbench.plots.scaling import (
     prediction_curves,
     prediction_figure,
     protocol_figure,
-    warnings_html,
     weights_frame,
-    weights_html,
 )
 from workbench.validation import UNITS, check_unit
 from workbench.views.panels import FitCache, frame_html
 from workbench.views.tables import Column
 
-__all__ = ["BoardCurvePanels", "MeasureNext", "PredictPanels", "PredictState", "TargetRange", "board_curve_view",
-           "board_table_html", "cost_word", "curve_unit", "measure_next_html", "measure_next_view",
-           "predictions_csv_html", "run_cost", "target_range", "target_table_html", "view"]
+__all__ = [
+    "board_curve_view",
+    "board_table_html",
+    "BoardCurvePanels",
+    "cost_word",
+    "curve_unit",
+    "fit_predictor",
+    "measure_next_html",
+    "measure_next_view",
+    "MeasureNext",
+    "prediction_view",
+    "predictions_csv_html",
+    "PredictPanels",
+    "PredictState",
+    "run_cost",
+    "target_range",
+    "target_table_html",
+    "TargetRange",
+    "warnings_html",
+    "weights_html",
+]
 
 
 
@@ -53,6 +69,13 @@ def curve_unit(frame: pd.DataFrame, curve_key: tuple) -> str:
     """Return what n counts in the curve ``(benchmark, problem_class, ...)`` of ``frame``.
 
     Its ``unit`` column (scaling corpus), else processes.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Scaling runs with columns ``benchmark``, ``problem_class`` and optionally ``unit``.
+    curve_key : tuple
+        ``(benchmark, problem_class, ...)`` of the curve.
     """
     if "unit" not in frame.columns:
         return "processes"
@@ -81,6 +104,13 @@ def target_range(processes, observed_n) -> TargetRange:
     In steps of 1/8 doubling from the smallest (so that it times powers of two lie on the
     grid); the initial target is the largest held-back allocation beyond the observed
     ones, else 4x the largest.
+
+    Parameters
+    ----------
+    processes : array-like
+        Every allocation of the curve.
+    observed_n : array-like
+        The observed (fitted) allocations.
     """
     n = np.asarray(processes, float)
     step = math.log10(2) / 8
@@ -154,19 +184,34 @@ class MeasureNext:
     html: str
 
 
-def fit(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
-    """Return the predictor fitted to the observed runs (cached per data)."""
+def fit_predictor(state: PredictState, cache: FitCache | None = None) -> ScalingPredictor:
+    """Return the predictor fitted to the observed runs (cached per data).
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target, level and models of the panels.
+    cache : FitCache or None, default None
+        Where fits and curves are kept per data (None: computed every call).
+    """
     return _cached(cache, ("fit", state.data_key, state.unit, state.per_node), lambda: ScalingPredictor(
         unit=state.unit, per_node=state.per_node).fit(*state.observed, nodes=state.nodes))
 
 
-def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
+def prediction_view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
     """Fit (or reuse) the predictor of ``state`` and build the prediction panels.
 
     Raises :class:`~workbench.errors.ValidationError` (in the project's words) for runs the
     predictor cannot fit, e.g. fewer than 3 distinct observed allocations.
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target, level and models of the panels.
+    cache : FitCache or None, default None
+        Where fits and curves are kept per data (None: computed every call).
     """
-    p = fit(state, cache)
+    p = fit_predictor(state, cache)
     grid = state.grid
     curves = _cached(cache, ("curves", state.data_key, state.level, grid), lambda: prediction_curves(
         p, allocation_grid(10 ** grid[0], 10 ** grid[1]), state.level))
@@ -183,6 +228,63 @@ def view(state: PredictState, cache: FitCache | None = None) -> PredictPanels:
         holdout=frame_html(hold, "Held-back runs (not fitted) against the predictor",
                            _holdout_columns(_word(state.unit), state.level)) if len(hold) else "",
     )
+
+
+def warnings_html(frame: pd.DataFrame, predictor=None) -> str:
+    """List the warning kinds of the first row of a ``predict_frame`` result in words, as HTML.
+
+    Each kind in words (``frame.attrs["messages"]``), a green note when there are none;
+    with ``predictor``, the single models' own notes (``warnings_``) in a collapsed list
+    below.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``ScalingPredictor.predict_frame`` result (its first row is listed).
+    predictor : ScalingPredictor or None, default None
+        The fitted predictor whose members' notes are added.
+    """
+    row = frame.iloc[0]
+    kinds = list(row["warnings"])
+    messages = frame.attrs.get("messages", {})
+    if not kinds:
+        text = "<div style='color:#1b5e20'>No warning for this target.</div>"
+    else:
+        head = ("<b style='color:#b71c1c'>Warned</b>: do not trust the point, use the interval"
+                if row["warned"] else "<b>Notes</b> (not a warning of a likely miss)")
+        text = head + "<ul style='margin:2px 0'>" + "".join(
+            f"<li><code>{html.escape(k)}</code>: {html.escape(messages.get(k, WARNING_KINDS.get(k, '')))}</li>"
+            for k in kinds) + "</ul>"
+    notes = [(name, w) for name, m in (predictor.members_.items() if predictor is not None else ())
+             for w in m.warnings_]
+    if notes:
+        text += (f"<details><summary>the single models' own notes ({len(notes)})</summary><ul style='margin:2px 0'>"
+                 + "".join(f"<li>{html.escape(MODEL_LABELS.get(name, name))}, <code>{html.escape(w.kind)}</code>: "
+                           f"{html.escape(w.message)}</li>" for name, w in notes) + "</ul></details>")
+    return f"<div style='font-size:13px'>{text}</div>"
+
+
+def weights_html(frame: pd.DataFrame, chosen: str = "") -> str:
+    """:func:`~workbench.plots.scaling.weights_frame` as a small HTML table, the ``chosen`` model highlighted.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        :func:`~workbench.plots.scaling.weights_frame` of a fitted predictor.
+    chosen : str, default ""
+        The model with the largest weight at the target ("" : none highlighted).
+    """
+    rows = []
+    for r in frame.itertuples(index=False):
+        style = "background:#e3f2fd;font-weight:bold" if r.model == chosen else ""
+        cv = "–" if not np.isfinite(r.cv_error) else f"{100 * np.expm1(r.cv_error):.0f} %"
+        mark = " ◀ chosen" if r.model == chosen else ""
+        rows.append(f"<tr style='{style}'><td>{html.escape(r.label)}{mark}</td><td>{100 * r.weight:.0f} %</td>"
+                    f"<td>{cv}</td><td>{html.escape(r.status[:90])}</td></tr>")
+    head = "<tr><th>model</th><th>weight</th><th>own-curve CV miss</th><th>status</th></tr>"
+    return ("<div style='font-size:12px'><b>Model weights</b><table class='wb-table' style='border-collapse:collapse'>"
+            "<style>.wb-table td,.wb-table th{padding:1px 8px;text-align:left}</style>"
+            f"{head}{''.join(rows)}</table></div>")
 
 
 def _word(unit: str) -> str:
@@ -203,7 +305,17 @@ def _holdout_columns(unit: str, level: float) -> dict[str, Column]:
 
 
 def target_table_html(frame: pd.DataFrame, unit: str = "processes", level: float = 0.8) -> str:
-    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest)."""
+    """Return the ``predict_frame`` row(s) of the target as a table (units in the headers, words for the rest).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A ``ScalingPredictor.predict_frame`` result.
+    unit : str, default "processes"
+        What n counts, in words.
+    level : float, default 0.8
+        Central probability of the interval.
+    """
     shown = frame.assign(model=frame["model"].map(lambda m: MODEL_LABELS.get(m, m) if m else "none"),
                          warnings=frame["warnings"].map(lambda kinds: ", ".join(kinds) if len(kinds) else "none"))
     n = float(frame["n"].iloc[0])
@@ -234,7 +346,17 @@ def _readout(state: PredictState, row: pd.Series, predictor: ScalingPredictor) -
 
 
 def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: FitCache | None = None) -> MeasureNext:
-    """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits)."""
+    """'Where to measure next' for the target of ``state`` (cached per data, target and level; refits).
+
+    Parameters
+    ----------
+    state : PredictState
+        The runs, unit, target and level.
+    predictor : ScalingPredictor
+        The predictor fitted to ``state``'s observed runs.
+    cache : FitCache or None, default None
+        Where results are kept per data (None: computed every call).
+    """
     mv = _cached(cache, (state.data_key, state.target, state.level),
                  lambda: predictor.measurement_value(state.target, level=state.level))
     if len(mv):  # what the run would cost: allocation (or its nodes) x predicted runtime
@@ -244,7 +366,15 @@ def measure_next_view(state: PredictState, predictor: ScalingPredictor, cache: F
 
 
 def cost_word(unit: str, per_node: int | None = None) -> str:
-    """Return what a run's cost is counted in: node-hours when the nodes are known, else ``unit``-hours."""
+    """Return what a run's cost is counted in: node-hours when the nodes are known, else ``unit``-hours.
+
+    Parameters
+    ----------
+    unit : str
+        What n counts (a key of :data:`~workbench.validation.UNITS`).
+    per_node : int or None, default None
+        Processes (or GPUs) per node, when known.
+    """
     return UNITS["nodes"][2] if unit == "nodes" or per_node else UNITS[check_unit(unit, "cost")][2]
 
 
@@ -253,6 +383,17 @@ def run_cost(predictor: ScalingPredictor, n, unit: str, per_node: int | None = N
 
     Nodes (``ceil(n / per_node)``, or n itself in nodes) when known, else n, times the
     predicted runtime.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    n : array-like
+        Allocations.
+    unit : str
+        What n counts.
+    per_node : int or None, default None
+        Processes (or GPUs) per node, when known.
     """
     n = np.asarray(n, float)
     count = n if unit == "nodes" or not per_node else np.ceil(n / per_node)
@@ -265,6 +406,19 @@ def predictions_csv_html(predictor: ScalingPredictor, allocations, level: float,
 
     Columns: n (in ``unit``), unit, predicted runtime and its interval in seconds, the
     interval level, the chosen model, the warning flag, the warnings and the verdict.
+
+    Parameters
+    ----------
+    predictor : ScalingPredictor
+        A fitted predictor.
+    allocations : array-like
+        Where to predict.
+    level : float
+        Central probability of the intervals.
+    unit : str
+        What n counts.
+    filename : str, default "predictions.csv"
+        The downloaded file's name.
     """
     n = np.unique(np.asarray(allocations, float))
     frame = predictor.predict_frame(n, level)
@@ -285,6 +439,19 @@ def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes
 
     The best allocation in words and the ``rows`` best candidates as a small table (with the run's cost
     in ``cost_word``, default ``unit``-hours, when ``frame`` has a ``cost`` column: n or nodes x predicted seconds).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        ``measurement_value`` of the target, optionally with a ``cost`` column.
+    target : float
+        The target allocation.
+    unit : str, default "processes"
+        What n counts, in words.
+    rows : int, default 5
+        Candidates shown.
+    cost_word : str or None, default None
+        Unit of the cost (None: ``unit``-hours).
     """
     head = "<b>Where to measure next</b>"
     if frame.empty:
@@ -306,7 +473,17 @@ def measure_next_html(frame: pd.DataFrame, target: float, unit: str = "processes
 
 
 def board_table_html(per_curve: pd.DataFrame, board: pd.DataFrame, board_name: str) -> str:
-    """Return the overall leaderboard (``board``, read from ``board_name``) of the per-curve results."""
+    """Return the overall leaderboard (``board``, read from ``board_name``) of the per-curve results.
+
+    Parameters
+    ----------
+    per_curve : pandas.DataFrame
+        The per-curve benchmark results.
+    board : pandas.DataFrame
+        The overall leaderboard.
+    board_name : str
+        The file ``board`` was read from.
+    """
     return frame_html(format_leaderboard(board), (
         f"Leaderboard: {int(board['predictions'].max())} held-back predictions per model on "
         f"{per_curve['curve_id'].nunique()} real curves, leave-one-source-out ({html.escape(board_name)}; "
@@ -331,6 +508,19 @@ def board_curve_view(per_curve: pd.DataFrame, curve_id: str, protocol: str, curv
 
     Its metrics and, with the benchmark's ``curves`` (None: not available), the curve
     refitted under ``protocol`` (cached).
+
+    Parameters
+    ----------
+    per_curve : pandas.DataFrame
+        The per-curve benchmark results.
+    curve_id : str
+        The curve.
+    protocol : str
+        The benchmark protocol (k3, k4, spread).
+    curves : pandas.DataFrame or None
+        The benchmark's curves (None: not available).
+    cache : FitCache or None, default None
+        Where results are kept per data (None: computed every call).
     """
     rows = per_curve[per_curve["curve_id"] == curve_id]
     metrics = frame_html(format_leaderboard(rows), f"{html.escape(str(curve_id))}: metrics per model")

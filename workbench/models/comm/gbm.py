@@ -65,7 +65,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, ShuffleSplit
 
 from workbench.errors import ValidationError
-from workbench.metrics import mape, mpe, r2, rmse, share_within
+from workbench.metrics import ERROR_BAND, mape, mpe, r2, rmse, share_within
 from workbench.validation import check_fitted
 
 __all__ = [
@@ -94,8 +94,8 @@ FEATURES = ("wss_bytes", "load", "message_bytes", "messages", "nodes", "ppn")
 TARGET = "comm_s"
 #: Share of each (sub)set held out for testing (section 7.3: 60/40).
 TEST_SIZE = 0.4
-#: The error band of the prediction-vs-actual plots and of ``within_30`` (percent).
-BAND_PCT = 30
+#: The error band of the prediction-vs-actual plots and of ``within_30``, percent (``metrics.ERROR_BAND``).
+BAND_PCT = ERROR_BAND.value
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -281,27 +281,40 @@ class CommGBM(RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_iter
+    n_iter : int, default 6
         Candidates drawn from :meth:`search_space` (``ParameterSampler``).
-    cv
+    cv : int, default 3
         Folds of the cross-validation scoring each candidate (shuffled ``KFold``).
-    learning_rate, max_depth, n_estimators
-        Ranges searched: a number fixes the value, a pair ``(lo, hi)`` draws it --
-        log-uniformly for ``learning_rate``, uniformly among the integers for the others.
-    log_target
+    learning_rate : float or (float, float), default (0.03, 0.3)
+        Range searched: a number fixes the value, a pair ``(lo, hi)`` draws it log-uniformly.
+    max_depth : int or (int, int), default (2, 5)
+        Range searched: a number fixes the value, a pair draws it uniformly among the integers.
+    n_estimators : int or (int, int), default (100, 300)
+        Range searched, as ``max_depth``.
+    log_target : bool, default True
         Fit ``log(y)`` and predict ``exp`` of it (needs ``y > 0``); the search then scores
         relative errors.  See the module docstring for the measurement behind the default.
-    random_state
+    random_state : int, default 0
         Seeds the candidates, the folds and the trees' row subsampling.
+
+    Attributes
+    ----------
+    best_estimator_ : sklearn.ensemble.GradientBoostingRegressor
+        The best candidate refitted on all rows.
+    best_params_ : dict
+        Its parameters.
+    cv_results_ : pandas.DataFrame
+        One row per candidate: its parameters, ``mean_rmse``, ``std_rmse`` over folds on the
+        fitted scale, ``rank``.
+    feature_names_in_ : ndarray of str
+        The feature columns, in order.
+    categories_ : dict of str -> list
+        Column -> sorted category values of the non-numeric features (encoded as their position).
+    fit_seconds_ : float
+        Wall time of :meth:`fit`.
 
     Notes
     -----
-    Fitted attributes: ``best_estimator_`` (a ``GradientBoostingRegressor`` refitted on all
-    rows), ``best_params_``, ``cv_results_`` (one row per candidate: its parameters,
-    ``mean_rmse``, ``std_rmse`` over folds on the fitted scale, ``rank``),
-    ``feature_names_in_``, ``categories_`` (column -> sorted category values of the
-    non-numeric features, encoded as their position), ``fit_seconds_``.
-
     The search is ``RandomizedSearchCV``'s (same sampler, folds and refit) written out, so
     that :meth:`fit` can report progress after every fold: ``progress(done, total)`` is
     called ``n_iter * cv + 1`` times; ``None`` shows a ``tqdm.auto`` bar, ``False``
@@ -467,7 +480,13 @@ class CommGBM(RegressorMixin, BaseEstimator):
         return progress, None
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Predicted target for the feature frame ``X`` (columns as in :meth:`fit`)."""
+        """Predicted target for the feature frame ``X``.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The feature columns, as in :meth:`fit`.
+        """
         check_fitted(self, "best_estimator_", "CommGBM.predict", fit="fit(X, y)")
         pred = self.best_estimator_.predict(self._encode(X, fitting=False))
         return np.exp(pred) if self.log_target else pred

@@ -36,7 +36,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator
 
 from workbench.errors import ModelWarning, ValidationError, emit_warnings
-from workbench.metrics import summarize
+from workbench.metrics import ERROR_BAND, summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
 from workbench.validation import check_fitted, numeric_column
@@ -360,14 +360,15 @@ class CommRegression(BaseEstimator):
 
     Parameters
     ----------
-    split : :class:`AreaSplit`
-        The area thresholds (default: the paper's NT 128 KiB, S 4 KiB).
-    terms : mapping area -> sequence of terms, optional
+    split : AreaSplit, default AreaSplit()
+        The area thresholds (the paper's NT 128 KiB, S 4 KiB).
+    terms : mapping of str -> sequence of str, default None
         Model form per area (metric names or products ``"A:B"``); areas not given use
         :data:`DEFAULT_TERMS`.  An intercept is always fitted.
-    robust : ``"bisquare"`` (Matlab's default, what the paper used), ``"huber"`` or ``"ols"``.
-    min_points_per_area : int, optional
-        Fewest training points for an area to get its own fit (default ``2 * (terms + 1)``).
+    robust : {"bisquare", "huber", "ols"}, default "bisquare"
+        The loss: bisquare is Matlab's default, what the paper used.
+    min_points_per_area : int or None, default None
+        Fewest training points for an area to get its own fit (None: ``2 * (terms + 1)``).
         Below it -- or when the area has no training points at all, e.g. when only small
         runs are used for training -- the area is predicted by a **pooled fallback**: the
         same terms fitted robustly on *all* training points.  Each fallback is recorded in
@@ -381,14 +382,22 @@ class CommRegression(BaseEstimator):
     cannot be estimated: they are dropped (coefficient 0, noted in ``coef_``) -- the
     intercept or the kept term carries their effect.
 
-    Fitted attributes
-    -----------------
-    ``coef_``: tidy frame, one row per area and term (``"(intercept)"`` first): ``area``,
-    ``term``, ``coef`` (µs per unit of the term when y is in µs), ``stderr``
-    (approximate, see :class:`RobustFit`), ``source`` (``"area"``/``"pooled"``), ``note``.
-    ``areas_``: areas fitted on their own points.  ``n_points_``: training points per
-    area (dict, all three areas).  ``models_``: area -> fitted model.  ``warnings_``:
-    list of messages.  ``n_configurations_``: distinct descriptor rows in the training data.
+    Attributes
+    ----------
+    coef_ : pandas.DataFrame
+        One row per area and term (``"(intercept)"`` first): ``area``, ``term``, ``coef``
+        (µs per unit of the term when y is in µs), ``stderr`` (approximate, see
+        :class:`RobustFit`), ``source`` (``"area"``/``"pooled"``), ``note``.
+    areas_ : tuple of str
+        The areas fitted on their own points.
+    n_points_ : dict of str -> int
+        Training points per area (all three areas).
+    models_ : dict of str -> RobustFit
+        The fitted model per area.
+    warnings_ : list of ModelWarning
+        What the fit noticed (areas with too few points, dropped terms).
+    n_configurations_ : int
+        Distinct descriptor rows in the training data.
     """
 
     def __init__(self, split: AreaSplit = AreaSplit(), terms: Mapping[str, Sequence[str]] | None = None,
@@ -458,9 +467,16 @@ class CommRegression(BaseEstimator):
     def fit(self, frame: pd.DataFrame, y=None) -> CommRegression:
         """Fit every area's model.
 
-        ``frame``: the base metrics ``S, M, PPN, N, I, SW, R`` per measurement; ``y``:
-        communication times (array, or a column name; default the column
-        ``comm_time_us``).
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The base metrics ``S, M, PPN, N, I, SW, R`` per measurement.
+        y : array-like, str or None, default None
+            Communication times, or the name of their column; None: the column ``comm_time_us``.
+
+        Returns
+        -------
+        self
         """
         if self.robust not in ROBUST_LOSSES:
             raise ValidationError(f"CommRegression: robust must be one of {list(ROBUST_LOSSES)}, got {self.robust!r}")
@@ -562,11 +578,23 @@ class CommRegression(BaseEstimator):
         check_fitted(self, "models_", "CommRegression.predict", fit="fit(frame)")
 
     def areas(self, frame: pd.DataFrame) -> np.ndarray:
-        """Return the area of every row of ``frame`` under this model's split."""
+        """Return the area of every row of ``frame`` under this model's split.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The base metrics ``S, M, PPN, N, I, SW, R`` per measurement.
+        """
         return self.split.labels(descriptors(frame))
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
-        """Predicted communication time of every row (unit of the training ``y``)."""
+        """Predicted communication time of every row (unit of the training ``y``).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The base metrics ``S, M, PPN, N, I, SW, R`` per measurement.
+        """
         self._check_fitted()
         data = _plain(descriptors(frame))
         labels = self.split.labels(data)
@@ -617,8 +645,21 @@ class CommRegressionResult:
         return self.metrics.set_index("area").loc["all"].to_dict()
 
 
-def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = 30) -> CommRegressionResult:
-    """Score a fitted ``model`` on ``frame`` (``y`` as in :meth:`CommRegression.fit`)."""
+def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = ERROR_BAND.value
+             ) -> CommRegressionResult:
+    """Score a fitted ``model`` on ``frame``.
+
+    Parameters
+    ----------
+    model : CommRegression
+        A fitted model.
+    frame : pandas.DataFrame
+        Measurements with the descriptor inputs (:func:`~workbench.models.comm.descriptors`).
+    y : str, array-like or None, default None
+        The measured times, as in :meth:`CommRegression.fit`.
+    pct : float, default ERROR_BAND.value (30)
+        Half-width of the error band of ``share_within``, percent.
+    """
     model._check_fitted()
     data = _plain(descriptors(frame)).reset_index(drop=True)
     observed = CommRegression._target(data, y)
@@ -629,10 +670,15 @@ def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = 30
     return CommRegressionResult(predictions, metrics_by_area(predictions, pct), [w.message for w in model.warnings_])
 
 
-def metrics_by_area(predictions: pd.DataFrame, pct: float = 30) -> pd.DataFrame:
+def metrics_by_area(predictions: pd.DataFrame, pct: float = ERROR_BAND.value) -> pd.DataFrame:
     """Score a predictions frame per area and overall.
 
-    Columns ``area``, ``observed``, ``predicted``; see :class:`CommRegressionResult`.
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Columns ``area``, ``observed``, ``predicted``; see :class:`CommRegressionResult`.
+    pct : float, default ERROR_BAND.value (30)
+        Half-width of the error band of ``share_within``, percent.
     """
     rows = []
     empty = {k: np.nan for k in summarize([1.0], [1.0], pct)}

@@ -45,7 +45,7 @@ class FiMCom(BaseEstimator):
 
     Parameters
     ----------
-    pattern : {"scatter", "broadcast", "gather"}
+    pattern : {"scatter", "broadcast", "gather"}, default "broadcast"
         The collective (Fig. 4's routings).
     rates : mapping, optional
         The station parameters directly (``zeta_min, zeta_max, metadata_coef, eta, psi``,
@@ -56,9 +56,9 @@ class FiMCom(BaseEstimator):
         ``uniform_rate`` and M ``log`` for a simulation.
     phi : float, optional
         Simultaneous receivers of Eq. 16; ``None``: the pattern's default.
-    replications : int
+    replications : int, default 10
         Simulations averaged per configuration by :meth:`predict`.
-    seed : int
+    seed : int, default 0
         Seed of every simulation (same seed, same prediction).
 
     Attributes
@@ -70,6 +70,16 @@ class FiMCom(BaseEstimator):
     warnings_ : list of ModelWarning
         Kinds ``"station-fit-note"`` (a fit's own note, e.g. too few samples for a test)
         and ``"station-fit-rejected"`` (chi-square p-value below 0.05).
+
+    Examples
+    --------
+    With the station parameters given (no samples to fit), the mean simulated time of a
+    gather of 100 jobs over 4 processes (the parameters' time unit):
+
+    >>> rates = dict(zeta_min=1.0, zeta_max=2.0, metadata_coef=0.1, eta=1.0, psi=0.5)
+    >>> model = FiMCom("gather", rates=rates, replications=3, seed=7).fit()
+    >>> round(float(model.predict([[100, 4]])[0]), 1)
+    54.3
     """
 
     def __init__(self, pattern: str = "broadcast", rates: Mapping | None = None, families: Mapping | None = None,
@@ -151,6 +161,17 @@ class FiMCom(BaseEstimator):
 
         Returns the whole :class:`~workbench.models.fim.queueing.CollectiveSimulation`
         (makespans of every replication, station finish times, service samples).
+
+        Parameters
+        ----------
+        n_jobs : int
+            Data points of the collective.
+        processes : int
+            Processes taking part.
+        replications : int or None, default None
+            Simulations; None: the model's ``replications``.
+        sample_limit : int, default 10000
+            Most service-time samples kept per station.
         """
         check_fitted(self, "rates_", fit="fit(samples) (or fit() with rates=)")
         rates = self.rates_
