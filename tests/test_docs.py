@@ -159,11 +159,7 @@ ALIAS = re.compile(r"^#{2,4} \[([^\]]+)\]\s*\n+Alias of \[([^\]]+)\]", re.MULTIL
 
 #: Files that still cite an alias, and why; shrinks to empty (strict xfail: delete the entry
 #: once the file cites the canonical keys).
-ALIAS_CITATIONS_ALLOWED = {
-    "workbench/models/scaling/base.py": "[Downey97] and [ADEPT] (aliases of [Downey1997] and [Deshmeh2013]): "
-                                        "the file is being reworked by another change of issue 26; the lead "
-                                        "replaces them when merging",
-}
+ALIAS_CITATIONS_ALLOWED: dict[str, str] = {}
 
 
 def alias_keys() -> dict[str, str]:

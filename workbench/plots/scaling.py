@@ -52,8 +52,8 @@ PREDICTOR = "predictor"
 MODEL_LABELS = {
     "amdahl": "Amdahl [Amdahl67]",
     "usl": "USL [USL]",
-    "downey-lm": "Downey LM [Downey97]",
-    "adept": "ADEPT [ADEPT]",
+    "downey-lm": "Downey LM [Downey1997]",
+    "adept": "ADEPT [Deshmeh2013]",
     "pmnf": "PMNF [ExtraP]",
     PREDICTOR: "predictor (weighted)",
 }

@@ -4,8 +4,8 @@ References (short keys used in this package):
 
 * [Amdahl67] G. Amdahl, "Validity of the single processor approach...", AFIPS 1967.
 * [USL] N. Gunther, *Guerrilla Capacity Planning*, 2007 (Universal Scalability Law).
-* [Downey97] A. Downey, "A model for speedup of parallel programs", 1997 ([Deshmeh2013] Table 1).
-* [ADEPT] S. Deshmeh, PhD thesis, 2013, chapter 3 (envelope, biased fits, warnings).
+* [Downey1997] A. Downey, "A model for speedup of parallel programs", 1997 ([Deshmeh2013] Table 1).
+* [Deshmeh2013] S. Deshmeh, PhD thesis, 2013, chapter 3: ADEPT (envelope, biased fits, warnings).
 * [ExtraP] A. Calotoiu et al., SC13, and Extra-P 4.x: the performance model normal form.
 
 A *scaling model* is a scikit-learn estimator (parameters only in ``__init__``,
@@ -249,7 +249,7 @@ class USLScaling(ScalingModel):
 
 
 class DowneyLMScaling(ScalingModel):
-    """[Downey97] speedup model fitted by Levenberg-Marquardt with the time scale profiled out.
+    """[Downey1997] speedup model fitted by Levenberg-Marquardt with the time scale profiled out.
 
     :class:`~workbench.models.baselines.DowneyLM`, ``units="fit"``.
     """
@@ -272,14 +272,14 @@ class DowneyLMScaling(ScalingModel):
 
 
 class AdeptScaling(ScalingModel):
-    """[ADEPT]: Downey's model with an envelope and one biased fit per target.
+    """ADEPT [Deshmeh2013]: Downey's model with an envelope and one biased fit per target.
 
     With anomaly handling and the thesis' reliability warnings
     (:class:`~workbench.models.adept.Adept`).
 
     ``warnings_`` holds ADEPT's own warnings (kinds of
-    :class:`~workbench.errors.ModelWarning`) for the fitted allocations and the
-    targets predicted so far; :meth:`warnings_for` gives those of given targets.
+    :class:`~workbench.errors.ModelWarning`) for the fitted allocations;
+    :meth:`warnings_for` gives those of given targets.
     """
 
     name = "adept"
