@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import workbench.io._text as text_module
+import workbench.io.text as text_module
 from workbench.errors import DataFormatError, WorkbenchError
 from workbench.io import (
     parse_npb_text,
@@ -293,7 +293,7 @@ OWN_OPEN = set(READERS) - {"read_fractal_demo"}
 def _every_reader_refuses(folder: Path, make: Callable[[Path], None], expected: str, *, opening: bool = True) -> None:
     """Make the hostile file under each reader's expected name; each reader must raise a
     DataFormatError naming the file and saying ``expected`` (when the problem is found on
-    ``opening`` the file, only the readers that open it with workbench.io._text)."""
+    ``opening`` the file, only the readers that open it with workbench.io.text)."""
     for label, (file_name, reader) in READERS.items():
         path = folder / label.replace("(", "_").replace(")", "") / file_name
         path.parent.mkdir()

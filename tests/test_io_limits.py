@@ -1,4 +1,4 @@
-"""The shared input checks of the readers (workbench.io._text): limits, encodings, line ends,
+"""The shared input checks of the readers (workbench.io.text): limits, encodings, line ends,
 CSV shape, and the plain-words messages that replaced library texts; the perf stat number
 parser on locale-grouped numbers."""
 
@@ -9,7 +9,7 @@ import io
 import pandas as pd
 import pytest
 
-import workbench.io._text as text_module
+import workbench.io.text as text_module
 from workbench.errors import DataFormatError, ValidationError
 from workbench.io import read_curves_csv, read_perf_stat, read_profile_csv, read_scaling_bytes, read_scaling_csv
 from workbench.io.profiles import pprof_msec

@@ -10,7 +10,7 @@ these count as touching another module's private name:
   other module of the package.  A private name defined in several modules (``_predict``,
   ``_check_fitted``) is therefore reachable only through ``self`` (or :data:`SAME_MODULE`);
 * ``from m import _name``, and importing a module whose dotted path has a private part
-  (``workbench.io._text``).
+  (``workbench.io._private``).
 
 Dunder names (``__wrapped__``) are public.  ``workbench.models.scaling`` must have none; the
 rest of the package lists its known cases in :data:`KNOWN`, each to be removed with its fix
@@ -30,24 +30,10 @@ PACKAGE = ROOT / "workbench"
 STRICT = ("workbench/models/scaling/",)
 #: Known cases elsewhere (issue 26 items 1 and 4): (module, what is touched).
 KNOWN = {
-    ("workbench/evaluation/comm_regression.py", "workbench.io._text"),
     ("workbench/evaluation/comm_regression.py", "CommRegression._target"),
     ("workbench/evaluation/multiparam.py", "model._features"),
-    ("workbench/io/callpath.py", "workbench.io._text"),
-    ("workbench/io/catalogue.py", "workbench.io._text"),
-    ("workbench/io/collectives.py", "workbench.io._text"),
-    ("workbench/io/curves.py", "workbench.io._text"),
-    ("workbench/io/kmeans_runs.py", "workbench.io._text"),
-    ("workbench/io/microbench.py", "workbench.io._text"),
-    ("workbench/io/npb.py", "workbench.io._text"),
-    ("workbench/io/perf.py", "workbench.io._text"),
-    ("workbench/io/profiles.py", "workbench.io._text"),
-    ("workbench/io/scaling.py", "workbench.io._text"),
     ("workbench/io/scaling.py", "workbench.io.npb._decode_log"),
     ("workbench/io/scaling.py", "workbench.io.npb._parse"),
-    ("workbench/io/sidecar.py", "workbench.io._text"),
-    ("workbench/measure/comm/pingpong.py", "workbench.io._text"),
-    ("workbench/measure/comm/worker.py", "workbench.io._text"),
     ("workbench/models/adept/envelope.py", "workbench.models.adept.search._column_segments"),
     ("workbench/models/comm/regression.py", "model._check_fitted"),
     ("workbench/models/fim/queueing_des.py", "workbench.models.fim.queueing._validated"),
@@ -140,8 +126,8 @@ def package_accesses(root: Path = ROOT) -> dict[tuple[str, str], list[int]]:
 def test_rules_on_hand_made_modules():
     code = '''
 from workbench.models.pmnf import _aggregate
-import workbench.io._text as text
-from workbench.io import _text
+import workbench.io._private as text
+from workbench.io import _private
 class A:
     def f(self, other, model):
         self._x = 1
@@ -154,7 +140,7 @@ class A:
     tree = ast.parse(code)
     assert defined_private_names(tree) == {"_x"}
     found = sorted(what for _, what in private_accesses(tree, own=defined_private_names(tree)))
-    assert found == ["model._predict", "model._scaled", "workbench.io._text", "workbench.io._text",
+    assert found == ["model._predict", "model._scaled", "workbench.io._private", "workbench.io._private",
                      "workbench.models.pmnf._aggregate"]
     assert private_accesses(ast.parse("class B:\n    _k = 1\nB._k"), own=set()) == []
     # ``other._x`` counts once the name is not the module's alone

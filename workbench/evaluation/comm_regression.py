@@ -60,7 +60,7 @@ import pandas as pd
 from workbench.errors import DatasetNotFoundError, ValidationError
 from workbench.evaluation.fim_com import osu_collective_curve
 from workbench.io import fetch_dataset
-from workbench.io._text import csv_frame, decode
+from workbench.io.text import csv_frame, decode
 from workbench.metrics import band_text
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, descriptors, mapping_descriptors

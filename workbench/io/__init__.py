@@ -36,7 +36,7 @@
   their columns, checks and readers (:mod:`workbench.io.measured`; the programs that measure
   them, :mod:`workbench.measure` and :mod:`workbench.workloads`, write with the same).
 
-Every reader opens files, uploads and text through :mod:`workbench.io._text`: regular files
+Every reader opens files, uploads and text through :mod:`workbench.io.text`: regular files
 only (no folders, named pipes or devices where a file is expected), size caps checked before
 reading (50 MiB by default), UTF-8 with or without a byte-order mark (Latin-1 accepted in
 logs), any line ends, and CSV shape limits checked before pandas (1,000 columns, 1 MiB lines,

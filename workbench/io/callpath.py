@@ -56,7 +56,7 @@ archives of any of these. :func:`from_thicket` takes a Hatchet GraphFrame or a T
 Extra-P text files give no call tree; where ``REGION`` names are indented (as in the RELeARN
 data), the indentation is taken as nesting (Extra-P itself reads them as flat regions).
 
-Safety is that of the other readers (:mod:`workbench.io._text`): regular files only, size
+Safety is that of the other readers (:mod:`workbench.io.text`): regular files only, size
 caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip members
 capped in number and size), and only the project's errors, naming the file (and the line or
 record): a parser's own exception never reaches the user.
@@ -81,8 +81,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io import _text
-from workbench.io._text import as_path, decode
+from workbench.io import text as _text
+from workbench.io.text import as_path, decode
 
 __all__ = [
     "PROFILE_TABLE_COLUMNS",

@@ -29,7 +29,6 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, DatasetNotFoundError, ParseWarning
-from workbench.io._text import csv_frame, is_folder, path_exists, read_file
 from workbench.io.callpath import read_profiles
 from workbench.io.collectives import read_extrap_mpi, read_osu_orfeo
 from workbench.io.curves import (
@@ -44,6 +43,7 @@ from workbench.io.locations import DATA_DIR, MIRROR_ENV
 from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
+from workbench.io.text import csv_frame, is_folder, path_exists, read_file
 
 __all__ = [
     "MIRROR_ENV",
@@ -122,7 +122,7 @@ def _load_pi_cluster(path: Path) -> pd.DataFrame:
 
 
 def _load_seed_table(path: Path) -> pd.DataFrame:
-    """Read a re-typed seed table with the checks of :mod:`workbench.io._text`, like every other reader.
+    """Read a re-typed seed table with the checks of :mod:`workbench.io.text`, like every other reader.
 
     The table is comma-separated and typed by pandas.
     """

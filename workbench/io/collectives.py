@@ -64,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io._text import as_path, csv_frame, is_folder, read_file
+from workbench.io.text import as_path, csv_frame, is_folder, read_file
 
 __all__ = [
     "BCAST_ALGORITHMS",

@@ -46,9 +46,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io._text import as_path, csv_frame, is_folder, read_file
 from workbench.io.npb import MAX_COUNT
 from workbench.io.scaling import list_curves, select_curve, validate_scaling_frame
+from workbench.io.text import as_path, csv_frame, is_folder, read_file
 
 __all__ = [
     "CURVE_COLUMNS",
@@ -211,7 +211,7 @@ def read_curves_csv(path: str | PathLike) -> pd.DataFrame:
 
     Columns of the module docstring; ``curve_id``, ``n`` and ``time_s`` required;
     comma-separated, ``#`` comment lines ignored; the checks and limits of
-    :mod:`workbench.io._text`. Messages name the file and its lines.
+    :mod:`workbench.io.text`. Messages name the file and its lines.
     """
     return validate_curves(_read_csv(as_path(path)), str(path), row_label="line")
 

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ValidationError, WorkbenchError, WorkbenchWarning
-from workbench.io._text import csv_frame, decode
 from workbench.io.measured import KMEANS_COLUMNS, read_measured_kmeans
+from workbench.io.text import csv_frame, decode
 
 __all__ = ["FIM_COUNTERS", "KMEANS_PARAMETERS", "check_fim_runs", "read_runs_upload", "synthetic_kmeans_runs"]
 

@@ -69,7 +69,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
-from workbench.io._text import as_path, is_folder, read_file
+from workbench.io.text import as_path, is_folder, read_file
 
 __all__ = [
     "OSU_COLUMNS",

@@ -41,7 +41,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning
-from workbench.io._text import as_path, checked_text, decode, is_folder, read_file
+from workbench.io.text import as_path, checked_text, decode, is_folder, read_file
 
 __all__ = ["NPB_COLUMNS", "parse_npb_text", "read_npb_logs", "parse_npb_filename", "records_to_frame"]
 
@@ -197,14 +197,14 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
     Raises :class:`~workbench.errors.DataFormatError` naming ``source`` and the reason
     ("empty file", "truncated: ...", "aborted: <the log's error line>", "not NPB
     output: ...", or a field that is missing or unreadable).  Any line ends (``\n``,
-    ``\r\n``, ``\r``) are accepted; text over the limits of :mod:`workbench.io._text`
+    ``\r\n``, ``\r``) are accepted; text over the limits of :mod:`workbench.io.text`
     is refused.
     """
     return _parse(checked_text(text, str(source), what=NPB_WHAT, max_bytes=MAX_LOG_BYTES), source)
 
 
 def _decode_log(data: bytes, name: str) -> str:
-    """Return the checked text of an NPB log's bytes (an upload): see :mod:`workbench.io._text`."""
+    """Return the checked text of an NPB log's bytes (an upload): see :mod:`workbench.io.text`."""
     return decode(data, name, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True)
 
 

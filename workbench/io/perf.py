@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 
 from workbench.errors import DataFormatError, MeasurementError
-from workbench.io._text import as_path, checked_text, decode, path_exists, read_file
+from workbench.io.text import as_path, checked_text, decode, path_exists, read_file
 
 __all__ = ["PERF_STAT_KEYS", "PerfStat", "read_perf_stat"]
 

@@ -45,8 +45,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
-from workbench.io._text import as_path, checked_text, csv_frame, decode, is_folder, read_buffer, read_file
 from workbench.io.scaling import TIME_UNITS
+from workbench.io.text import as_path, checked_text, csv_frame, decode, is_folder, read_buffer, read_file
 from workbench.validation import validate_profile
 
 __all__ = ["PPROF_FILE_PATTERN", "pprof_msec", "read_pprof", "read_profile_csv", "read_profile_files"]
@@ -254,7 +254,7 @@ def read_pprof(source, size=None, *, run: int = 0, table: str | None = None, nam
     default when present), ``"total"``, ``"NODE 0;CONTEXT 0;THREAD 0"`` or ``"0.0.0"``; without
     a mean table a text holding one table uses it. ``name``: what messages call a text or
     bytes source (e.g. an uploaded file's name; default ``"<pprof text>"``). Files and bytes
-    must be UTF-8 text within the limits of :mod:`workbench.io._text`.
+    must be UTF-8 text within the limits of :mod:`workbench.io.text`.
 
     Raises :class:`~workbench.errors.DataFormatError` when no pprof table is found or a file
     cannot be read, :class:`~workbench.errors.ValidationError` for a missing ``size``, an

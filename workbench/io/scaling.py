@@ -39,9 +39,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io._text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
 from workbench.io.npb import MAX_COUNT, _decode_log, read_npb_logs, records_to_frame
 from workbench.io.npb import _parse as _parse_npb
+from workbench.io.text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
 from workbench.validation import UNITS, check_unit
 
 __all__ = [
@@ -83,7 +83,7 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
 
     Column names are matched case-insensitively; full-line ``#`` comments are ignored.
     When the file has no ``benchmark`` column, its file name stem is used. The file is
-    read with the checks and limits of :mod:`workbench.io._text` (a regular file of at
+    read with the checks and limits of :mod:`workbench.io.text` (a regular file of at
     most 50 MiB, UTF-8 with or without BOM, any line ends, at most 1,000 columns).
     Returns the canonical scaling frame (see the module docstring).
 

@@ -32,7 +32,7 @@ sidecar is, as before, only a :class:`~workbench.errors.ParseWarning` (an upload
 none). A CSV whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a
 checkout with ``core.autocrlf``, an editor's "save") is the same table: its size and checksum
 are also compared with those line ends and mark removed. The CSV's size is checked against the
-readers' cap (:data:`workbench.io._text.MAX_FILE_BYTES`) before a byte of it is read or hashed.
+readers' cap (:data:`workbench.io.text.MAX_FILE_BYTES`) before a byte of it is read or hashed.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError, MeasurementError, ParseWarning, ValidationError
-from workbench.io._text import csv_frame, decode, path_exists, read_file_bytes, read_json
 from workbench.io.locations import DATA_DIR, MIRROR_ENV
+from workbench.io.text import csv_frame, decode, path_exists, read_file_bytes, read_json
 
 __all__ = [
     "MEASURE_DIR_ENV",
@@ -331,7 +331,7 @@ def _attach(frame: pd.DataFrame, meta: dict | None, path, unknown: str) -> pd.Da
 
 
 def _read_csv_bytes(path: Path) -> bytes:
-    # the readers' one size cap (workbench.io._text.MAX_FILE_BYTES, 50 MiB; a sweep's table is
+    # the readers' one size cap (workbench.io.text.MAX_FILE_BYTES, 50 MiB; a sweep's table is
     # ~40 KB), checked before a byte is read or hashed
     return read_file_bytes(path, what="a measured CSV table")
 

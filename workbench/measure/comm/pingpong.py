@@ -48,8 +48,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from workbench.errors import ValidationError
-from workbench.io._text import read_json
 from workbench.io.measured import PINGPONG_COLUMNS
+from workbench.io.text import read_json
 from workbench.measure.comm.worker import library_name, worker_main
 from workbench.models.comm.patterns import NO_PARTNER, integer_at_least, internode_ratio, nodes_and_ppn, random_partners
 

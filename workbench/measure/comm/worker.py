@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from workbench.errors import DataFormatError
-from workbench.io._text import read_json
+from workbench.io.text import read_json
 
 #: Prefix of the progress lines rank 0 prints (read by the sweep driver).
 PROGRESS_PREFIX = "#progress"
