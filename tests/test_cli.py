@@ -204,3 +204,12 @@ def test_benchmark_on_two_sources_is_leave_one_source_out(tmp_path, capsys):
     assert status == 0 and err == ""
     assert out.splitlines()[0] == ("Leaderboard: 10 curves from 2 sources, calibration learnt leave-one-source-out; "
                                    "allocations in GPUs")
+
+
+@pytest.mark.parametrize("flag, value", [("--level", "-0.8"), ("--efficiency", "0"), ("--deadline", "-5"),
+                                         ("--level", "nan")])
+def test_numeric_options_refuse_values_that_are_not_positive(tmp_path, nodes_csv, capsys, flag, value):
+    with pytest.raises(SystemExit) as stop:
+        _predict(capsys, nodes_csv, "--by", "app", "--targets", 64, "--out", tmp_path / "p.csv", flag, value)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "expected a number > 0" in err and "Traceback" not in err

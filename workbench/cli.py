@@ -33,10 +33,13 @@ EXIT_BAD_INPUT = 2
 
 
 def _positive(text: str) -> float:
+    """Return ``text`` as a finite number > 0 (a level, an efficiency, a deadline), else an argparse error."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not np.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
     return value
 
 

@@ -133,7 +133,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         warnings.warn(f"{out}: finished chunks are not kept without pyarrow (pip install 'workbench[batch]'): "
                       "an interrupted run starts again", WorkbenchWarning, stacklevel=2)
     keys = source.curve_keys()
-    with _engine(engine, n_jobs, client, scheduler) as (execute, workers):
+    with ExecutionEngine(engine, n_jobs, client, scheduler) as (execute, workers):
         if chunk_curves is None and out is not None and resume:  # a resumed run keeps its chunks,
             chunk_curves = _ResultStore.earlier_chunk_curves(out)  # whatever the workers now
         size = (int(chunk_curves) if chunk_curves is not None
@@ -271,8 +271,8 @@ def _die_with_driver(driver_pid: int) -> None:
     threading.Thread(target=watch, name="workbench-die-with-driver", daemon=True).start()
 
 
-class _engine:
-    """The execution engine as ``(execute, workers)``.
+class ExecutionEngine:
+    """The execution engine, a context manager giving ``(execute, workers)``.
 
     ``execute(tasks, settings)`` yields ``(chunk id, frame)`` as tasks finish, holding at
     most ~2 tasks per worker in flight.
