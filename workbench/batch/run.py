@@ -125,13 +125,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         raise ValidationError(f"predict_many: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     source = ArchiveSource(runs, settings.by, n_column, t_column,
                            extra=[c for c in (targets_column, nodes_column) if c])
-    keep = out is not None and _have_pyarrow()
-    if out is not None and not keep:
-        if resume or str(out).lower().endswith(".parquet"):
-            raise ValidationError(f"{out}: {'resuming' if resume else 'writing Parquet'} needs pyarrow: "
-                                  "pip install 'workbench[batch]'")
-        warnings.warn(f"{out}: finished chunks are not kept without pyarrow (pip install 'workbench[batch]'): "
-                      "an interrupted run starts again", WorkbenchWarning, stacklevel=2)
+    keep = _keeps_chunks(out, resume)
     keys = source.curve_keys()
     with ExecutionEngine(engine, n_jobs, client, scheduler) as (execute, workers):
         if chunk_curves is None and out is not None and resume:  # a resumed run keeps its chunks,
@@ -163,6 +157,18 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
     if store:
         store.finish(frame)
     return frame
+
+
+def _keeps_chunks(out, resume: bool) -> bool:
+    """Whether finished chunks are kept beside ``out`` (Parquet needs pyarrow; without it, say what is lost)."""
+    keep = out is not None and _have_pyarrow()
+    if out is not None and not keep:
+        if resume or str(out).lower().endswith(".parquet"):
+            raise ValidationError(f"{out}: {'resuming' if resume else 'writing Parquet'} needs pyarrow: "
+                                  "pip install 'workbench[batch]'")
+        warnings.warn(f"{out}: finished chunks are not kept without pyarrow (pip install 'workbench[batch]'): "
+                      "an interrupted run starts again", WorkbenchWarning, stacklevel=3)
+    return keep
 
 
 # ----------------------------------------------------------------------------- settings

@@ -206,7 +206,18 @@ class RegionPredictor(BaseEstimator):
         self.n_min_, self.n_max_ = float(runs["n"].min()), float(runs["n"].max())
         self.predictors_, self.exclusive_predictors_ = {}, {}
         self._memo = {}  # predictions by (model, region, level) and n: the dashboard asks for the same n again
-        info = inclusive.drop_duplicates("region").set_index("region")
+        records = self._fit_regions(runs, inclusive.drop_duplicates("region").set_index("region"), warnings)
+        if not records:
+            raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
+                                  f"values of {n!r}")
+        self.regions_ = pd.DataFrame(records)
+        self._set_parts(runs)
+        self.warnings_ = warnings
+        emit_warnings(self.warnings_)
+        return self
+
+    def _fit_regions(self, runs: pd.DataFrame, info: pd.DataFrame, warnings: list) -> list[dict]:
+        """Fit the inclusive (and, where measured, exclusive) predictor of every region; one record each."""
         records = []
         for region, group in runs.groupby("region", sort=False):
             incl = group[group["inclusive"] > 0]
@@ -226,10 +237,10 @@ class RegionPredictor(BaseEstimator):
                             "allocations": int(incl["n"].nunique()),
                             "exclusive": region in self.exclusive_predictors_,
                             "measured": float(incl["inclusive"].median())})
-        if not records:
-            raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
-                                  f"values of {n!r}")
-        self.regions_ = pd.DataFrame(records)
+        return records
+
+    def _set_parts(self, runs: pd.DataFrame) -> None:
+        """Set the root region, the parts its time is split into and their measured share of it."""
         roots = self.regions_[self.regions_["depth"] == self.regions_["depth"].min()]
         self.root_ = str(roots.sort_values("measured", ascending=False)["region"].iloc[0])
         regions = self.regions_["region"].tolist()
@@ -244,9 +255,6 @@ class RegionPredictor(BaseEstimator):
         total = runs[runs["region"] == self.root_].set_index("profile")["inclusive"]
         with np.errstate(invalid="ignore", divide="ignore"):
             self.measured_ratio_ = float(np.nanmedian((own.reindex(total.index) / total).to_numpy(float)))
-        self.warnings_ = warnings
-        emit_warnings(self.warnings_)
-        return self
 
     def _one_configuration(self, rows: pd.DataFrame, n: str):
         """Keep one configuration (the other varying run parameters) of the profiles."""
