@@ -78,6 +78,8 @@ THRESHOLDS = {
                             "retrograde-data"),
     "novel": Threshold(3.0, "robust z (RMS)", "the curve's shape is this far from the calibration curves",
                        "unlike-calibration"),
+    "plausible": Threshold(0.10, "relative rise", "a member rising this much past falling measurements is left out "
+                           "of the point", "plausible, the combination"),
 }
 
 
@@ -170,8 +172,8 @@ def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray |
 
 
 #: A member's extrapolation is implausible when it rises by more than this (relative) past the measurements
-#: although every measurement fell.
-PLAUSIBLE_TOLERANCE = 0.10
+#: although every measurement fell (:data:`THRESHOLDS`).
+PLAUSIBLE_TOLERANCE = THRESHOLDS["plausible"].value
 
 
 def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float = 0.0) -> dict[str, float]:
