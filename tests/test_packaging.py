@@ -3,6 +3,7 @@ the README agree with it and with notebooks/."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import subprocess
 import sys
@@ -138,6 +139,27 @@ def _copy_of_the_checkout(target: Path) -> Path:
 
 
 @pytest.mark.slow
+def _draw_dashboard_00(url: str) -> None:
+    """Open dashboard 00 of the server at ``url`` in chromium and check its figure is drawn, with no problem."""
+    from playwright.sync_api import sync_playwright
+
+    from workbench.ui import serve
+    from workbench.ui.drive import DASHBOARDS, open_dashboard, page_problems
+
+    with sync_playwright() as playwright:
+        browser = serve.launch_chromium(playwright)
+        try:
+            tab = browser.new_page()
+            tab.errors = []  # what page_problems reads (tests/browser/conftest.py records the same)
+            tab.on("console", lambda msg: tab.errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+            tab.on("pageerror", lambda exc: tab.errors.append(f"uncaught: {exc}"))
+            open_dashboard(tab, url + "voila/render/00_predict_my_runs.ipynb",
+                           DASHBOARDS["00_predict_my_runs.ipynb"].load_timeout_s)
+            assert not page_problems(tab), page_problems(tab)
+        finally:
+            browser.close()
+
+
 def test_a_wheel_serves_the_dashboards_outside_the_checkout(tmp_path):
     """Build the wheel, install it into a fresh venv outside the checkout, run ``workbench serve``
     from another folder, and load the course page and dashboard 00 (its notebook executed by a
@@ -224,22 +246,9 @@ def test_a_wheel_serves_the_dashboards_outside_the_checkout(tmp_path):
         assert str(venv) in " ".join(Path(f"/proc/{server.pid}/cmdline").read_text().split("\0"))
 
         if serve.CHROMIUM.exists():  # and in a browser: the dashboard's figure drawn
-            from playwright.sync_api import sync_playwright
-
-            from workbench.ui.drive import DASHBOARDS, open_dashboard, page_problems
-
-            with sync_playwright() as playwright:
-                browser = serve.launch_chromium(playwright)
-                try:
-                    tab = browser.new_page()
-                    tab.errors = []  # what page_problems reads (tests/browser/conftest.py records the same)
-                    tab.on("console", lambda msg: tab.errors.append(f"console: {msg.text}") if msg.type == "error"
-                           else None)
-                    tab.on("pageerror", lambda exc: tab.errors.append(f"uncaught: {exc}"))
-                    open_dashboard(tab, url + "voila/render/00_predict_my_runs.ipynb",
-                                   DASHBOARDS["00_predict_my_runs.ipynb"].load_timeout_s)
-                    assert not page_problems(tab), page_problems(tab)
-                finally:
-                    browser.close()
+            # in a thread of its own: the browser tests' session-wide Playwright keeps an asyncio loop
+            # running in this one, where Playwright's sync API refuses to start
+            with concurrent.futures.ThreadPoolExecutor(1) as pool:
+                pool.submit(_draw_dashboard_00, url).result()
     finally:
         serve._stop(server)

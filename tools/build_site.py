@@ -101,8 +101,12 @@ def is_dashboard_cell(code: str) -> bool:
 
 
 def shows_exercises(code: str) -> bool:
-    """Whether a dashboard cell also shows the notebook's exercises (``with_exercises(..., "<stem>")``)."""
-    return _last_call(code) == EXERCISE_CALL
+    """Whether a dashboard cell also shows the notebook's exercises.
+
+    Its last expression calls ``with_exercises(..., "<stem>")``, itself or inside it (notebook 04
+    shows two dashboards in one box, the first with the exercises).
+    """
+    return _exercise_call(code) is not None
 
 
 def build_dashboard(code: str):
@@ -167,10 +171,21 @@ def dashboard_html(code: str, stem: str, number: int) -> str:
     return head + mirror + "\n".join(parts) + "</section>"
 
 
+def _exercise_call(code: str) -> ast.Call | None:
+    """Return the ``with_exercises(...)`` call of a cell's last expression (itself or inside it), or None."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    if not body or not isinstance(body[-1], ast.Expr):
+        return None
+    return next((node for node in ast.walk(body[-1].value) if isinstance(node, ast.Call)
+                 and EXERCISE_CALL in (getattr(node.func, "id", None), getattr(node.func, "attr", None))), None)
+
+
 def exercise_stem(code: str) -> str:
     """Return the notebook stem a dashboard cell passes to ``with_exercises(dashboard, "<stem>")``."""
-    call = ast.parse(code).body[-1].value
-    return ast.literal_eval(call.args[1])
+    return ast.literal_eval(_exercise_call(code).args[1])
 
 
 def exercises_html(stem: str) -> str:

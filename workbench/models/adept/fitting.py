@@ -76,8 +76,8 @@ class SearchSettings:
         Spacing of the pass-1 A grid; None: by mode (:func:`pass1_grid`).  Variants for
         ``bench/adept_saturation.py``, like the two below.
     bound : {"delta"} or float or None, default None
-        The saturation rule's bound: None is max(delta_, high_error), "delta" is delta_, a
-        number x is max(delta_, x).
+        The saturation rule's bound: None is ``max(delta_, high_error)``, "delta" is ``delta_``, a
+        number x is ``max(delta_, x)``.
     floor : {"horizon", "target"}, default "horizon"
         The refit's floor on A: (c n_top + 1)/2, or (max(c n_top, target) + 1)/2.
     """
@@ -463,7 +463,7 @@ def saturation_bound(s: TargetSearch) -> float:
     Returns
     -------
     float
-        max(delta_, high_error) (or the variant of ``settings.bound``).
+        ``max(delta_, high_error)`` (or the variant of ``settings.bound``).
     """
     bound = s.settings.bound
     if bound is None:
