@@ -57,7 +57,7 @@ from workbench.models.scaling.predictor import (
     warning_kinds,
     weighted_cv_error,
 )
-from workbench.validation import UNITS
+from workbench.validation import check_unit
 
 __all__ = [
     "PROTOCOLS",
@@ -106,9 +106,10 @@ def curve_topology(runs: pd.DataFrame) -> tuple[str, float | None, np.ndarray | 
     ``cores_per_node`` (processes, cores) or ``gpus_per_node`` (GPUs) when the curve states one
     value; nodes per run from a ``nodes`` column known for every run (None otherwise).
     """
-    raw = str(runs["unit"].iloc[0]).strip().lower() if "unit" in runs.columns else "processes"
-    unit = raw if raw in UNITS else {"gpu": "gpus", "node": "nodes", "core": "cores", "process": "processes"}.get(
-        raw.rstrip("s"), "processes")
+    try:  # the one alias table of units (check_unit); a unit it does not know counts as processes
+        unit = check_unit(runs["unit"].iloc[0] if "unit" in runs.columns else None, "curve_topology")
+    except ValidationError:
+        unit = "processes"
     column = {"processes": "cores_per_node", "cores": "cores_per_node", "gpus": "gpus_per_node"}.get(unit)
     per_node = None
     if column in runs.columns:
@@ -368,12 +369,12 @@ def widen_for_unseen_sources(em, frame: pd.DataFrame, weights: np.ndarray, level
     names = [s for s in dict.fromkeys(sources) if (sources == s).sum() >= GROUP_MIN_RECORDS]
     if len(set(sources)) < 2 or not names:
         return em
-    e = _log_error(frame)
+    e, features = _log_error(frame), _features(frame)
     z = np.full(len(frame), np.nan)
     for name in dict.fromkeys(sources):
         out = sources == name
         try:
-            inner = fit_error_model(e[~out], {k: v[~out] for k, v in _features(frame).items()}, em.features,
+            inner = fit_error_model(e[~out], {k: v[~out] for k, v in features.items()}, em.features,
                                     weights[~out])
         except ValidationError:
             continue
