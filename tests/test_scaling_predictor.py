@@ -224,6 +224,19 @@ def test_a_target_that_leaves_the_one_node_of_the_measurements_is_warned_with_th
     assert ScalingPredictor(unit="nodes").fit(n, amdahl(n)).target_nodes([16]).tolist() == [16]
 
 
+def test_a_target_beyond_the_node_has_an_interval_down_to_perfect_scaling():
+    # flat inside the node (memory-bound), so every member predicts about 60 s beyond it; the best
+    # n x t measured is 1 x 100 s, so perfect scaling gives 100/16 = 6.25 s at 16 processes
+    n = np.array([1.0, 2, 4, 8])
+    t = np.array([100.0, 70.0, 62.0, 60.0])
+    inside = ScalingPredictor().fit(n, t).predict_frame([16])
+    beyond = ScalingPredictor(per_node=8).fit(n, t).predict_frame([16])
+    assert beyond["prediction"].iloc[0] == pytest.approx(inside["prediction"].iloc[0])
+    assert beyond["lower"].iloc[0] == pytest.approx(100.0 / 16)
+    assert inside["lower"].iloc[0] > 100.0 / 16  # inside the measured topology no floor is needed
+    assert "perfect scaling" in beyond.attrs["messages"]["leaves-node"]
+
+
 def test_topology_that_contradicts_the_runs_is_refused():
     with pytest.raises(ValidationError, match=r"nodes must be at most the run's processes.*nodes\[1\] = 4"):
         ScalingPredictor().fit([1, 2, 4], [3.0, 2.0, 1.0], nodes=[1, 4, 1])

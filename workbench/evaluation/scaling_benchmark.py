@@ -177,6 +177,7 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
                         "failure": predictor.failures_.get(name, ""), "predictor_ms": elapsed_ms,
                         "data_warnings": tuple(w.kind for w in predictor.warnings_),
                         "leaves_node": float(leave), "plausible": bool(good), **shape,
+                        "perfect_scaling": shape["best_work"] / target,
                     })
     if not rows:
         raise ValidationError("no curve is long enough for the protocols (k3 needs 4 allocations, k4 and spread 5)")
@@ -188,10 +189,10 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
 
 #: Per-record columns the interval features are read from (what a predictor knows at fit time).
 FEATURE_COLUMNS = ("distance", "n_points", "fit_error", "disagreement", "cv_error", "noise", "last_exponent",
-                   "mean_exponent", "roughness", "leaves_node", "novelty")
+                   "mean_exponent", "roughness", "leaves_node", "novelty", "perfect_scaling")
 #: Per-(curve, protocol) shape of the measured runs (:func:`~workbench.models.scaling.predictor.curve_descriptors`).
 SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "roughness", "falling", "t_last",
-                 "n_max", "leaves_node")
+                 "n_max", "best_work", "leaves_node", "perfect_scaling")
 
 
 def _features(frame: pd.DataFrame) -> dict:

@@ -58,7 +58,8 @@ FEATURES = ("extrapolation", "inside", "log_fit_error", "inv_points")
 #: how hard this curve is and how unlike the calibration curves (its noise, its flattening, how much its
 #: local scaling jumps, its distance from them).
 #: A target that leaves the one node every measurement ran on is not a feature of the scale but a
-#: stretch of the quantiles (``ErrorModel.stretch``), calibrated on predictions that cross a node.
+#: stretch of the quantiles (``ErrorModel.stretch``), calibrated on predictions that cross a node,
+#: and its interval reaches down to perfect scaling (:meth:`Calibration.interval`).
 PREDICTOR_FEATURES = FEATURES + ("log_disagreement", "log_cv_error", "log_noise", "flattening", "roughness",
                                  "novelty")
 #: Curve descriptors whose robust distance from the calibration curves is the ``novelty`` feature.
@@ -295,8 +296,27 @@ class Calibration:
     def interval(self, model: str, prediction, features: dict, level: float = 0.8):
         """Return (lower, upper): the central ``level`` interval around ``prediction``.
 
-        An upper bound beyond the float range, for predictions near 1e308, is capped at the
-        largest float.
+        Parameters
+        ----------
+        model : str
+            The error model's name (a member model or ``"predictor"``).
+        prediction : array-like of float
+            Point predictions (runtimes).
+        features : dict of str to array-like
+            The error model's features per prediction.  Where ``leaves_node`` is set and
+            ``perfect_scaling`` (the runtime of perfect strong scaling from the most efficient
+            measured run) is given, the lower bound reaches down to it: measurements inside
+            one node cannot show what the network adds or takes away (more memory bandwidth
+            and cache per process can make a code run much faster than any in-node trend
+            says), and perfect scaling is the one bound no such change beats.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            (lower, upper); NaN where the prediction is NaN.  An upper bound beyond the float
+            range, for predictions near 1e308, is capped at the largest float.
         """
         level = check_level(level)
         em = self.error_model(model)
@@ -304,6 +324,9 @@ class Calibration:
         with np.errstate(over="ignore"):
             lo = p * np.exp(em.error_quantile(features, (1 - level) / 2))
             hi = p * np.exp(em.error_quantile(features, (1 + level) / 2))
+        leaves = np.nan_to_num(np.asarray(features.get("leaves_node", 0.0), float)) > 0
+        floor = np.asarray(features.get("perfect_scaling", np.nan), float) * np.ones_like(p)
+        lo = np.where(leaves & np.isfinite(floor), np.fmin(lo, floor), lo)
         # the location corrects a model's typical bias, which can move a narrow interval past
         # the model's own prediction; a reader expects the point inside its interval, and
         # widening to it only adds coverage.  No prediction (NaN): no interval either.

@@ -185,7 +185,9 @@ def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float
     ``roughness``: the range of the local exponents (0 for a curve that bends smoothly or not
     at all, large for one that jumps); ``falling``: 1.0 when every step made the runtime
     smaller; ``t_last``: the runtime at the largest allocation; ``noise``: the typical spread
-    of repeated runs (``log max/min``).
+    of repeated runs (``log max/min``); ``best_work``: the smallest ``n x t`` measured (allocation
+    times runtime), so that ``best_work / n`` is the runtime at ``n`` of perfect strong scaling
+    from the most efficient measured run.
     """
     a, m = np.asarray(allocations, float), np.asarray(medians, float)
     slopes = np.log(m[:-1] / m[1:]) / np.log(a[1:] / a[:-1])
@@ -194,6 +196,7 @@ def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float
         "mean_exponent": float(np.log(m[0] / m[-1]) / np.log(a[-1] / a[0])),
         "roughness": float(slopes.max() - slopes.min()),
         "falling": float(np.all(slopes > 0)), "t_last": float(m[-1]), "n_max": float(a[-1]), "noise": float(noise),
+        "best_work": float((a * m).min()),
     }
 
 
@@ -573,6 +576,7 @@ class ScalingPredictor(FittedState, BaseEstimator):
             "mean_exponent": np.full(n.shape, d["mean_exponent"]),
             "roughness": np.full(n.shape, d["roughness"]),
             "leaves_node": leaves.astype(float),
+            "perfect_scaling": d["best_work"] / n,
         }
         features["novelty"] = self._calibration().novelty(features)
         return features
@@ -642,7 +646,9 @@ class ScalingPredictor(FittedState, BaseEstimator):
             nodes = self.target_nodes(n[i:i + 1])[0]
             wider = (f"so its interval is {factor:.1f}x as wide as inside one node (as calibrated on predictions "
                      "that crossed a node)" if factor > 1 else "and no calibration data with such a change was "
-                     "available, so its interval is NOT widened for it")
+                     "available to widen its interval by")
+            wider += (f", and its lower bound reaches down to perfect scaling from the most efficient run "
+                      f"({features['perfect_scaling'][i]:.3g} at n = {n[i]:g})")
             messages["leaves-node"] = (
                 f"every measurement ran inside one node, but n = {n[i]:g} {UNITS[self.unit_][1]} needs {nodes:g} "
                 f"nodes: what the network adds is not in the data, {wider}. Measure at "
