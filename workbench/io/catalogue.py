@@ -236,6 +236,20 @@ _EXTERNAL = {
         "data/external/converged-computing+performance-study/README.md, build.py)",
         "MIT",
     ),
+    "oceananigans-nibi-gpus": (
+        "francispoulin+Oceananigans-DRAC",
+        "Oceananigans ocean model GPU strong scaling on Nibi (8 H100 per node): 1-8 GPUs in one node, then 2-4 nodes",
+        "10 real measurements in 2 strong-scaling curves of the Oceananigans.jl benchmark suite (case earth_ocean, "
+        "latitude-longitude grid with 200 levels, Float64, WENO, CATKE) on the Nibi cluster of the Digital Research "
+        "Alliance of Canada, unit gpus (one MPI rank per NVIDIA H100, 8 GPUs per node): 1/4 degree (1440x720x200) "
+        "on 1, 2, 4, 8 GPUs inside one node and 16, 32 GPUs on 2 and 4 nodes; 1/8 degree (2880x1440x200) on "
+        "4, 8, 16, 32 GPUs. Time = time per step, median of 5 windows of 100 steps, one run per GPU count; the "
+        "multi-node points are noisy (slowest window 23-60 % slower than the fastest) and the 1/4 degree curve "
+        "flattens across nodes (46 % efficiency on 32 GPUs)." + _EXTRA_COMMON,
+        "GitHub francispoulin/Oceananigans-DRAC at 0b7d3894 (docs/drac.md, section 8; data/external/"
+        "francispoulin+Oceananigans-DRAC/README.md, build.py)",
+        "MIT",
+    ),
     "azure-hbv3-apps": (
         "MicrosoftDocs+architecture-center",
         "HPC applications on Azure HBv3/HBv4: up to 120 (176) cores of one node, then 2-16 nodes (Fluent, CFX, "
