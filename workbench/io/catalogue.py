@@ -250,6 +250,20 @@ _EXTERNAL = {
         "francispoulin+Oceananigans-DRAC/README.md, build.py)",
         "MIT",
     ),
+    "oceananigans-suite-nibi": (
+        "AndiJingzhiTse+Oceananigans.jl",
+        "Oceananigans benchmark suite on Nibi: 3-192 cores in one node then 2-16 nodes, 1-4 H100 then 4 nodes",
+        "15 real measurements in 2 strong-scaling curves of the Oceananigans.jl benchmark suite (case earth_ocean, "
+        "latitude-longitude 1440x720x200, Float64, WENO, CATKE) on the Nibi cluster of the Digital Research Alliance "
+        "of Canada, committed by the benchmark controllers of a fork of CliMA/Oceananigans.jl: CPU in processes (one "
+        "MPI rank per core, 192 cores per node) 3, 6, 12, 24, 48, 96, 192 inside one node and 384-3072 on 2-16 "
+        "nodes; GPU in gpus (one rank per H100, 8 per node) 1, 2, 4 and 32 on 4 nodes. Time = time per step, "
+        "median of 5 ten-step windows, one run per count; the 32-GPU point is very noisy (spread 293 %). Same group "
+        "and problem as oceananigans-nibi-gpus: correlated sources." + _EXTRA_COMMON,
+        "GitHub AndiJingzhiTse/Oceananigans.jl at 973226c4 (CPU table) and 13da1fda (GPU table) "
+        "(benchmarking/results/nibi/*/plot.md; data/external/AndiJingzhiTse+Oceananigans.jl/README.md, build.py)",
+        "MIT",
+    ),
     "azure-hbv3-apps": (
         "MicrosoftDocs+architecture-center",
         "HPC applications on Azure HBv3/HBv4: up to 120 (176) cores of one node, then 2-16 nodes (Fluent, CFX, "
