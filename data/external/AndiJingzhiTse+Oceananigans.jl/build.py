@@ -32,7 +32,6 @@ rows must all hold the same number of cores (GPUs) per node, which is then cores
 import argparse
 import csv
 import os
-import re
 import subprocess
 import sys
 
