@@ -220,7 +220,7 @@ EXTERNAL_EXTRACTS = {
                      (32, 256), "MIT License"),
     "oceananigans-nibi-gpus": ("francispoulin+Oceananigans-DRAC", "francispoulin/Oceananigans-DRAC", "MIT", 2, 10,
                                (1, 32), "MIT License"),
-    "oceananigans-suite-nibi": ("AndiJingzhiTse+Oceananigans.jl", "AndiJingzhiTse/Oceananigans.jl", "MIT", 2, 15,
+    "oceananigans-suite-nibi": ("AndiJingzhiTse+Oceananigans.jl", "AndiJingzhiTse/Oceananigans.jl", "MIT", 3, 21,
                                 (1, 3072), "MIT License"),
     "azure-hbv3-apps": ("MicrosoftDocs+architecture-center", "MicrosoftDocs/architecture-center", "CC-BY-4.0", 20, 173,
                         (8, 1152), "Creative Commons Attribution 4.0 International Public License"),
@@ -316,10 +316,11 @@ def test_oceananigans_nibi_gpus_start_inside_one_node_and_leave_it():
 def test_oceananigans_suite_nibi_cpu_and_gpu_curves_leave_one_node():
     curves = fetch_dataset("oceananigans-suite-nibi").frame
     assert (curves["processes"].astype(float) == curves["n"]).all() and curves["run"].eq(0).all()
-    assert curves.groupby("path")["commit"].nunique().eq(1).all() and curves["commit"].nunique() == 2
+    assert curves.groupby("path")["commit"].nunique().eq(1).all() and curves["commit"].nunique() == 3
     cpu = curves[curves["unit"] == "processes"].set_index("n")
-    gpu = curves[curves["unit"] == "gpus"].set_index("n")
-    assert len(cpu) + len(gpu) == len(curves)
+    gpu = curves[curves["curve_id"] == "oceananigans-suite-earth-ocean-nibi-h100"].set_index("n")
+    rorqual = curves[curves["curve_id"] == "oceananigans-suite-earth-ocean-rorqual-h100"].set_index("n")
+    assert len(cpu) + len(gpu) + len(rorqual) == len(curves) and (rorqual["unit"] == "gpus").all()
     assert cpu["cores_per_node"].eq(192).all() and cpu["gpus_per_node"].isna().all()
     assert gpu["gpus_per_node"].eq(8).all() and gpu["cores_per_node"].isna().all()
     # nodes = ceil(n / units per node): seven CPU counts and three GPU counts inside one node
@@ -330,6 +331,11 @@ def test_oceananigans_suite_nibi_cpu_and_gpu_curves_leave_one_node():
     assert cpu.loc[3, "time_s"] == 278.661033 and cpu.loc[3072, "time_s"] == 0.972165
     assert gpu.loc[1, "time_s"] == 1.021461 and gpu.loc[32, "time_s"] == 0.148059
     assert cpu["time_s"].is_monotonic_decreasing and gpu["time_s"].is_monotonic_decreasing
+    # Rorqual: 4 H100 per node, 1, 2, 4 inside one node, then 2, 4, 8 nodes; 32 GPUs slower than 16 (median)
+    assert rorqual["gpus_per_node"].eq(4).all() and rorqual["cores_per_node"].isna().all()
+    assert list(rorqual.index) == [1, 2, 4, 8, 16, 32] and list(rorqual["nodes"]) == [1, 1, 1, 2, 4, 8]
+    assert rorqual.loc[1, "time_s"] == 0.965221 and rorqual.loc[32, "time_s"] == 0.130831
+    assert rorqual.loc[:16, "time_s"].is_monotonic_decreasing and rorqual.loc[32, "time_s"] > rorqual.loc[16, "time_s"]
     # the fastest window is kept in notes and is never slower than the median
     fastest = curves["notes"].str.extract(r"fastest-window time ([\d.]+) s/step")[0].astype(float)
     assert fastest.notna().all() and (fastest <= curves["time_s"]).all()

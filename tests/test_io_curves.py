@@ -164,7 +164,7 @@ DEVELOPMENT_SOURCES = {
     "converged-computing/performance-study": (11, 203),
     "MicrosoftDocs/architecture-center": (20, 173),
     "francispoulin/Oceananigans-DRAC": (2, 10),
-    "AndiJingzhiTse/Oceananigans.jl": (2, 15),
+    "AndiJingzhiTse/Oceananigans.jl": (3, 21),
 }
 
 

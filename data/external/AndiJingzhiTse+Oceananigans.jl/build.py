@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Rebuild curves.csv for AndiJingzhiTse/Oceananigans.jl (Oceananigans benchmark suite on Nibi, CPU and GPU).
+"""Rebuild curves.csv for AndiJingzhiTse/Oceananigans.jl (Oceananigans benchmark suite on Nibi and Rorqual).
 
 Source: the summary tables (plot.md) that the benchmark controllers of this fork of
-CliMA/Oceananigans.jl committed under benchmarking/results/nibi/: the suite's `earth_ocean` case
+CliMA/Oceananigans.jl committed under benchmarking/results/{nibi,rorqual}/: the suite's `earth_ocean` case
 (latitude-longitude grid 1440 x 720 x 200, no bathymetry, Float64, WENO, CATKE, T/S, split
 Runge-Kutta 3, time step 60 s; two warm-up steps, five windows of ten steps) on the Nibi cluster
 of the Digital Research Alliance of Canada:
   * CPU: one MPI rank per pinned core, 3 to 3072 cores (192 cores per node: 3-192 on one node,
     384-3072 on 2-16 nodes);
-  * GPU: one MPI rank per NVIDIA H100, 1, 2, 4 GPUs on one node and 32 GPUs on 4 nodes.
+  * GPU: one MPI rank per NVIDIA H100, 1, 2, 4 GPUs on one node and 32 GPUs on 4 nodes;
+and on the Rorqual cluster (same Alliance, 4 H100 per node), section `gpu_scaling_super_fine` of
+the full-suite table: one MPI rank per H100, 1, 2, 4 GPUs on one node, 8, 16, 32 GPUs on 2, 4, 8
+nodes.
 
 Prerequisite: a git mirror of the repository at
     $SCALING_MIRROR/AndiJingzhiTse+Oceananigans.jl/repo
 e.g.  git clone --mirror https://github.com/AndiJingzhiTse/Oceananigans.jl \
           $SCALING_MIRROR/AndiJingzhiTse+Oceananigans.jl/repo
-Each file is read with `git show <its pinned commit>:<path>` (the two tables were last complete at
-different commits); or give --checkout DIR, a directory holding those two files at those commits
+Each file is read with `git show <its pinned commit>:<path>` (the tables were last complete at
+different commits); or give --checkout DIR, a directory holding those three files at those commits
 under their repository paths. Standard library only.
 
 Usage:
@@ -25,9 +28,12 @@ Usage:
 One row per COMPLETED table line (pending, running, failed and geometry-limited counts are
 skipped and listed on stderr). time_s = the "Median s/step" column: per rank the median of the
 five 10-step windows divided by ten, the maximum over ranks (the suite's own statistic); the
-fastest-window value is kept in notes. Units per node are read from the tables: the multi-node
-rows must all hold the same number of cores (GPUs) per node, which is then cores_per_node
-(gpus_per_node); single-node rows must not exceed it.
+fastest-window value is kept in notes. Units per node are read from the Nibi tables: the
+multi-node rows must all hold the same number of cores (GPUs) per node, which is then
+cores_per_node (gpus_per_node); single-node rows must not exceed it. The Rorqual table has no Nodes
+column: its runs were submitted with at most 4 tasks (one GPU each) per node and as few nodes as
+that allows (the per-count slurm_job.txt records next to plot.md: --ntasks-per-node=4, NumNodes=1,
+2, 4, 8 for 4, 8, 16, 32 ranks; 2 ranks on one node), so nodes = ceil(ranks / 4) there.
 """
 import argparse
 import csv
@@ -48,7 +54,8 @@ PROBLEM = ("Oceananigans benchmark suite case earth_ocean: latitude-longitude gr
            "CATKE, T/S, SplitRungeKutta3, time step 60 s")
 METRIC = ("wall time per time step printed by the Oceananigans benchmark suite: per rank the median of 5 windows "
           "of 10 steps after 2 warm-up steps, divided by 10; the maximum over ranks")
-# curve id -> (path, pinned commit, unit, columns (allocation, nodes, fastest, median), app, machine, note)
+# curve id -> (path, pinned commit, unit, columns (allocation, nodes, fastest, median), app, machine, note,
+#              section heading holding the table or None, units per node or None = from the Nodes column)
 TABLES = {
     "oceananigans-suite-earth-ocean-nibi-cpu-cores": (
         "benchmarking/results/nibi/2026-10-06_cpu_scaling_cores_super_fine/plot.md",
@@ -56,14 +63,24 @@ TABLES = {
         ("Cores", "Nodes", "Fastest s/step", "Median s/step"),
         "Oceananigans.jl 0.113.0 (fork, Julia 1.10.10), Distributed(CPU()), one MPI rank per pinned core",
         "Nibi (Digital Research Alliance of Canada) CPU nodes, Intel Xeon 6972P, 192 cores per node, October 2026",
-        "one MPI rank per core (1 Julia thread), balanced horizontal partition {partition}; Slurm job {job}"),
+        "one MPI rank per core (1 Julia thread), balanced horizontal partition {partition}; Slurm job {job}",
+        None, None),
     "oceananigans-suite-earth-ocean-nibi-h100": (
         "benchmarking/results/nibi/2026-10-05_gpu_scaling/plot.md",
         "13da1fda84148da78c08f9711e705ea1a00dbbad", "gpus",
         ("GPUs", "Nodes", "Fastest-window s/step", "Median s/step"),
         "Oceananigans.jl (fork, Julia 1.10.10), Distributed(GPU()), one MPI rank per GPU, CUDA-aware MPI",
         "Nibi (Digital Research Alliance of Canada) GPU nodes, NVIDIA H100 80 GB, October 2026",
-        "one MPI rank per GPU, partition {partition}; printed spread of the windows {spread}"),
+        "one MPI rank per GPU, partition {partition}; printed spread of the windows {spread}",
+        None, None),
+    "oceananigans-suite-earth-ocean-rorqual-h100": (
+        "benchmarking/results/rorqual/2026-10-07_full_suite/plot.md",
+        "9aa3b651c364b91560951d327c9b96b538f6870f", "gpus",
+        ("Ranks", None, "Fastest s/step", "Median s/step"),
+        "Oceananigans.jl (fork, Julia), Distributed(GPU()), one MPI rank per GPU, extended halos",
+        "Rorqual (Digital Research Alliance of Canada) GPU nodes, 4 NVIDIA H100 80 GB HBM3 per node, October 2026",
+        "one MPI rank per GPU, partition {partition}; series gpu_scaling_super_fine of the full suite",
+        "gpu_scaling_super_fine", 4),
 }
 
 
@@ -75,10 +92,13 @@ def read(path, commit, checkout):
                           capture_output=True).stdout.decode("utf-8")
 
 
-def table(text, first_column):
-    """The markdown table whose header starts with first_column, as a list of dicts."""
+def table(text, first_column, section=None):
+    """The markdown table whose header starts with first_column, or if a section is given the first
+    table after the heading `## section` whose header holds first_column, as a list of dicts."""
     lines = text.splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"| {first_column} |"))
+    begin = lines.index(f"## {section}") if section else 0
+    start = next(i for i, ln in enumerate(lines) if i >= begin and (
+        ln.startswith(f"| {first_column} |") or (section and ln.startswith("|") and f"| {first_column} |" in ln)))
     header = [c.strip() for c in lines[start].strip().strip("|").split("|")]
     rows = []
     for ln in lines[start + 2:]:
@@ -92,14 +112,21 @@ def table(text, first_column):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=HERE)
-    ap.add_argument("--checkout", help="directory holding the two plot.md files at their pinned commits")
+    ap.add_argument("--checkout", help="directory holding the three plot.md files at their pinned commits")
     args = ap.parse_args()
     out = []
-    for curve_id, (path, commit, unit, (col_n, col_nodes, col_fast, col_med), app, machine, note) in TABLES.items():
+    for curve_id, spec in TABLES.items():
+        path, commit, unit, (col_n, col_nodes, col_fast, col_med), app, machine, note, section, fixed = spec
         text = read(path, commit, args.checkout)
-        if "Δt" not in text or "five windows of ten steps" not in text.replace("5 windows", "five windows"):
+        windows = text.replace("5 windows", "five windows")
+        windows = windows.replace("five ten-step windows", "five windows of ten steps")
+        if "Δt" not in text or "five windows of ten steps" not in windows:
             raise SystemExit(f"{path}: the benchmark settings the metric describes are not stated")
-        rows = table(text, col_n)
+        rows = table(text, col_n, section)
+        if fixed:  # no Nodes column: packed onto nodes of `fixed` units (see the docstring)
+            for row in rows:
+                row["Nodes"] = str(-(-int(row[col_n]) // fixed))
+            col_nodes = "Nodes"
         done = []
         for row in rows:
             if row.get("State", "COMPLETED") != "COMPLETED" or row[col_med] in ("", "—"):
