@@ -218,6 +218,10 @@ EXTERNAL_EXTRACTS = {
     "cg-multigpu-a100": ("1fni+cuda-spmv-benchmark", "1fni/cuda-spmv-benchmark", "MIT", 6, 24, (1, 8), "MIT License"),
     "lammps-cloud": ("converged-computing+performance-study", "converged-computing/performance-study", "MIT", 11, 203,
                      (32, 256), "MIT License"),
+    "oceananigans-nibi-gpus": ("francispoulin+Oceananigans-DRAC", "francispoulin/Oceananigans-DRAC", "MIT", 2, 10,
+                               (1, 32), "MIT License"),
+    "oceananigans-suite-nibi": ("AndiJingzhiTse+Oceananigans.jl", "AndiJingzhiTse/Oceananigans.jl", "MIT", 3, 21,
+                                (1, 3072), "MIT License"),
     "azure-hbv3-apps": ("MicrosoftDocs+architecture-center", "MicrosoftDocs/architecture-center", "CC-BY-4.0", 20, 173,
                         (8, 1152), "Creative Commons Attribution 4.0 International Public License"),
 }
@@ -290,6 +294,51 @@ def test_cg_multigpu_a100_is_gpu_strong_scaling_in_one_node():
     times = curves.set_index(["curve_id", "n"])["time_s"]
     assert times[("cg-custom-stencil-20k-a100x8", 1)] == 0.5314 and times[("cg-amgx-20k-a100x8", 8)] == 0.10233
     assert all(sorted(ns) == [1, 2, 4, 8] for ns in curves.groupby("curve_id")["n"].apply(list))
+
+
+def test_oceananigans_nibi_gpus_start_inside_one_node_and_leave_it():
+    curves = fetch_dataset("oceananigans-nibi-gpus").frame
+    assert curves["unit"].eq("gpus").all() and curves["gpus_per_node"].eq(8).all()
+    assert curves["cores_per_node"].isna().all() and (curves["processes"].astype(float) == curves["n"]).all()
+    # whole 8-GPU nodes once a run needs more than one: nodes = ceil(GPUs / 8)
+    assert (curves["nodes"].astype(float) == np.ceil(curves["n"] / 8)).all()
+    quarter = curves[curves["curve_id"] == "oceananigans-earth-ocean-1440x720x200-nibi-h100"].set_index("n")
+    assert list(quarter.index) == [1, 2, 4, 8, 16, 32] and quarter["run"].eq(0).all()
+    assert list(quarter["nodes"]) == [1, 1, 1, 1, 2, 4]  # 4 allocations inside one node, 2 across nodes
+    assert quarter.loc[1, "time_s"] == 1.0114 and quarter.loc[32, "time_s"] == 0.0693
+    # strong scaling: the time per step falls, by less than the GPU count once the runs cross nodes
+    assert quarter["time_s"].is_monotonic_decreasing
+    assert quarter.loc[16, "time_s"] / quarter.loc[32, "time_s"] < 1.3
+    eighth = curves[curves["curve_id"] == "oceananigans-earth-ocean-2880x1440x200-nibi-h100"].set_index("n")
+    assert list(eighth.index) == [4, 8, 16, 32] and eighth.loc[4, "time_s"] == 1.0364
+
+
+def test_oceananigans_suite_nibi_cpu_and_gpu_curves_leave_one_node():
+    curves = fetch_dataset("oceananigans-suite-nibi").frame
+    assert (curves["processes"].astype(float) == curves["n"]).all() and curves["run"].eq(0).all()
+    assert curves.groupby("path")["commit"].nunique().eq(1).all() and curves["commit"].nunique() == 3
+    cpu = curves[curves["unit"] == "processes"].set_index("n")
+    gpu = curves[curves["curve_id"] == "oceananigans-suite-earth-ocean-nibi-h100"].set_index("n")
+    rorqual = curves[curves["curve_id"] == "oceananigans-suite-earth-ocean-rorqual-h100"].set_index("n")
+    assert len(cpu) + len(gpu) + len(rorqual) == len(curves) and (rorqual["unit"] == "gpus").all()
+    assert cpu["cores_per_node"].eq(192).all() and cpu["gpus_per_node"].isna().all()
+    assert gpu["gpus_per_node"].eq(8).all() and gpu["cores_per_node"].isna().all()
+    # nodes = ceil(n / units per node): seven CPU counts and three GPU counts inside one node
+    assert (cpu["nodes"].astype(float) == np.ceil(cpu.index / 192)).all()
+    assert (gpu["nodes"].astype(float) == np.ceil(gpu.index / 8)).all()
+    assert list(cpu.index) == [3, 6, 12, 24, 48, 96, 192, 384, 768, 1536, 3072] and cpu["nodes"].eq(1).sum() == 7
+    assert list(gpu.index) == [1, 2, 4, 32] and list(gpu["nodes"]) == [1, 1, 1, 4]
+    assert cpu.loc[3, "time_s"] == 278.661033 and cpu.loc[3072, "time_s"] == 0.972165
+    assert gpu.loc[1, "time_s"] == 1.021461 and gpu.loc[32, "time_s"] == 0.148059
+    assert cpu["time_s"].is_monotonic_decreasing and gpu["time_s"].is_monotonic_decreasing
+    # Rorqual: 4 H100 per node, 1, 2, 4 inside one node, then 2, 4, 8 nodes; 32 GPUs slower than 16 (median)
+    assert rorqual["gpus_per_node"].eq(4).all() and rorqual["cores_per_node"].isna().all()
+    assert list(rorqual.index) == [1, 2, 4, 8, 16, 32] and list(rorqual["nodes"]) == [1, 1, 1, 2, 4, 8]
+    assert rorqual.loc[1, "time_s"] == 0.965221 and rorqual.loc[32, "time_s"] == 0.130831
+    assert rorqual.loc[:16, "time_s"].is_monotonic_decreasing and rorqual.loc[32, "time_s"] > rorqual.loc[16, "time_s"]
+    # the fastest window is kept in notes and is never slower than the median
+    fastest = curves["notes"].str.extract(r"fastest-window time ([\d.]+) s/step")[0].astype(float)
+    assert fastest.notna().all() and (fastest <= curves["time_s"]).all()
 
 
 def test_lammps_cloud_topology_and_retrograde_tail():

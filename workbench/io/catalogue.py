@@ -236,6 +236,38 @@ _EXTERNAL = {
         "data/external/converged-computing+performance-study/README.md, build.py)",
         "MIT",
     ),
+    "oceananigans-nibi-gpus": (
+        "francispoulin+Oceananigans-DRAC",
+        "Oceananigans ocean model GPU strong scaling on Nibi (8 H100 per node): 1-8 GPUs in one node, then 2-4 nodes",
+        "10 real measurements in 2 strong-scaling curves of the Oceananigans.jl benchmark suite (case earth_ocean, "
+        "latitude-longitude grid with 200 levels, Float64, WENO, CATKE) on the Nibi cluster of the Digital Research "
+        "Alliance of Canada, unit gpus (one MPI rank per NVIDIA H100, 8 GPUs per node): 1/4 degree (1440x720x200) "
+        "on 1, 2, 4, 8 GPUs inside one node and 16, 32 GPUs on 2 and 4 nodes; 1/8 degree (2880x1440x200) on "
+        "4, 8, 16, 32 GPUs. Time = time per step, median of 5 windows of 100 steps, one run per GPU count; the "
+        "multi-node points are noisy (slowest window 23-60 % slower than the fastest) and the 1/4 degree curve "
+        "flattens across nodes (46 % efficiency on 32 GPUs)." + _EXTRA_COMMON,
+        "GitHub francispoulin/Oceananigans-DRAC at 0b7d3894 (docs/drac.md, section 8; data/external/"
+        "francispoulin+Oceananigans-DRAC/README.md, build.py)",
+        "MIT",
+    ),
+    "oceananigans-suite-nibi": (
+        "AndiJingzhiTse+Oceananigans.jl",
+        "Oceananigans benchmark suite on Nibi and Rorqual: 3-192 cores in one node then 2-16 nodes, 1-4 H100 then "
+        "2-8 nodes",
+        "21 real measurements in 3 strong-scaling curves of the Oceananigans.jl benchmark suite (case earth_ocean, "
+        "latitude-longitude 1440x720x200, Float64, WENO, CATKE) on the Nibi and Rorqual clusters of the Digital "
+        "Research Alliance of Canada, committed by the benchmark controllers of a fork of CliMA/Oceananigans.jl: "
+        "Nibi CPU in processes (one MPI rank per core, 192 cores per node) 3, 6, 12, 24, 48, 96, 192 inside one node "
+        "and 384-3072 on 2-16 nodes; Nibi GPU in gpus (one rank per H100, 8 per node) 1, 2, 4 and 32 on 4 nodes; "
+        "Rorqual GPU (4 H100 per node) 1, 2, 4 inside one node and 8, 16, 32 on 2, 4, 8 nodes. Time = time per step, "
+        "median of 5 ten-step windows, one run per count; the 32-GPU points are noisy (Nibi spread 293 %, Rorqual "
+        "slower than on 16 GPUs). Same group and problem as oceananigans-nibi-gpus: correlated sources."
+        + _EXTRA_COMMON,
+        "GitHub AndiJingzhiTse/Oceananigans.jl at 973226c4 (Nibi CPU table), 13da1fda (Nibi GPU table) and 9aa3b651 "
+        "(Rorqual full suite) (benchmarking/results/{nibi,rorqual}/*/plot.md; "
+        "data/external/AndiJingzhiTse+Oceananigans.jl/README.md, build.py)",
+        "MIT",
+    ),
     "azure-hbv3-apps": (
         "MicrosoftDocs+architecture-center",
         "HPC applications on Azure HBv3/HBv4: up to 120 (176) cores of one node, then 2-16 nodes (Fluent, CFX, "
