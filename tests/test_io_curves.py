@@ -163,8 +163,7 @@ DEVELOPMENT_SOURCES = {
     "1fni/cuda-spmv-benchmark": (6, 24),
     "converged-computing/performance-study": (11, 203),
     "MicrosoftDocs/architecture-center": (20, 173),
-    "francispoulin/Oceananigans-DRAC": (2, 10),
-    "AndiJingzhiTse/Oceananigans.jl": (3, 21),
+    "Oceananigans on Alliance clusters (2 repositories)": (5, 31),  # two correlated repositories, one source
 }
 
 

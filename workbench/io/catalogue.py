@@ -579,6 +579,12 @@ DEVELOPMENT_DATASETS = ("scaling-corpus", "npb-pi-cluster", *_SCALING_EXTRA)
 #: Source label of the Raspberry Pi cluster's NPB curves (its repository, like every other source).
 PI_REPOSITORY = "JohnnyPol/Pi_Cluster-ECE_NTUA_2024-2025"
 _PI_MACHINE = "Raspberry Pi 4 cluster (16 nodes x 4 cores, Gigabit Ethernet)"
+#: Repositories that are not independent of each other (same group, code, problem and clusters):
+#: one source label for all of them, so that leave-one-source-out holds them out together.
+SAME_SOURCE = {
+    "francispoulin/Oceananigans-DRAC": "Oceananigans on Alliance clusters (2 repositories)",
+    "AndiJingzhiTse/Oceananigans.jl": "Oceananigans on Alliance clusters (2 repositories)",
+}
 
 
 def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
@@ -600,7 +606,8 @@ def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
         A curve table (:mod:`workbench.io.curves`) with columns ``curve_id, source, n, run,
         time_s, unit, app, machine, metric, processes, nodes, cores_per_node,
         gpus_per_node, dataset, problem, licence``. ``source`` is one label per independent
-        source, the upstream repository (``owner/name``): hold out whole sources when
+        source, the upstream repository (``owner/name``; repositories of one group, code and
+        machines share one label, :data:`SAME_SOURCE`): hold out whole sources when
         evaluating. ``dataset`` is the catalogue name. Topology columns are ``Int64``,
         ``<NA>`` where the source does not state them (``nodes`` = ``n`` where ``unit`` is
         ``"nodes"``, ``processes`` = ``n`` where it is ``"processes"``).
@@ -625,6 +632,7 @@ def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
         parts.append(frame.assign(dataset=name))
     columns = CURVE_COLUMNS + TOPOLOGY_COLUMNS + ["dataset", "problem", "licence"]
     stacked = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    stacked["source"] = stacked["source"].replace(SAME_SOURCE)
     for col in TOPOLOGY_COLUMNS:
         stacked[col] = stacked[col].astype("Int64")
     for col in ("processes", "nodes"):  # the allocation states the column it counts
