@@ -352,7 +352,10 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
 #: each source's errors standardised by a scale model fitted without it ...
 GROUP_COVERAGE = 0.70
 #: ... but no wider than gives this pooled coverage (a nominal 80 % interval that holds 90 % is too wide).
-POOLED_COVERAGE_MAX = 0.88
+#: Below 0.90 by a margin: leave-one-source-out, the held-out pooled coverage runs 1-2 points above the
+#: training pooled coverage (a target leaving the node also gets the perfect-scaling floor, which this
+#: widening does not see; at 0.88 it was 90.5 %).
+POOLED_COVERAGE_MAX = 0.87
 GROUP_MIN_RECORDS = 20
 
 
