@@ -2,7 +2,8 @@
 
 The one place for the checks every model needs; a model's own checks are thin uses of these:
 
-* runs of a curve: :func:`training_runs` (numbers, lengths, ranges), :func:`sample_weights`,
+* runs of a curve: :func:`training_runs` (numbers, lengths, ranges), :func:`run_pair` (runs
+  drawn beside a model, possibly none), :func:`sample_weights`,
   :func:`require_allocations` (enough distinct allocations) and :func:`check_runs` (all of
   them, for the n -> t models);
 * targets: :func:`processor_counts` (any shape) and :func:`check_targets` (a vector);
@@ -124,6 +125,41 @@ def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
     require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
     require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
+    return n, t
+
+
+def run_pair(values, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return a pair ``(n, t)`` of array-likes as two flat float arrays of equal length.
+
+    For runs drawn beside a model (observed or held-back points of a figure), which may be
+    absent; their values are not checked further (:func:`training_runs` checks runs to fit).
+
+    Parameters
+    ----------
+    values : tuple of (array-like, array-like) or None
+        The processor counts and the runtimes; None gives two empty arrays.
+    name : str
+        The argument named in messages (``"held_back"``).
+
+    Returns
+    -------
+    n, t : numpy.ndarray
+        Float vectors of the same length.
+
+    Raises
+    ------
+    ValidationError
+        ``values`` is not a pair, or its two arrays differ in length.
+    """
+    if values is None:
+        return np.zeros(0), np.zeros(0)
+    try:
+        n, t = values
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name} must be a pair (n, t) of arrays") from None
+    n, t = np.asarray(n, float).ravel(), np.asarray(t, float).ravel()
+    if n.shape != t.shape:
+        raise ValidationError(f"{name}: n has {n.size} values but t has {t.size}")
     return n, t
 
 

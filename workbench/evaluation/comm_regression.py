@@ -65,7 +65,14 @@ from workbench.metrics import band_text
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, descriptors, mapping_descriptors
 from workbench.models.comm.patterns import NO_PARTNER, mapping
-from workbench.models.comm.regression import PUBLISHED, AreaSplit, CommRegression, CommRegressionResult, evaluate
+from workbench.models.comm.regression import (
+    PUBLISHED,
+    AreaSplit,
+    CommRegression,
+    CommRegressionResult,
+    comm_times,
+    evaluate,
+)
 
 __all__ = [
     "BCAST_PATTERNS",
@@ -458,7 +465,7 @@ def read_comm_times_csv(name: str, content: bytes) -> pd.DataFrame:
         raise ValidationError(f"{name}: missing the column(s) {', '.join(missing)} (the file has {found}{case})")
     try:
         data = descriptors(table)
-        CommRegression._target(data, TARGET)
+        comm_times(data, TARGET)
     except ValidationError as exc:
         raise ValidationError(f"{name}: {_in_file_words(str(exc), table.index)}") from None
     for column in data.columns:  # cells were read as text: numbers become numbers

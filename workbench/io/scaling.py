@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io.npb import MAX_COUNT, _decode_log, read_npb_logs, records_to_frame
-from workbench.io.npb import _parse as _parse_npb
+from workbench.io.npb import MAX_COUNT, parse_npb_bytes, read_npb_logs, records_to_frame
 from workbench.io.text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
 from workbench.validation import UNITS, check_unit
 
@@ -527,7 +526,7 @@ def read_scaling_bytes(name: str, content: bytes, unit: str | None = None) -> pd
     if suffix == ".csv":
         return _scaling_table(decode(bytes(content), name, what=_WHAT), name, unit=unit)
     if suffix in NPB_SUFFIXES:
-        record = _parse_npb(_decode_log(bytes(content), name), name)
+        record = parse_npb_bytes(bytes(content), name)
         return validate_scaling_frame(records_to_frame([record]))
     raise DataFormatError(
         f"{name}: unknown file format {suffix or '(no extension)'!r}; expected a .csv scaling table "
