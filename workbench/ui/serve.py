@@ -27,7 +27,8 @@ command refuses to start.
   ``voila.json``) cap the kernels and make closed pages release theirs; the render handler
   (:func:`capped_render_handler`) refuses pages beyond the cap: see their docstrings.
 * The classes Voila loads and the overrides of its internals live in :mod:`workbench.ui.serving`
-  (kernels, pages, Voila's internals); their public names are importable from here too.
+  (kernels, pages, Voila's internals, the command line's options); their public names are
+  importable from here too.
 * Pages request nothing off the machine (:data:`TEMPLATE_DIR`) and reading a notebook logs no
   trust warning (:class:`WorkbenchContentsManager`).  These override private members of Voila
   0.5.13 (:data:`VOILA_TESTED`), checked by :func:`voila_internals_problems`.
@@ -39,12 +40,9 @@ command refuses to start.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import getpass
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -53,10 +51,10 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.io.locations import NOTEBOOK_DIR, RESOURCE_ROOT, VOILA_CONFIG
+from workbench.io.locations import RESOURCE_ROOT, VOILA_CONFIG
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
 from workbench.ui.serving import ServeError
 from workbench.ui.serving.kernels import (
@@ -66,6 +64,15 @@ from workbench.ui.serving.kernels import (
     WorkbenchKernelManager,
     is_loopback,
     memory_kernel_cap,
+)
+from workbench.ui.serving.options import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    MIN_TOKEN_LENGTH,
+    TOKEN_ENV,
+    ServeOptions,
+    parse_args,
+    serve_command,
 )
 from workbench.ui.serving.pages import (
     CoursePageHandler,
@@ -94,6 +101,7 @@ __all__ = [
     "HEADROOM_FRACTION",
     "KERNEL_MEMORY_BYTES",
     "MIN_PAGES",
+    "MIN_TOKEN_LENGTH",
     "PLOTLY_TRACES",
     "ROOT",
     "TEMPLATE_DIR",
@@ -144,13 +152,6 @@ CHROMIUM_ARGS = (
 #: ``g.traces``, not matched): their geometry changes when the figure is redrawn.
 PLOTLY_TRACES = ".trace path, .trace image, .hm image"
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8866
-#: Environment variable holding the access token (never put on a command line, where
-#: ``ps`` shows it to every user of the machine); removed before any kernel starts.
-TOKEN_ENV = "WORKBENCH_TOKEN"
-MIN_TOKEN_LENGTH = 16
-
 #: Largest websocket message the server reads (tornado's ``websocket_max_message_size``,
 #: 10 MiB by default).  A file upload reaches the kernel as one message of about the file's
 #: size; above this limit tornado closes the page's kernel connection (code 1009, the page
@@ -159,143 +160,6 @@ MIN_TOKEN_LENGTH = 16
 #: the dashboard's message, and only files over twice the limit drop the connection.
 WEBSOCKET_MAX_MESSAGE_BYTES = 2 * UPLOAD_LIMIT_BYTES + 2**20
 
-
-@dataclass
-class ServeOptions:
-    """What the command line chose (secrets included; :func:`serve_command` never shows them)."""
-
-    notebook_dir: Path = NOTEBOOK_DIR
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    open_browser: bool = True
-    token: str | None = None
-    token_generated: bool = False
-    hashed_password: str | None = None
-    pools: dict[str, int] = field(default_factory=dict)
-    cell_timeout_s: int | None = None
-    max_kernels: int | None = None  # None: voila.json (0 there: derived from memory)
-    max_kernels_per_client: int | None = None  # None: voila.json
-    extra: list[str] = field(default_factory=list)  # --Class.trait=value for Voila
-
-    @property
-    def loopback(self) -> bool:
-        """Whether the server listens on a loopback address only."""
-        return is_loopback(self.host)
-
-    def check(self) -> None:
-        """Refuse what is unsafe: beyond loopback, a token or a password is required."""
-        if self.token is not None and len(self.token) < MIN_TOKEN_LENGTH:
-            raise ServeError(f"the token is too short ({len(self.token)} characters): use at least {MIN_TOKEN_LENGTH}")
-        if not self.loopback and not (self.token or self.hashed_password):
-            raise ServeError(
-                f"refusing to serve on {self.host!r} (beyond this machine) without a token or a password:\n"
-                "every visitor runs the dashboards' code on this server.  Give one of\n"
-                f"  {TOKEN_ENV}=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))') make dashboards "
-                f"HOST={self.host}\n"
-                f"  make dashboards HOST={self.host} SERVE_ARGS=--generate-token\n"
-                f"  python -m workbench.ui.serve --host {self.host} --password\n"
-                "(see docs/serving.md), or keep the default --host 127.0.0.1."
-            )
-        for name, size in self.pools.items():
-            if size < 0:
-                raise ServeError(f"--pool {name}={size}: the pool size must be >= 0")
-        for option, value in (("--max-kernels", self.max_kernels), ("--max-kernels-per-client",
-                                                                      self.max_kernels_per_client)):
-            if value is not None and value < 1:
-                raise ServeError(f"{option} {value}: give at least 1 (without the option: voila.json's value)")
-
-
-def _pool(text: str) -> tuple[str, int]:
-    name, sep, size = text.rpartition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NOTEBOOK=N, got {text!r}")
-    try:
-        return name, int(size)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer pool size in {text!r}") from None
-
-
-def _parser(prog: str = "python -m workbench.ui.serve") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description="Serve the dashboards (notebooks/) with Voila, configured by the repository's voila.json.",
-        epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
-               "--Class.trait=value options go to Voila. See docs/serving.md.",
-    )
-    p.add_argument("notebook_dir", nargs="?", default=str(NOTEBOOK_DIR), help="folder served (default: the "
-                   f"course's notebooks, {NOTEBOOK_DIR})")
-    p.add_argument("--host", default=DEFAULT_HOST,
-                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
-                        "interface, needs a token or a password)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; taken = error)")
-    p.add_argument("--no-browser", dest="open_browser", action="store_false", help="do not open a browser tab")
-    auth = p.add_mutually_exclusive_group()
-    auth.add_argument("--token-file", type=Path, help="read the access token from this file")
-    auth.add_argument("--generate-token", action="store_true", help="make a random token and print the URL with it")
-    auth.add_argument("--password", action="store_true", help="ask for a password (login page instead of a token)")
-    auth.add_argument("--password-hash-file", type=Path,
-                      help="file holding a hashed password (python -c 'from jupyter_server.auth import passwd; "
-                           "print(passwd())')")
-    p.add_argument("--pool", type=_pool, action="append", default=[], metavar="NOTEBOOK=N",
-                   help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
-                        "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
-    p.add_argument("--cell-timeout", type=int, dest="cell_timeout_s", help="seconds per cell (default: voila.json)")
-    p.add_argument("--max-kernels", type=int, metavar="N",
-                   help="most kernels the server holds, preheated pools included; pages beyond get 'server full, "
-                        "try again' (default: voila.json; 0 there: (available memory - 1 GiB - 10%% of the "
-                        "memory) / 0.4 GiB)")
-    p.add_argument("--max-kernels-per-client", type=int, metavar="N",
-                   help="most dashboards one visitor address holds open at once (default: voila.json)")
-    p.add_argument("--print-config", action="store_true", help="print the effective configuration and exit")
-    return p
-
-
-def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
-               prog: str = "python -m workbench.ui.serve") -> tuple[ServeOptions, bool]:
-    """Options from the command line and the environment; returns ``(options, print_config)``."""
-    environ = os.environ if environ is None else environ
-    parser = _parser(prog)
-    args, unknown = parser.parse_known_args(None if argv is None else list(argv))
-    extra = [a for a in unknown if a.startswith("--") and "." in a.split("=", 1)[0]]
-    if len(extra) != len(unknown):
-        parser.error(f"unrecognized arguments: {' '.join(a for a in unknown if a not in extra)}")
-    options = ServeOptions(
-        notebook_dir=Path(args.notebook_dir).resolve(), host=args.host, port=args.port,
-        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s,
-        max_kernels=args.max_kernels, max_kernels_per_client=args.max_kernels_per_client, extra=extra,
-    )
-    if args.token_file:
-        options.token = args.token_file.read_text().strip()
-    elif args.generate_token:
-        options.token, options.token_generated = secrets.token_urlsafe(24), True
-    elif environ.get(TOKEN_ENV):
-        options.token = environ[TOKEN_ENV].strip()
-    if args.password_hash_file:
-        options.hashed_password = args.password_hash_file.read_text().strip()
-    elif args.password:
-        from jupyter_server.auth import passwd
-
-        options.hashed_password = passwd(getpass.getpass("Password for the dashboards: "))
-    return options, args.print_config
-
-
-def serve_command(options: ServeOptions | None = None, *, python: str = sys.executable) -> list[str]:
-    """Return the command line that serves ``options`` (never holding a secret: the token travels in :data:`TOKEN_ENV`).
-
-    :func:`voila_server` runs it; ``make dashboards`` runs the same module.
-    """
-    o = options or ServeOptions()
-    cmd = [python, "-m", "workbench.ui.serve", str(o.notebook_dir), "--host", o.host, "--port", str(o.port)]
-    if not o.open_browser:
-        cmd.append("--no-browser")
-    cmd += [f"--pool={name}={size}" for name, size in o.pools.items()]
-    if o.cell_timeout_s is not None:
-        cmd.append(f"--cell-timeout={o.cell_timeout_s}")
-    if o.max_kernels is not None:
-        cmd.append(f"--max-kernels={o.max_kernels}")
-    if o.max_kernels_per_client is not None:
-        cmd.append(f"--max-kernels-per-client={o.max_kernels_per_client}")
-    return cmd + list(o.extra)
 
 
 def _voila_argv(o: ServeOptions) -> list[str]:
@@ -319,6 +183,22 @@ def build_app(options: ServeOptions):
     address) and the token or password is what keeps visitors out; on loopback only
     ``localhost``/loopback Host headers are served (DNS rebinding protection).  Its root is
     the course page (:func:`course_page`) instead of Voila's list of files.
+
+    Parameters
+    ----------
+    options : ServeOptions
+        What the command line chose.
+
+    Returns
+    -------
+    voila.app.Voila
+        With ``workbench_capacity`` (the kernel cap in force and where it came from).
+
+    Raises
+    ------
+    ServeError
+        Unsafe options (:meth:`ServeOptions.check`), a missing folder, a Voila whose internals
+        changed, or a kernel cap the preheated pools fill.
     """
     from jupyter_core.paths import jupyter_config_path
     from traitlets.config import Config
@@ -404,7 +284,21 @@ def _check_capacity(app, options: ServeOptions) -> None:
 
 
 def describe(app, options: ServeOptions) -> dict:
-    """Return the effective configuration (secrets masked), as ``--print-config`` shows it."""
+    """Return the effective configuration (secrets masked), as ``--print-config`` shows it.
+
+    Parameters
+    ----------
+    app : voila.app.Voila
+        :func:`build_app`'s application.
+    options : ServeOptions
+        What the command line chose.
+
+    Returns
+    -------
+    dict
+        JSON-ready settings: command, files, address, authentication kind, pools, kernel
+        manager and capacity.
+    """
     c = app.config
     return {
         "command": serve_command(options),
@@ -435,7 +329,20 @@ def _public_url(options: ServeOptions) -> str:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.serve") -> int:
-    """Serve the dashboards from the command line (``prog``: its name in the help); return the exit status."""
+    """Serve the dashboards from the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, default None
+        The arguments (:func:`parse_args`); None: ``sys.argv[1:]``.
+    prog : str, default "python -m workbench.ui.serve"
+        The command's name in the help.
+
+    Returns
+    -------
+    int
+        0, or 2 when the server refuses to start (the reason on stderr).
+    """
     try:
         options, print_config = parse_args(argv, prog=prog)
         os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
@@ -472,11 +379,23 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.
 
 @dataclass(frozen=True)
 class VoilaServer:
-    """A started Voila server: its URL, process, log file and token."""
+    """A started Voila server: its URL, process, log file and token.
 
-    url: str  # e.g. http://127.0.0.1:40123/
+    Attributes
+    ----------
+    url : str
+        E.g. ``http://127.0.0.1:40123/``.
+    process : subprocess.Popen
+        The server process.
+    log_path : pathlib.Path
+        The server's stdout and stderr.
+    token : str or None, default None
+        Its access token.
+    """
+
+    url: str
     process: subprocess.Popen
-    log_path: Path  # the server's stdout and stderr
+    log_path: Path
     token: str | None = None
 
     @property
@@ -485,12 +404,33 @@ class VoilaServer:
         return self.process.pid
 
     def render_url(self, notebook: str) -> str:
-        """Address of one dashboard, ``notebook`` relative to the served folder."""
+        """Return the address of one dashboard.
+
+        Parameters
+        ----------
+        notebook : str
+            The notebook, relative to the served folder (``"01_downey_explorer.ipynb"``).
+
+        Returns
+        -------
+        str
+            With the token, if the server has one.
+        """
         query = f"?token={self.token}" if self.token else ""
         return f"{self.url}voila/render/{notebook}{query}"
 
     def log_tail(self, chars: int = 4000) -> str:
-        """Return the last ``chars`` characters of the server's log."""
+        """Return the last ``chars`` characters of the server's log.
+
+        Parameters
+        ----------
+        chars : int, default 4000
+            How many characters.
+
+        Returns
+        -------
+        str
+        """
         return self.log_path.read_text(errors="replace")[-chars:]
 
 
@@ -546,15 +486,39 @@ def voila_server(
     token: str | None = None,
     serve_args: Sequence[str] = (),
 ) -> Iterator[VoilaServer]:
-    """Run :func:`serve_command` over ``notebook_dir`` (relative to :data:`ROOT`) on a free port.
+    """Run :func:`serve_command` over ``notebook_dir`` on a free port.
 
-    The command of ``make dashboards``, configured by voila.json.
+    The command of ``make dashboards``, configured by voila.json.  The server runs in a new
+    session and its process group (and its kernels) are killed on exit.
 
-    ``cell_timeout_s`` overrides voila.json's cell timeout only when given; ``token`` is
-    passed in :data:`TOKEN_ENV`; ``serve_args`` are more command-line options.  The server
-    runs in a new session and its process group (and its kernels) are killed on exit.
-    Raises ``RuntimeError`` (with the end of the server's log) if it exits or does not answer
-    within ``start_timeout_s``.
+    Parameters
+    ----------
+    log_path : pathlib.Path
+        Where the server's output goes.
+    notebook_dir : str or pathlib.Path, default "notebooks"
+        The folder served, relative to :data:`ROOT`.
+    cell_timeout_s : int or None, default None
+        Seconds per cell; None: voila.json's.
+    start_timeout_s : float, default 90
+        Seconds the server has to answer.
+    env : Mapping[str, str] or None, default None
+        The server's environment; None: this process's.
+    host : str, default DEFAULT_HOST ("127.0.0.1")
+        The address listened on.
+    token : str or None, default None
+        The access token, passed in :data:`TOKEN_ENV`.
+    serve_args : sequence of str, default ()
+        More command-line options.
+
+    Yields
+    ------
+    VoilaServer
+
+    Raises
+    ------
+    RuntimeError
+        With the end of the server's log, if it exits or does not answer within
+        ``start_timeout_s``.
     """
     port = _free_port()
     options = ServeOptions(notebook_dir=ROOT / notebook_dir, host=host, port=port, open_browser=False,
@@ -590,7 +554,19 @@ def voila_server(
 
 
 def launch_chromium(playwright, executable: Path = CHROMIUM):
-    """Return a headless chromium ``Browser`` from a started ``sync_playwright()``."""
+    """Return a headless chromium ``Browser`` from a started ``sync_playwright()``.
+
+    Parameters
+    ----------
+    playwright : playwright.sync_api.Playwright
+        The started Playwright.
+    executable : pathlib.Path, default CHROMIUM
+        The chromium binary (Debian's ``/usr/bin/chromium``).
+
+    Returns
+    -------
+    playwright.sync_api.Browser
+    """
     return playwright.chromium.launch(executable_path=str(executable), args=list(CHROMIUM_ARGS), headless=True)
 
 

@@ -6,6 +6,8 @@
   pool, templates without CDN requests) and the check that those members are as expected;
 - :mod:`.pages` — what the server answers itself: the course page at the root, the
   screenshots, the capped render handler and the identity provider.
+- :mod:`.options` — the command line: :class:`~.options.ServeOptions`, their parsing and
+  the command that serves them.
 
 Every public name is also importable from :mod:`workbench.ui.serve` (``voila.json`` names
 them there).

@@ -65,8 +65,8 @@ def memory_kernel_cap(available: int | None = None, total: int | None = None) ->
 
     Parameters
     ----------
-    available, total : int, optional
-        Bytes; default: this machine's, now.
+    available, total : int or None, default None
+        Memory available and in total, bytes; None: this machine's, now.
 
     Returns
     -------
@@ -83,7 +83,15 @@ def memory_kernel_cap(available: int | None = None, total: int | None = None) ->
 
 @dataclass(eq=False)
 class PageSlot:
-    """One admitted page: the visitor's address and, once it has one, its kernel."""
+    """One admitted page: the visitor's address and, once it has one, its kernel.
+
+    Attributes
+    ----------
+    client : str
+        The visitor's address.
+    kernel_id : str or None, default None
+        The page's kernel, once Voila started it or took it from the pool.
+    """
 
     client: str
     kernel_id: str | None = None
@@ -95,7 +103,17 @@ PAGE_SLOT: contextvars.ContextVar[PageSlot | None] = contextvars.ContextVar("wor
 
 
 def is_loopback(host: str) -> bool:
-    """Return True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine."""
+    """Return True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine.
+
+    Parameters
+    ----------
+    host : str
+        A host name or address, IPv6 possibly in brackets.
+
+    Returns
+    -------
+    bool
+    """
     if host.strip("[]").lower() == "localhost":
         return True
     try:
@@ -191,14 +209,36 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         return 0
 
     def page_count(self, client: str | None = None) -> int:
-        """Pages holding (or about to start) a kernel, of every visitor or of ``client``."""
+        """Return the pages holding (or about to start) a kernel, of every visitor or of ``client``.
+
+        Parameters
+        ----------
+        client : str or None, default None
+            A visitor's address; None counts every page.
+
+        Returns
+        -------
+        int
+        """
         return sum(client is None or page.client == client for page in self._pages)
 
     def admit_page(self, client: str) -> tuple[PageSlot | None, str | None]:
-        """Admit a page for ``client`` (its address): ``(slot, None)``, or ``(None, reason)`` beyond a limit.
+        """Admit a page for ``client``, or say why not.
 
         The slot counts until the page's kernel shuts down (or, if it never got one, until
         its request ends: :meth:`release_page`).
+
+        Parameters
+        ----------
+        client : str
+            The visitor's address.
+
+        Returns
+        -------
+        slot : PageSlot or None
+            The page's slot; None beyond a limit.
+        reason : str or None
+            Why the page was refused, for the visitor; None when admitted.
         """
         cap, reserve = self.kernel_cap, self.pool_reserve()
         if self.page_count() >= cap - reserve:
@@ -213,12 +253,24 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         return page, None
 
     def release_page(self, page: PageSlot) -> None:
-        """Forget ``page`` if it never got a kernel (its request ended without one)."""
+        """Forget ``page`` if it never got a kernel (its request ended without one).
+
+        Parameters
+        ----------
+        page : PageSlot
+            A slot of :meth:`admit_page`.
+        """
         if page.kernel_id is None and page in self._pages:
             self._pages.remove(page)
 
     def bind_page(self, kernel_id: str) -> None:
-        """Give ``kernel_id`` to the page being served in this task, if any (it has left the pool now)."""
+        """Give ``kernel_id`` to the page being served in this task, if any (it has left the pool now).
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
+        """
         page = PAGE_SLOT.get()
         if page is not None and page.kernel_id is None:
             page.kernel_id = kernel_id
@@ -226,7 +278,18 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
             self._outside_pool_since[kernel_id] = self._last_pass[kernel_id] = now
 
     async def start_kernel(self, *args, **kwargs):
-        """Start a kernel; a page being served (:meth:`admit_page`) gets it."""
+        """Start a kernel; a page being served (:meth:`admit_page`) gets it.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As jupyter_server's ``AsyncMappingKernelManager.start_kernel``.
+
+        Returns
+        -------
+        str
+            The kernel's id.
+        """
         kernel_id = await super().start_kernel(*args, **kwargs)
         self.bind_page(kernel_id)
         return kernel_id
@@ -234,19 +297,43 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
     # ----------------------------------------------------------------- culling
 
     def notify_connect(self, kernel_id):
-        """Record that a page connected to ``kernel_id``."""
+        """Record that a page connected to ``kernel_id``.
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
+        """
         super().notify_connect(kernel_id)
         self._ever_connected.add(kernel_id)
         self._disconnected_at.pop(kernel_id, None)
 
     def notify_disconnect(self, kernel_id):
-        """Record when the last connection to ``kernel_id`` closed."""
+        """Record when the last connection to ``kernel_id`` closed.
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
+        """
         super().notify_disconnect(kernel_id)
         if self._kernel_connections.get(kernel_id, 0) <= 0:
             self._disconnected_at[kernel_id] = time.monotonic()
 
     def cull_grace_left(self, kernel_id: str, now: float | None = None) -> float:
-        """Seconds before the culler may consider ``kernel_id`` (0: it applies its own rules)."""
+        """Return the seconds before the culler may consider ``kernel_id`` (0: it applies its own rules).
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
+        now : float or None, default None
+            ``time.monotonic()`` of the culler pass; None: now.
+
+        Returns
+        -------
+        float
+        """
         now = time.monotonic() if now is None else now
         last = self._last_pass.get(kernel_id)
         if last is None or now - last > max(2 * self.cull_interval, 10):
@@ -263,6 +350,11 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         A page's kernel (:meth:`admit_page`) that the page never connected to is then shut
         down unless busy; the others by the base rules (a preheating kernel, still running its
         notebook for the pool, is never taken for an abandoned page).
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
         """
         kernel = self._kernels.get(kernel_id)
         if kernel is None:
@@ -278,7 +370,15 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
         return await super().cull_kernel_if_idle(kernel_id)
 
     async def shutdown_kernel(self, kernel_id, *args, **kwargs):
-        """Shut ``kernel_id`` down and forget its culling state and its page."""
+        """Shut ``kernel_id`` down and forget its culling state and its page.
+
+        Parameters
+        ----------
+        kernel_id : str
+            The kernel.
+        *args, **kwargs
+            As jupyter_server's ``shutdown_kernel`` (``now``, ``restart``).
+        """
         try:
             return await super().shutdown_kernel(kernel_id, *args, **kwargs)
         finally:
@@ -291,6 +391,57 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
 
 def _ready(heating: asyncio.Future) -> bool:
     return heating.done() and not heating.cancelled() and heating.exception() is None
+
+
+class _ClassPool:
+    """The class pool's behaviour (:func:`class_pool_factory`), mixed in before Voila's pooled kernel manager."""
+
+    def __init__(self, **kw):
+        self._heating = asyncio.Lock()
+        self._refilling = False
+        super().__init__(**kw)
+
+    def get_pool_size(self, notebook_name: str) -> int:
+        return sum(map(_ready, self._pools.get(notebook_name, ())))
+
+    def pool_reserve(self) -> int:
+        config = self.kernel_pools_config
+        default = config.get("default", {})
+        return sum(max(0, config.get(name, default).get("pool_size", default.get("pool_size", 1)))
+                   for name in self._pools)
+
+    async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
+        pool = self._pools.get(notebook_name, [])
+        first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
+        if pool:
+            pool.insert(0, pool.pop(first_ready))
+        rendered = await super().get_rendered_notebook(notebook_name, *args, **kw)
+        bind = getattr(self, "bind_page", None)  # WorkbenchKernelManager: the page gets the kernel
+        if bind is not None:
+            bind(rendered[2])
+        return rendered
+
+    def fill_if_needed(self, delay=None, *args, **kw):
+        # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
+        # _initialize is called, not yet awaited, inside this call.  The refill's
+        # tasks copy this context: without the page, so their kernels stay the pool's.
+        self._refilling = delay is None
+        page = PAGE_SLOT.set(None)
+        try:
+            return super().fill_if_needed(delay, *args, **kw)
+        finally:
+            PAGE_SLOT.reset(page)
+            self._refilling = False
+
+    def _initialize(self, notebook_path, kernel_id=None, **kw):
+        heating = super()._initialize(notebook_path, kernel_id, **kw)
+        return self._one_at_a_time(heating) if self._refilling else heating
+
+    async def _one_at_a_time(self, heating: Awaitable[dict]) -> dict:
+        async with self._heating:
+            content = await heating
+            await asyncio.wait([content["task"]])
+        return content
 
 
 def class_pool_factory(voila_factory):
@@ -308,6 +459,19 @@ def class_pool_factory(voila_factory):
     * refills (after a page took a kernel, ``fill_delay`` later, see voila.json) heat one
       kernel at a time, its notebook executed to the end before the next starts, so they
       take at most one core; the first fill at start-up stays parallel.
+
+    Parameters
+    ----------
+    voila_factory : callable
+        ``voila.voila_kernel_manager.voila_kernel_manager_factory``: ``(base_class,
+        preheat_kernel, default_pool_size, **kwargs) -> kernel manager class``.
+
+    Returns
+    -------
+    callable
+        A factory of the same signature, marked ``wraps_for_class`` (so that
+        :func:`~workbench.ui.serving.voila_internals.install_class_pool` wraps once), whose
+        class with preheating has the pool's behaviour above.
     """
 
     def factory(base_class, preheat_kernel, default_pool_size, **kwargs):
@@ -315,53 +479,9 @@ def class_pool_factory(voila_factory):
         if not preheat_kernel:
             return manager_class
 
-        class ClassPoolKernelManager(manager_class):
-            def __init__(self, **kw):
-                self._heating = asyncio.Lock()
-                self._refilling = False
-                super().__init__(**kw)
 
-            def get_pool_size(self, notebook_name: str) -> int:
-                return sum(map(_ready, self._pools.get(notebook_name, ())))
-
-            def pool_reserve(self) -> int:
-                config = self.kernel_pools_config
-                default = config.get("default", {})
-                return sum(max(0, config.get(name, default).get("pool_size", default.get("pool_size", 1)))
-                           for name in self._pools)
-
-            async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
-                pool = self._pools.get(notebook_name, [])
-                first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
-                if pool:
-                    pool.insert(0, pool.pop(first_ready))
-                rendered = await super().get_rendered_notebook(notebook_name, *args, **kw)
-                bind = getattr(self, "bind_page", None)  # WorkbenchKernelManager: the page gets the kernel
-                if bind is not None:
-                    bind(rendered[2])
-                return rendered
-
-            def fill_if_needed(self, delay=None, *args, **kw):
-                # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
-                # _initialize is called, not yet awaited, inside this call.  The refill's
-                # tasks copy this context: without the page, so their kernels stay the pool's.
-                self._refilling = delay is None
-                page = PAGE_SLOT.set(None)
-                try:
-                    return super().fill_if_needed(delay, *args, **kw)
-                finally:
-                    PAGE_SLOT.reset(page)
-                    self._refilling = False
-
-            def _initialize(self, notebook_path, kernel_id=None, **kw):
-                heating = super()._initialize(notebook_path, kernel_id, **kw)
-                return self._one_at_a_time(heating) if self._refilling else heating
-
-            async def _one_at_a_time(self, heating: Awaitable[dict]) -> dict:
-                async with self._heating:
-                    content = await heating
-                    await asyncio.wait([content["task"]])
-                return content
+        class ClassPoolKernelManager(_ClassPool, manager_class):
+            pass
 
         return ClassPoolKernelManager
 

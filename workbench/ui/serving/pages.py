@@ -45,7 +45,18 @@ class WorkbenchIdentityProvider(PasswordIdentityProvider):
     """
 
     async def get_user(self, handler):
-        """Return the request's user, setting the ``_xsrf`` cookie on dashboard page requests."""
+        """Return the request's user, setting the ``_xsrf`` cookie on dashboard page requests.
+
+        Parameters
+        ----------
+        handler : tornado.web.RequestHandler
+            The handler of the request.
+
+        Returns
+        -------
+        User or None
+            As jupyter_server's ``PasswordIdentityProvider.get_user``.
+        """
         user = super().get_user(handler)
         if isinstance(user, Awaitable):
             user = await user
@@ -68,6 +79,18 @@ def course_page(base_url: str, notebook_dir: Path) -> str:
 
     Notebooks of the folder that are not lessons (e.g. a folder of one's own) are listed
     after them with a link each, so that every notebook served stays reachable.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL (``"/"`` for ``make dashboards``).
+    notebook_dir : pathlib.Path
+        The folder served.
+
+    Returns
+    -------
+    str
+        The HTML page (:func:`~workbench.course.landing.landing_html`).
     """
     names = sorted(path.name for path in notebook_dir.glob("*.ipynb") if not path.name.startswith("."))
     lessons = [lesson for lesson in COURSE if lesson.filename in names]
@@ -98,7 +121,13 @@ class CoursePageHandler(_PlainErrors):
     """
 
     def initialize(self, notebook_dir: str) -> None:
-        """Keep the folder served (tornado calls this with the handler's arguments)."""
+        """Keep the folder served (tornado calls this with the handler's arguments).
+
+        Parameters
+        ----------
+        notebook_dir : str
+            The folder served.
+        """
         self.notebook_dir = Path(notebook_dir)
 
     @web.authenticated
@@ -171,7 +200,18 @@ def capped_render_handler():
 
 
 def capped_routes(handlers: list) -> list:
-    """Voila's routes with its dashboard handler replaced by :func:`capped_render_handler`'s."""
+    """Return Voila's routes with its dashboard handler replaced by :func:`capped_render_handler`'s.
+
+    Parameters
+    ----------
+    handlers : list of tuple
+        Voila's tornado routes (``Voila.init_handlers()``).
+
+    Returns
+    -------
+    list of tuple
+        The same routes, ``TornadoVoilaHandler`` replaced.
+    """
     from voila.tornado.handler import TornadoVoilaHandler
 
     return [(route[0], capped_render_handler(), *route[2:]) if len(route) > 1 and route[1] is TornadoVoilaHandler
@@ -179,9 +219,21 @@ def capped_routes(handlers: list) -> list:
 
 
 def course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
-    """Tornado routes of the course page, its screenshots and the redirected tree pages.
+    """Return the tornado routes of the course page, its screenshots and the redirected tree pages.
 
     They go before Voila's own (tornado takes the first route that matches).
+
+    Parameters
+    ----------
+    server_url : str
+        The server's base URL.
+    notebook_dir : pathlib.Path
+        The folder served.
+
+    Returns
+    -------
+    list of tuple
+        ``(pattern, handler class[, arguments])`` routes.
     """
     return [
         (server_url, CoursePageHandler, {"notebook_dir": str(notebook_dir)}),

@@ -43,7 +43,15 @@ class WorkbenchContentsManager(LargeFileManager):
     """
 
     def mark_trusted_cells(self, nb, path=""):
-        """Mark every cell untrusted (no signature lookup, no log line)."""
+        """Mark every cell untrusted (no signature lookup, no log line).
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The notebook read.
+        path : str, default ""
+            Its path (unused: no signature is looked up).
+        """
         self.notary.mark_cells(nb, False)
 
 
