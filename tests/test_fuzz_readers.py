@@ -329,7 +329,7 @@ def test_folder_where_a_file_is_expected(tmp_path):
 @pytest.fixture
 def small_caps(monkeypatch):
     """Every size cap at 1,000 bytes (the defaults are megabytes)."""
-    import workbench.io.microbench as microbench
+    import workbench.io.microbench.tables as microbench  # the readers' shared file reading
     import workbench.io.npb as npb
     import workbench.io.perf as perf
 

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from workbench.errors import DataFormatError, ParseWarning, ValidationError
 from workbench.io import imb_exchange_table, read_imb, read_osu
 from workbench.io.catalogue import fetch_seed_table
-from workbench.io.microbench import EXCHANGE_TABLE_COLUMNS, IMB_COLUMNS, OSU_COLUMNS, _osu_benchmark
+from workbench.io.microbench import EXCHANGE_TABLE_COLUMNS, IMB_COLUMNS, OSU_COLUMNS
+from workbench.io.microbench.osu import _osu_benchmark
 
 DATA = Path(__file__).resolve().parent / "data" / "microbench"
 OSU = DATA / "osu"

@@ -39,6 +39,7 @@ from workbench.ui.serve import (
     serve_command,
     voila_server,
 )
+from workbench.ui.serving import kernels
 
 TOKEN = "test-token-0123456789abcdef"
 
@@ -276,11 +277,11 @@ def test_admission_counts_pages_per_client_and_against_the_cap():
     # the kernel Voila starts for the page being served is that page's (context variable)
     km2 = serve.WorkbenchKernelManager(max_kernels=5)
     page, _ = km2.admit_page("10.0.0.3")
-    token = serve._PAGE_SLOT.set(page)
+    token = kernels.PAGE_SLOT.set(page)
     try:
         km2.bind_page("kernel-1")
     finally:
-        serve._PAGE_SLOT.reset(token)
+        kernels.PAGE_SLOT.reset(token)
     km2.bind_page("kernel-2")  # no page being served: a pool kernel
     km2.release_page(page)  # it has a kernel: it keeps its place until the kernel shuts down
     assert page.kernel_id == "kernel-1" and km2.page_count("10.0.0.3") == 1
@@ -359,7 +360,7 @@ def test_class_pool_counts_ready_kernels_and_refills_one_at_a_time():
     def fake_factory(base_class, preheat_kernel, default_pool_size, **kwargs):
         return base_class
 
-    manager_class = serve._class_pool_factory(fake_factory)(_FakeVoilaPool, True, 1)
+    manager_class = kernels.class_pool_factory(fake_factory)(_FakeVoilaPool, True, 1)
 
     async def scenario():
         log = []

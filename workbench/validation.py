@@ -2,9 +2,12 @@
 
 The one place for the checks every model needs; a model's own checks are thin uses of these:
 
-* runs of a curve: :func:`training_runs` (numbers, lengths, ranges), :func:`sample_weights`,
+* runs of a curve: :func:`training_runs` (numbers, lengths, ranges), :func:`run_pair` (runs
+  drawn beside a model, possibly none), :func:`sample_weights`,
   :func:`require_allocations` (enough distinct allocations) and :func:`check_runs` (all of
   them, for the n -> t models);
+* values typed or pasted by a user: :func:`one_dimensional` (one value per run, no scalar) and
+  :func:`require_none` (every bad position named, where :func:`require_valid` names the first);
 * targets: :func:`processor_counts` (any shape) and :func:`check_targets` (a vector);
 * settings: :func:`check_level` (an interval level), :func:`check_names` (names from a
   registry), :func:`positive_int`, :func:`check_unit`;
@@ -98,6 +101,76 @@ def as_vector(x, name: str, where: str) -> np.ndarray:
     return arr.reshape(-1)
 
 
+def require_none(bad: np.ndarray, values: np.ndarray, what: str, where: str | None = None, *,
+                 show_values: bool = True, limit: int | None = None) -> None:
+    """Raise a ValidationError listing every position where ``bad`` is set (nothing when none is).
+
+    Where :func:`require_valid` names the first bad value, this names them all (or the first
+    ``limit``), for inputs a user types or pastes: ``where: what, got [values] at positions
+    [i, ...]``.
+
+    Parameters
+    ----------
+    bad : numpy.ndarray of bool
+        The positions refused.
+    values : numpy.ndarray
+        The values checked (shown at the bad positions).
+    what : str
+        The rule broken, as the message says it (``"runtimes must be positive"``).
+    where : str or None, default None
+        The caller or the data named first in the message; None: no prefix.
+    show_values : bool, default True
+        Say the bad values (``got [...]``); False for ones that say nothing, e.g. NaN.
+    limit : int or None, default None
+        Most values and positions listed; None lists all.
+
+    Raises
+    ------
+    ValidationError
+        If any position is bad.
+    """
+    if not np.any(bad):
+        return
+    positions = np.flatnonzero(bad)[:limit]
+    got = f", got {values[positions].tolist()}" if show_values else ""
+    prefix = f"{where}: " if where else ""
+    raise ValidationError(f"{prefix}{what}{got} at positions {positions.tolist()}")
+
+
+def one_dimensional(values, name: str, where: str | None = None) -> np.ndarray:
+    """Return ``values`` as a one-dimensional float array, else raise a ValidationError.
+
+    Unlike :func:`as_vector`, a scalar is refused: the caller expects one value per run.
+
+    Parameters
+    ----------
+    values : array-like
+        The values.
+    name : str
+        What they are, for the message (``"t (runtimes)"``).
+    where : str or None, default None
+        The caller named first in the message; None: no prefix.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values as floats.
+
+    Raises
+    ------
+    ValidationError
+        If the values are not numeric or not one-dimensional.
+    """
+    prefix = f"{where}: " if where else ""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{prefix}{name} must be numeric: {exc}") from None
+    if arr.ndim != 1:
+        raise ValidationError(f"{prefix}{name} must be one-dimensional, got shape {arr.shape}")
+    return arr
+
+
 def processor_counts(n, where: str) -> np.ndarray:
     """``n`` (any shape) as a float array of processor counts.
 
@@ -124,6 +197,41 @@ def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
     require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
     require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
+    return n, t
+
+
+def run_pair(values, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return a pair ``(n, t)`` of array-likes as two flat float arrays of equal length.
+
+    For runs drawn beside a model (observed or held-back points of a figure), which may be
+    absent; their values are not checked further (:func:`training_runs` checks runs to fit).
+
+    Parameters
+    ----------
+    values : tuple of (array-like, array-like) or None
+        The processor counts and the runtimes; None gives two empty arrays.
+    name : str
+        The argument named in messages (``"held_back"``).
+
+    Returns
+    -------
+    n, t : numpy.ndarray
+        Float vectors of the same length.
+
+    Raises
+    ------
+    ValidationError
+        ``values`` is not a pair, or its two arrays differ in length.
+    """
+    if values is None:
+        return np.zeros(0), np.zeros(0)
+    try:
+        n, t = values
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name} must be a pair (n, t) of arrays") from None
+    n, t = np.asarray(n, float).ravel(), np.asarray(t, float).ravel()
+    if n.shape != t.shape:
+        raise ValidationError(f"{name}: n has {n.size} values but t has {t.size}")
     return n, t
 
 

@@ -100,7 +100,25 @@ OSU_EAGER_BYTES = 65536
 
 
 def source_features(source: str) -> tuple[tuple[str, ...], str]:
-    """``(features, target)`` of a source (``"datagen"`` or ``"osu"``)."""
+    """Return ``(features, target)`` of a data source.
+
+    Parameters
+    ----------
+    source : {"datagen", "osu"}
+        The source (:data:`SOURCES`).
+
+    Returns
+    -------
+    features : tuple of str
+        The model's input columns.
+    target : str
+        The column it predicts.
+
+    Raises
+    ------
+    ValidationError
+        An unknown source.
+    """
     if source not in SOURCES:
         raise ValidationError(f"unknown data source {source!r}; available: {list(SOURCES)}")
     return SOURCES[source]
@@ -109,7 +127,21 @@ def source_features(source: str) -> tuple[tuple[str, ...], str]:
 def load_datagen(mirror=None) -> pd.DataFrame:
     """Return the per-rank frame of our data-generator sweep (catalogue :data:`DATAGEN`).
 
-    Raises :class:`~workbench.errors.DatasetNotFoundError` when it is not there.
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The data mirror; None: ``WORKBENCH_DATA_MIRROR`` (see
+        :func:`~workbench.io.fetch_dataset`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rank and run.
+
+    Raises
+    ------
+    DatasetNotFoundError
+        The sweep is not there.
     """
     return fetch_dataset(DATAGEN, mirror=mirror).frame
 
@@ -117,8 +149,22 @@ def load_datagen(mirror=None) -> pd.DataFrame:
 def datagen_runs(per_rank: pd.DataFrame, low: float = 0.1, high: float = 0.8) -> tuple[pd.DataFrame, FilterReport]:
     """Return the per-run means kept by the ``low <= comm/total <= high`` filter.
 
-    Means as :func:`~workbench.models.comm.statistics.run_summary` computes them; the rows
-    are indexed 0..n-1.
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        The per-rank frame (:func:`load_datagen`).
+    low : float, default 0.1
+        Smallest communication share of a run's time kept.
+    high : float, default 0.8
+        Largest share kept.
+
+    Returns
+    -------
+    runs : pandas.DataFrame
+        Means as :func:`~workbench.models.comm.statistics.run_summary` computes them, indexed
+        0..n-1.
+    report : FilterReport
+        What the filter kept and dropped.
     """
     runs = run_summary(per_rank)
     kept, report = comm_fraction_filter(runs, low, high)
@@ -130,8 +176,22 @@ def osu_bcast_configurations(osu: pd.DataFrame) -> pd.DataFrame:
 
     The files paste several campaigns together (see :mod:`workbench.io.collectives`):
     exact copies are dropped and repeated measurements of a configuration averaged.
-    Columns: ``mapping`` (str), ``algorithm`` (str: the Open MPI id as a category),
-    ``processes``, ``size_bytes``, ``latency_us`` (mean over repeats), ``repeats``.
+
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        The ``osu-orfeo`` frame (``fetch_dataset("osu-orfeo").frame``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``mapping`` (str), ``algorithm`` (str: the Open MPI id as a category),
+        ``processes``, ``size_bytes``, ``latency_us`` (mean over repeats), ``repeats``.
+
+    Raises
+    ------
+    ValidationError
+        Not a frame, a missing column, or no broadcast rows.
     """
     where = "OSU broadcast data"
     if not isinstance(osu, pd.DataFrame):
@@ -166,10 +226,32 @@ def _split_values(values: Sequence) -> tuple[list, list]:
 
 def build_scenario(source: str, name: str, frame: pd.DataFrame, *, test_size: float = TEST_SIZE,
                    seed: int = 0) -> Scenario:
-    """Build scenario ``name`` (:data:`SCENARIOS`) with the preset of ``source`` on ``frame``.
+    """Build scenario ``name`` with the preset of ``source`` on ``frame``.
 
-    The presets are described in the module docstring; ``frame`` comes from
-    :func:`datagen_runs` or :func:`osu_bcast_configurations`.
+    The presets are described in the module docstring.
+
+    Parameters
+    ----------
+    source : {"datagen", "osu"}
+        The data source.
+    name : str
+        One of :data:`SCENARIOS`.
+    frame : pandas.DataFrame
+        :func:`datagen_runs`' or :func:`osu_bcast_configurations`' rows.
+    test_size : float, default TEST_SIZE (0.4)
+        Share of the training configurations held out.
+    seed : int, default 0
+        Seeds the split.
+
+    Returns
+    -------
+    Scenario
+        The train and test rows of the scenario.
+
+    Raises
+    ------
+    ValidationError
+        An unknown source or scenario, or too few values to split.
     """
     features, _ = source_features(source)
     if name not in SCENARIOS:
@@ -204,9 +286,31 @@ def osu_train_small_test_big(osu: pd.DataFrame, *, train_max: int = 64, test_ran
     Gradient boosting on OSU broadcast latencies trained on 60 % of the configurations
     with <= ``train_max`` cores, tested on the other 40 % and on every configuration with
     ``test_range`` cores ([Branikas2024] section 7.3's train small / test big).
-    ``estimator`` defaults to :class:`CommGBM()` (6 candidates x 3 folds, ~7 s here);
-    ``CommGBM(n_iter=40, cv=5)`` is the thorough search (~75 s here; held-out R2 0.991 vs
-    0.990, the unseen 128-256 cores unchanged: trees do not extrapolate).
+
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        The ``osu-orfeo`` frame.
+    train_max : int, default 64
+        Most cores of a training configuration.
+    test_range : (int, int), default (128, 256)
+        Cores of the unseen test configurations, bounds included.
+    estimator : CommGBM or None, default None
+        None: :class:`CommGBM()` (6 candidates x 3 folds, ~7 s here); ``CommGBM(n_iter=40,
+        cv=5)`` is the thorough search (~75 s here; held-out R2 0.991 vs 0.990, the unseen
+        128-256 cores unchanged: trees do not extrapolate).
+    test_size : float, default TEST_SIZE (0.4)
+        Share of the small configurations held out.
+    seed : int, default 0
+        Seeds the split.
+    progress : callable, bool or None, default False
+        As in :func:`~workbench.models.comm.gbm.run_scenario`: ``progress(done, total)``
+        counts the folds of every model's search; None shows a ``tqdm`` bar, False is silent.
+
+    Returns
+    -------
+    ScenarioResult
+        The fitted models' predictions and metrics.
     """
     frame = osu_bcast_configurations(osu)
     cores = frame["processes"].unique()
@@ -220,10 +324,18 @@ def osu_train_small_test_big(osu: pd.DataFrame, *, train_max: int = 64, test_ran
 def compare_with_tables8(metrics: pd.DataFrame) -> pd.DataFrame:
     """Our metrics (``ScenarioResult.metrics``) beside [Branikas2024]'s Tables 8.1/8.3/8.5.
 
-    One row per our (model, subset) that has a published counterpart: ``scenario``,
-    ``subset``, ``published_subset``, ``r2``, ``rmse``, ``mape_fraction`` (ours) and
-    ``published_r2``, ``published_rmse`` (seconds, data generator on ARIS),
-    ``published_mape_fraction``.
+    Parameters
+    ----------
+    metrics : pandas.DataFrame
+        ``ScenarioResult.metrics``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per our (model, subset) that has a published counterpart: ``scenario``,
+        ``subset``, ``published_subset``, ``r2``, ``rmse``, ``mape_fraction`` (ours) and
+        ``published_r2``, ``published_rmse`` (seconds, data generator on ARIS),
+        ``published_mape_fraction``.
     """
     require_columns(metrics, ["r2", "rmse", "mape_fraction"], "compare_with_tables8")
     published = fetch_seed_table("gbm_model_metrics_tables8").frame.rename(
@@ -241,15 +353,27 @@ def reproduce_table_6_1(base_us: float | str = "auto", size_factor: float = SIZE
                         exchange: pd.DataFrame | None = None, ratios: pd.DataFrame | None = None) -> pd.DataFrame:
     """Our semi-empirical predictions against Table 6.1 (Figs. 6.3-6.5).
 
-    ``exchange``/``ratios`` default to the seed Tables 6.1/6.2; ``base_us`` and
-    ``size_factor`` as in :class:`ExchangeModel` (``"auto"`` -> 6.10 µs from Table 6.2).
-
-    Returns one row per Table 6.1 row: ``message_size_bytes``, ``processes_per_node``,
-    ``measured_us``, ``predicted_us`` (the formula), ``percentage_error`` (thesis sign,
-    %), ``abs_error_pct``, ``ppn_factor_us`` (Fig. 6.3's model), ``ppn_factor_error``
-    (%, thesis sign).  ``frame.attrs``: ``base_us``, ``base_source``, ``size_factor``.
     With the thesis's parameters the error falls from +41 % (32 KiB, 1 PpN:
     under-prediction) to about -10 % as size and PpN grow, the pattern of Fig. 6.5.
+
+    Parameters
+    ----------
+    base_us : float or {"auto", "measured", "ratios"}, default "auto"
+        As in :class:`ExchangeModel` (``"auto"`` -> 6.10 µs from Table 6.2).
+    size_factor : float, default SIZE_FACTOR (1/3)
+        As in :class:`ExchangeModel`.
+    exchange : pandas.DataFrame or None, default None
+        The Exchange times; None: the seed Table 6.1.
+    ratios : pandas.DataFrame or None, default None
+        The ratios; None: the seed Table 6.2 (when ``base_us`` is a word).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per Table 6.1 row: ``message_size_bytes``, ``processes_per_node``,
+        ``measured_us``, ``predicted_us`` (the formula), ``percentage_error`` (thesis sign,
+        %), ``abs_error_pct``, ``ppn_factor_us`` (Fig. 6.3's model), ``ppn_factor_error``
+        (%, thesis sign).  ``frame.attrs``: ``base_us``, ``base_source``, ``size_factor``.
     """
     exchange = _seed("exchange_benchmark_table6_1") if exchange is None else exchange
     ratios = _seed("exchange_ratios_table6_2") if ratios is None and isinstance(base_us, str) else ratios
@@ -288,19 +412,30 @@ def table_6_3_check(base_us: float | str = "auto", size_factor: float = SIZE_FAC
                     iterations: int = ITERATIONS) -> pd.DataFrame:
     """Recompute Tables 6.3 and 6.4 (32 MiB working set, 64 nodes) from the formula and Table 6.1.
 
-    The thesis's inconsistencies are shown, not fitted.
+    The thesis's inconsistencies are shown, not fitted.  The data generator runs
+    ``iterations`` time iterations, so the model's prediction is ``iterations *
+    ExchangeModel.predict`` (section 6.3), in seconds.
 
-    The data generator runs ``iterations`` (32) time iterations, so the model's prediction
-    is ``iterations * ExchangeModel.predict`` (section 6.3), in seconds.
+    Parameters
+    ----------
+    base_us : float or {"auto", "measured", "ratios"}, default "auto"
+        As in :class:`ExchangeModel`.
+    size_factor : float, default SIZE_FACTOR (1/3)
+        As in :class:`ExchangeModel`.
+    iterations : int, default ITERATIONS (32)
+        Time iterations of the data generator.
 
-    Columns: ``message_size_bytes``, ``processes_per_node``, ``datagen_s`` (measured
-    data-generator communication time), ``published_prediction_s``,
-    ``formula_prediction_s`` (ours), ``formula_one_size_lower_s`` (the formula at 1/8 of
-    the size: what the thesis printed), ``published_percentage_error``,
-    ``formula_percentage_error`` (ours, thesis sign), ``published_exchange_x32_s``,
-    ``exchange_x32_s`` (32 x the Table 6.1 time; NaN at 20 PpN, which Table 6.1 lacks),
-    ``discrepancy`` (empty when the printed numbers agree with the recomputed ones to
-    their last digit, else what differs).  ``frame.attrs``: ``base_us``, ``size_factor``.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns: ``message_size_bytes``, ``processes_per_node``, ``datagen_s`` (measured
+        data-generator communication time), ``published_prediction_s``,
+        ``formula_prediction_s`` (ours), ``formula_one_size_lower_s`` (the formula at 1/8 of
+        the size: what the thesis printed), ``published_percentage_error``,
+        ``formula_percentage_error`` (ours, thesis sign), ``published_exchange_x32_s``,
+        ``exchange_x32_s`` (32 x the Table 6.1 time; NaN at 20 PpN, which Table 6.1 lacks),
+        ``discrepancy`` (empty when the printed numbers agree with the recomputed ones to
+        their last digit, else what differs).  ``frame.attrs``: ``base_us``, ``size_factor``.
     """
     published = _seed("datagen_vs_semiempirical_table6_3_6_4")
     exchange = _seed("exchange_benchmark_table6_1")
@@ -357,10 +492,24 @@ def table_6_3_check(base_us: float | str = "auto", size_factor: float = SIZE_FAC
 def model_frame(source: str, data: pd.DataFrame | None, low: float = 0.1, high: float = 0.8) -> pd.DataFrame:
     """Return the rows the models of ``source`` train on, from that source's ``data``.
 
-    ``"datagen"``: per-run means of the per-rank frame ``data`` kept by
-    ``low <= comm/total <= high`` (:func:`datagen_runs`; the report is in
-    ``attrs["filter"]``); ``"osu"``: one row per broadcast configuration of the
-    ``osu-orfeo`` frame ``data`` (:func:`osu_bcast_configurations`).
+    Parameters
+    ----------
+    source : {"datagen", "osu"}
+        ``"datagen"``: per-run means of the per-rank frame ``data`` kept by ``low <=
+        comm/total <= high`` (:func:`datagen_runs`; the report is in ``attrs["filter"]``);
+        ``"osu"``: one row per broadcast configuration of the ``osu-orfeo`` frame ``data``
+        (:func:`osu_bcast_configurations`).
+    data : pandas.DataFrame or None
+        The source's frame; None when it could not be loaded.
+    low : float, default 0.1
+        Smallest communication share kept (``"datagen"``).
+    high : float, default 0.8
+        Largest communication share kept (``"datagen"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The training rows.
 
     Raises
     ------
@@ -389,9 +538,36 @@ def train_scenario(source: str, scenario: str, frame: pd.DataFrame, *, test_size
 
     As in [Branikas2024] sections 7.3 and 8.
 
-    ``frame`` is :func:`model_frame`'s; the scenario is :func:`build_scenario`'s preset;
-    the search ranges, folds and candidates go to :class:`CommGBM` (``seed`` also seeds
-    the split); ``progress`` as in :func:`~workbench.models.comm.gbm.run_scenario`.
+    Parameters
+    ----------
+    source : {"datagen", "osu"}
+        The data source.
+    scenario : str
+        One of :data:`SCENARIOS`, built by :func:`build_scenario`'s preset.
+    frame : pandas.DataFrame
+        :func:`model_frame`'s rows.
+    test_size : float, default TEST_SIZE (0.4)
+        As in :func:`build_scenario`.
+    seed : int, default 0
+        Seeds the split and the search.
+    n_iter, cv : int, default 6, 3
+        Candidates and folds of the search (:class:`CommGBM`).
+    learning_rate : (float, float), default (0.03, 0.3)
+        Range searched (:class:`CommGBM`).
+    max_depth : (int, int), default (2, 5)
+        Range searched.
+    n_estimators : (int, int), default (100, 300)
+        Range searched.
+    log_target : bool, default True
+        Fit the logarithm of the target (:class:`CommGBM`).
+    progress : callable, bool or None, default False
+        As in :func:`~workbench.models.comm.gbm.run_scenario`: ``progress(done, total)``
+        counts the folds of every model's search; None shows a ``tqdm`` bar, False is silent.
+
+    Returns
+    -------
+    ScenarioResult
+        The fitted models' predictions and metrics.
     """
     features, target = source_features(source)
     split = build_scenario(source, scenario, frame, test_size=test_size, seed=seed)

@@ -65,7 +65,14 @@ from workbench.metrics import band_text
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, descriptors, mapping_descriptors
 from workbench.models.comm.patterns import NO_PARTNER, mapping
-from workbench.models.comm.regression import PUBLISHED, AreaSplit, CommRegression, CommRegressionResult, evaluate
+from workbench.models.comm.regression import (
+    PUBLISHED,
+    AreaSplit,
+    CommRegression,
+    CommRegressionResult,
+    comm_times,
+    evaluate,
+)
 
 __all__ = [
     "BCAST_PATTERNS",
@@ -129,8 +136,24 @@ def _children_to_partners(parent: np.ndarray, order: np.ndarray) -> np.ndarray:
 def broadcast_partners(algorithm: int, processes: int) -> np.ndarray:
     """Return the tree of an Open MPI broadcast rooted at rank 0 as a ``(processes, k)`` partner array.
 
-    Row ``r`` = the ranks ``r`` sends the message to, in send order, padded with
-    ``NO_PARTNER`` (see the module docstring for the algorithms, :data:`BCAST_PATTERNS`).
+    Parameters
+    ----------
+    algorithm : int
+        An Open MPI 4.1 ``coll_tuned`` broadcast id with a pattern, a key of
+        :data:`BCAST_PATTERNS` (see the module docstring for the algorithms).
+    processes : int
+        Ranks, >= 2.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Row ``r`` = the ranks ``r`` sends the message to, in send order, padded with
+        ``NO_PARTNER``.
+
+    Raises
+    ------
+    ValidationError
+        An algorithm without a pattern, or fewer than 2 processes.
     """
     where = "broadcast_partners"
     if algorithm not in BCAST_PATTERNS:
@@ -171,8 +194,17 @@ def critical_path_messages(partners) -> int:
     """Count the messages on the longest root-to-leaf path of a broadcast tree (root 0).
 
     Every sender injects its messages one after another in row order: child ``k``
-    (1-based) of a sender receives ``k`` sends after its parent; the result is the maximum
-    over ranks.
+    (1-based) of a sender receives ``k`` sends after its parent.
+
+    Parameters
+    ----------
+    partners : array-like of int, shape (processes, k)
+        The tree as :func:`broadcast_partners` returns it.
+
+    Returns
+    -------
+    int
+        The maximum over ranks of the sends before the message reaches them.
     """
     arr = np.asarray(partners)
     sender, slot = np.nonzero(arr != NO_PARTNER)
@@ -192,6 +224,23 @@ def osu_rank_node(mapping_name: str, processes: int) -> np.ndarray:
     """Return the node (0 or 1) of every rank of an ORFEO OSU run placed with ``--map-by mapping_name``.
 
     The placements are described in the module docstring.
+
+    Parameters
+    ----------
+    mapping_name : {"core", "socket", "node"}
+        The run's ``--map-by`` (:data:`OSU_MAPPINGS`).
+    processes : int
+        Ranks of the run.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        One node per rank.
+
+    Raises
+    ------
+    ValidationError
+        An unknown mapping.
     """
     kind = OSU_MAPPINGS.get(mapping_name)
     if kind is None:
@@ -209,10 +258,28 @@ def osu_broadcast_frame(osu: pd.DataFrame, mapping: str = "core", algorithm: int
                         time: str = "latency_us") -> pd.DataFrame:
     """[Papadopoulou2015]'s descriptor frame of the OSU broadcasts of one placement and algorithm.
 
-    ``osu``: the ``osu-orfeo`` frame (:func:`workbench.io.read_osu_orfeo`).  Columns:
-    ``mapping``, ``algorithm``, ``processes``, the 13 metrics, ``comm_time_us`` (= the
-    ``time`` column: ``latency_us`` average over ranks, ``min_us`` or ``max_us``),
-    ``latency_us``, ``min_us``, ``max_us``.  Sorted by processes then size.
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        The ``osu-orfeo`` frame (:func:`workbench.io.read_osu_orfeo`).
+    mapping : {"core", "socket", "node"}, default "core"
+        The placement (:func:`osu_rank_node`).
+    algorithm : int, default 1
+        The broadcast algorithm (:func:`broadcast_partners`).
+    time : {"latency_us", "min_us", "max_us"}, default "latency_us"
+        The column that becomes ``comm_time_us``: the average over ranks, or the minimum or
+        maximum.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``mapping``, ``algorithm``, ``processes``, the 13 metrics, ``comm_time_us``,
+        ``latency_us``, ``min_us``, ``max_us``; sorted by processes then size.
+
+    Raises
+    ------
+    ValidationError
+        An unknown ``time``, algorithm or mapping, or no such runs in ``osu``.
     """
     if time not in ("latency_us", "min_us", "max_us"):
         raise ValidationError(f"osu_broadcast_frame: time must be latency_us, min_us or max_us, got {time!r}")
@@ -240,7 +307,22 @@ def pingpong_sweep(mirror=None) -> pd.DataFrame:
     """Load our ping-pong sweep with the 13 metrics added.
 
     Catalogue ``comm-pingpong-local``, measured by :mod:`workbench.measure.comm` on this
-    machine; its ``attrs`` keep the run facts (machine, date, MPI version).
+    machine.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        The data mirror; None: ``WORKBENCH_DATA_MIRROR`` (:func:`~workbench.io.fetch_dataset`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The descriptor frame; its ``attrs`` keep the run facts (machine, date, MPI version).
+
+    Raises
+    ------
+    DatasetNotFoundError
+        The sweep is not there.
     """
     data = fetch_dataset("comm-pingpong-local", mirror=mirror)
     frame = descriptors(data.frame)
@@ -251,11 +333,22 @@ def pingpong_sweep(mirror=None) -> pd.DataFrame:
 def synthetic_sweep(seed: int = 0, noise: float = 0.05) -> pd.DataFrame:
     """Return a SYNTHETIC sweep (not a measurement) in the ping-pong frame's columns.
 
-    [Papadopoulou2015]'s parameter grid on a made-up cluster (N 1..16 nodes, PPN 1..16, M 1..4, S 128 B..1
-    MiB, ``I`` of a block mapping with random partners approximated by
-    ``1 - (PPN-1)/(P-1)``, SW = R = 1) and times from a three-regime model with ``noise``
-    log-normal scatter; for demonstrations and tests where no measured sweep is at hand.
-    ``attrs["synthetic"]`` is True.
+    [Papadopoulou2015]'s parameter grid on a made-up cluster (N 1..16 nodes, PPN 1..16, M
+    1..4, S 128 B..1 MiB, ``I`` of a block mapping with random partners approximated by
+    ``1 - (PPN-1)/(P-1)``, SW = R = 1) and times from a three-regime model; for
+    demonstrations and tests where no measured sweep is at hand.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seeds the scatter.
+    noise : float, default 0.05
+        Sigma of the log-normal scatter of the times.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The descriptor frame with ``comm_time_us``; ``attrs["synthetic"]`` is True.
     """
     rng = np.random.default_rng(seed)
     grid = np.array(np.meshgrid([1, 2, 4, 8, 16], [1, 2, 4, 8, 16], [1, 2, 4], 2.0 ** np.arange(7, 21, 2),
@@ -278,7 +371,20 @@ def synthetic_sweep(seed: int = 0, noise: float = 0.05) -> pd.DataFrame:
 
 
 def default_sweep(mirror=None) -> tuple[pd.DataFrame, str]:
-    """Our measured ping-pong sweep, or -- when it is not there -- the synthetic one, with a label saying which."""
+    """Our measured ping-pong sweep, or -- when it is not there -- the synthetic one, with a label saying which.
+
+    Parameters
+    ----------
+    mirror : str, os.PathLike or None, default None
+        As in :func:`pingpong_sweep`.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        :func:`pingpong_sweep`'s or :func:`synthetic_sweep`'s frame.
+    label : str
+        Which one, in words.
+    """
     try:
         return pingpong_sweep(mirror), "ping-pong sweep measured on this machine (comm-pingpong-local)"
     except DatasetNotFoundError:
@@ -292,8 +398,26 @@ def train_test_split_by(frame: pd.DataFrame, column: str = "processes", train_ma
                         test_min: float | None = 128) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Split ``frame`` into train-small / test-big sets.
 
-    Rows with ``column <= train_max`` for training, rows with ``column >= test_min``
-    (default: everything above ``train_max``) for testing.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    column : str, default "processes"
+        The column split on.
+    train_max : float, default 64
+        Rows with ``column <= train_max`` are for training.
+    test_min : float or None, default 128
+        Rows with ``column >= test_min`` are for testing; None: everything above ``train_max``.
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+        The two sets of rows.
+
+    Raises
+    ------
+    ValidationError
+        No such column, ``test_min < train_max``, or an empty set.
     """
     where = "train_test_split_by"
     if column not in frame.columns:
@@ -314,7 +438,22 @@ def train_test_split_by(frame: pd.DataFrame, column: str = "processes", train_ma
 
 def random_split(frame: pd.DataFrame, train_fraction: float = 0.6, seed: int = 0
                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return a random ``train_fraction`` / rest split of the rows (seeded, reproducible)."""
+    """Return a random ``train_fraction`` / rest split of the rows (seeded, reproducible).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        At least 2 rows.
+    train_fraction : float, default 0.6
+        Share of the rows for training, in (0, 1); each set keeps at least one row.
+    seed : int, default 0
+        Seeds the permutation.
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+        The two sets, each in the frame's order.
+    """
     if not 0 < train_fraction < 1:
         raise ValidationError(f"random_split: train_fraction must lie in (0, 1), got {train_fraction!r}")
     if len(frame) < 2:
@@ -326,9 +465,23 @@ def random_split(frame: pd.DataFrame, train_fraction: float = 0.6, seed: int = 0
 
 def evaluate_split(train: pd.DataFrame, test: pd.DataFrame | None = None, model: CommRegression | None = None,
                    y: str = TARGET) -> CommRegressionResult:
-    """Fit ``model`` (default :class:`CommRegression()`) on ``train`` and score it on ``test``.
+    """Fit ``model`` on ``train`` and score it on ``test``.
 
-    Without ``test``, it is scored on ``train`` itself (an in-sample fit).
+    Parameters
+    ----------
+    train : pandas.DataFrame
+        The training measurements.
+    test : pandas.DataFrame or None, default None
+        The rows scored; None scores ``train`` itself (an in-sample fit).
+    model : CommRegression or None, default None
+        The model fitted; None: :class:`CommRegression()`.
+    y : str, default TARGET ("comm_time_us")
+        The column of measured times.
+
+    Returns
+    -------
+    CommRegressionResult
+        Predictions and metrics of the test rows.
     """
     model = model if model is not None else CommRegression()
     model.fit(train, y)
@@ -338,7 +491,15 @@ def evaluate_split(train: pd.DataFrame, test: pd.DataFrame | None = None, model:
 def published_comparison(result: CommRegressionResult) -> pd.DataFrame:
     """Our overall MAPE (%) and share within +-30 % beside the paper's (section IV).
 
-    Columns ``metric``, ``ours``, ``paper``.
+    Parameters
+    ----------
+    result : CommRegressionResult
+        A scored fit (:func:`evaluate_split`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``metric``, ``ours``, ``paper``.
     """
     ours = result.overall()
     return pd.DataFrame({
@@ -349,7 +510,21 @@ def published_comparison(result: CommRegressionResult) -> pd.DataFrame:
 
 
 def osu_broadcast_label(mapping_name: str, algorithm: int) -> str:
-    """Return the OSU descriptor frame of :func:`osu_broadcast_frame` in words (titles, readouts)."""
+    """Return the OSU descriptor frame of :func:`osu_broadcast_frame` in words (titles, readouts).
+
+    Parameters
+    ----------
+    mapping_name : str
+        The placement.
+    algorithm : int
+        The broadcast algorithm.
+
+    Returns
+    -------
+    str
+        E.g. ``"OSU broadcast on ORFEO, --map-by core, algorithm 1 (basic_linear), latency
+        averaged over ranks"``.
+    """
     return (f"OSU broadcast on ORFEO, --map-by {mapping_name}, algorithm {algorithm} "
             f"({BCAST_PATTERNS.get(algorithm, 'no pattern')}), latency averaged over ranks")
 
@@ -365,11 +540,23 @@ EVALUATIONS = {
 def evaluation_sets(data: pd.DataFrame, how: str = "all") -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Training and test rows of one of the :data:`EVALUATIONS`, and what they are in words.
 
-    ``"all"`` fits and scores every point; ``"random"`` is a seeded 60/40 split
-    (:func:`random_split`); ``"scale"`` trains small and tests big by ``processes``
-    (:func:`train_test_split_by`): the OSU scenario (train <= 64, test 128..256 processes)
-    where the data reach that far, otherwise train below the largest process count and
-    test at it.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The measurements.
+    how : {"all", "random", "scale"}, default "all"
+        ``"all"`` fits and scores every point; ``"random"`` is a seeded 60/40 split
+        (:func:`random_split`); ``"scale"`` trains small and tests big by ``processes``
+        (:func:`train_test_split_by`): the OSU scenario (train <= 64, test 128..256
+        processes) where the data reach that far, otherwise train below the largest process
+        count and test at it.
+
+    Returns
+    -------
+    train, test : pandas.DataFrame
+        The rows.
+    text : str
+        The choice in words, with the numbers of points.
 
     Raises
     ------
@@ -402,11 +589,30 @@ def fit_and_evaluate(data: pd.DataFrame, split: AreaSplit, robust: str = "bisqua
                      ) -> tuple[CommRegressionResult, str, CommRegression]:
     """Fit :class:`~workbench.models.comm.regression.CommRegression` and score it on held-out rows.
 
-    Fitted on the training rows of :func:`evaluation_sets` and scored on the test rows.
+    Fitted on the training rows of :func:`evaluation_sets` and scored on the test rows.  The
+    model's warnings (a robust fit that did not converge, an area with too few points) are
+    collected in ``result.warnings`` rather than emitted, so a caller shows them where it
+    wants.
 
-    Returns ``(result, evaluation in words, fitted model)``.  The model's warnings (a
-    robust fit that did not converge, an area with too few points) are collected in
-    ``result.warnings`` rather than emitted, so a caller shows them where it wants.
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The measurements.
+    split : AreaSplit
+        The areas of the model.
+    robust : str, default "bisquare"
+        The robust loss (:class:`CommRegression`).
+    how : {"all", "random", "scale"}, default "all"
+        As in :func:`evaluation_sets`.
+
+    Returns
+    -------
+    result : CommRegressionResult
+        Predictions and metrics of the test rows.
+    text : str
+        The evaluation in words.
+    model : CommRegression
+        The fitted model.
     """
     train, test, text = evaluation_sets(data, how)
     model = CommRegression(split=split, robust=robust)
@@ -438,9 +644,21 @@ def _in_file_words(message: str, lines: pd.Index) -> str:
 def read_comm_times_csv(name: str, content: bytes) -> pd.DataFrame:
     """Read a CSV table of measured communication phases as [Papadopoulou2015]'s descriptor frame.
 
-    Needs the columns :data:`COMM_TIMES_COLUMNS` (``S, M, PPN, N, I, SW, R`` and
-    ``comm_time_us`` > 0, case-sensitive); other columns are kept, numbers as numbers
-    ([Papadopoulou2015] section III).
+    Other columns than the needed ones are kept, numbers as numbers ([Papadopoulou2015]
+    section III).
+
+    Parameters
+    ----------
+    name : str
+        The file's name, named in messages.
+    content : bytes
+        The file's bytes: UTF-8 CSV with the columns :data:`COMM_TIMES_COLUMNS` (``S, M, PPN,
+        N, I, SW, R`` and ``comm_time_us`` > 0, case-sensitive).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The descriptor frame, indexed 0..n-1.
 
     Raises
     ------
@@ -458,7 +676,7 @@ def read_comm_times_csv(name: str, content: bytes) -> pd.DataFrame:
         raise ValidationError(f"{name}: missing the column(s) {', '.join(missing)} (the file has {found}{case})")
     try:
         data = descriptors(table)
-        CommRegression._target(data, TARGET)
+        comm_times(data, TARGET)
     except ValidationError as exc:
         raise ValidationError(f"{name}: {_in_file_words(str(exc), table.index)}") from None
     for column in data.columns:  # cells were read as text: numbers become numbers

@@ -43,7 +43,8 @@ import pandas as pd
 from workbench.errors import DataFormatError, ParseWarning
 from workbench.io.text import as_path, checked_text, decode, is_folder, read_file
 
-__all__ = ["NPB_COLUMNS", "parse_npb_text", "read_npb_logs", "parse_npb_filename", "records_to_frame"]
+__all__ = ["NPB_COLUMNS", "parse_npb_text", "parse_npb_bytes", "read_npb_logs", "parse_npb_filename",
+           "records_to_frame"]
 
 #: Column order of the frame returned by :func:`read_npb_logs`.
 NPB_COLUMNS = [
@@ -203,9 +204,30 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
     return _parse(checked_text(text, str(source), what=NPB_WHAT, max_bytes=MAX_LOG_BYTES), source)
 
 
-def _decode_log(data: bytes, name: str) -> str:
-    """Return the checked text of an NPB log's bytes (an upload): see :mod:`workbench.io.text`."""
-    return decode(data, name, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True)
+def parse_npb_bytes(content: bytes, name: str) -> dict:
+    """Parse the raw bytes of one NPB log (an upload) into a record, like :func:`parse_npb_text`.
+
+    Parameters
+    ----------
+    content : bytes
+        The file's bytes; any 8-bit text decodes (logs of old machines), within the limits of
+        :mod:`workbench.io.text` (at most ``MAX_LOG_BYTES``).
+    name : str
+        The file's name: named in messages, the record's ``source``, and read for ``nodes``
+        as in :func:`parse_npb_text`.
+
+    Returns
+    -------
+    dict
+        One record with the :data:`NPB_COLUMNS`.
+
+    Raises
+    ------
+    DataFormatError
+        The bytes are not text, too many, or not a completed NPB log (the reason as in
+        :func:`parse_npb_text`).
+    """
+    return _parse(decode(content, name, what=NPB_WHAT, max_bytes=MAX_LOG_BYTES, legacy=True), name)
 
 
 def _parse(text: str, source) -> dict:

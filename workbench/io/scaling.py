@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import DataFormatError, ValidationError
-from workbench.io.npb import MAX_COUNT, _decode_log, read_npb_logs, records_to_frame
-from workbench.io.npb import _parse as _parse_npb
+from workbench.io.npb import MAX_COUNT, parse_npb_bytes, read_npb_logs, records_to_frame
 from workbench.io.text import as_path, csv_frame, decode, is_folder, path_exists, read_buffer, read_file
 from workbench.validation import UNITS, check_unit
 
@@ -85,19 +84,24 @@ def read_scaling_csv(path_or_buffer, *, time_column: str = "time_s", time_unit: 
     When the file has no ``benchmark`` column, its file name stem is used. The file is
     read with the checks and limits of :mod:`workbench.io.text` (a regular file of at
     most 50 MiB, UTF-8 with or without BOM, any line ends, at most 1,000 columns).
-    Returns the canonical scaling frame (see the module docstring).
 
     Parameters
     ----------
-    path_or_buffer : str, Path or file-like (text or bytes)
-    time_column : str
+    path_or_buffer : str, os.PathLike or file-like (text or bytes)
+        The CSV file, or an open file whose ``name`` (if any) is named in messages.
+    time_column : str, default "time_s"
         Name of the runtime column in the file (case-insensitive), e.g. ``"time_ms"``;
         it becomes ``time_s``.
-    time_unit : {"s", "ms", "us"}
+    time_unit : {"s", "ms", "us"}, default "s"
         Unit of ``time_column``; values are converted to seconds.
     unit : {"processes", "nodes", "gpus", "cores"} or None, default None
         What an allocation counts (``frame.attrs["unit"]``, see :func:`allocations`); None
         takes the file's ``unit`` column, else ``"processes"``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The canonical scaling frame (see the module docstring).
 
     Raises
     ------
@@ -327,8 +331,16 @@ def _topology_problems(values: dict, label, index, rows: str) -> list[str]:
 def frame_unit(frame: pd.DataFrame) -> str:
     """Return what an allocation of ``frame`` counts.
 
-    ``frame.attrs["unit"]`` (set by the ``unit`` argument of the readers), else the ``unit``
-    column when it holds one known unit for every row, else ``"processes"``.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A scaling frame.
+
+    Returns
+    -------
+    str
+        ``frame.attrs["unit"]`` (set by the ``unit`` argument of the readers), else the
+        ``unit`` column when it holds one known unit for every row, else ``"processes"``.
     """
     if frame.attrs.get("unit") is not None:
         return check_unit(frame.attrs["unit"], "scaling data")
@@ -343,12 +355,28 @@ def frame_unit(frame: pd.DataFrame) -> str:
 
 
 def allocations(frame: pd.DataFrame, unit: str | None = None) -> np.ndarray:
-    """Return the allocation of every run of a scaling frame, in ``unit`` (default: the frame's own).
+    """Return the allocation of every run of a scaling frame, in ``unit``.
 
     ``processes``: the ``processes`` column; ``nodes``: ``nodes`` (every run must state it);
     ``gpus``: the ``gpus`` column when present, else one GPU per process; ``cores``:
-    processes x threads.  Raises a ValidationError naming the rows where the unit's count
-    is unknown.
+    processes x threads.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A validated scaling frame.
+    unit : {"processes", "nodes", "gpus", "cores"} or None, default None
+        What to count; None: the frame's own (:func:`frame_unit`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One float per row.
+
+    Raises
+    ------
+    ValidationError
+        Naming the rows where the unit's count is unknown.
     """
     unit = check_unit(unit, "allocations") if unit is not None else frame_unit(frame)
     if unit == "nodes" or (unit == "gpus" and "gpus" in frame.columns):
@@ -367,13 +395,26 @@ def allocations(frame: pd.DataFrame, unit: str | None = None) -> np.ndarray:
 def validate_scaling_frame(df: pd.DataFrame) -> pd.DataFrame:
     """Check a scaling table and return a canonical copy (module docstring columns first).
 
-    Raises :class:`~workbench.errors.ValidationError` that names the columns and rows
-    (index labels) concerned, listing every problem found at once: missing required
-    columns (with the columns found), empty/NaN cells, non-numeric values, runtimes or
-    counts that are zero/negative, non-integer counts, duplicate configurations (then
-    add a ``run`` column for repeated measurements).  Missing optional columns get their
-    defaults (threads 1, run 0, nodes <NA>, benchmark "custom", problem_class "n/a").
-    ``df.attrs`` is kept.
+    Missing optional columns get their defaults (threads 1, run 0, nodes <NA>, benchmark
+    "custom", problem_class "n/a").
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table; its ``attrs`` are kept.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The canonical scaling frame.
+
+    Raises
+    ------
+    ValidationError
+        Naming the columns and rows (index labels) concerned, listing every problem found at
+        once: missing required columns (with the columns found), empty/NaN cells, non-numeric
+        values, runtimes or counts that are zero/negative, non-integer counts, duplicate
+        configurations (then add a ``run`` column for repeated measurements).
     """
     return _validate(df, name="scaling data", rows="row", labels={})
 
@@ -394,8 +435,20 @@ def placement_labels(processes, nodes, cores_per_node: int | None = None) -> np.
     ``"uneven (3.125 per node)"``    processes not a multiple of nodes
     ===============================  ===========================================
 
-    ``cores_per_node`` is a property of the machine (4 on the Raspberry Pi cluster); when
-    it is ``None`` nothing is called "packed".
+    Parameters
+    ----------
+    processes : array-like of int
+        Processes of each run.
+    nodes : array-like of int or <NA>
+        Nodes of each run (broadcast against ``processes``); <NA> or NaN: unknown.
+    cores_per_node : int or None, default None
+        A property of the machine (4 on the Raspberry Pi cluster); None: nothing is called
+        "packed".
+
+    Returns
+    -------
+    numpy.ndarray of object
+        One label per run.
     """
     p = np.asarray(processes, dtype=float)
     n = pd.array(nodes, dtype="Float64").to_numpy(dtype=float, na_value=np.nan)
@@ -423,14 +476,22 @@ def _with_placement(frame: pd.DataFrame, cores_per_node: int | None) -> pd.DataF
 def list_curves(frame: pd.DataFrame, *, cores_per_node: int | None = None) -> pd.DataFrame:
     """Available strong-scaling curves in a scaling frame.
 
-    ``cores_per_node`` defaults to ``frame.attrs["cores_per_node"]`` (set by the catalogue
-    for machines it knows), see :func:`placement_labels`.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A scaling frame (validated here).
+    cores_per_node : int or None, default None
+        See :func:`placement_labels`; None: ``frame.attrs["cores_per_node"]`` (set by the
+        catalogue for machines it knows).
 
-    Returns a frame with one row per curve: ``benchmark``, ``problem_class``,
-    ``placement``, ``n_points`` (distinct process counts), ``n_runs`` (rows, repetitions
-    included), ``processes`` (sorted list of the distinct process counts) and ``label``
-    (e.g. ``"cg class C, packed (4 per node): 5 points"`` for a dropdown), sorted by
-    benchmark, class and decreasing number of points.
+    Returns
+    -------
+    pandas.DataFrame
+        One row per curve: ``benchmark``, ``problem_class``, ``placement``, ``n_points``
+        (distinct process counts), ``n_runs`` (rows, repetitions included), ``processes``
+        (sorted list of the distinct process counts) and ``label`` (e.g. ``"cg class C,
+        packed (4 per node): 5 points"`` for a dropdown), sorted by benchmark, class and
+        decreasing number of points.
     """
     frame = _with_placement(frame, cores_per_node)
     keys = ["benchmark", "problem_class", "placement"]
@@ -458,12 +519,30 @@ def select_curve(
 ) -> pd.DataFrame:
     """Rows of one strong-scaling curve, sorted by processes and run.
 
-    ``benchmark`` and ``problem_class`` match case-insensitively.  ``placement=None``
-    is allowed when the benchmark/class has a single placement.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A scaling frame (validated here).
+    benchmark : str
+        The benchmark (case-insensitive).
+    problem_class : str
+        Its problem class (case-insensitive).
+    placement : str or None, default None
+        A label of :func:`placement_labels`; None is allowed when the benchmark/class has a
+        single placement.
+    cores_per_node : int or None, default None
+        As in :func:`list_curves`.
 
-    Returns columns ``processes``, ``threads``, ``nodes``, ``run``, ``time_s`` (seconds)
-    and ``source``.  Raises :class:`~workbench.errors.ValidationError` listing what is
-    available when nothing matches or the placement is ambiguous.
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``processes``, ``threads``, ``nodes``, ``run``, ``time_s`` (seconds) and
+        ``source``.
+
+    Raises
+    ------
+    ValidationError
+        Listing what is available when nothing matches or the placement is ambiguous.
     """
     frame = _with_placement(frame, cores_per_node)
     same = (frame["benchmark"].str.lower() == str(benchmark).lower()) & (
@@ -501,8 +580,16 @@ def read_scaling_data(path) -> pd.DataFrame:
     * a ``.csv`` file: :func:`read_scaling_csv` (time in seconds in ``time_s``);
     * anything else: :class:`~workbench.errors.DataFormatError` ("unknown file format").
 
-    Always returns a validated scaling frame (NPB-specific columns kept after the
-    canonical ones; skipped logs stay in ``attrs["skipped"]``).
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file or folder.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated scaling frame (NPB-specific columns kept after the canonical ones;
+        skipped logs stay in ``attrs["skipped"]``).
     """
     p = as_path(path)
     if p.suffix.lower() in NPB_SUFFIXES or (path_exists(p) and is_folder(p)):
@@ -520,14 +607,33 @@ def read_scaling_data(path) -> pd.DataFrame:
 def read_scaling_bytes(name: str, content: bytes, unit: str | None = None) -> pd.DataFrame:
     """Read an uploaded file's ``name`` and raw ``content`` like :func:`read_scaling_data`.
 
-    The same checks and limits as a file on disk; messages name the file ``name``.  ``unit``
-    as in :func:`read_scaling_csv`.
+    The same checks and limits as a file on disk; messages name the file ``name``.
+
+    Parameters
+    ----------
+    name : str
+        The file's name: its extension chooses the reader (``.csv``, or an NPB log ``.out``,
+        ``.log``, ``.txt``).
+    content : bytes
+        The file's bytes.
+    unit : {"processes", "nodes", "gpus", "cores"} or None, default None
+        As in :func:`read_scaling_csv` (CSV tables only).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A validated scaling frame.
+
+    Raises
+    ------
+    DataFormatError
+        An unknown extension, or content that its reader refuses.
     """
     suffix = Path(name).suffix.lower()
     if suffix == ".csv":
         return _scaling_table(decode(bytes(content), name, what=_WHAT), name, unit=unit)
     if suffix in NPB_SUFFIXES:
-        record = _parse_npb(_decode_log(bytes(content), name), name)
+        record = parse_npb_bytes(bytes(content), name)
         return validate_scaling_frame(records_to_frame([record]))
     raise DataFormatError(
         f"{name}: unknown file format {suffix or '(no extension)'!r}; expected a .csv scaling table "

@@ -43,6 +43,7 @@ from workbench.evaluation.holdout import RELIABILITY_KINDS
 from workbench.metrics import error_pct
 from workbench.models import downey
 from workbench.models.adept import Adept, AnomalyReport
+from workbench.validation import run_pair
 
 __all__ = [
     "GRID_POINTS",
@@ -83,20 +84,6 @@ _C = {
 
 
 # ----------------------------------------------------------------------------- data
-
-
-def _pair(values, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(n, t) float arrays from a pair of array-likes (None or empty -> two empty arrays)."""
-    if values is None:
-        return np.zeros(0), np.zeros(0)
-    try:
-        n, t = values
-    except (TypeError, ValueError):
-        raise ValidationError(f"{name} must be a pair (n, t) of arrays") from None
-    n, t = np.asarray(n, float).ravel(), np.asarray(t, float).ravel()
-    if n.shape != t.shape:
-        raise ValidationError(f"{name}: n has {n.size} values but t has {t.size}")
-    return n, t
 
 
 def _mean_per_n(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -221,7 +208,7 @@ def holdout_frame(model: Adept, actual) -> pd.DataFrame:
     actual : (array-like, array-like) or None
         ``(n, t)`` of the held-back runs.
     """
-    n, t = _mean_per_n(*_pair(actual, "actual"))
+    n, t = _mean_per_n(*run_pair(actual, "actual"))
     columns = ["n", "actual", "prediction", "error_pct", "accuracy_pct", "speedup", "A", "sigma", "warned", "warnings"]
     if n.size == 0:
         return pd.DataFrame(columns=columns)
@@ -341,7 +328,7 @@ def unit_pitfall_table(n, t_seconds, target: float, base=None) -> pd.DataFrame:
     """
     n = np.asarray(n, float)
     t_seconds = np.asarray(t_seconds, float)
-    n_b, t_b = _pair(base, "base")
+    n_b, t_b = run_pair(base, "base")
     rows = []
     for units in ("fit", "paper"):
         for unit, factor in (("s", 1.0), ("ms", 1e3)):
@@ -622,8 +609,8 @@ def prediction_figure(
         The title; None: the view, units, delta, q and the mean PA.
     """
     _check_view(view)
-    n_act, t_act = _mean_per_n(*_pair(actual, "actual"))
-    n_base, t_base = _mean_per_n(*_pair(base, "base"))
+    n_act, t_act = _mean_per_n(*run_pair(actual, "actual"))
+    n_base, t_base = _mean_per_n(*run_pair(base, "base"))
     grid = prediction_grid(model, n_act) if n_grid is None else np.asarray(n_grid, float)
     curve = prediction_curve(model, grid)
     t1_ref, t1_how = speedup_reference(model)

@@ -64,7 +64,20 @@ _TIME_LABELS = {"comm_s": "communication time [s]", "comp_s": "computation time 
 
 
 def value_label(column: str, value) -> str:
-    """Return a readable value of ``column``: sizes in B/KiB/MiB/GiB for ``*_bytes`` columns."""
+    """Return a readable value of ``column``: sizes in B/KiB/MiB/GiB for ``*_bytes`` columns.
+
+    Parameters
+    ----------
+    column : str
+        The column the value belongs to.
+    value : object
+        The value; floats are shown with ``%g``.
+
+    Returns
+    -------
+    str
+        E.g. ``"64 KiB"`` for ``("size_bytes", 65536)``.
+    """
     if column.endswith("bytes") and isinstance(value, (int, float, np.integer, np.floating)):
         v, unit = float(value), "B"
         for bigger in ("KiB", "MiB", "GiB"):
@@ -95,6 +108,21 @@ def rank_box_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", titl
 
     With the mean (dashed line) and +-1 sample standard deviation (dashed rhombus) and
     every rank as a jittered point.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        One row per rank and run.
+    by : str
+        The column whose values get a box each.
+    value : str, default "comm_s"
+        The column drawn.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     where = "rank_box_figure"
     require_columns(per_rank, [value], where)
@@ -120,6 +148,23 @@ def rank_density_figure(per_rank: pd.DataFrame, by: str, value: str = "comm_s", 
     A probability-density histogram (``min(bins, ceil(sqrt(n)))`` bins for ``n`` ranks)
     and, as a line, the normal density ``N(mu, sigma^2)`` with the group's mean and sample
     standard deviation (none for a constant group or a single rank).
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        One row per rank and run.
+    by : str
+        The column whose values get a histogram each.
+    value : str, default "comm_s"
+        The column drawn.
+    bins : int, default 30
+        Most bins of a histogram.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     where = "rank_density_figure"
     require_columns(per_rank, [value], where)
@@ -153,8 +198,23 @@ def mean_std_band_figure(statistics: pd.DataFrame, x: str, group: str | None = N
                          value_label_text: str = "communication time [s]", title: str | None = None) -> go.Figure:
     """[Branikas2024] Fig. 4.3: ``mean`` against ``x`` with a ``mean +- std`` band per value of ``group``.
 
-    From a :func:`~workbench.models.comm.statistics.rank_statistics` table grouped by
-    ``[group, x]`` or ``x``.
+    Parameters
+    ----------
+    statistics : pandas.DataFrame
+        A :func:`~workbench.models.comm.statistics.rank_statistics` table grouped by
+        ``[group, x]`` or ``x`` (columns ``mean``, ``std``).
+    x : str
+        The column on the x axis.
+    group : str or None, default None
+        The column whose values get a line and band each; None: one line.
+    value_label_text : str, default "communication time [s]"
+        The y axis title.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     where = "mean_std_band_figure"
     require_columns(statistics, ["mean"], where)
@@ -196,6 +256,17 @@ def semi_empirical_figure(table: pd.DataFrame, title: str | None = None) -> go.F
     PpN against message size, with the +-10 % lines of section 6.2.  Fixed traces: four
     per PpN in increasing PpN order (measured, predicted, PpN factor, error) and the two
     band lines.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`~workbench.evaluation.comm_ml.reproduce_table_6_1`'s table.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     require_columns(table, ["message_size_bytes", "processes_per_node", "measured_us", "predicted_us",
                             "percentage_error", "ppn_factor_us"], "semi_empirical_figure")
@@ -239,17 +310,47 @@ def semi_empirical_figure(table: pd.DataFrame, title: str | None = None) -> go.F
 # ----------------------------------------------------------------- gradient boosting (chapter 8)
 
 
+def _diagonal_traces(line: np.ndarray, band_pct: float) -> list[go.Scatter]:
+    """Return the line y = x over ``line`` and the dashed +-``band_pct`` % band around it."""
+    return [
+        go.Scatter(x=line, y=line, mode="lines", name="y = x", line=dict(color="#1f3b99", width=2)),
+        go.Scatter(x=line, y=line * (1 + band_pct / 100), mode="lines", name=band_text(band_pct),
+                   line=dict(color="#888", width=1, dash="dash")),
+        go.Scatter(x=line, y=line * (1 - band_pct / 100), mode="lines", showlegend=False,
+                   line=dict(color="#888", width=1, dash="dash")),
+    ]
+
+
 def prediction_vs_actual_figure(predictions: pd.DataFrame, color_by: str | None = None, *, band_pct: float = BAND_PCT,
                                 unit: str = "", max_points: int = MAX_POINTS, seed: int = 0,
                                 title: str | None = None) -> go.Figure:
     """[Branikas2024] Figs. 8.1-8.5: predicted against actual (log-log), the line y = x and the +-``band_pct`` % band.
 
-    Points above the line are over-predictions.
+    Points above the line are over-predictions.  Different test subsets get different
+    marker symbols.
 
-    ``predictions``: a ``ScenarioResult.predictions`` frame (``actual``, ``predicted``,
-    ``subset`` and feature columns).  ``color_by``: a column; up to 12 distinct values get
-    one legend entry each, more a continuous colour scale.  Different test subsets get
-    different marker symbols.  Beyond ``max_points`` a seeded random sample is drawn.
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        A ``ScenarioResult.predictions`` frame (``actual``, ``predicted``, ``subset`` and
+        feature columns).
+    color_by : str or None, default None
+        A column; up to 12 distinct values get one legend entry each, more a continuous
+        colour scale.  None: one colour.
+    band_pct : float, default BAND_PCT (30)
+        Half-width of the band, percent.
+    unit : str, default ""
+        The unit of the times, in the axis titles.
+    max_points : int, default MAX_POINTS (4000)
+        Beyond this many points a seeded random sample is drawn.
+    seed : int, default 0
+        Seeds the sample.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     where = "prediction_vs_actual_figure"
     require_columns(predictions, ["actual", "predicted"], where)
@@ -265,13 +366,7 @@ def prediction_vs_actual_figure(predictions: pd.DataFrame, color_by: str | None 
     positive = positive[positive > 0]
     lo, hi = (positive.min() / 1.5, positive.max() * 1.5) if positive.size else (1e-3, 1.0)
     line = np.geomspace(lo, hi, 50)
-    fig = go.Figure([
-        go.Scatter(x=line, y=line, mode="lines", name="y = x", line=dict(color="#1f3b99", width=2)),
-        go.Scatter(x=line, y=line * (1 + band_pct / 100), mode="lines", name=band_text(band_pct),
-                   line=dict(color="#888", width=1, dash="dash")),
-        go.Scatter(x=line, y=line * (1 - band_pct / 100), mode="lines", showlegend=False,
-                   line=dict(color="#888", width=1, dash="dash")),
-    ])
+    fig = go.Figure(_diagonal_traces(line, band_pct))
     discrete = color_by is None or data[color_by].nunique() <= MAX_DISCRETE or not pd.api.types.is_numeric_dtype(
         data[color_by])
     hover = "actual %{x:.4g}<br>predicted %{y:.4g}<br>%{text}<extra></extra>"
@@ -324,6 +419,20 @@ def importance_figure(importances: pd.DataFrame, models: Sequence[str] | None = 
     Left the inverse mean minimum depth (the thesis's YDF ``INV_MEAN_MIN_DEPTH``), right
     the permutation importance (drop of R2 with its standard deviation over repeats), one
     bar group per model.  Features no tree splits on (NaN) are labelled "(no split)".
+
+    Parameters
+    ----------
+    importances : pandas.DataFrame
+        Columns ``model``, ``feature``, ``inv_mean_min_depth``, and ``permutation_mean``,
+        ``permutation_std`` when present.
+    models : sequence of str or None, default None
+        The models drawn, in order; None: every model of ``importances``.
+    title : str or None, default None
+        The figure's title; None: a title saying what is drawn.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     missing = [c for c in ("model", "feature", "inv_mean_min_depth") if c not in importances.columns]
     if missing:

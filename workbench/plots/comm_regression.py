@@ -59,8 +59,19 @@ _COLORSCALE = "RdBu_r"
 def target_heatmap(tables: Mapping[str, pd.DataFrame], target: str = TARGET) -> go.Figure:
     """Draw Pearson's r of each metric (rows) with ``target`` under each of ``tables`` (columns).
 
-    E.g. ``{"linear": pearson_table(f), "log10": pearson_table(f, log=True)}``.  Cells
-    without an r (a constant metric) stay blank; the hover gives n, p and the note.
+    Cells without an r (a constant metric) stay blank; the hover gives n, p and the note.
+
+    Parameters
+    ----------
+    tables : Mapping[str, pandas.DataFrame]
+        Column label -> a :func:`~workbench.models.comm.pearson_table`, e.g. ``{"linear":
+        pearson_table(f), "log10": pearson_table(f, log=True)}``.
+    target : str, default TARGET ("comm_time_us")
+        The target named in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     if not tables:
         raise ValidationError("target_heatmap: give at least one correlation table")
@@ -91,8 +102,18 @@ def target_heatmap(tables: Mapping[str, pd.DataFrame], target: str = TARGET) -> 
 def correlation_heatmap(matrix: pd.DataFrame, title: str = "Pearson's r between the metrics") -> go.Figure:
     """Draw a square correlation matrix as a heatmap with the values written in the cells.
 
-    The matrix of :func:`~workbench.models.comm.correlation_matrix`; blank cells are
-    undefined (a constant column).
+    Blank cells are undefined (a constant column).
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        The matrix of :func:`~workbench.models.comm.correlation_matrix`.
+    title : str, default "Pearson's r between the metrics"
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     z = matrix.to_numpy(dtype=float)
     text = np.where(np.isfinite(z), np.char.mod("%.2f", np.nan_to_num(z)), "")
@@ -118,9 +139,25 @@ def metric_scatter(frame: pd.DataFrame, metric: str, target: str = TARGET, split
                    log: bool = True) -> go.Figure:
     """Plot ``target`` against ``metric``, one colour per area (Fig. 1 of [Papadopoulou2015]).
 
-    Areas from the frame's ``area`` column or ``split``'s labels.  For ``NT`` and ``S``
-    the corresponding threshold of ``split`` is drawn.  On log axes points <= 0 cannot be
-    drawn: how many were left out is said in the title.
+    For ``NT`` and ``S`` the corresponding threshold of ``split`` is drawn.  On log axes
+    points <= 0 cannot be drawn: how many were left out is said in the title.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The descriptor frame.
+    metric : str
+        The metric on the x axis.
+    target : str, default TARGET ("comm_time_us")
+        The column on the y axis.
+    split : AreaSplit or None, default None
+        The areas, unless the frame has an ``area`` column; None: :class:`AreaSplit()`.
+    log : bool, default True
+        Log axes.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     require_columns(frame, [metric, target], "metric_scatter")
     split = split or AreaSplit()
@@ -191,10 +228,22 @@ def predicted_vs_observed(predictions: pd.DataFrame, pct: float = BAND_PCT, titl
     """Fig. 2 (a)-(c) in one panel.
 
     Predicted against observed communication time on log axes, area colours, the ``pct``
-    band around the diagonal.  ``predictions``: columns ``area``, ``observed``,
-    ``predicted``, ``error_pct`` (a
-    :class:`~workbench.models.comm.CommRegressionResult`'s).  Predictions <= 0 (a linear
-    model can give them) cannot be drawn on log axes; the legend counts them.
+    band around the diagonal.  Predictions <= 0 (a linear model can give them) cannot be
+    drawn on log axes; the legend counts them.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Columns ``area``, ``observed``, ``predicted``, ``error_pct`` (a
+        :class:`~workbench.models.comm.CommRegressionResult`'s).
+    pct : float, default BAND_PCT (30)
+        Half-width of the error band, percent.
+    title : str or None, default None
+        The figure's title; None: "Predicted vs observed communication time".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     require_columns(predictions, ["observed", "predicted", "error_pct"], "predicted_vs_observed")
     lo, hi = _positive_range(predictions["observed"], predictions["predicted"])
@@ -210,6 +259,18 @@ def residuals_by_area(predictions: pd.DataFrame, pct: float = BAND_PCT) -> go.Fi
     """Plot the signed relative error per area as box plots with every point (Fig. 2 (d)).
 
     The error is ``100 (predicted - observed) / observed``; the ``pct`` band is dashed.
+
+    Parameters
+    ----------
+    predictions : pandas.DataFrame
+        Columns ``area``, ``observed``, ``predicted``, ``error_pct`` (a
+        :class:`~workbench.models.comm.CommRegressionResult`'s).
+    pct : float, default BAND_PCT (30)
+        Half-width of the error band, percent.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     require_columns(predictions, ["error_pct"], "residuals_by_area")
     fig = go.Figure()
@@ -233,10 +294,29 @@ def split_and_fit_figure(data: pd.DataFrame, predictions: pd.DataFrame, split: A
     Left: ``target`` against ``NT + 1`` B (log-log, so the purely intra-node points with
     ``NT = 0`` appear at 1 B instead of vanishing), coloured by ``split``'s areas, with the
     NT threshold as a dashed vertical line: where the paper's Area I/II boundary falls on
-    the data.  Right: :func:`predicted_vs_observed` of ``predictions``.
+    the data.  Right: :func:`predicted_vs_observed` of ``predictions``.  Fixed traces: 3
+    area scatters + threshold line (left), band lower edge, band, diagonal, 3 area scatters
+    (right).
 
-    Fixed traces: 3 area scatters + threshold line (left), band lower edge, band, diagonal,
-    3 area scatters (right).
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        The descriptor frame (columns ``NT``, ``S`` and ``target``).
+    predictions : pandas.DataFrame
+        Columns ``area``, ``observed``, ``predicted``, ``error_pct`` (a
+        :class:`~workbench.models.comm.CommRegressionResult`'s).
+    split : AreaSplit
+        The areas and thresholds.
+    target : str, default TARGET ("comm_time_us")
+        The column drawn on the left.
+    title : str, default ""
+        The figure's title.
+    pct : float, default BAND_PCT (30)
+        Half-width of the error band, percent.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
     """
     require_columns(data, ["NT", "S", target], "split_and_fit_figure")
     labels = split.labels(data)

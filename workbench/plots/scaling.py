@@ -28,7 +28,7 @@ from workbench.errors import ValidationError, quiet_warnings
 from workbench.models.scaling import MODELS
 from workbench.models.scaling.calibration import default_calibration
 from workbench.models.scaling.predictor import THRESHOLDS
-from workbench.plots.adept import _pair
+from workbench.validation import run_pair
 
 __all__ = [
     "GRID_POINTS",
@@ -171,7 +171,7 @@ def holdout_frame(predictor, held_back, level: float = 0.8) -> pd.DataFrame:
     level : float, default 0.8
         Central probability of the intervals.
     """
-    n, t = _pair(held_back, "held_back")
+    n, t = run_pair(held_back, "held_back")
     columns = ["n", "actual", "prediction", "lower", "upper", "error_pct", "inside", "warned"]
     if n.size == 0:
         return pd.DataFrame(columns=columns)
@@ -361,8 +361,8 @@ def prediction_figure(
     title : str or None, default None
         The title; None: :func:`prediction_title` of the target row.
     """
-    n_obs, t_obs = _pair(observed, "observed")
-    n_held, t_held = _pair(held_back, "held_back")
+    n_obs, t_obs = run_pair(observed, "observed")
+    n_held, t_held = run_pair(held_back, "held_back")
     target = float(target)
     if curves is None:
         if grid is None:

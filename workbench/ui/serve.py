@@ -26,6 +26,9 @@ command refuses to start.
 * :class:`WorkbenchKernelManager` and :class:`WorkbenchIdentityProvider` (named in
   ``voila.json``) cap the kernels and make closed pages release theirs; the render handler
   (:func:`capped_render_handler`) refuses pages beyond the cap: see their docstrings.
+* The classes Voila loads and the overrides of its internals live in :mod:`workbench.ui.serving`
+  (kernels, pages, Voila's internals, the command line's options); their public names are
+  importable from here too.
 * Pages request nothing off the machine (:data:`TEMPLATE_DIR`) and reading a notebook logs no
   trust warning (:class:`WorkbenchContentsManager`).  These override private members of Voila
   0.5.13 (:data:`VOILA_TESTED`), checked by :func:`voila_internals_problems`.
@@ -37,17 +40,9 @@ command refuses to start.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import contextlib
-import contextvars
-import functools
-import getpass
-import inspect
-import ipaddress
 import json
 import os
-import secrets
 import signal
 import socket
 import subprocess
@@ -55,22 +50,46 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Awaitable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_server.auth.identity import PasswordIdentityProvider
-from jupyter_server.base.handlers import JupyterHandler, path_regex
-from jupyter_server.services.contents.largefilemanager import LargeFileManager
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
-from jupyter_server.utils import url_path_join
-from tornado import web
-from traitlets import Bool, Integer
-
-from workbench.course.landing import SCREENSHOT_ROUTE, landing_html, server_full_html, voila_url
-from workbench.course.path import COURSE
-from workbench.io.locations import NOTEBOOK_DIR, RESOURCE_ROOT, SCREENSHOT_DIR, VOILA_CONFIG
+from workbench.io.locations import RESOURCE_ROOT, VOILA_CONFIG
 from workbench.ui.limits import UPLOAD_LIMIT_BYTES
+from workbench.ui.serving import ServeError
+from workbench.ui.serving.kernels import (
+    HEADROOM_BYTES,
+    HEADROOM_FRACTION,
+    KERNEL_MEMORY_BYTES,
+    WorkbenchKernelManager,
+    is_loopback,
+    memory_kernel_cap,
+)
+from workbench.ui.serving.options import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    MIN_TOKEN_LENGTH,
+    TOKEN_ENV,
+    ServeOptions,
+    parse_args,
+    serve_command,
+)
+from workbench.ui.serving.pages import (
+    CoursePageHandler,
+    WorkbenchIdentityProvider,
+    capped_render_handler,
+    capped_routes,
+    course_handlers,
+    course_page,
+)
+from workbench.ui.serving.voila_internals import (
+    TEMPLATE_DIR,
+    VOILA_TESTED,
+    WorkbenchContentsManager,
+    install_class_pool,
+    install_voila_overrides,
+    voila_internals_problems,
+)
 
 __all__ = [
     "CHROMIUM",
@@ -82,6 +101,7 @@ __all__ = [
     "HEADROOM_FRACTION",
     "KERNEL_MEMORY_BYTES",
     "MIN_PAGES",
+    "MIN_TOKEN_LENGTH",
     "PLOTLY_TRACES",
     "ROOT",
     "TEMPLATE_DIR",
@@ -99,6 +119,7 @@ __all__ = [
     "build_app",
     "capped_render_handler",
     "course_page",
+    "install_class_pool",
     "install_voila_overrides",
     "is_loopback",
     "launch_chromium",
@@ -110,15 +131,12 @@ __all__ = [
     "voila_server",
 ]
 
+
 #: The repository (or, installed from a wheel, the package's copies of its files:
 #: :mod:`workbench.io.locations`); its voila.json is the one configuration of every server
 #: started here.
 ROOT = RESOURCE_ROOT
 CONFIG_FILE = VOILA_CONFIG
-#: Templates found before Voila's (``index.html.j2``, ``page.html``): Voila's lab template
-#: without the Font Awesome stylesheets it asks cdn.jsdelivr.net for (its own bundle already
-#: carries Font Awesome 5), so that no page requests anything off the machine.
-TEMPLATE_DIR = Path(__file__).with_name("voila_templates")
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = (
     "--headless",
@@ -134,13 +152,6 @@ CHROMIUM_ARGS = (
 #: ``g.traces``, not matched): their geometry changes when the figure is redrawn.
 PLOTLY_TRACES = ".trace path, .trace image, .hm image"
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8866
-#: Environment variable holding the access token (never put on a command line, where
-#: ``ps`` shows it to every user of the machine); removed before any kernel starts.
-TOKEN_ENV = "WORKBENCH_TOKEN"
-MIN_TOKEN_LENGTH = 16
-
 #: Largest websocket message the server reads (tornado's ``websocket_max_message_size``,
 #: 10 MiB by default).  A file upload reaches the kernel as one message of about the file's
 #: size; above this limit tornado closes the page's kernel connection (code 1009, the page
@@ -149,810 +160,6 @@ MIN_TOKEN_LENGTH = 16
 #: the dashboard's message, and only files over twice the limit drop the connection.
 WEBSOCKET_MAX_MESSAGE_BYTES = 2 * UPLOAD_LIMIT_BYTES + 2**20
 
-
-#: Memory of one dashboard's kernel once used (RSS, children included: 0.3-0.45 GB measured,
-#: docs/serving.md), the unit of the default kernel cap.
-KERNEL_MEMORY_BYTES = 400 * 2**20
-#: Memory kept free whatever the kernels take: the server itself (~0.2 GB), uploads being read
-#: (up to ~3x a 20 MiB file), the operating system and other users: 1 GiB + 10 % of the machine.
-HEADROOM_BYTES = 2**30
-HEADROOM_FRACTION = 0.10
-
-
-class ServeError(Exception):
-    """A configuration the server refuses to start with (the message says what to do)."""
-
-
-def _memory_bytes() -> tuple[int, int]:
-    """Return ``(available, total)`` memory in bytes (Linux ``/proc/meminfo``, else ``os.sysconf``)."""
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        fields = {line.split(":")[0]: int(line.split()[1]) * 1024
-                  for line in Path("/proc/meminfo").read_text().splitlines() if line.endswith("kB")}
-        return fields["MemAvailable"], fields["MemTotal"]
-    page = os.sysconf("SC_PAGE_SIZE")
-    return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
-
-
-def memory_kernel_cap(available: int | None = None, total: int | None = None) -> int:
-    """Return the default kernel cap: how many dashboards' kernels the memory holds.
-
-    ``floor((available - headroom) / KERNEL_MEMORY_BYTES)``, headroom = 1 GiB + 10 % of the
-    total memory (:data:`HEADROOM_BYTES`, :data:`HEADROOM_FRACTION`), at least 1.  Memory is
-    read when the server starts (``MemAvailable``: what it can use without swapping).  E.g.
-    24 GiB total, 21 GiB available: (21 - 1 - 2.4) GiB / 0.39 GiB = 45 kernels.
-
-    Parameters
-    ----------
-    available, total : int, optional
-        Bytes; default: this machine's, now.
-
-    Returns
-    -------
-    int
-        The largest number of kernels (preheated pools included) the server should hold.
-    """
-    if available is None or total is None:
-        measured = _memory_bytes()
-        available = measured[0] if available is None else available
-        total = measured[1] if total is None else total
-    headroom = HEADROOM_BYTES + HEADROOM_FRACTION * total
-    return max(1, int((available - headroom) // KERNEL_MEMORY_BYTES))
-
-
-@dataclass(eq=False)
-class _PageSlot:
-    """One admitted page: the visitor's address and, once it has one, its kernel."""
-
-    client: str
-    kernel_id: str | None = None
-
-
-#: The page whose request is being served in this task (set by the render handler, read where
-#: Voila starts or hands out the page's kernel: the preheating's refills run without it).
-_PAGE_SLOT: contextvars.ContextVar[_PageSlot | None] = contextvars.ContextVar("workbench_page_slot", default=None)
-
-
-# --------------------------------------------------------------------------- server classes
-
-
-class WorkbenchKernelManager(AsyncMappingKernelManager):
-    """Voila's kernel manager base: a kernel cap, a per-visitor limit, and a culler that frees closed pages soon.
-
-    The base is ``VoilaConfiguration.multi_kernel_manager_class``; the culler does not touch
-    open pages.
-
-    **Capacity.**  Every page holds a kernel (~0.3-0.45 GB) until it closes, so plain GETs
-    of dashboard URLs (a script, a class refreshing) could fill the server's memory.  The
-    server holds at most :attr:`max_kernels` kernels, the preheated pools included (0: derived
-    from memory, :func:`memory_kernel_cap`), and one visitor address at most
-    :attr:`max_kernels_per_client` pages (loopback addresses, i.e. this machine's users or a
-    reverse proxy, only when :attr:`limit_loopback_clients`: Voila does not read
-    ``X-Forwarded-For``, so behind a proxy every student would share one address).
-    :meth:`admit_page` decides before a page starts or takes a kernel: beyond either limit
-    the render handler answers ``503`` with ``Retry-After`` (:attr:`full_retry_after`) and
-    starts nothing.  The pools' kernels are reserved: pages get ``max_kernels`` minus the
-    pools' sizes, so refills never exceed the cap.
-
-    **Culling.**  jupyter_server's culler (``MappingKernelManager.cull_kernel_if_idle``) shuts
-    a kernel down when it has been idle longer than ``cull_idle_timeout``, is not busy and,
-    with ``cull_connected=False``, has no websocket connection: an open page (connected) is
-    never culled, a closed one is, at the next pass.  Voila's preheating adds a gap it does
-    not cover: a pooled kernel (never culled while in the pool) may have been idle for hours
-    when a page takes it, and the page connects only after loading its JavaScript; a culler
-    pass in between would kill the kernel of a page that is still loading.  So a kernel is
-    culled only once, in addition,
-
-    * ``cull_idle_timeout`` seconds have passed since it left the pool and since its last
-      page disconnected (a reload or a dropped network gets that long to reconnect), and
-    * a kernel no page ever connected to is given :attr:`never_connected_timeout` seconds
-      (slow page loads on a busy server); a page's kernel is then shut down at the next pass
-      unless busy, however recently its notebook ran (a GET without a browser never connects).
-
-    "Left the pool" is when a page got the kernel (:meth:`admit_page`'s slot), else when
-    culler passes start seeing it (Voila's manager does not pass pooled kernels on): the first
-    pass that sees it, or the first after a gap of more than two intervals.
-    """
-
-    never_connected_timeout = Integer(
-        40,
-        config=True,
-        help="Seconds a kernel that no page ever connected to is kept after it left the pool.",
-    )
-    max_kernels = Integer(
-        0,
-        config=True,
-        help="Most kernels the server holds, preheated pools included (0: derived from memory, "
-             "workbench.ui.serve.memory_kernel_cap).",
-    )
-    max_kernels_per_client = Integer(
-        10,
-        config=True,
-        help="Most pages (kernels) one visitor address holds at once (behind a proxy: the proxy's, unless "
-             "ServerApp.trust_xheaders).",
-    )
-    limit_loopback_clients = Bool(
-        False,
-        config=True,
-        help="Apply max_kernels_per_client to loopback addresses too (off: on 127.0.0.1 every page is this "
-             "machine's, or a reverse proxy's, and only the cap applies).",
-    )
-    full_retry_after = Integer(
-        30,
-        config=True,
-        help="Seconds a page refused for lack of capacity says to wait (HTTP Retry-After).",
-    )
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self._outside_pool_since: dict[str, float] = {}
-        self._last_pass: dict[str, float] = {}
-        self._disconnected_at: dict[str, float] = {}
-        self._ever_connected: set[str] = set()
-        self._pages: list[_PageSlot] = []
-
-    # ----------------------------------------------------------------- capacity
-
-    @functools.cached_property
-    def kernel_cap(self) -> int:
-        """The cap in force: :attr:`max_kernels`, or :func:`memory_kernel_cap` when it is 0."""
-        return self.max_kernels if self.max_kernels > 0 else memory_kernel_cap()
-
-    def pool_reserve(self) -> int:
-        """Kernels kept for the preheated pools (0 here; the class pool counts its pools' sizes)."""
-        return 0
-
-    def page_count(self, client: str | None = None) -> int:
-        """Pages holding (or about to start) a kernel, of every visitor or of ``client``."""
-        return sum(client is None or page.client == client for page in self._pages)
-
-    def admit_page(self, client: str) -> tuple[_PageSlot | None, str | None]:
-        """Admit a page for ``client`` (its address): ``(slot, None)``, or ``(None, reason)`` beyond a limit.
-
-        The slot counts until the page's kernel shuts down (or, if it never got one, until
-        its request ends: :meth:`release_page`).
-        """
-        cap, reserve = self.kernel_cap, self.pool_reserve()
-        if self.page_count() >= cap - reserve:
-            return None, (f"The server is full: it holds at most {cap} dashboards' kernels ({reserve} kept ready "
-                          f"for the next visitors), and {self.page_count()} pages are open.")
-        limited = self.limit_loopback_clients or not is_loopback(client)
-        if limited and self.page_count(client) >= self.max_kernels_per_client:
-            return None, (f"Your address has {self.page_count(client)} dashboards open, the most one visitor may "
-                          f"have at once ({self.max_kernels_per_client}).")
-        page = _PageSlot(client)
-        self._pages.append(page)
-        return page, None
-
-    def release_page(self, page: _PageSlot) -> None:
-        """Forget ``page`` if it never got a kernel (its request ended without one)."""
-        if page.kernel_id is None and page in self._pages:
-            self._pages.remove(page)
-
-    def bind_page(self, kernel_id: str) -> None:
-        """Give ``kernel_id`` to the page being served in this task, if any (it has left the pool now)."""
-        page = _PAGE_SLOT.get()
-        if page is not None and page.kernel_id is None:
-            page.kernel_id = kernel_id
-            now = time.monotonic()
-            self._outside_pool_since[kernel_id] = self._last_pass[kernel_id] = now
-
-    async def start_kernel(self, *args, **kwargs):
-        """Start a kernel; a page being served (:meth:`admit_page`) gets it."""
-        kernel_id = await super().start_kernel(*args, **kwargs)
-        self.bind_page(kernel_id)
-        return kernel_id
-
-    # ----------------------------------------------------------------- culling
-
-    def notify_connect(self, kernel_id):
-        """Record that a page connected to ``kernel_id``."""
-        super().notify_connect(kernel_id)
-        self._ever_connected.add(kernel_id)
-        self._disconnected_at.pop(kernel_id, None)
-
-    def notify_disconnect(self, kernel_id):
-        """Record when the last connection to ``kernel_id`` closed."""
-        super().notify_disconnect(kernel_id)
-        if self._kernel_connections.get(kernel_id, 0) <= 0:
-            self._disconnected_at[kernel_id] = time.monotonic()
-
-    def cull_grace_left(self, kernel_id: str, now: float | None = None) -> float:
-        """Seconds before the culler may consider ``kernel_id`` (0: it applies its own rules)."""
-        now = time.monotonic() if now is None else now
-        last = self._last_pass.get(kernel_id)
-        if last is None or now - last > max(2 * self.cull_interval, 10):
-            self._outside_pool_since[kernel_id] = now
-        self._last_pass[kernel_id] = now
-        since = self._outside_pool_since[kernel_id]
-        since = max(since, self._disconnected_at.get(kernel_id, since))
-        grace = self.cull_idle_timeout if kernel_id in self._ever_connected else self.never_connected_timeout
-        return max(0.0, since + grace - now)
-
-    async def cull_kernel_if_idle(self, kernel_id):
-        """Cull ``kernel_id`` once it is dead or its grace (:meth:`cull_grace_left`) is over.
-
-        A page's kernel (:meth:`admit_page`) that the page never connected to is then shut
-        down unless busy; the others by the base rules (a preheating kernel, still running its
-        notebook for the pool, is never taken for an abandoned page).
-        """
-        kernel = self._kernels.get(kernel_id)
-        if kernel is None:
-            return None
-        state = getattr(kernel, "execution_state", None)
-        if state != "dead" and self.cull_grace_left(kernel_id) > 0:
-            return None
-        page_kernel = any(page.kernel_id == kernel_id for page in self._pages)
-        if page_kernel and state not in ("dead", "busy") and kernel_id not in self._ever_connected:
-            self.log.info("Culling kernel %s: no page connected to it within %s s", kernel_id,
-                          self.never_connected_timeout)
-            return await self.shutdown_kernel(kernel_id)
-        return await super().cull_kernel_if_idle(kernel_id)
-
-    async def shutdown_kernel(self, kernel_id, *args, **kwargs):
-        """Shut ``kernel_id`` down and forget its culling state and its page."""
-        try:
-            return await super().shutdown_kernel(kernel_id, *args, **kwargs)
-        finally:
-            self._outside_pool_since.pop(kernel_id, None)
-            self._last_pass.pop(kernel_id, None)
-            self._disconnected_at.pop(kernel_id, None)
-            self._ever_connected.discard(kernel_id)
-            self._pages = [page for page in self._pages if page.kernel_id != kernel_id]
-
-
-def _ready(heating: asyncio.Future) -> bool:
-    return heating.done() and not heating.cancelled() and heating.exception() is None
-
-
-def _class_pool_factory(voila_factory):
-    """Wrap Voila's kernel manager factory so that preheated kernels serve a class without slowing it down.
-
-    The factory is ``voila.voila_kernel_manager.voila_kernel_manager_factory``.
-
-    Voila's pool (0.5.13) counts a refill that has not started yet as a kernel: a page
-    arriving after the pool was used waits for that refill, ``fill_delay`` included, and
-    refills after a burst of pages start all at once, taking both cores while the students
-    move their sliders.  Here
-
-    * only ready kernels count: a page never waits for a refill, it starts its own kernel
-      when none is ready (as without a pool);
-    * refills (after a page took a kernel, ``fill_delay`` later, see voila.json) heat one
-      kernel at a time, its notebook executed to the end before the next starts, so they
-      take at most one core; the first fill at start-up stays parallel.
-    """
-
-    def factory(base_class, preheat_kernel, default_pool_size, **kwargs):
-        manager_class = voila_factory(base_class, preheat_kernel, default_pool_size, **kwargs)
-        if not preheat_kernel:
-            return manager_class
-
-        class ClassPoolKernelManager(manager_class):
-            def __init__(self, **kw):
-                self._heating = asyncio.Lock()
-                self._refilling = False
-                super().__init__(**kw)
-
-            def get_pool_size(self, notebook_name: str) -> int:
-                return sum(map(_ready, self._pools.get(notebook_name, ())))
-
-            def pool_reserve(self) -> int:
-                config = self.kernel_pools_config
-                default = config.get("default", {})
-                return sum(max(0, config.get(name, default).get("pool_size", default.get("pool_size", 1)))
-                           for name in self._pools)
-
-            async def get_rendered_notebook(self, notebook_name: str, *args, **kw):
-                pool = self._pools.get(notebook_name, [])
-                first_ready = next((i for i, heating in enumerate(pool) if _ready(heating)), 0)
-                if pool:
-                    pool.insert(0, pool.pop(first_ready))
-                rendered = await super().get_rendered_notebook(notebook_name, *args, **kw)
-                bind = getattr(self, "bind_page", None)  # WorkbenchKernelManager: the page gets the kernel
-                if bind is not None:
-                    bind(rendered[2])
-                return rendered
-
-            def fill_if_needed(self, delay=None, *args, **kw):
-                # Voila passes delay=0 for the first fill and None (fill_delay) for refills;
-                # _initialize is called, not yet awaited, inside this call.  The refill's
-                # tasks copy this context: without the page, so their kernels stay the pool's.
-                self._refilling = delay is None
-                page = _PAGE_SLOT.set(None)
-                try:
-                    return super().fill_if_needed(delay, *args, **kw)
-                finally:
-                    _PAGE_SLOT.reset(page)
-                    self._refilling = False
-
-            def _initialize(self, notebook_path, kernel_id=None, **kw):
-                heating = super()._initialize(notebook_path, kernel_id, **kw)
-                return self._one_at_a_time(heating) if self._refilling else heating
-
-            async def _one_at_a_time(self, heating: Awaitable[dict]) -> dict:
-                async with self._heating:
-                    content = await heating
-                    await asyncio.wait([content["task"]])
-                return content
-
-        return ClassPoolKernelManager
-
-    factory.wraps_for_class = True
-    return factory
-
-
-class WorkbenchContentsManager(LargeFileManager):
-    """Voila's contents manager without notebook signatures: the dashboards are always executed afresh.
-
-    jupyter_server checks a notebook's signature (the user's ``nbsignatures.db``) every time
-    it reads one, so that the classic notebook shows stored HTML/JavaScript outputs only of
-    notebooks the user ran, and logs ``Notebook ... is not trusted`` for the others: once
-    per notebook and page here, for notebooks saved without outputs.  Voila never shows
-    stored outputs (it executes the notebook and marks the fresh outputs trusted itself), so
-    the check decides nothing: every cell is marked untrusted, as the check did, without the
-    database lookup and without the warning.  Installed by :func:`install_voila_overrides`
-    (Voila 0.5.13 creates ``voila.app.LargeFileManager`` itself; there is no setting).
-    """
-
-    def mark_trusted_cells(self, nb, path=""):
-        """Mark every cell untrusted (no signature lookup, no log line)."""
-        self.notary.mark_cells(nb, False)
-
-
-#: The Voila releases whose private members this module overrides or relies on (pyproject.toml
-#: pins the same range); :func:`voila_internals_problems` checks the members themselves.
-VOILA_TESTED = ">=0.5.13,<0.6"
-
-
-def _parameters(function) -> list[str]:
-    """Return the parameter names of ``function`` (empty when it has no signature)."""
-    try:
-        return list(inspect.signature(function).parameters)
-    except (TypeError, ValueError):
-        return []
-
-
-def _source(obj) -> str:
-    """Return the source of ``obj`` (empty when it has none)."""
-    try:
-        return inspect.getsource(obj)
-    except (OSError, TypeError):
-        return ""
-
-
-def _kernel_pool_problems() -> list[str]:
-    """Return the problems of :func:`voila_internals_problems` in Voila's kernel pool (VoilaKernelManager)."""
-    import voila.app
-    import voila.voila_kernel_manager as vkm
-
-    problems = []
-    params, source = _parameters, _source
-
-    def expect(condition: bool, what: str) -> None:
-        if not condition:
-            problems.append(what)
-
-    factory = getattr(vkm, "voila_kernel_manager_factory", None)
-    expect(factory is not None and params(factory)[:3] == ["base_class", "preheat_kernel", "default_pool_size"],
-           "voila.voila_kernel_manager.voila_kernel_manager_factory(base_class, preheat_kernel, default_pool_size, "
-           "...): the class pool wraps it")
-    expect(getattr(voila.app, "voila_kernel_manager_factory", None) is not None,
-           "voila.app.voila_kernel_manager_factory: install_class_pool replaces it there")
-    if factory is not None:
-        manager = factory(AsyncMappingKernelManager, True, 1)
-        for name, expected in (("get_rendered_notebook", ["self", "notebook_name", "extra_kernel_env_variables"]),
-                               ("fill_if_needed", ["self", "delay", "notebook_name"]),
-                               ("_initialize", ["self", "notebook_path", "kernel_id"]),
-                               ("get_pool_size", ["self", "notebook_name"]),
-                               ("cull_kernel_if_idle", ["self", "kernel_id"]),
-                               ("shutdown_kernel", ["self", "kernel_id"])):
-            got = params(getattr(manager, name, None))
-            expect(got[:len(expected)] == expected,
-                   f"VoilaKernelManager.{name}{tuple(expected[1:])}: found {tuple(got[1:])}")
-        text = source(manager)
-        for fragment, why in (("self._pools", "the pools (_pools: notebook -> list of heating tasks)"),
-                              ("return render_task, renderer.rendered_cache, kernel_id",
-                               "get_rendered_notebook returns (render_task, rendered_cache, kernel_id)"),
-                              ('"kernel_id": kernel_id', "_initialize returns a dict with task, renderer, kernel_id"),
-                              ("self.fill_if_needed(", "get_rendered_notebook refills through fill_if_needed"),
-                              ("kernel_pools_config", "pool sizes in kernel_pools_config")):
-            expect(fragment in text, f"VoilaKernelManager: {why} (source: {fragment!r})")
-    return problems
-
-
-def _lab_template_links_font_awesome() -> bool:
-    """Whether Voila's lab template still has the Font Awesome links our template removes."""
-    import voila
-
-    lab = Path(voila.__file__).resolve().parents[3] / "share/jupyter/voila/templates/lab/index.html.j2"
-    candidates = [lab, *(Path(p) / "voila/templates/lab/index.html.j2" for p in __import__("jupyter_core.paths")
-                         .paths.jupyter_path())]
-    template = next((c for c in candidates if c.is_file()), None)
-    ours = (TEMPLATE_DIR / "index.html.j2").read_text()
-    links = [line.split("'")[1] for line in ours.splitlines() if line.strip().startswith("| replace('<link")]
-    return bool(template is not None and links and all(link in template.read_text() for link in links))
-
-
-def voila_internals_problems() -> list[str]:
-    """Return what changed in the private Voila / jupyter_server members this module builds on (empty: none).
-
-    Written against Voila 0.5.13 (:data:`VOILA_TESTED`).  Each entry names the member and what
-    is expected of it; :func:`build_app` refuses to start when the list is not empty, and
-    ``tests/test_serve.py`` fails with it.
-    """
-    import voila
-    import voila.app
-    import voila.handler
-    import voila.tornado.handler
-    from jupyter_server.services.contents.manager import ContentsManager
-    from jupyter_server.services.kernels.kernelmanager import MappingKernelManager
-
-    problems = _kernel_pool_problems()
-    params, source = _parameters, _source
-
-    def expect(condition: bool, what: str) -> None:
-        if not condition:
-            problems.append(what)
-
-    app_source = source(voila.app.Voila)
-    expect("LargeFileManager(parent=self)" in app_source and hasattr(voila.app, "LargeFileManager"),
-           "voila.app.Voila.init_settings creates voila.app.LargeFileManager(parent=self): WorkbenchContentsManager "
-           "replaces it there")
-    expect("TornadoVoilaHandler," in app_source and r'"/voila/render/(.*)"' in app_source,
-           "voila.app.Voila.init_handlers routes /voila/render/(.*) to TornadoVoilaHandler: the capped handler "
-           "replaces it")
-    expect(hasattr(voila.app.Voila, "init_handlers") and hasattr(voila.app.Voila, "template_paths"),
-           "voila.app.Voila.init_handlers and .template_paths")
-    expect(params(getattr(voila.tornado.handler.TornadoVoilaHandler, "get", None))[:2] == ["self", "path"],
-           "voila.tornado.handler.TornadoVoilaHandler.get(self, path)")
-    expect(issubclass(voila.tornado.handler.TornadoVoilaHandler, voila.handler.VoilaHandler),
-           "TornadoVoilaHandler subclasses voila.handler.VoilaHandler (the identity provider sets the _xsrf cookie "
-           "for it)")
-    expect(_lab_template_links_font_awesome(),
-           "voila/templates/lab/index.html.j2 links Font Awesome from cdn.jsdelivr.net as "
-           "workbench/ui/voila_templates/index.html.j2 removes it")
-    expect(params(ContentsManager.mark_trusted_cells)[:3] == ["self", "nb", "path"],
-           "jupyter_server ContentsManager.mark_trusted_cells(self, nb, path)")
-    for name in ("notify_connect", "notify_disconnect", "cull_kernel_if_idle", "start_kernel", "shutdown_kernel"):
-        expect(hasattr(MappingKernelManager, name), f"jupyter_server MappingKernelManager.{name}")
-    expect("_kernel_connections" in source(MappingKernelManager),
-           "jupyter_server MappingKernelManager._kernel_connections (connections per kernel)")
-    return problems
-
-
-def install_voila_overrides() -> None:
-    """Install :func:`install_class_pool` and :class:`WorkbenchContentsManager` into ``voila.app`` (idempotent).
-
-    Raises :class:`ServeError` naming what changed when Voila's internals are not those this
-    module was written against (:func:`voila_internals_problems`).
-    """
-    import voila
-    import voila.app
-
-    problems = voila_internals_problems()
-    if problems:
-        raise ServeError(f"Voila {voila.__version__} is not the Voila this server was written against "
-                         f"({VOILA_TESTED}); these internals changed:\n  - " + "\n  - ".join(problems)
-                         + "\nInstall a Voila in that range (pip install 'voila" + VOILA_TESTED + "').")
-    install_class_pool()
-    voila.app.LargeFileManager = WorkbenchContentsManager
-
-
-def install_class_pool() -> None:
-    """Make Voila build its kernel manager with :func:`_class_pool_factory` (idempotent)."""
-    import voila.app
-
-    if not getattr(voila.app.voila_kernel_manager_factory, "wraps_for_class", False):
-        voila.app.voila_kernel_manager_factory = _class_pool_factory(voila.app.voila_kernel_manager_factory)
-
-
-class WorkbenchIdentityProvider(PasswordIdentityProvider):
-    """Identity provider that also gives every dashboard page its ``_xsrf`` cookie.
-
-    jupyter_server's token/password identity provider (``Voila.identity_provider_class``).
-
-    When a tab closes, Voila 0.5.13's page posts ``_xsrf=<cookie>`` to
-    ``voila/api/shutdown/<kernel>`` (``navigator.sendBeacon`` in its widget manager), but the
-    page handler never creates that cookie (only the tree page does), so every such request
-    failed with ``403 '_xsrf' argument missing`` and the kernel lived on until culled.
-    Creating the cookie here keeps the XSRF check (cookie and form field must match, Origin
-    must match Host) and lets the shutdown succeed.
-    """
-
-    async def get_user(self, handler):
-        """Return the request's user, setting the ``_xsrf`` cookie on dashboard page requests."""
-        user = super().get_user(handler)
-        if isinstance(user, Awaitable):
-            user = await user
-        if user is not None and handler.request.method == "GET":
-            from voila.handler import VoilaHandler
-
-            if isinstance(handler, VoilaHandler):
-                # tornado's xsrf_token reads current_user, which jupyter_server sets right
-                # after this call returns: set it first (same value).
-                handler.current_user = user
-                handler.xsrf_token  # noqa: B018 - reading it sets the cookie
-        return user
-
-
-# --------------------------------------------------------------------------- course page
-
-
-def course_page(base_url: str, notebook_dir: Path) -> str:
-    """Return the page served at the root: the course's lessons found in ``notebook_dir``, in order.
-
-    Notebooks of the folder that are not lessons (e.g. a folder of one's own) are listed
-    after them with a link each, so that every notebook served stays reachable.
-    """
-    names = sorted(path.name for path in notebook_dir.glob("*.ipynb") if not path.name.startswith("."))
-    lessons = [lesson for lesson in COURSE if lesson.filename in names]
-    taught = {lesson.filename for lesson in lessons}
-    others = [(name, voila_url(base_url, name.removesuffix(".ipynb"))) for name in names if name not in taught]
-    return landing_html(base_url, lessons=lessons, others=others)
-
-
-class _PlainErrors(JupyterHandler):
-    """A ``JupyterHandler`` whose error pages are one line of text.
-
-    jupyter_server's error page is a template Voila's server cannot render (it has no
-    ``static_path``): the refusal (403 for a foreign Host, 404) would end in a traceback in
-    the log instead of an answer.
-    """
-
-    def write_error(self, status_code: int, **kwargs) -> None:
-        """Answer ``status_code`` with its reason as plain text."""
-        self.set_header("Content-Type", "text/plain; charset=UTF-8")
-        self.finish(f"{status_code} {self._reason}\n")
-
-
-class CoursePageHandler(_PlainErrors):
-    """The root of the server: :func:`course_page` instead of Voila's list of files.
-
-    A ``JupyterHandler``: the Host check (DNS rebinding) and the token or password apply as
-    to every dashboard page.
-    """
-
-    def initialize(self, notebook_dir: str) -> None:
-        """Keep the folder served (tornado calls this with the handler's arguments)."""
-        self.notebook_dir = Path(notebook_dir)
-
-    @web.authenticated
-    def get(self) -> None:
-        """Send the course page (built on each request: a new notebook appears without a restart)."""
-        self.set_header("Content-Type", "text/html; charset=UTF-8")
-        self.set_header("Cache-Control", "no-cache")
-        self.finish(course_page(self.base_url, self.notebook_dir))
-
-
-class _ScreenshotHandler(_PlainErrors, web.StaticFileHandler):
-    """The screenshots of ``docs/screenshots`` for the course page's thumbnails (Host check and login apply).
-
-    Not jupyter_server's ``AuthenticatedFileHandler``: it refuses a GET without a
-    ``Referer`` header, which browsers may leave out for images.
-    """
-
-    @web.authenticated
-    def get(self, path: str, include_body: bool = True):
-        """Send one screenshot."""
-        return web.StaticFileHandler.get(self, path, include_body)
-
-
-class _ToCoursePageHandler(_PlainErrors):
-    """Voila's tree pages (``voila/tree/...``): redirected to the course page."""
-
-    @web.authenticated
-    def get(self, path: str = "") -> None:
-        """Redirect to the root."""
-        self.redirect(self.base_url)
-
-
-@functools.cache
-def capped_render_handler():
-    """Return Voila's dashboard handler class with the capacity check in front of it (built once).
-
-    A subclass of ``voila.tornado.handler.TornadoVoilaHandler`` (``voila/render/<notebook>``):
-    before Voila starts or takes a kernel, :meth:`WorkbenchKernelManager.admit_page` decides;
-    a refused page gets ``503 Service Unavailable`` with ``Retry-After`` and
-    :func:`~workbench.course.landing.server_full_html`, and no kernel.  The admitted page's
-    slot is passed to the kernel manager through a context variable, so that the kernel
-    Voila then starts (or takes from the pool) is counted as this page's.
-    """
-    from voila.tornado.handler import TornadoVoilaHandler
-
-    class CappedVoilaHandler(TornadoVoilaHandler):
-        @web.authenticated
-        async def get(self, path=None):
-            manager = self.kernel_manager
-            if not hasattr(manager, "admit_page"):  # another kernel manager: no cap
-                return await super().get(path)
-            page, refusal = manager.admit_page(self.request.remote_ip or "?")
-            if refusal is not None:
-                retry = max(1, int(manager.full_retry_after))
-                self.log.warning("Refused %s to %s: %s", self.request.path, self.request.remote_ip, refusal)
-                self.set_status(503)
-                self.set_header("Retry-After", str(retry))
-                self.set_header("Content-Type", "text/html; charset=UTF-8")
-                self.set_header("Cache-Control", "no-cache, no-store, must-revalidate")
-                return self.finish(server_full_html(self.base_url, retry, refusal))
-            token = _PAGE_SLOT.set(page)
-            try:
-                return await super().get(path)
-            finally:
-                _PAGE_SLOT.reset(token)
-                manager.release_page(page)
-
-    return CappedVoilaHandler
-
-
-def _capped(handlers: list) -> list:
-    """Voila's routes with its dashboard handler replaced by :func:`capped_render_handler`'s."""
-    from voila.tornado.handler import TornadoVoilaHandler
-
-    return [(route[0], capped_render_handler(), *route[2:]) if len(route) > 1 and route[1] is TornadoVoilaHandler
-            else route for route in handlers]
-
-
-def _course_handlers(server_url: str, notebook_dir: Path) -> list[tuple]:
-    """Tornado routes of the course page, its screenshots and the redirected tree pages.
-
-    They go before Voila's own (tornado takes the first route that matches).
-    """
-    return [
-        (server_url, CoursePageHandler, {"notebook_dir": str(notebook_dir)}),
-        (url_path_join(server_url, r"/voila/tree" + path_regex), _ToCoursePageHandler),
-        (url_path_join(server_url, SCREENSHOT_ROUTE, "(.*)"), _ScreenshotHandler,
-         {"path": str(SCREENSHOT_DIR)}),
-    ]
-
-
-# --------------------------------------------------------------------------- configuration
-
-
-def is_loopback(host: str) -> bool:
-    """Return True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1): only this machine."""
-    if host.strip("[]").lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-@dataclass
-class ServeOptions:
-    """What the command line chose (secrets included; :func:`serve_command` never shows them)."""
-
-    notebook_dir: Path = NOTEBOOK_DIR
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    open_browser: bool = True
-    token: str | None = None
-    token_generated: bool = False
-    hashed_password: str | None = None
-    pools: dict[str, int] = field(default_factory=dict)
-    cell_timeout_s: int | None = None
-    max_kernels: int | None = None  # None: voila.json (0 there: derived from memory)
-    max_kernels_per_client: int | None = None  # None: voila.json
-    extra: list[str] = field(default_factory=list)  # --Class.trait=value for Voila
-
-    @property
-    def loopback(self) -> bool:
-        """Whether the server listens on a loopback address only."""
-        return is_loopback(self.host)
-
-    def check(self) -> None:
-        """Refuse what is unsafe: beyond loopback, a token or a password is required."""
-        if self.token is not None and len(self.token) < MIN_TOKEN_LENGTH:
-            raise ServeError(f"the token is too short ({len(self.token)} characters): use at least {MIN_TOKEN_LENGTH}")
-        if not self.loopback and not (self.token or self.hashed_password):
-            raise ServeError(
-                f"refusing to serve on {self.host!r} (beyond this machine) without a token or a password:\n"
-                "every visitor runs the dashboards' code on this server.  Give one of\n"
-                f"  {TOKEN_ENV}=$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))') make dashboards "
-                f"HOST={self.host}\n"
-                f"  make dashboards HOST={self.host} SERVE_ARGS=--generate-token\n"
-                f"  python -m workbench.ui.serve --host {self.host} --password\n"
-                "(see docs/serving.md), or keep the default --host 127.0.0.1."
-            )
-        for name, size in self.pools.items():
-            if size < 0:
-                raise ServeError(f"--pool {name}={size}: the pool size must be >= 0")
-        for option, value in (("--max-kernels", self.max_kernels), ("--max-kernels-per-client",
-                                                                      self.max_kernels_per_client)):
-            if value is not None and value < 1:
-                raise ServeError(f"{option} {value}: give at least 1 (without the option: voila.json's value)")
-
-
-def _pool(text: str) -> tuple[str, int]:
-    name, sep, size = text.rpartition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NOTEBOOK=N, got {text!r}")
-    try:
-        return name, int(size)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer pool size in {text!r}") from None
-
-
-def _parser(prog: str = "python -m workbench.ui.serve") -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=prog,
-        description="Serve the dashboards (notebooks/) with Voila, configured by the repository's voila.json.",
-        epilog=f"Token: set {TOKEN_ENV} in the environment (not on the command line). Extra "
-               "--Class.trait=value options go to Voila. See docs/serving.md.",
-    )
-    p.add_argument("notebook_dir", nargs="?", default=str(NOTEBOOK_DIR), help="folder served (default: the "
-                   f"course's notebooks, {NOTEBOOK_DIR})")
-    p.add_argument("--host", default=DEFAULT_HOST,
-                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every "
-                        "interface, needs a token or a password)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; taken = error)")
-    p.add_argument("--no-browser", dest="open_browser", action="store_false", help="do not open a browser tab")
-    auth = p.add_mutually_exclusive_group()
-    auth.add_argument("--token-file", type=Path, help="read the access token from this file")
-    auth.add_argument("--generate-token", action="store_true", help="make a random token and print the URL with it")
-    auth.add_argument("--password", action="store_true", help="ask for a password (login page instead of a token)")
-    auth.add_argument("--password-hash-file", type=Path,
-                      help="file holding a hashed password (python -c 'from jupyter_server.auth import passwd; "
-                           "print(passwd())')")
-    p.add_argument("--pool", type=_pool, action="append", default=[], metavar="NOTEBOOK=N",
-                   help="preheated kernels for one notebook (default: voila.json's default_pool_size), "
-                        "e.g. --pool 02_adept_prediction.ipynb=3 for a class on that dashboard")
-    p.add_argument("--cell-timeout", type=int, dest="cell_timeout_s", help="seconds per cell (default: voila.json)")
-    p.add_argument("--max-kernels", type=int, metavar="N",
-                   help="most kernels the server holds, preheated pools included; pages beyond get 'server full, "
-                        "try again' (default: voila.json; 0 there: (available memory - 1 GiB - 10%% of the "
-                        "memory) / 0.4 GiB)")
-    p.add_argument("--max-kernels-per-client", type=int, metavar="N",
-                   help="most dashboards one visitor address holds open at once (default: voila.json)")
-    p.add_argument("--print-config", action="store_true", help="print the effective configuration and exit")
-    return p
-
-
-def parse_args(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None,
-               prog: str = "python -m workbench.ui.serve") -> tuple[ServeOptions, bool]:
-    """Options from the command line and the environment; returns ``(options, print_config)``."""
-    environ = os.environ if environ is None else environ
-    parser = _parser(prog)
-    args, unknown = parser.parse_known_args(None if argv is None else list(argv))
-    extra = [a for a in unknown if a.startswith("--") and "." in a.split("=", 1)[0]]
-    if len(extra) != len(unknown):
-        parser.error(f"unrecognized arguments: {' '.join(a for a in unknown if a not in extra)}")
-    options = ServeOptions(
-        notebook_dir=Path(args.notebook_dir).resolve(), host=args.host, port=args.port,
-        open_browser=args.open_browser, pools=dict(args.pool), cell_timeout_s=args.cell_timeout_s,
-        max_kernels=args.max_kernels, max_kernels_per_client=args.max_kernels_per_client, extra=extra,
-    )
-    if args.token_file:
-        options.token = args.token_file.read_text().strip()
-    elif args.generate_token:
-        options.token, options.token_generated = secrets.token_urlsafe(24), True
-    elif environ.get(TOKEN_ENV):
-        options.token = environ[TOKEN_ENV].strip()
-    if args.password_hash_file:
-        options.hashed_password = args.password_hash_file.read_text().strip()
-    elif args.password:
-        from jupyter_server.auth import passwd
-
-        options.hashed_password = passwd(getpass.getpass("Password for the dashboards: "))
-    return options, args.print_config
-
-
-def serve_command(options: ServeOptions | None = None, *, python: str = sys.executable) -> list[str]:
-    """Return the command line that serves ``options`` (never holding a secret: the token travels in :data:`TOKEN_ENV`).
-
-    :func:`voila_server` runs it; ``make dashboards`` runs the same module.
-    """
-    o = options or ServeOptions()
-    cmd = [python, "-m", "workbench.ui.serve", str(o.notebook_dir), "--host", o.host, "--port", str(o.port)]
-    if not o.open_browser:
-        cmd.append("--no-browser")
-    cmd += [f"--pool={name}={size}" for name, size in o.pools.items()]
-    if o.cell_timeout_s is not None:
-        cmd.append(f"--cell-timeout={o.cell_timeout_s}")
-    if o.max_kernels is not None:
-        cmd.append(f"--max-kernels={o.max_kernels}")
-    if o.max_kernels_per_client is not None:
-        cmd.append(f"--max-kernels-per-client={o.max_kernels_per_client}")
-    return cmd + list(o.extra)
 
 
 def _voila_argv(o: ServeOptions) -> list[str]:
@@ -976,6 +183,22 @@ def build_app(options: ServeOptions):
     address) and the token or password is what keeps visitors out; on loopback only
     ``localhost``/loopback Host headers are served (DNS rebinding protection).  Its root is
     the course page (:func:`course_page`) instead of Voila's list of files.
+
+    Parameters
+    ----------
+    options : ServeOptions
+        What the command line chose.
+
+    Returns
+    -------
+    voila.app.Voila
+        With ``workbench_capacity`` (the kernel cap in force and where it came from).
+
+    Raises
+    ------
+    ServeError
+        Unsafe options (:meth:`ServeOptions.check`), a missing folder, a Voila whose internals
+        changed, or a kernel cap the preheated pools fill.
     """
     from jupyter_core.paths import jupyter_config_path
     from traitlets.config import Config
@@ -1008,7 +231,8 @@ def build_app(options: ServeOptions):
     app.update_config(extra)
     _check_capacity(app, options)
     voila_handlers = app.init_handlers  # Voila's start() asks for its routes here
-    app.init_handlers = lambda: [*_course_handlers(app.server_url, options.notebook_dir), *_capped(voila_handlers())]
+    app.init_handlers = lambda: [*course_handlers(app.server_url, options.notebook_dir),
+                                 *capped_routes(voila_handlers())]
     return app
 
 
@@ -1060,7 +284,21 @@ def _check_capacity(app, options: ServeOptions) -> None:
 
 
 def describe(app, options: ServeOptions) -> dict:
-    """Return the effective configuration (secrets masked), as ``--print-config`` shows it."""
+    """Return the effective configuration (secrets masked), as ``--print-config`` shows it.
+
+    Parameters
+    ----------
+    app : voila.app.Voila
+        :func:`build_app`'s application.
+    options : ServeOptions
+        What the command line chose.
+
+    Returns
+    -------
+    dict
+        JSON-ready settings: command, files, address, authentication kind, pools, kernel
+        manager and capacity.
+    """
     c = app.config
     return {
         "command": serve_command(options),
@@ -1091,7 +329,20 @@ def _public_url(options: ServeOptions) -> str:
 
 
 def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.serve") -> int:
-    """Serve the dashboards from the command line (``prog``: its name in the help); return the exit status."""
+    """Serve the dashboards from the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, default None
+        The arguments (:func:`parse_args`); None: ``sys.argv[1:]``.
+    prog : str, default "python -m workbench.ui.serve"
+        The command's name in the help.
+
+    Returns
+    -------
+    int
+        0, or 2 when the server refuses to start (the reason on stderr).
+    """
     try:
         options, print_config = parse_args(argv, prog=prog)
         os.environ.pop(TOKEN_ENV, None)  # kernels inherit this process's environment
@@ -1128,11 +379,23 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m workbench.ui.
 
 @dataclass(frozen=True)
 class VoilaServer:
-    """A started Voila server: its URL, process, log file and token."""
+    """A started Voila server: its URL, process, log file and token.
 
-    url: str  # e.g. http://127.0.0.1:40123/
+    Attributes
+    ----------
+    url : str
+        E.g. ``http://127.0.0.1:40123/``.
+    process : subprocess.Popen
+        The server process.
+    log_path : pathlib.Path
+        The server's stdout and stderr.
+    token : str or None, default None
+        Its access token.
+    """
+
+    url: str
     process: subprocess.Popen
-    log_path: Path  # the server's stdout and stderr
+    log_path: Path
     token: str | None = None
 
     @property
@@ -1141,12 +404,33 @@ class VoilaServer:
         return self.process.pid
 
     def render_url(self, notebook: str) -> str:
-        """Address of one dashboard, ``notebook`` relative to the served folder."""
+        """Return the address of one dashboard.
+
+        Parameters
+        ----------
+        notebook : str
+            The notebook, relative to the served folder (``"01_downey_explorer.ipynb"``).
+
+        Returns
+        -------
+        str
+            With the token, if the server has one.
+        """
         query = f"?token={self.token}" if self.token else ""
         return f"{self.url}voila/render/{notebook}{query}"
 
     def log_tail(self, chars: int = 4000) -> str:
-        """Return the last ``chars`` characters of the server's log."""
+        """Return the last ``chars`` characters of the server's log.
+
+        Parameters
+        ----------
+        chars : int, default 4000
+            How many characters.
+
+        Returns
+        -------
+        str
+        """
         return self.log_path.read_text(errors="replace")[-chars:]
 
 
@@ -1202,15 +486,39 @@ def voila_server(
     token: str | None = None,
     serve_args: Sequence[str] = (),
 ) -> Iterator[VoilaServer]:
-    """Run :func:`serve_command` over ``notebook_dir`` (relative to :data:`ROOT`) on a free port.
+    """Run :func:`serve_command` over ``notebook_dir`` on a free port.
 
-    The command of ``make dashboards``, configured by voila.json.
+    The command of ``make dashboards``, configured by voila.json.  The server runs in a new
+    session and its process group (and its kernels) are killed on exit.
 
-    ``cell_timeout_s`` overrides voila.json's cell timeout only when given; ``token`` is
-    passed in :data:`TOKEN_ENV`; ``serve_args`` are more command-line options.  The server
-    runs in a new session and its process group (and its kernels) are killed on exit.
-    Raises ``RuntimeError`` (with the end of the server's log) if it exits or does not answer
-    within ``start_timeout_s``.
+    Parameters
+    ----------
+    log_path : pathlib.Path
+        Where the server's output goes.
+    notebook_dir : str or pathlib.Path, default "notebooks"
+        The folder served, relative to :data:`ROOT`.
+    cell_timeout_s : int or None, default None
+        Seconds per cell; None: voila.json's.
+    start_timeout_s : float, default 90
+        Seconds the server has to answer.
+    env : Mapping[str, str] or None, default None
+        The server's environment; None: this process's.
+    host : str, default DEFAULT_HOST ("127.0.0.1")
+        The address listened on.
+    token : str or None, default None
+        The access token, passed in :data:`TOKEN_ENV`.
+    serve_args : sequence of str, default ()
+        More command-line options.
+
+    Yields
+    ------
+    VoilaServer
+
+    Raises
+    ------
+    RuntimeError
+        With the end of the server's log, if it exits or does not answer within
+        ``start_timeout_s``.
     """
     port = _free_port()
     options = ServeOptions(notebook_dir=ROOT / notebook_dir, host=host, port=port, open_browser=False,
@@ -1246,14 +554,25 @@ def voila_server(
 
 
 def launch_chromium(playwright, executable: Path = CHROMIUM):
-    """Return a headless chromium ``Browser`` from a started ``sync_playwright()``."""
+    """Return a headless chromium ``Browser`` from a started ``sync_playwright()``.
+
+    Parameters
+    ----------
+    playwright : playwright.sync_api.Playwright
+        The started Playwright.
+    executable : pathlib.Path, default CHROMIUM
+        The chromium binary (Debian's ``/usr/bin/chromium``).
+
+    Returns
+    -------
+    playwright.sync_api.Browser
+    """
     return playwright.chromium.launch(executable_path=str(executable), args=list(CHROMIUM_ARGS), headless=True)
 
 
 if __name__ == "__main__":
-    # Run the importable module, not this __main__ copy of it: voila.json names
-    # workbench.ui.serve's classes, and the kernel manager shares the page being served
-    # (_PAGE_SLOT) with the render handler, so both must come from one module.
+    # Run the importable module, not this __main__ copy of it, so that what main() builds and
+    # what voila.json names (workbench.ui.serve's classes) are one module's.
     from workbench.ui import serve as _module
 
     sys.exit(_module.main())

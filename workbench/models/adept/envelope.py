@@ -29,7 +29,7 @@ import pandas as pd
 from numba import njit
 
 from workbench.models import downey
-from workbench.models.adept.search import _column_segments, containment_limit, relative_model
+from workbench.models.adept.search import column_segments, containment_limit, relative_model
 
 __all__ = ["Envelope", "range_pairs", "fit_envelope", "feasible_columns"]
 
@@ -208,7 +208,7 @@ def _pair_bounds(p, r, bounds, hi, lo):  # pragma: no cover - compiled
 def _scaled_segments(n, t, A, lo, hi):  # pragma: no cover - compiled
     """Compute each A column's sigma segments with the piece coefficients divided by the runtimes.
 
-    Segments of :func:`~workbench.models.adept.search._column_segments`: x_i = p + r sigma on a
+    Segments of :func:`~workbench.models.adept.search.column_segments`: x_i = p + r sigma on a
     segment. Returns boundaries (NA, M + 3) and p, r (NA, M + 2, M).
     """
     M = n.size
@@ -216,7 +216,7 @@ def _scaled_segments(n, t, A, lo, hi):  # pragma: no cover - compiled
     p = np.empty((A.size, M + 2, M))
     r = np.empty((A.size, M + 2, M))
     for c in range(A.size):
-        _column_segments(n, A[c], lo, hi, bounds[c], p[c], r[c])
+        column_segments(n, A[c], lo, hi, bounds[c], p[c], r[c])
         for seg in range(M + 2):
             for i in range(M):
                 p[c, seg, i] = p[c, seg, i] / t[i]

@@ -14,7 +14,7 @@ import pandas as pd
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.warnings import sizes_differ_warning
-from workbench.validation import require_span
+from workbench.validation import one_dimensional, require_none, require_span
 
 __all__ = ["MAX_PROCESSORS", "aggregate_columns", "aggregate_repeats", "as_1d", "check_growth",
            "check_observations", "check_size", "check_targets", "cross_size_union", "single_size_columns",
@@ -25,7 +25,7 @@ MAX_PROCESSORS = float(2**53)
 
 
 def as_1d(name: str, values) -> np.ndarray:
-    """Return ``values`` as a one-dimensional float array.
+    """Return ``values`` as a one-dimensional float array (:func:`workbench.validation.one_dimensional`).
 
     Parameters
     ----------
@@ -44,17 +44,15 @@ def as_1d(name: str, values) -> np.ndarray:
     ValidationError
         If the values are not numeric or not one-dimensional.
     """
-    try:
-        arr = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValidationError(f"{name} must be numeric: {exc}") from None
-    if arr.ndim != 1:
-        raise ValidationError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    return arr
+    return one_dimensional(values, name)
 
 
 def check_observations(n, t, label: str = "observations") -> tuple[np.ndarray, np.ndarray]:
     """Check processor counts ``n`` and runtimes ``t`` and return them as float arrays.
+
+    The checks of :mod:`workbench.validation` (:func:`~workbench.validation.one_dimensional`,
+    :func:`~workbench.validation.require_none`, :func:`~workbench.validation.require_span`)
+    with ADEPT's limits.
 
     Parameters
     ----------
@@ -72,7 +70,8 @@ def check_observations(n, t, label: str = "observations") -> tuple[np.ndarray, n
     ------
     ValidationError
         Naming the first problem: lengths, NaN/infinity, counts < 1 or > 2^53, runtimes <= 0,
-        runtimes spanning more than :data:`workbench.validation.MAX_RUNTIME_SPAN`.
+        runtimes spanning more than :data:`workbench.validation.MAX_RUNTIME_SPAN`; the
+        positions (and values) concerned.
     """
     n = as_1d("n (processor counts)", n)
     t = as_1d("t (runtimes)", t)
@@ -80,23 +79,12 @@ def check_observations(n, t, label: str = "observations") -> tuple[np.ndarray, n
         raise ValidationError(f"{label}: n has {len(n)} values but t has {len(t)}")
     if len(n) == 0:
         raise ValidationError(f"{label}: no observations given")
-    if not np.all(np.isfinite(n)):
-        raise ValidationError(f"{label}: processor counts contain NaN or infinity at positions "
-                              f"{np.nonzero(~np.isfinite(n))[0].tolist()}")
-    if not np.all(np.isfinite(t)):
-        raise ValidationError(f"{label}: runtimes contain NaN or infinity at positions "
-                              f"{np.nonzero(~np.isfinite(t))[0].tolist()}")
-    if np.any(n < 1):
-        raise ValidationError(f"{label}: processor counts must be >= 1, got {n[n < 1].tolist()} at positions "
-                              f"{np.nonzero(n < 1)[0].tolist()}")
-    if np.any(n > MAX_PROCESSORS):
-        raise ValidationError(f"{label}: processor counts must be at most 2^53 = {MAX_PROCESSORS:g} (the largest "
-                              f"integer a float holds exactly; ADEPT searches A up to 20 times the largest count), "
-                              f"got {n[n > MAX_PROCESSORS][:5].tolist()} at positions "
-                              f"{np.nonzero(n > MAX_PROCESSORS)[0][:5].tolist()}")
-    if np.any(t <= 0):
-        raise ValidationError(f"{label}: runtimes must be positive, got {t[t <= 0].tolist()} at positions "
-                              f"{np.nonzero(t <= 0)[0].tolist()}")
+    require_none(~np.isfinite(n), n, "processor counts contain NaN or infinity", label, show_values=False)
+    require_none(~np.isfinite(t), t, "runtimes contain NaN or infinity", label, show_values=False)
+    require_none(n < 1, n, "processor counts must be >= 1", label)
+    require_none(n > MAX_PROCESSORS, n, f"processor counts must be at most 2^53 = {MAX_PROCESSORS:g} (the largest "
+                 "integer a float holds exactly; ADEPT searches A up to 20 times the largest count)", label, limit=5)
+    require_none(t <= 0, t, "runtimes must be positive", label)
     require_span(t, label)
     return n, t
 

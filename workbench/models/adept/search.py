@@ -37,6 +37,7 @@ from numba import njit
 from workbench.models import downey
 
 __all__ = [
+    "column_segments",
     "fixed_point_As",
     "wssre",
     "profiled_scale",
@@ -124,7 +125,7 @@ def _pieces(m, a):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
+def column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
     """Compute the segment boundaries and piecewise-linear coefficients of one A column in place.
 
     Segment boundaries ``b`` (M + 3: lo, 1 and the observations' high-variance breakpoints
@@ -134,7 +135,22 @@ def _column_segments(n, a, lo, hi, b, u, v):  # pragma: no cover - compiled
     A, ``1 + s ((A - 1/2)/n - 1/2)`` for n <= 2A - 1, else 1; high variance
     ``A/n + s (1 + (A - 1)/n)`` on the rising piece (n <= A or s (A - 1) >= n - A), else
     ``1 + s``.  (A zero-length segment sitting on sigma = 1 belongs to the low-variance
-    side.)
+    side.)  A numba kernel shared by the search (:func:`fixed_point_sigmas`,
+    :func:`scale_free_candidates`) and the
+    envelope (:mod:`workbench.models.adept.envelope`).
+
+    Parameters
+    ----------
+    n : numpy.ndarray of float, shape (M,)
+        The observations' processor counts.
+    a : float
+        The column's average parallelism A.
+    lo, hi : float
+        The sigma window, lo <= hi.
+    b : numpy.ndarray of float, shape (M + 3,)
+        Written: the sorted segment boundaries.
+    u, v : numpy.ndarray of float, shape (M + 2, M)
+        Written: per segment and observation, T = u + v sigma.
     """
     M = n.size
     lo1 = max(lo, 1.0)
@@ -519,7 +535,7 @@ def _fixed_point_roots(pts, A, s_max, t_f, t_g, paper):  # pragma: no cover - co
     u = np.empty((S, P))
     v = np.empty((S, P))
     for c in range(A.size):
-        _column_segments(pts, A[c], 0.0, s_max, b, u, v)
+        column_segments(pts, A[c], 0.0, s_max, b, u, v)
         for seg in range(S):
             out[c, seg] = _segment_root(b, u, v, seg, t_f, t_g, paper)
     return out
@@ -565,7 +581,7 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
     nan = np.empty(n_phases, np.bool_)
     for c in range(A.size):
         a = A[c]
-        _column_segments(pts, a, 0.0, s_max, b, u, v)
+        column_segments(pts, a, 0.0, s_max, b, u, v)
         for seg in range(S):
             root = _segment_root(b, u, v, seg, t_f, t_g, False)
             if root != root:

@@ -39,7 +39,7 @@ from workbench.errors import ModelWarning, ValidationError, emit_warnings
 from workbench.metrics import ERROR_BAND, summarize
 from workbench.models.comm.correlation import TARGET
 from workbench.models.comm.descriptors import DESCRIPTOR_COLUMNS, METRIC_COLUMNS, descriptors
-from workbench.validation import check_fitted, numeric_column
+from workbench.validation import FittedState, check_fitted, numeric_column
 
 __all__ = [
     "AREAS",
@@ -52,6 +52,7 @@ __all__ = [
     "RobustFit",
     "evaluate",
     "metrics_by_area",
+    "comm_times",
     "robust_fit",
     "term_values",
 ]
@@ -355,7 +356,66 @@ def _configurations(frame: pd.DataFrame) -> int:
     return int(frame[list(DESCRIPTOR_COLUMNS)].drop_duplicates().shape[0])
 
 
-class CommRegression(BaseEstimator):
+def comm_times(frame: pd.DataFrame, y=None, where: str = "CommRegression.fit") -> np.ndarray:
+    """Return the measured communication times of ``frame``'s rows, checked (the models' target).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements, one row each.
+    y : str, array-like or None, default None
+        The times: a column of ``frame`` by name, one value per row, or None for the column
+        :data:`~workbench.models.comm.correlation.TARGET`.
+    where : str, default "CommRegression.fit"
+        The caller named in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        One float per row, each finite and > 0 (the unit of ``y``, µs for the target column).
+
+    Raises
+    ------
+    ValidationError
+        The column is missing or repeated, ``y`` has another length than ``frame`` or uneven
+        nesting, or a time is not a finite number > 0 (naming the row).
+    """
+    if y is None or isinstance(y, str):
+        column = y or TARGET
+        if column not in frame.columns:
+            raise ValidationError(f"{where}: no target given and no column {column!r} in the frame; pass y "
+                                  "(communication times, µs) or a column name")
+        raw = frame[column]
+        if isinstance(raw, pd.DataFrame):
+            raise ValidationError(f"{where}: the target column {column!r} appears {raw.shape[1]} times; column "
+                                  "names must be unique")
+        name = f"column {column!r}"
+    else:
+        try:
+            raw = pd.Series(np.asarray(y).reshape(-1) if np.ndim(y) else [y])
+        except (TypeError, ValueError):  # ragged nested sequences
+            raise ValidationError(f"{where}: y must be one communication time per row (a flat sequence), got "
+                                  f"{type(y).__name__} of uneven nesting") from None
+        name = "y"
+    try:
+        values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
+    except (TypeError, ValueError):  # e.g. a categorical, or nested sequences in y
+        values = pd.to_numeric(pd.Series(np.asarray(raw, dtype=object).reshape(-1)), errors="coerce").to_numpy(
+            dtype=float)
+    if values.size != len(frame):
+        raise ValidationError(f"{where}: y has {values.size} values for {len(frame)} rows")
+    bad = ~np.isfinite(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValidationError(f"{where}: communication times ({name}) must be finite numbers, got "
+                              f"{raw.iloc[i]!r} in row {i}")
+    if (values <= 0).any():
+        i = int(np.flatnonzero(values <= 0)[0])
+        raise ValidationError(f"{where}: communication times ({name}) must be > 0, got {values[i]:g} in row {i}")
+    return values
+
+
+class CommRegression(FittedState, BaseEstimator):
     """[Papadopoulou2015]'s communication-time model: one robust linear regression per area.
 
     Parameters
@@ -400,6 +460,9 @@ class CommRegression(BaseEstimator):
         Distinct descriptor rows in the training data.
     """
 
+    #: the fitted attribute that marks a fit (:class:`~workbench.validation.FittedState`)
+    fitted_attribute = "models_"
+
     def __init__(self, split: AreaSplit = AreaSplit(), terms: Mapping[str, Sequence[str]] | None = None,
                  robust: str = "bisquare", min_points_per_area: int | None = None):
         self.split = split
@@ -426,43 +489,6 @@ class CommRegression(BaseEstimator):
             out[area] = chosen
         return out
 
-    @staticmethod
-    def _target(frame: pd.DataFrame, y) -> np.ndarray:
-        where = "CommRegression.fit"
-        if y is None or isinstance(y, str):
-            column = y or TARGET
-            if column not in frame.columns:
-                raise ValidationError(f"{where}: no target given and no column {column!r} in the frame; pass y "
-                                      "(communication times, µs) or a column name")
-            raw = frame[column]
-            if isinstance(raw, pd.DataFrame):
-                raise ValidationError(f"{where}: the target column {column!r} appears {raw.shape[1]} times; column "
-                                      "names must be unique")
-            name = f"column {column!r}"
-        else:
-            try:
-                raw = pd.Series(np.asarray(y).reshape(-1) if np.ndim(y) else [y])
-            except (TypeError, ValueError):  # ragged nested sequences
-                raise ValidationError(f"{where}: y must be one communication time per row (a flat sequence), got "
-                                      f"{type(y).__name__} of uneven nesting") from None
-            name = "y"
-        try:
-            values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float)
-        except (TypeError, ValueError):  # e.g. a categorical, or nested sequences in y
-            values = pd.to_numeric(pd.Series(np.asarray(raw, dtype=object).reshape(-1)), errors="coerce").to_numpy(
-                dtype=float)
-        if values.size != len(frame):
-            raise ValidationError(f"{where}: y has {values.size} values for {len(frame)} rows")
-        bad = ~np.isfinite(values)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise ValidationError(f"{where}: communication times ({name}) must be finite numbers, got "
-                                  f"{raw.iloc[i]!r} in row {i}")
-        if (values <= 0).any():
-            i = int(np.flatnonzero(values <= 0)[0])
-            raise ValidationError(f"{where}: communication times ({name}) must be > 0, got {values[i]:g} in row {i}")
-        return values
-
     # --------------------------------------------------------------------- fit
     def fit(self, frame: pd.DataFrame, y=None) -> CommRegression:
         """Fit every area's model.
@@ -486,7 +512,7 @@ class CommRegression(BaseEstimator):
         data = _plain(descriptors(frame))
         if len(data) == 0:
             raise ValidationError("CommRegression.fit: the frame is empty (no measurements)")
-        target = self._target(data, y)
+        target = comm_times(data, y)
         configs = _configurations(data)
         if configs < 2:
             raise ValidationError(
@@ -574,9 +600,6 @@ class CommRegression(BaseEstimator):
         return pd.DataFrame(rows, columns=["area", "term", "coef", "stderr", "source", "note"])
 
     # ----------------------------------------------------------------- predict
-    def _check_fitted(self):
-        check_fitted(self, "models_", "CommRegression.predict", fit="fit(frame)")
-
     def areas(self, frame: pd.DataFrame) -> np.ndarray:
         """Return the area of every row of ``frame`` under this model's split.
 
@@ -595,7 +618,7 @@ class CommRegression(BaseEstimator):
         frame : pandas.DataFrame
             The base metrics ``S, M, PPN, N, I, SW, R`` per measurement.
         """
-        self._check_fitted()
+        check_fitted(self, where="CommRegression.predict", fit="fit(frame)")
         data = _plain(descriptors(frame))
         labels = self.split.labels(data)
         out = np.empty(len(data))
@@ -660,9 +683,9 @@ def evaluate(model: CommRegression, frame: pd.DataFrame, y=None, pct: float = ER
     pct : float, default ERROR_BAND.value (30)
         Half-width of the error band of ``share_within``, percent.
     """
-    model._check_fitted()
+    check_fitted(model, where="CommRegression.predict", fit="fit(frame)")
     data = _plain(descriptors(frame)).reset_index(drop=True)
-    observed = CommRegression._target(data, y)
+    observed = comm_times(data, y)
     predicted = model.predict(data)
     labels = model.split.labels(data)
     predictions = data.assign(area=labels, observed=observed, predicted=predicted,

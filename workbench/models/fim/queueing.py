@@ -57,6 +57,7 @@ __all__ = [
     "STATIONS",
     "CollectiveSimulation",
     "ServiceRates",
+    "check_simulation",
     "default_phi",
     "fifo_departures",
     "metadata_departures",
@@ -255,7 +256,35 @@ def metadata_departures_reference(arrivals, coef: float):
 
 
 # --------------------------------------------------------------------------- network
-def _validated(pattern, n_jobs, processes, replications) -> tuple[str, int, int, int]:
+def check_simulation(pattern, n_jobs, processes, replications) -> tuple[str, int, int, int]:
+    """Return the arguments every simulation of a collective shares, checked.
+
+    Used by :func:`simulate_collective` and the event-driven reference
+    (:mod:`workbench.models.fim.queueing_des`), so that both refuse the same input in the same
+    words.
+
+    Parameters
+    ----------
+    pattern : str
+        One of :data:`PATTERNS`.
+    n_jobs : int
+        Data points (jobs), >= 1.
+    processes : int
+        Processes, >= 1.
+    replications : int
+        Replications, >= 1.
+
+    Returns
+    -------
+    tuple of (str, int, int, int)
+        ``(pattern, n_jobs, processes, replications)``, the counts as ints (a whole float
+        such as ``4.0`` is accepted).
+
+    Raises
+    ------
+    ValidationError
+        An unknown pattern, or a count that is not a whole number >= 1 (a bool included).
+    """
     if pattern not in PATTERNS:
         raise ValidationError(f"unknown collective pattern {pattern!r}; choose one of {', '.join(PATTERNS)}")
     for name, value in (("n_jobs", n_jobs), ("processes", processes), ("replications", replications)):
@@ -373,7 +402,7 @@ def simulate_collective(
         ``makespan`` holds one communication time per replication (same seed, same
         result), in the time unit of the rates.
     """
-    pattern, n_jobs, processes, replications = _validated(pattern, n_jobs, processes, replications)
+    pattern, n_jobs, processes, replications = check_simulation(pattern, n_jobs, processes, replications)
     rates = ServiceRates(zeta_min, zeta_max, metadata_coef, eta, psi, phi)
     phi_used = float(phi) if phi is not None else default_phi(pattern, processes)
     if pattern == "gather":

@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from workbench.errors import WorkbenchError
-from workbench.models.fim.queueing import ServiceRates, _validated, default_phi
+from workbench.models.fim.queueing import ServiceRates, check_simulation, default_phi
 
 __all__ = ["metadata_station_des", "simulate_collective_des"]
 
@@ -180,7 +180,7 @@ def simulate_collective_des(
     WorkbenchError
         SimPy is not installed, or (``ValidationError``) an argument is invalid.
     """
-    pattern, n_jobs, processes, replications = _validated(pattern, n_jobs, processes, replications)
+    pattern, n_jobs, processes, replications = check_simulation(pattern, n_jobs, processes, replications)
     rates = ServiceRates(zeta_min, zeta_max, metadata_coef, eta, psi, phi)
     simpy = _simpy()
     mean_receive = psi * (float(phi) if phi is not None else default_phi(pattern, processes))
