@@ -38,8 +38,6 @@ LONG_FILES_ALLOWED = {
                                       "predictor could each be a module of a workbench.models.multiparam package",
     "workbench/ui/serve.py": "not split yet: the Voila overrides (kernel pool, handlers, checks of Voila's "
                              "internals) could be a module of their own beside the server's command line",
-    "workbench/io/callpath.py": "not split yet: one reader module per format (Caliper, Cube, Extra-P) beside the "
-                                "table, its checks and read_profiles",
 }
 
 FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workbench").rglob("*.py"))
