@@ -22,8 +22,9 @@ calibrated interval and warnings, and what follows from comparing them:
   beside the predicted total (they agree when the regions' models are consistent).
 
 The profile table's columns are documented in :mod:`workbench.io.callpath`; the curves are
-taken from it here (this module cannot import :mod:`workbench.io`, a sibling floor), with
-the same choices as :func:`workbench.io.region_curves`.
+taken from it with :mod:`workbench.calltree` (the time metric, exclusive and inclusive times),
+as :func:`workbench.io.region_curves` does (this module cannot import :mod:`workbench.io`, a
+sibling floor).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
 
+from workbench.calltree import exclusive_from_inclusive, inclusive_from_exclusive, time_metric
 from workbench.errors import ModelWarning, ValidationError, emit_warnings, quiet_warnings
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.validation import check_fitted
@@ -49,7 +51,6 @@ REGION_WARNING_KINDS = {
 _SHARE_RISE, _RISE = 0.10, 0.05
 # a region below 1 % of the run at the largest target is not reported as growing in share
 _MIN_SHARE = 0.01
-_AGG_ORDER = ("max", "avg", "none", "sum", "min", "any")
 _REQUIRED = ("profile", "region", "parent", "depth", "metric", "kind", "aggregation", "value", "unit")
 # the PMNF terms growth_words chooses from: (i, j) of n^i log2(n)^j and their names
 _TERMS = ((-1.0, 0, "1/n"), (-0.5, 0, "1/sqrt(n)"), (-1.0, 1, "log n / n"), (0.0, 1, "log n"), (0.5, 0, "sqrt(n)"),
@@ -88,29 +89,6 @@ def growth_words(n: np.ndarray, t: np.ndarray) -> str:
         return "grows and levels off" if rising else "shrinks and levels off"
     best = int(np.flatnonzero(matching)[np.argmin(residual[matching])])
     return f"{'grows' if rising else 'shrinks'} like {_TERMS[best][2]}"
-
-
-def _choose(table: pd.DataFrame, metric, n: str) -> tuple[str, str]:
-    """Return (metric, aggregation) of the inclusive time: max over ranks when present."""
-    if metric is None:
-        timed = table[(table["unit"] == "s") | table["metric"].str.contains("time", case=False)]
-        if timed.empty and table["metric"].nunique() == 1:
-            timed = table  # one metric, unnamed (Extra-P's "<default>"): it is what was measured
-        if timed.empty:
-            raise ValidationError("RegionPredictor.fit: the profile table has no time metric (unit 's' or a "
-                                  f"name with 'time'); metrics: {', '.join(table['metric'].unique()[:10])}")
-        candidates = timed
-    else:
-        candidates = table[table["metric"] == metric]
-        if candidates.empty:
-            raise ValidationError(f"RegionPredictor.fit: no metric {metric!r} in the profile table; metrics: "
-                                  f"{', '.join(map(repr, table['metric'].unique()[:10]))}")
-    combos = candidates[["metric", "kind", "aggregation"]].drop_duplicates()
-    combos = combos.assign(k=(combos["kind"] != "inclusive").astype(int),
-                           a=combos["aggregation"].map({a: i for i, a in enumerate(_AGG_ORDER)}),
-                           m=combos["metric"].map(lambda m: {"time": 0, "time.duration": 1}.get(m, 2)))
-    best = combos.sort_values(["k", "a", "m"], kind="stable").iloc[0]
-    return str(best["metric"]), str(best["aggregation"])
 
 
 class RegionPredictor(BaseEstimator):
@@ -182,7 +160,7 @@ class RegionPredictor(BaseEstimator):
             raise ValidationError(f"{where}: the profile table lacks column(s) {', '.join(map(repr, missing))}"
                                   + (" (the allocation column, n=...)" if n in missing else ""))
         warnings: list[ModelWarning] = []
-        name, aggregation = _choose(table, metric, n)
+        name, _, aggregation = time_metric(table, "inclusive", metric, where)
         rows = table[(table["metric"] == name) & (table["aggregation"] == aggregation)].copy()
         rows["_n"] = pd.to_numeric(rows[n], errors="coerce")
         rows = rows[rows["_n"].notna()]
@@ -193,12 +171,12 @@ class RegionPredictor(BaseEstimator):
             warnings.append(note)
         inclusive = rows[rows["kind"] == "inclusive"]
         if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
-            inclusive = _inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
+            inclusive = inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
         elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
             inclusive = rows.assign(kind="inclusive")
         exclusive = rows[rows["kind"] == "exclusive"]
         if exclusive.empty:
-            exclusive = _exclusive_from_inclusive(inclusive)
+            exclusive = exclusive_from_inclusive(inclusive)
         runs = _runs(inclusive, exclusive)
         self.metric_ = (name, "inclusive", aggregation)
         self.n_column_ = n
@@ -517,31 +495,6 @@ class RegionPredictor(BaseEstimator):
             ratio = summed / total
         return pd.DataFrame({"n": n, "total": total, "sum_exclusive": summed, "ratio": ratio,
                              "measured_ratio": self.measured_ratio_})
-
-
-def _exclusive_from_inclusive(rows: pd.DataFrame) -> pd.DataFrame:
-    children = rows[rows["parent"] != ""].groupby(["profile", "parent"], sort=False)["value"].sum()
-    keys = pd.MultiIndex.from_arrays([rows["profile"], rows["region"]])
-    out = rows.copy()
-    out["value"] = rows["value"].to_numpy() - children.reindex(keys, fill_value=0.0).to_numpy()
-    out["kind"] = "exclusive"
-    return out
-
-
-def _inclusive_from_exclusive(rows: pd.DataFrame) -> pd.DataFrame:
-    out = rows.copy()
-    regions = rows["region"].to_numpy(str)
-    value = rows["value"].to_numpy(float)
-    by_profile = rows.groupby("profile", sort=False).indices
-    total = np.empty_like(value)
-    for idx in by_profile.values():  # a profile's regions: sum each region's subtree
-        names = regions[idx]
-        for k, region in enumerate(names):
-            inside = (names == region) | np.char.startswith(names.astype(str), region + "->")
-            total[idx[k]] = value[idx][inside].sum()
-    out["value"] = total
-    out["kind"] = "inclusive"
-    return out
 
 
 def _runs(inclusive: pd.DataFrame, exclusive: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from workbench.calltree import AGGREGATION_ORDER, exclusive_from_inclusive, time_metric
 from workbench.errors import ValidationError
 from workbench.io.callpath.common import AGGREGATIONS, ALLOCATION_COLUMNS, KINDS, PER_RUN, PROFILE_TABLE_COLUMNS
 
@@ -68,36 +69,6 @@ def validate_profile_table(frame, name: str = "profile table") -> pd.DataFrame:
     return out
 
 
-def time_metric(table: pd.DataFrame, kind: str = "inclusive") -> tuple[str, str, str]:
-    """Return the (metric, kind, aggregation) that best stands for run time in ``table``.
-
-    A time metric (unit ``s`` or a name with ``time``), of ``kind`` when present, with the
-    max-over-ranks aggregation when present (the slowest rank sets the run time), else
-    avg, none, sum, min.
-    """
-    combos = table[["metric", "kind", "aggregation", "unit"]].drop_duplicates()
-    timed = combos[(combos["unit"] == "s") | combos["metric"].str.contains("time", case=False)]
-    if timed.empty:
-        raise ValidationError("profile table: no time metric (unit 's' or a name with 'time'); choose a metric")
-    order = {"max": 0, "avg": 1, "none": 2, "sum": 3, "min": 4, "any": 5}
-    kinds = {kind: 0, "inclusive": 1, "exclusive": 2, "n/a": 3}
-    names = {"time": 0, "time.duration": 1}
-    ranked = timed.assign(k=timed["kind"].map(kinds), a=timed["aggregation"].map(order),
-                          m=timed["metric"].map(lambda m: names.get(m, 2)))
-    best = ranked.sort_values(["k", "a", "m"], kind="stable").iloc[0]
-    return str(best["metric"]), str(best["kind"]), str(best["aggregation"])
-
-
-def _derived_exclusive(rows: pd.DataFrame) -> pd.DataFrame:
-    """Exclusive values from inclusive ones: a region's minus its children's, per profile."""
-    children = rows[rows["parent"] != ""].groupby(["profile", "parent"], sort=False)["value"].sum()
-    keys = pd.MultiIndex.from_arrays([rows["profile"], rows["region"]])
-    out = rows.copy()
-    out["value"] = rows["value"].to_numpy() - children.reindex(keys, fill_value=0.0).to_numpy()
-    out["kind"] = "exclusive"
-    return out
-
-
 def region_curves(table: pd.DataFrame, metric: str | None = None, kind: str | None = None,
                   aggregation: str | None = None, n: str = "processes", source: str = "profiles",
                   min_value: float = 0.0) -> pd.DataFrame:
@@ -143,12 +114,12 @@ def region_curves(table: pd.DataFrame, metric: str | None = None, kind: str | No
                               f"{', '.join(map(repr, table['metric'].unique()[:20]))}")
     if aggregation is None:
         present = set(rows["aggregation"])
-        aggregation = next(a for a in ("max", "avg", "none", "sum", "min", "any") if a in present)
+        aggregation = next(a for a in AGGREGATION_ORDER if a in present)
     rows = rows[rows["aggregation"] == aggregation]
     kind = kind or ("inclusive" if (rows["kind"] == "inclusive").any() else rows["kind"].iloc[0])
     chosen = rows[rows["kind"] == kind]
     if chosen.empty and kind == "exclusive" and (rows["kind"] == "inclusive").any():
-        chosen = _derived_exclusive(rows[rows["kind"] == "inclusive"])
+        chosen = exclusive_from_inclusive(rows[rows["kind"] == "inclusive"])
     if chosen.empty:
         raise ValidationError(f"profile table: no {kind} values of {metric!r} aggregated by {aggregation!r}")
     alloc = pd.to_numeric(chosen[n], errors="coerce")
