@@ -83,7 +83,7 @@ EXERCISES = (
         "call paths, e.g. 'Simulation loop->Connectivity update->Find target neurons (w/ RMA)'.",
         explanation="Finding the target neurons (remote memory access) takes almost all of the run at 2048 "
         "processes, and creating the synapses (an all-to-all) almost as much: both are inside the connectivity "
-        "update, which is nearly the whole simulation loop. The other regions are below 0.1 %.",
+        "update, which is nearly the whole simulation loop. The other two options are below 0.01 % of the run.",
     ),
     numeric(
         "10_regions/overlap", 2,
