@@ -15,6 +15,11 @@ the same measurements:
 * Extra-P 4.2.5's ``SingleParameterModeler`` (its default), run in its own venv by the worker
   of ``bench/extrap_compare.py`` (Extra-P pins numpy < 2: never in the project's venv).
 
+A second check puts the readers in the loop: for the text, JSON and JSON Lines files, Extra-P
+reads each file itself and models every (callpath, metric) with the same default modeler
+(``--worker-read``); its hypotheses are matched by region and metric name with ours (our
+reader, our search).
+
 Reported: curves, hypotheses the same ``(i, j)``, and every curve where they differ or where one
 side fits no model (ours refuses non-positive values: Extra-P's test data has negative ones on
 purpose).  Curves with identical measurements under several region names (Extra-P's test
@@ -41,9 +46,6 @@ import tempfile
 import warnings
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 HERE = Path(__file__).resolve().parent
 MIRROR = Path("/work/.mirror/extra-p+extrap/repo")
 DEFAULT_EXTRAP_PYTHON = "/tmp/extrap-venv/bin/python"
@@ -66,8 +68,45 @@ def _extract(git: Path, out: Path) -> list[Path]:
     return sorted(files) + cube_sets
 
 
-def _curves(table: pd.DataFrame, source: str) -> tuple[list[dict], str]:
+def worker_read() -> None:
+    """Extra-P reads each file of the job list (stdin, JSON) and models it: (callpath, metric) -> (i, j)."""
+    import warnings
+
+    from extrap.fileio.file_reader.json_file_reader import JsonFileReader
+    from extrap.fileio.file_reader.text_file_reader import TextFileReader
+    from extrap.modelers.model_generator import ModelGenerator
+
+    out = {}
+    for path in json.load(sys.stdin):
+        reader = TextFileReader() if path.lower().endswith(".txt") else JsonFileReader()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                experiment = reader.read_experiment(path)
+                generator = ModelGenerator(experiment)
+                generator.model_all()
+        except Exception as error:  # noqa: BLE001 - reported per file, as Extra-P's reason
+            out[path] = {"error": f"{type(error).__name__}: {str(error)[:100]}"}
+            continue
+        models = {}
+        for (callpath, metric), model in generator.models.items():
+            i = j = 0.0
+            terms = getattr(model.hypothesis.function, "compound_terms", [])
+            if terms:
+                for simple in terms[0].simple_terms:
+                    if simple.term_type == "polynomial":
+                        i = float(simple.exponent)
+                    else:
+                        j = float(simple.exponent)
+            models[f"{callpath.name}|{metric.name}"] = [i, j]
+        out[path] = {"models": models}
+    json.dump(out, sys.stdout)
+
+
+def _curves(table, source: str) -> tuple[list[dict], str]:
     """The table's single-parameter curves (one dict each), or none and why."""
+    import pandas as pd
+
     from workbench.io.callpath import PROFILE_TABLE_COLUMNS
 
     params = [c for c in table.columns if c not in PROFILE_TABLE_COLUMNS]
@@ -89,12 +128,14 @@ def _curves(table: pd.DataFrame, source: str) -> tuple[list[dict], str]:
             continue
         seen.add(key)
         curves.append({"id": f"{source}|{region}|{metric}|{kind}|{agg}", "file": source, "region": region,
-                       "metric": f"{metric} ({kind}, {agg})", "points": points})
+                       "metric": f"{metric} ({kind}, {agg})", "metric_name": metric, "points": points})
     return curves, ""
 
 
 def _ours(points: list) -> tuple[float, float] | str:
     """Our PMNF search on the curve: (i, j), or why it fits none."""
+    import numpy as np
+
     from workbench.errors import WorkbenchError, WorkbenchWarning
     from workbench.models.pmnf import PMNF
 
@@ -120,7 +161,11 @@ def main(argv=None) -> int:
     ap.add_argument("--extrap-python", default=os.environ.get("EXTRAP_PYTHON", DEFAULT_EXTRAP_PYTHON))
     ap.add_argument("--mirror", default=str(MIRROR), help="git directory of the fetched extra-p/extrap")
     ap.add_argument("--out", default=str(HERE / "results" / "extrap_regions_compare.md"))
+    ap.add_argument("--worker-read", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.worker_read:
+        worker_read()
+        return 0
     if not Path(args.mirror).exists():
         sys.exit(f"no mirror of extra-p/extrap at {args.mirror} (fetch it first)")
     if not Path(args.extrap_python).exists():
@@ -131,7 +176,7 @@ def main(argv=None) -> int:
 
     commit = subprocess.run(["git", "-C", args.mirror, "rev-parse", "HEAD"], capture_output=True, text=True,
                             check=True).stdout.strip()
-    curves, skipped = [], []
+    curves, skipped, own_files = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for path in _extract(Path(args.mirror), root):
@@ -149,12 +194,17 @@ def main(argv=None) -> int:
             curves += found
             if why:
                 skipped.append((source, why))
+            elif path.suffix.lower() in (".txt", ".json", ".jsonl"):
+                own_files[str(path)] = source
+        own = _extrap_reads(args.extrap_python, own_files)
     jobs = [{"id": c["id"], "points": c["points"], "targets": [p[0] for p in c["points"]]} for c in curves]
     proc = subprocess.run([args.extrap_python, str(HERE / "extrap_compare.py"), "--worker"], input=json.dumps(jobs),
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         sys.exit(f"Extra-P worker failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     reply = json.loads(proc.stdout)
+    import pandas as pd
+
     theirs = {r["id"]: (float(r["i"]), float(r["j"])) for r in reply["results"]}
     rows = []
     for c in curves:
@@ -163,11 +213,40 @@ def main(argv=None) -> int:
                      "ours": _formula(ours), "extrap": _formula(theirs[c["id"]]),
                      "fitted": isinstance(ours, tuple), "agree": ours == theirs[c["id"]]})
     table = pd.DataFrame(rows)
-    _report(table, skipped, reply["version"], commit, Path(args.out))
+    _report(table, skipped, reply["version"], commit, Path(args.out), _own_rows(curves, own))
     return 0
 
 
-def _report(table: pd.DataFrame, skipped: list, version: str, commit: str, out: Path) -> None:
+def _extrap_reads(python: str, files: dict) -> dict:
+    """Extra-P's own reading and modelling of ``files`` (path -> source name): source -> its reply."""
+    proc = subprocess.run([python, str(Path(__file__).resolve()), "--worker-read"], input=json.dumps(list(files)),
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit(f"Extra-P reading worker failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return {files[path]: reply for path, reply in json.loads(proc.stdout).items()}
+
+
+def _own_rows(curves: list, own: dict):
+    """Ours (our reader, our search) beside Extra-P's (its reader, its modeler), matched by region and metric."""
+    import pandas as pd
+
+    rows = []
+    for c in curves:
+        reply = own.get(c["file"])
+        if reply is None:
+            continue
+        # a text file without METRIC lines: Extra-P's metric is unnamed, ours "<default>"
+        metric = "" if c["metric_name"] == "<default>" else c["metric_name"]
+        theirs = reply.get("models", {}).get(f"{c['region']}|{metric}")
+        ours = _ours(c["points"])
+        why = reply.get("error", "no such callpath and metric")
+        rows.append({"file": c["file"], "region": c["region"], "metric": c["metric"], "ours": _formula(ours),
+                     "extrap": _formula(tuple(theirs)) if theirs else f"not found ({why})",
+                     "matched": theirs is not None, "agree": theirs is not None and ours == tuple(theirs)})
+    return pd.DataFrame(rows, columns=["file", "region", "metric", "ours", "extrap", "matched", "agree"])
+
+
+def _report(table, skipped: list, version: str, commit: str, out: Path, own) -> None:
     fitted = table[table["fitted"]]
     lines = [
         "# Per-region hypotheses: our PMNF search vs Extra-P on Extra-P's test data",
@@ -197,6 +276,15 @@ def _report(table: pd.DataFrame, skipped: list, version: str, commit: str, out: 
                   for r in differ.itertuples()]
     else:
         lines.append("None.")
+    lines += ["", "## Extra-P reading its own files", "",
+              "Text, JSON and JSON Lines files of the table above: Extra-P's reader and modeler against our reader "
+              "and search, matched by region and metric name.", "",
+              "| curves | matched by name | same hypothesis (of the matched) |", "|---|---|---|",
+              f"| {len(own)} | {own['matched'].sum()} | {own['agree'].sum()}/{own['matched'].sum()} |"]
+    odd = own[~own["agree"]]
+    if len(odd):
+        lines += ["", "| file | region | metric | ours | Extra-P |", "|---|---|---|---|---|"]
+        lines += [f"| {r.file} | {r.region} | {r.metric} | {r.ours} | {r.extrap} |" for r in odd.itertuples()]
     lines += ["", f"## Files not compared ({len(skipped)})", "", "| file | why |", "|---|---|"]
     lines += [f"| {name} | {why} |" for name, why in skipped]
     out.parent.mkdir(parents=True, exist_ok=True)
