@@ -34,8 +34,6 @@ LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
 LONG_FILES_ALLOWED = {
     "workbench/models/multiparam.py": "not split yet: the members (PMNF-style, size-power, ...) and the "
                                       "predictor could each be a module of a workbench.models.multiparam package",
-    "workbench/io/callpath.py": "not split yet: one reader module per format (Caliper, Cube, Extra-P) beside the "
-                                "table, its checks and read_profiles",
 }
 
 FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workbench").rglob("*.py"))

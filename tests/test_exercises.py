@@ -111,3 +111,14 @@ def test_the_exercises_ask_about_what_the_dashboards_open_on(data_mirror):
     n_asked, t_asked = n03._example_observed()
     np.testing.assert_array_equal(n_shown, n_asked)
     np.testing.assert_allclose(t_shown, t_asked, rtol=1e-12)
+
+
+def test_notebook_10_restates_the_dashboards_synthetic_laws():
+    # the course floor cannot import the views floor: the exercise keeps its own copy of the laws
+    from workbench.course.exercises.n10_regions import LAWS
+    from workbench.views.regions import SYNTHETIC_LAWS
+
+    p = np.array([2.0, 7.0, 55.0, 1000.0])
+    assert set(LAWS) == set(SYNTHETIC_LAWS)
+    for region, law in SYNTHETIC_LAWS.items():
+        np.testing.assert_allclose(LAWS[region](p), law(p), rtol=1e-12)

@@ -148,3 +148,23 @@ def test_extrap_text_without_metric_is_modelled_as_measured(tmp_path):
     frame = model.predict_frame([32])
     assert frame["prediction"].iloc[0] == pytest.approx(100 / 32 + 1, rel=0.15)
     assert frame["growth"].iloc[0] == "shrinks like 1/n"
+
+
+def test_each_region_also_has_extrap_s_pmnf_and_the_point_combines_both(fitted):
+    # the known laws are PMNF terms: Extra-P's search finds them on the measured values
+    terms = {r: (m.hypothesis_.i, m.hypothesis_.j) for r, m in fitted.pmnf_.items()}
+    assert terms["main->solve->MPI_Allreduce"] == (0.0, 1.0)  # 0.2 log2 p
+    assert terms["main->solve"][0] < 0  # 64/p + 0.2 log2 p: a term that decays
+    n = np.array([128.0, 512.0])
+    frame = fitted.region_frame("main->solve->MPI_Allreduce", n)
+    alone = fitted.predictors_["main->solve->MPI_Allreduce"].predict_frame(n)
+    pmnf = fitted.pmnf_["main->solve->MPI_Allreduce"].predict(n)
+    # the point is the geometric mean of both; the interval keeps the predictor's relative width
+    np.testing.assert_allclose(frame["prediction"], np.sqrt(alone["prediction"] * pmnf), rtol=1e-12)
+    np.testing.assert_allclose(frame["upper"] / frame["lower"], alone["upper"] / alone["lower"], rtol=1e-12)
+    # the strong-scaling members level a rising region off: the combination is closer to the law
+    law = 0.2 * np.log2(n)
+    assert (np.abs(np.log(frame["prediction"] / law)) < np.abs(np.log(alone["prediction"] / law))).all()
+    # predict_frame gives the same rows as region_frame
+    rows = fitted.predict_frame(n).set_index(["region", "n"])
+    np.testing.assert_allclose(rows.loc["main->solve->MPI_Allreduce", "prediction"], frame["prediction"])

@@ -1,13 +1,16 @@
 """Per-region interval coverage and warned recall of RegionPredictor, per source of profiles.
 
 For every region curve of every source: fit :class:`workbench.models.regions.RegionPredictor`
-without the largest allocation (``--holdout 1``; or the two largest, ``--holdout 2``),
-predict the held-out allocation(s) and compare with the median measured inclusive time there:
+without the largest allocation (``--holdout 1``; or the two largest, ``--holdout 2``; or, with
+``--all-cuts``, at every cut that leaves at least 3 allocations), predict the held-out
+allocation(s) and compare with the median measured inclusive time there:
 
 * coverage - the fraction of held-out points inside the 80 % interval (target 0.70-0.90);
 * miss - a prediction off by more than 30 % (``|log(actual / prediction)| > log 1.3``);
 * warned recall - the fraction of misses whose row is ``warned`` (target >= 0.90);
-* warned rate - the fraction of all rows that are ``warned``.
+* warned rate - the fraction of all rows that are ``warned``;
+* false alarms - the fraction of the rows that did *not* miss but are ``warned`` (a warning
+  that fires on every row has recall 1 and false alarms 1: it carries no information).
 
 Sources (each evaluated on its own; nothing in RegionPredictor or the ScalingPredictor's
 calibration is fitted on any of them, so every source is held out from the calibration,
@@ -19,9 +22,12 @@ i.e. the evaluation is leave-one-source-out by construction):
   at 27..343 ranks), read from the fetched mirror;
 * ``extrap-strong-scaling`` - extra-p/extrap tests/data/text/strong_scaling/one_parameter_*.txt
   (Extra-P text, synthetic strong-scaling regions), read from the fetched mirror; identical
-  curves under several region names are counted once.
+  curves under several region names are counted once;
+* ``extrap-cube`` - extra-p/extrap tests/data/cubeset/single_parameter (Score-P Cube, 4
+  regions of a matrix multiplication at problem sizes x = 1..2000: not an allocation, but
+  the region curves RegionPredictor is asked to model), read from the fetched mirror.
 
-Usage: ``python tools/region_coverage.py [--holdout 1|2] [--out results.csv]``.
+Usage: ``python tools/region_coverage.py [--holdout 1|2] [--all-cuts] [--out results.csv]``.
 """
 
 from __future__ import annotations
@@ -59,16 +65,32 @@ def _from_mirror(repo: str, prefix: str, out: Path) -> Path | None:
     return out / prefix
 
 
-def evaluate(table: pd.DataFrame, n: str, holdout: int, config: dict | None = None) -> pd.DataFrame:
-    """One row per (region, held-out allocation): actual, prediction, interval, warned."""
+def evaluate(table: pd.DataFrame, n: str, holdout: int, config: dict | None = None,
+             all_cuts: bool = False) -> pd.DataFrame:
+    """One row per (region, held-out allocation): actual, prediction, interval, warned.
+
+    ``all_cuts``: fit at every cut that leaves at least 3 allocations (column ``cut``: the
+    number of allocations fitted) and predict every larger allocation, instead of holding
+    out the ``holdout`` largest only.
+    """
     model = RegionPredictor(config=config)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         full = model.fit(table, n=n).runs_
     allocations = np.sort(full["n"].unique())
+    if all_cuts:
+        parts = [_evaluate_cut(table, n, full, allocations, k, config) for k in range(3, allocations.size)]
+        parts = [p for p in parts if len(p)]
+        return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if allocations.size - holdout < 3:
         return pd.DataFrame()
-    cut = allocations[-holdout - 1]
+    return _evaluate_cut(table, n, full, allocations, allocations.size - holdout, config)
+
+
+def _evaluate_cut(table: pd.DataFrame, n: str, full: pd.DataFrame, allocations: np.ndarray, k: int,
+                  config: dict | None) -> pd.DataFrame:
+    """Fit on the ``k`` smallest allocations, predict the others (rows as :func:`evaluate`)."""
+    cut = allocations[k - 1]
     train = table[pd.to_numeric(table[n], errors="coerce") <= cut]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -80,7 +102,8 @@ def evaluate(table: pd.DataFrame, n: str, holdout: int, config: dict | None = No
     frame = frame[frame["actual"] > 0]
     frame["inside"] = (frame["lower"] <= frame["actual"]) & (frame["actual"] <= frame["upper"])
     frame["miss"] = np.abs(np.log(frame["actual"] / frame["prediction"])) > MISS
-    frame["config"] = ", ".join(f"{k}={v}" for k, v in (config or {}).items())
+    frame["config"] = ", ".join(f"{key}={v}" for key, v in (config or {}).items())
+    frame["cut"] = k
     return frame
 
 
@@ -94,6 +117,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
                      "misses_30pct": int(part["miss"].sum()),
                      "warned_recall": misses["warned"].mean() if len(misses) else np.nan,
                      "warned_rate": part["warned"].mean(),
+                     "false_alarms": part.loc[~part["miss"], "warned"].mean() if (~part["miss"]).any() else np.nan,
                      "median_abs_log_error": float(np.median(np.abs(np.log(part["actual"] / part["prediction"]))))})
     return pd.DataFrame(rows)
 
@@ -101,6 +125,7 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--holdout", type=int, default=1, choices=(1, 2))
+    parser.add_argument("--all-cuts", action="store_true", help="fit at every cut leaving >= 3 allocations")
     parser.add_argument("--out", type=Path, default=None, help="CSV of every held-out point")
     args = parser.parse_args(argv)
     parts = []
@@ -109,12 +134,13 @@ def main(argv=None) -> int:
         if RELEARN.exists():
             relearn = read_profiles(RELEARN)
             for size in sorted(relearn["n"].unique()):
-                parts.append(evaluate(relearn, "processes", args.holdout, {"n": size}).assign(source="relearn"))
+                parts.append(evaluate(relearn, "processes", args.holdout, {"n": size}, args.all_cuts).assign(
+                    source="relearn"))
         else:
             print("relearn: not in the data mirror, skipped", file=sys.stderr)
         lulesh = _from_mirror("LLNL/thicket", "thicket/tests/data/mpi_scaling_cali", tmp / "t")
         if lulesh is not None:
-            parts.append(evaluate(read_profiles(lulesh), "processes", args.holdout).assign(
+            parts.append(evaluate(read_profiles(lulesh), "processes", args.holdout, None, args.all_cuts).assign(
                 source="thicket-mpi-scaling"))
         else:
             print("thicket-mpi-scaling: LLNL/thicket not fetched, skipped", file=sys.stderr)
@@ -124,18 +150,23 @@ def main(argv=None) -> int:
                 table = read_profiles(path)
                 param = [c for c in table.columns if c in ("x", "p")][0]
                 column = "processes" if param == "p" else param
-                parts.append(evaluate(table, column, args.holdout).assign(source="extrap-strong-scaling",
-                                                                          config=path.name))
+                parts.append(evaluate(table, column, args.holdout, None, args.all_cuts).assign(
+                    source="extrap-strong-scaling", config=path.name))
         else:
             print("extrap-strong-scaling: extra-p/extrap not fetched, skipped", file=sys.stderr)
+        cube = _from_mirror("extra-p/extrap", "tests/data/cubeset/single_parameter", tmp / "c")
+        if cube is not None:
+            parts.append(evaluate(read_profiles(cube), "x", args.holdout, None, args.all_cuts).assign(
+                source="extrap-cube"))
     frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
     # Extra-P's test files repeat one curve under many region names: count each curve once
-    frame = frame.drop_duplicates(["source", "config", "n", "actual", "prediction"])
+    frame = frame.drop_duplicates(["source", "config", "cut", "n", "actual", "prediction"])
     if args.out:
         frame.to_csv(args.out, index=False)
     summary = summarise(frame)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(f"RegionPredictor, {LEVEL:.0%} intervals, largest {args.holdout} allocation(s) held out")
+        held = "every cut leaving >= 3 allocations" if args.all_cuts else f"largest {args.holdout} allocation(s)"
+        print(f"RegionPredictor, {LEVEL:.0%} intervals, {held} held out")
         print(summary.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
