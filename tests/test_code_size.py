@@ -34,8 +34,6 @@ LONG_FUNCTIONS_ALLOWED: dict[str, str] = {}
 LONG_FILES_ALLOWED = {
     "workbench/io/microbench.py": "not split yet: the OSU and IMB readers share the table machinery "
                                   "(_Table, _check_row, _collect); move it to its own module, then one per format",
-    "workbench/models/multiparam.py": "not split yet: the members (PMNF-style, size-power, ...) and the "
-                                      "predictor could each be a module of a workbench.models.multiparam package",
     "workbench/ui/serve.py": "not split yet: the Voila overrides (kernel pool, handlers, checks of Voila's "
                              "internals) could be a module of their own beside the server's command line",
     "workbench/io/callpath.py": "not split yet: one reader module per format (Caliper, Cube, Extra-P) beside the "

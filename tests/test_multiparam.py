@@ -14,10 +14,9 @@ from workbench.models.multiparam import (
     ExpertWorkModel,
     ExtraPMultiParameter,
     WorkAwareModel,
-    _extrap_hypotheses,
-    _line_points,
     extrapolation_folds,
 )
+from workbench.models.multiparam.extrap import _extrap_hypotheses, _line_points
 
 
 def grid(ns, ss):
@@ -206,6 +205,6 @@ def test_size_power_model_shared_exponent_and_abstention():
     np.testing.assert_allclose(m.predict(target), 2.0 * 160**1.3, rtol=1e-10)
     with pytest.raises(ValidationError, match="measured allocations"):
         m.predict(pd.DataFrame({"n": [32.0], "s": [10.0]}))
-    assert np.isnan(m._predict(np.array([32.0]), np.array([[10.0]])))[0]
+    assert np.isnan(m.evaluate(np.array([32.0]), np.array([[10.0]])))[0]
     with pytest.raises(ValidationError, match="2 sizes"):
         SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])

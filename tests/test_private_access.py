@@ -31,14 +31,11 @@ STRICT = ("workbench/models/scaling/",)
 #: Known cases elsewhere (issue 26 items 1 and 4): (module, what is touched).
 KNOWN = {
     ("workbench/evaluation/comm_regression.py", "CommRegression._target"),
-    ("workbench/evaluation/multiparam.py", "model._features"),
     ("workbench/io/scaling.py", "workbench.io.npb._decode_log"),
     ("workbench/io/scaling.py", "workbench.io.npb._parse"),
     ("workbench/models/adept/envelope.py", "workbench.models.adept.search._column_segments"),
     ("workbench/models/comm/regression.py", "model._check_fitted"),
     ("workbench/models/fim/queueing_des.py", "workbench.models.fim.queueing._validated"),
-    ("workbench/models/multiparam.py", "self.members_[m]._predict"),
-    ("workbench/models/multiparam.py", "model._predict"),
     ("workbench/plots/scaling.py", "workbench.plots.adept._pair"),
 }
 

@@ -11,7 +11,7 @@
 3. Prints the leave-one-source-out accuracy and 80 % coverage (calibrated on the other
    sources, scored on the held-out one).
 4. Writes the calibration fitted on all sources (temperature, priors, error models, warning
-   threshold; numbers only, no data) to ``workbench/models/multiparam_calibration.json``.
+   threshold; numbers only, no data) to ``workbench/models/multiparam/multiparam_calibration.json``.
 """
 
 from __future__ import annotations

@@ -317,7 +317,7 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
         direction = target_direction(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float), pred.n_range_[1],
                                      pred.S_range_[1])
         for m, model in pred.members_.items():
-            feats = model._features(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float))
+            feats = model.interval_features(Xt)
             rows.append(pd.DataFrame({
                 "source": src, "dataset": name, "split": split, "model": m, "target": np.arange(len(Xt)),
                 "n": Xt.n.to_numpy(float), "size": size, "actual": frame.t[test].to_numpy(float),
