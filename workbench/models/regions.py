@@ -133,7 +133,7 @@ class RegionPredictor(BaseEstimator):
     metric_ : tuple (metric, kind, aggregation) of the modelled values.
     n_column_ : the allocation column.
     parameters_ : tuple of the problem-parameter columns modelled beside it (empty: none;
-        then ``predictors_`` hold :class:`~workbench.models.multiparam.MultiParameterPredictor`\ s).
+        then ``predictors_`` holds one :class:`~workbench.models.multiparam.MultiParameterPredictor` per region).
     regions_ : DataFrame, one row per modelled region: region, name, parent, depth,
         allocations (distinct n measured), exclusive (whether exclusive times were fitted).
     root_ : the region whose predicted time is the total (the root with the largest
