@@ -31,14 +31,17 @@ Models
 :class:`WorkAwareModel`
     ``t = c0 + c1 W(s)/n + sum_k c_k h_k(n, s)``: the per-process share of the work
     ``W(s) = prod_j s_j^a_j`` (exponents ``a_j`` learnt from a grid, or a user-given work
-    function) plus at most ``max_terms`` overhead terms from :data:`OVERHEAD_TERMS`
-    (``log2 n``, ``n^(1/2)``, ``n``, halo ``(W/n)^(2/3)``, serial work ``W``, ...), every
-    coefficient >= 0.  Fitted on relative errors; the work exponents and the terms are
-    chosen by *extrapolation-oriented* cross-validation: refit without the largest size, and
-    without the largest allocation of each size, score the log errors of the left-out runs
-    (:func:`extrapolation_folds`).  All candidates and folds are solved at once (batched
-    normal equations).  Weak scaling (``s / n`` constant) needs no special case: along that
-    line ``W/n`` is constant and the overhead terms carry the growth.
+    function; or, when the parameters are weak-scaling inputs such as neurons per rank,
+    ``W = n prod_j s_j^a_j``, the scope learnt with the exponents) plus at most
+    ``max_terms`` overhead terms from :data:`OVERHEAD_TERMS` (``log2 n``, ``n^(1/2)``,
+    ``n``, halo ``(W/n)^(2/3)``, serial work ``W``, ...), every coefficient >= 0.  Fitted on
+    relative errors; the work exponents and the terms are chosen by
+    *extrapolation-oriented* cross-validation: refit without the largest size, without the
+    largest allocation of each size, and predict the second-largest size from the smaller
+    ones, score the log errors of the left-out runs (:func:`extrapolation_splits`).  All
+    candidates and folds are solved at once (batched normal equations).  Weak scaling
+    (``s / n`` constant) needs no special case: along that line ``W/n`` is constant and the
+    overhead terms carry the growth.
 :class:`ExpertWorkModel`
     The fixed expert form ``t = c0 + c1 W/n + c2 log2 n`` (``W`` = the size, or a work
     function): a baseline.
@@ -66,6 +69,7 @@ from workbench.models.multiparam.base import (
     check_runtimes,
     extrapolation_distance,
     extrapolation_folds,
+    extrapolation_splits,
     size_key,
 )
 from workbench.models.multiparam.calibration import CALIBRATION_PATH, default_calibration
@@ -80,12 +84,13 @@ from workbench.models.multiparam.predictor import (
     target_weights,
 )
 from workbench.models.multiparam.sizepower import SizePowerModel
-from workbench.models.multiparam.work import OVERHEAD_TERMS, WORK_EXPONENTS, ExpertWorkModel, WorkAwareModel
+from workbench.models.multiparam.work import OVERHEAD_TERMS, SCOPES, WORK_EXPONENTS, ExpertWorkModel, WorkAwareModel
 
 __all__ = [
     "ALLOCATION",
     "CALIBRATION_PATH",
     "OVERHEAD_TERMS",
+    "SCOPES",
     "WORK_EXPONENTS",
     "MEMBERS",
     "PREDICT_FRAME_EXTRA",
@@ -103,6 +108,7 @@ __all__ = [
     "default_calibration",
     "extrapolation_distance",
     "extrapolation_folds",
+    "extrapolation_splits",
     "size_key",
     "target_direction",
     "target_weights",

@@ -26,6 +26,7 @@ __all__ = [
     "check_runtimes",
     "extrapolation_distance",
     "extrapolation_folds",
+    "extrapolation_splits",
     "size_key",
 ]
 
@@ -180,6 +181,31 @@ def extrapolation_folds(n, S) -> list[tuple[str, np.ndarray]]:
     if test.any() and (~test).sum() >= 3:
         folds.append(("more-n", test))
     return folds
+
+
+def extrapolation_splits(n, S) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Return the cross-validation splits of the model choice as ``(name, test_mask, train_mask)``.
+
+    The :func:`extrapolation_folds` (training set: the complement), and one step back along
+    the size: ``"bigger-2"`` predicts every run of the second-largest size from the smaller
+    ones (the largest left out too), if at least two smaller sizes remain.  A second size
+    step doubles the evidence of how a model extrapolates in the size (the direction with
+    the fewest runs) at the same distance; on the development data it was the difference
+    between choosing by one noisy fold and by two (``bench/results/multiparam.md``).
+
+    Parameters
+    ----------
+    n : ndarray of shape (k,)
+        The allocations of the runs.
+    S : ndarray of shape (k, parameters)
+        Their problem parameters.
+    """
+    out = [(name, test, ~test) for name, test in extrapolation_folds(n, S)]
+    sizes, inv = np.unique(size_key(S), return_inverse=True)
+    inv = inv.reshape(-1)
+    if sizes.size >= 4:
+        out.append(("bigger-2", inv == sizes.size - 2, inv < sizes.size - 2))
+    return out
 
 
 def extrapolation_distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:

@@ -15,7 +15,7 @@ from workbench.models.multiparam.base import (
     check_parameters,
     check_runtimes,
     extrapolation_distance,
-    extrapolation_folds,
+    extrapolation_splits,
 )
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -142,13 +142,12 @@ def _extrapolation_cv(members: dict, folds: list, frame: pd.DataFrame, n: np.nda
                       t: np.ndarray) -> pd.DataFrame:
     """Refit every member on each training part of ``folds``; return the held-out predictions.
 
-    ``folds`` from :func:`extrapolation_folds`; columns ``model, fold, actual, prediction, failed`` (a failed
-    refit predicts NaN).
+    ``folds`` from :func:`~workbench.models.multiparam.base.extrapolation_splits`; columns ``model, fold,
+    actual, prediction, failed`` (a failed refit predicts NaN).
     """
     cv_rows = []
     with quiet_warnings():
-        for fold, test in folds:
-            train = ~test
+        for fold, test, train in folds:
             for name in members:
                 failed = False
                 try:
@@ -166,8 +165,9 @@ class MultiParameterPredictor(BaseEstimator):
     """Runtime over allocation x problem size from several models, with calibrated intervals.
 
     1. fit every member (:data:`MEMBERS`) on all runs;
-    2. refit each on the :func:`extrapolation_folds` (without the largest size; without the
-       largest allocation of each size) and score the left-out runs: the mean absolute log
+    2. refit each on the :func:`~workbench.models.multiparam.base.extrapolation_splits`
+       (without the largest size; without the largest allocation of each size; the
+       second-largest size from the smaller ones) and score the left-out runs: the mean absolute log
        error is the member's ``cv_error_`` (members without a fold get the calibration's
        prior);
     3. weights ``exp(-(cv + penalty) / temperature)`` (temperature learnt on the development
@@ -275,7 +275,7 @@ class MultiParameterPredictor(BaseEstimator):
                 except (ValidationError, np.linalg.LinAlgError) as exc:
                     self.failures_[name] = str(exc)
                 self.fit_seconds_[name] = time.perf_counter() - start
-        folds = extrapolation_folds(n, S)
+        folds = extrapolation_splits(n, S)
         self.cv_ = _extrapolation_cv(self.members_, folds, frame, n, S, t)
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
         # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x

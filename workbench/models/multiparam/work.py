@@ -8,9 +8,12 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError
-from workbench.models.multiparam.base import MultiParameterModel, extrapolation_folds
+from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits
 
-__all__ = ["OVERHEAD_TERMS", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+__all__ = ["OVERHEAD_TERMS", "SCOPES", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+
+#: What the work of the problem parameters measures -> the exponent of ``n`` in ``W``.
+SCOPES = {"total": 0.0, "per-process": 1.0}
 
 #: Default grid of work exponents ``a`` in ``W = s^a`` (per problem parameter).
 WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0)
@@ -60,6 +63,12 @@ class WorkAwareModel(MultiParameterModel):
         positive unit); None learns ``W = prod_j s_j^a_j`` with ``a_j`` from ``exponents``.
     exponents : sequence of float, default :data:`WORK_EXPONENTS`
         Grid of work exponents per problem parameter (product grid over the parameters).
+    scopes : sequence of {"total", "per-process"}, default ("total", "per-process")
+        What the learnt work of the problem parameters measures, chosen by cross-validation
+        with the exponents: ``"total"``, the whole problem (``W = prod s^a``, shared by the
+        ``n`` processes: strong scaling); ``"per-process"``, one process's part (``W = n
+        prod s^a``: the parameters are weak-scaling inputs, as RELeARN's neurons per rank).
+        A user's ``work`` function gives the total work.
     overheads : sequence of str, default all of :data:`OVERHEAD_TERMS`
         Candidate overhead terms.
     max_terms : int, default 2
@@ -76,6 +85,8 @@ class WorkAwareModel(MultiParameterModel):
     ----------
     exponents_ : tuple of float
         Work exponents (NaN with a user work function).
+    scope_ : str
+        ``"total"`` or ``"per-process"`` (``scopes``).
     terms_ : tuple of str
         The chosen overhead terms.
     coefficients_ : ndarray
@@ -89,27 +100,32 @@ class WorkAwareModel(MultiParameterModel):
     name = "work"
 
     def __init__(self, work=None, exponents=WORK_EXPONENTS, overheads=tuple(OVERHEAD_TERMS), max_terms: int = 2,
-                 select_terms: bool = True, complexity: float = 0.01):
+                 select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES)):
         self.work = work
         self.exponents = exponents
+        self.scopes = scopes
         self.overheads = overheads
         self.max_terms = max_terms
         self.select_terms = select_terms
         self.complexity = complexity
 
-    def _work_grid(self, S, where) -> tuple[list[tuple[float, ...]], np.ndarray]:
-        """Work exponent vectors and the (A, m) log-work values."""
+    def _work_grid(self, n, S, where) -> tuple[list[tuple[float, ...]], np.ndarray]:
+        """Work vectors (the exponents of the problem parameters, then that of n) and the (A, m) log-work values."""
         if self.work is not None:
             w = np.asarray(self.work(S), float).reshape(-1)
             if w.size != S.shape[0] or not np.all(np.isfinite(w) & (w > 0)):
                 raise ValidationError(f"{where}: work(S) must return one finite positive work value per row")
-            return [(np.nan,) * S.shape[1]], np.log(w)[None]
+            return [(np.nan,) * S.shape[1] + (0.0,)], np.log(w)[None]
         ex = np.asarray(self.exponents, float).reshape(-1)
         if ex.size == 0 or not np.all(np.isfinite(ex) & (ex > 0)):
             raise ValidationError(f"{where}: exponents must be finite and > 0, got {self.exponents!r}")
-        grid = list(itertools.product(ex, repeat=S.shape[1]))
-        logS = np.log(S)
-        return grid, np.asarray(grid) @ logS.T
+        scopes = tuple(self.scopes)
+        if not scopes or any(sc not in SCOPES for sc in scopes):
+            raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
+        # "total" first: on a tie the strong-scaling reading wins
+        grid = [a + (SCOPES[sc],) for sc in sorted(set(scopes), key=list(SCOPES).index)
+                for a in itertools.product(ex, repeat=S.shape[1])]
+        return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
 
     def _subsets(self, where):
         unknown = [h for h in self.overheads if h not in OVERHEAD_TERMS]
@@ -129,14 +145,15 @@ class WorkAwareModel(MultiParameterModel):
 
     def _fit(self, n, S, t, notes) -> None:
         where = f"{type(self).__name__}.fit"
-        grid, logw = self._work_grid(S, where)
+        grid, logw = self._work_grid(n, S, where)
         # scale the work so that W/n is near the runtimes (conditioning only)
         logw = logw - np.median(logw - np.log(n), axis=1, keepdims=True) + np.log(np.median(t))
         subsets = self._subsets(where)
         terms_all = list(dict.fromkeys(h for sub in subsets for h in sub))
         base = self._columns(n, logw, terms_all) / t[None, :, None]  # (A, m, 2 + T): relative least squares
-        folds = extrapolation_folds(n, S)
-        masks = np.vstack([np.ones_like(n)] + [(~m).astype(float) for _, m in folds])
+        splits = extrapolation_splits(n, S)
+        folds = [(name, test) for name, test, _ in splits]
+        masks = np.vstack([np.ones_like(n)] + [train.astype(float) for _, _, train in splits])
         A = len(grid)
         cand_a, cand_terms, cand_cv, cand_ok, cand_score, cand_coef = [], [], [], [], [], []
         sizes = sorted({len(sub) for sub in subsets})
@@ -186,12 +203,12 @@ class WorkAwareModel(MultiParameterModel):
             coef = nnls(self._columns(n, logw[a:a + 1], ())[0] / t[:, None], np.ones_like(t))[0]
             notes.append(ModelWarning("no-feasible-terms", f"{where}: no candidate had non-negative coefficients; "
                                       "fell back to c0 + c1 W/n by non-negative least squares"))
-        self.exponents_ = tuple(float(v) for v in grid[a])
+        self.exponents_ = tuple(float(v) for v in grid[a][:-1])
+        self.scope_ = "per-process" if grid[a][-1] else "total"
         self.terms_ = tuple(terms)
         self.coefficients_ = np.asarray(coef, float)
         self.cv_error_ = cv
-        raw = np.log(np.asarray(self.work(S), float)).reshape(-1) if self.work is not None else \
-            np.log(S) @ np.asarray(grid[a], float)
+        raw = self._log_work(n, S, shift=0.0)
         self._log_shift = float(logw[a][0] - raw[0])
         self._candidates = (grid, cand_a, cand_terms, cand_cv, np.concatenate(cand_ok), cand_score)
         if not folds:
@@ -206,15 +223,15 @@ class WorkAwareModel(MultiParameterModel):
         return pd.DataFrame({"exponents": [grid[i] for i in a], "terms": terms, "cv_error": cv, "feasible": ok,
                              "score": score})
 
-    def _log_work(self, S) -> np.ndarray:
+    def _log_work(self, n, S, shift=None) -> np.ndarray:
         if self.work is not None:
             base = np.log(np.asarray(self.work(S), float).reshape(-1))
         else:
-            base = np.log(S) @ np.asarray(self.exponents_)
-        return base + self._log_shift
+            base = np.log(S) @ np.asarray(self.exponents_) + SCOPES[self.scope_] * np.log(n)
+        return base + (self._log_shift if shift is None else shift)
 
     def _predict(self, n, S) -> np.ndarray:
-        D = self._columns(n, self._log_work(S)[None], self.terms_)[0]
+        D = self._columns(n, self._log_work(n, S)[None], self.terms_)[0]
         return D @ self.coefficients_
 
     @property
@@ -224,7 +241,8 @@ class WorkAwareModel(MultiParameterModel):
         c = self.coefficients_
         scale = np.exp(self._log_shift)
         if self.work is None:
-            w = "*".join(f"{p}^{a:.3g}" for p, a in zip(self.parameters_, self.exponents_))
+            w = "*".join([f"{p}^{a:.3g}" for p, a in zip(self.parameters_, self.exponents_)]
+                         + ["n"] * (self.scope_ == "per-process"))
         else:
             w = "W"
         parts = [f"{c[0]:.4g}", f"{c[1] * scale:.4g}*{w}/n"] + [
@@ -249,6 +267,7 @@ class ExpertWorkModel(WorkAwareModel):
     max_terms = 1
     select_terms = False
     complexity = 0.0
+    scopes = ("total",)
 
     def __init__(self, work=None):
         self.work = work
