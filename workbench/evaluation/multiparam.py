@@ -292,7 +292,8 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
         ``cv_error`` (the member's extrapolation cross-validation error on the training
         runs; ``cv_bigger``, ``cv_more_n`` per fold), ``direction``
         (:func:`~workbench.models.multiparam.target_direction`), ``fit_s`` (seconds of the
-        member's fit).
+        member's fit), ``predictor_fit_s`` (seconds of the predictor's whole fit: every
+        member and its cross-validation refits).
     """
     provisional = Calibration({}, {}, temperature, 1.0)
     jobs = [(src, name, frame, split) for src, sets in sources.items() for name, frame in sets for split in SPLITS]
@@ -325,7 +326,8 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
                 "fit_error": feats["fit_error"], "cv_error": pred.cv_error_.get(m, np.nan),
                 "cv_bigger": pred.fold_cv_error_.get("bigger", {}).get(m, np.nan),
                 "cv_more_n": pred.fold_cv_error_.get("more-n", {}).get(m, np.nan),
-                "direction": direction, "fit_s": pred.fit_seconds_.get(m, np.nan)}))
+                "direction": direction, "fit_s": pred.fit_seconds_.get(m, np.nan),
+                "predictor_fit_s": pred.total_fit_seconds_}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
@@ -358,7 +360,8 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
             "fit_error": np.where(best >= 0, fit_err[np.maximum(best, 0)], np.nan),
             "cv_error": cv_t, "disagreement": spread,
             "chosen": [names[b] if b >= 0 else "" for b in best],
-            "fit_s": first_rows.fit_s.sum()}))
+            "fit_s": (first_rows.predictor_fit_s.iloc[0] if "predictor_fit_s" in first_rows
+                      else first_rows.fit_s.sum())}))
     return pd.concat(out, ignore_index=True)
 
 

@@ -274,7 +274,32 @@ class MultiParameterModel(BaseEstimator):
         """
         where = f"{type(self).__name__}.fit"
         n, S, names = check_parameters(X, where)
-        t = check_runtimes(t, n.size, where)
+        return self.fit_checked(n, S, check_runtimes(t, n.size, where), names)
+
+    def fit_checked(self, n, S, t, parameters) -> MultiParameterModel:
+        """Fit to runs given as arrays already checked; returns self.
+
+        The same fit as :meth:`fit` without the checks of its input (and without building
+        a DataFrame): for combiners that checked the runs once and refit members on many
+        subsets (:class:`MultiParameterPredictor`'s cross-validation).
+
+        Parameters
+        ----------
+        n : ndarray of shape (k,)
+            Allocations (>= 1), as from :func:`check_parameters`.
+        S : ndarray of shape (k, q)
+            Problem parameters (> 0), in the order of ``parameters``.
+        t : ndarray of shape (k,)
+            Runtimes (finite, > 0), as from :func:`check_runtimes`.
+        parameters : list of str
+            The problem-parameter names.
+
+        Returns
+        -------
+        self
+        """
+        where = f"{type(self).__name__}.fit"
+        names = list(parameters)
         nd, Sd, td, runs = aggregate_runs(n, S, t)
         if nd.size < self.min_points:
             raise ValidationError(f"{where}: needs runs at >= {self.min_points} distinct (n, {', '.join(names)}) "

@@ -138,27 +138,32 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
     return W, cv_t
 
 
-def _extrapolation_cv(members: dict, folds: list, frame: pd.DataFrame, n: np.ndarray, S: np.ndarray,
+def _extrapolation_cv(members: dict, folds: list, names: list, n: np.ndarray, S: np.ndarray,
                       t: np.ndarray) -> pd.DataFrame:
     """Refit every member on each training part of ``folds``; return the held-out predictions.
 
     ``folds`` from :func:`~workbench.models.multiparam.base.extrapolation_splits`; columns ``model, fold,
     actual, prediction, failed`` (a failed refit predicts NaN).
     """
-    cv_rows = []
+    model_col, fold_col, actual, prediction, failed = [], [], [], [], []
     with quiet_warnings():
         for fold, test, train in folds:
+            k = int(test.sum())
             for name in members:
-                failed = False
                 try:
-                    model = clone(members[name]).fit(frame[train], t[train])
-                    p = model.evaluate(n[test], S[test])
+                    model = clone(members[name]).fit_checked(n[train], S[train], t[train], names)
+                    p, bad = model.evaluate(n[test], S[test]), False
                 except (ValidationError, np.linalg.LinAlgError):
-                    p, failed = np.full(int(test.sum()), np.nan), True
-                cv_rows.append(pd.DataFrame({"model": name, "fold": fold, "actual": t[test], "prediction": p,
-                                             "failed": failed}))
-    return pd.concat(cv_rows, ignore_index=True) if cv_rows else pd.DataFrame(
-        columns=["model", "fold", "actual", "prediction", "failed"])
+                    p, bad = np.full(k, np.nan), True
+                model_col += [name] * k
+                fold_col += [fold] * k
+                actual.append(t[test])
+                prediction.append(p)
+                failed.append(np.full(k, bad))
+    # one frame at the end: a frame per (fold, member) cost more than the refits
+    return pd.DataFrame({"model": model_col, "fold": fold_col, "actual": np.concatenate(actual or [[]]),
+                         "prediction": np.concatenate(prediction or [[]]),
+                         "failed": np.concatenate(failed or [[]]).astype(bool)})
 
 
 class MultiParameterPredictor(BaseEstimator):
@@ -195,6 +200,8 @@ class MultiParameterPredictor(BaseEstimator):
         The fitted members by name.
     fit_seconds_ : dict of str -> float
         Seconds of each member's fit on all runs.
+    total_fit_seconds_ : float
+        Seconds of the whole fit: every member, its cross-validation refits and the weights.
     failures_ : dict of str -> str
         Why a member could not be fitted.
     cv_error_ : dict of str -> float
@@ -253,6 +260,7 @@ class MultiParameterPredictor(BaseEstimator):
         self
         """
         where = "MultiParameterPredictor.fit"
+        begin = time.perf_counter()
         if self.weighting not in ("pooled", "per-target"):
             raise ValidationError(f"{where}: weighting must be 'pooled' or 'per-target', got {self.weighting!r}")
         unknown = [m for m in self.models if m not in MEMBERS]
@@ -260,7 +268,6 @@ class MultiParameterPredictor(BaseEstimator):
             raise ValidationError(f"{where}: models must be names from {list(MEMBERS)}, got {list(self.models)}")
         n, S, names = check_parameters(X, where)
         t = check_runtimes(t, n.size, where)
-        frame = pd.DataFrame(np.column_stack([n, S]), columns=[ALLOCATION] + names)
         nd, Sd, td, _ = aggregate_runs(n, S, t)
         self.parameters_ = names
         self.n_range_ = (float(nd.min()), float(nd.max()))
@@ -271,12 +278,12 @@ class MultiParameterPredictor(BaseEstimator):
             for name in self.models:
                 start = time.perf_counter()
                 try:
-                    self.members_[name] = MEMBERS[name]().fit(frame, t)
+                    self.members_[name] = MEMBERS[name]().fit_checked(n, S, t, names)
                 except (ValidationError, np.linalg.LinAlgError) as exc:
                     self.failures_[name] = str(exc)
                 self.fit_seconds_[name] = time.perf_counter() - start
         folds = extrapolation_splits(n, S)
-        self.cv_ = _extrapolation_cv(self.members_, folds, frame, n, S, t)
+        self.cv_ = _extrapolation_cv(self.members_, folds, names, n, S, t)
         err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
         # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
         # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
@@ -303,6 +310,7 @@ class MultiParameterPredictor(BaseEstimator):
             notes.append(ModelWarning("no-model-fits", f"{where}: no model could be fitted: " + "; ".join(
                 f"{m}: {why}" for m, why in self.failures_.items())))
         self.warnings_ = notes
+        self.total_fit_seconds_ = time.perf_counter() - begin
         emit_warnings(notes)
         return self
 
