@@ -15,7 +15,7 @@ import pytest
 ESTIMATORS = {
     "workbench.models.pmnf": ["PMNF"],
     "workbench.models.fractal": ["FractalExtrapolator"],
-    "workbench.models.multiparam": ["MultiParameterPredictor"],
+    "workbench.models.multiparam.predictor": ["MultiParameterPredictor"],
     "workbench.models.comm.semi_empirical": ["ExchangeModel"],
     "workbench.models.fim.fim_com": ["FiMCom"],
 }

@@ -14,10 +14,10 @@ from workbench.models.multiparam import (
     ExpertWorkModel,
     ExtraPMultiParameter,
     WorkAwareModel,
-    _extrap_hypotheses,
-    _line_points,
     extrapolation_folds,
+    extrapolation_splits,
 )
+from workbench.models.multiparam.extrap import _extrap_hypotheses, _line_points
 
 
 def grid(ns, ss):
@@ -54,6 +54,24 @@ def test_work_model_weak_scaling_line():
     m = WorkAwareModel().fit(X, t)
     pred = m.predict(pd.DataFrame({"n": [64.0, 256.0], "s": [64000.0, 256000.0]}))
     np.testing.assert_allclose(pred, 5 + 0.2 * np.log2([64, 256]), rtol=1e-4)
+
+
+def test_work_model_learns_that_the_size_is_per_process():
+    # RELeARN-like weak-scaling input: s is the work of one process (neurons per rank), the run
+    # grows with log2(n) per unit of it; W = n s^a makes W/n*log2(n) = s log2(n) exact
+    X = grid([2, 4, 8, 16, 32], [100, 200, 400, 800])
+    t = 1 + 0.01 * X.s + 0.002 * X.s * np.log2(X.n)
+    m = WorkAwareModel().fit(X, t)
+    assert m.scope_ == "per-process" and m.exponents_ == (1.0,) and m.terms_ == ("W/n*log2(n)",)
+    assert "n" in m.equation_.split("(W = ")[1]
+    target = pd.DataFrame({"n": [64.0, 256.0], "s": [1600.0, 400.0]})
+    truth = 1 + 0.01 * target.s + 0.002 * target.s * np.log2(target.n)
+    np.testing.assert_allclose(m.predict(target), truth, rtol=1e-6)
+    # the strong-scaling reading alone cannot say it
+    total = WorkAwareModel(scopes=("total",)).fit(X, t)
+    assert total.scope_ == "total" and np.abs(total.predict(target) / truth - 1).max() > 1e-3
+    with pytest.raises(ValidationError, match="scopes"):
+        WorkAwareModel(scopes=("global",)).fit(X, t)
 
 
 def test_work_model_user_work_function():
@@ -153,6 +171,18 @@ def test_extrapolation_folds_grid_and_band():
     np.testing.assert_array_equal(folds["more-n"], [False, True, False, True, False, True])
 
 
+def test_extrapolation_splits_add_the_second_largest_size():
+    X = grid([1, 2, 4], [10, 20, 40, 80])
+    splits = {name: (test, train) for name, test, train in extrapolation_splits(X.n.to_numpy(), X[["s"]].to_numpy())}
+    assert list(splits) == ["bigger", "more-n", "bigger-2"]
+    np.testing.assert_array_equal(splits["bigger"][1], X.s < 80)  # the folds' training set: the rest
+    np.testing.assert_array_equal(splits["bigger-2"][0], X.s == 40)
+    np.testing.assert_array_equal(splits["bigger-2"][1], X.s < 40)  # the largest size is left out too
+    # three sizes: one step back would leave a single size to learn from
+    X3 = grid([1, 2, 4], [10, 20, 40])
+    assert [name for name, _, _ in extrapolation_splits(X3.n.to_numpy(), X3[["s"]].to_numpy())] == ["bigger", "more-n"]
+
+
 # ----------------------------------------------------------------------------- contract
 @pytest.mark.parametrize("model", [WorkAwareModel(), ExtraPMultiParameter(), ExpertWorkModel()])
 def test_contract(model):
@@ -206,6 +236,6 @@ def test_size_power_model_shared_exponent_and_abstention():
     np.testing.assert_allclose(m.predict(target), 2.0 * 160**1.3, rtol=1e-10)
     with pytest.raises(ValidationError, match="measured allocations"):
         m.predict(pd.DataFrame({"n": [32.0], "s": [10.0]}))
-    assert np.isnan(m._predict(np.array([32.0]), np.array([[10.0]])))[0]
+    assert np.isnan(m.evaluate(np.array([32.0]), np.array([[10.0]])))[0]
     with pytest.raises(ValidationError, match="2 sizes"):
         SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])

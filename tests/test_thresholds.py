@@ -15,8 +15,8 @@ import pytest
 
 from workbench import metrics
 from workbench.evaluation import holdout
-from workbench.models import multiparam
 from workbench.models.comm.gbm import BAND_PCT
+from workbench.models.multiparam import predictor as multiparam
 from workbench.models.scaling import predictor
 from workbench.plots import comm_regression as comm_plots
 from workbench.plots import scaling as scaling_plots
@@ -116,7 +116,8 @@ def test_the_benchmark_board_states_the_predictors_miss():
 #: Files whose texts were converted to be written from a declaration: no literal copy of 30 % left.
 CONVERTED = ["workbench/views/comm_regression.py", "workbench/evaluation/comm_regression.py",
              "workbench/plots/comm_regression.py", "workbench/plots/comm_ml.py", "workbench/views/adept.py",
-             "workbench/plots/scaling.py", "workbench/models/multiparam.py", "workbench/evaluation/holdout.py"]
+             "workbench/plots/scaling.py", "workbench/models/multiparam/predictor.py",
+             "workbench/evaluation/holdout.py"]
 
 
 @pytest.mark.parametrize("path", CONVERTED)

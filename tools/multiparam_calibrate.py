@@ -11,7 +11,7 @@
 3. Prints the leave-one-source-out accuracy and 80 % coverage (calibrated on the other
    sources, scored on the held-out one).
 4. Writes the calibration fitted on all sources (temperature, priors, error models, warning
-   threshold; numbers only, no data) to ``workbench/models/multiparam_calibration.json``.
+   threshold; numbers only, no data) to ``workbench/models/multiparam/multiparam_calibration.json``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
         "method": ("per member: weighted median regression of log(actual/predicted) on [1, extrapolation] and a "
                    "Laplace scale model on the features (distance past the measured box in doublings, inside, "
                    "in-sample misfit, 1/points; the predictor also the members' disagreement and its "
-                   "cross-validation error); empirical quantiles of the standardised errors; each (grid, split) "
+                   "cross-validation error); empirical quantiles of the standardised errors; each (source, split) "
                    "weighted once; temperature chosen from workbench.evaluation.multiparam.TEMPERATURES"),
     }
     cal = calibrate(records, provenance)

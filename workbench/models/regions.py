@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator
 
 from workbench.calltree import exclusive_from_inclusive, inclusive_from_exclusive, time_metric
 from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
+from workbench.models import region_sizes
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.validation import check_fitted
@@ -126,6 +127,8 @@ class RegionPredictor(BaseEstimator):
     -----------------
     metric_ : tuple (metric, kind, aggregation) of the modelled values.
     n_column_ : the allocation column.
+    parameters_ : tuple of the problem-parameter columns modelled beside it (empty: none;
+        then ``predictors_`` holds one :class:`~workbench.models.multiparam.MultiParameterPredictor` per region).
     regions_ : DataFrame, one row per modelled region: region, name, parent, depth,
         allocations (distinct n measured), exclusive (whether exclusive times were fitted).
     root_ : the region whose predicted time is the total (the root with the largest
@@ -154,7 +157,8 @@ class RegionPredictor(BaseEstimator):
         self.config = config
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, table: pd.DataFrame, metric: str | None = None, n: str = "processes") -> RegionPredictor:
+    def fit(self, table: pd.DataFrame, metric: str | None = None, n: str = "processes",
+            parameters=None) -> RegionPredictor:
         """Fit one ScalingPredictor per region (inclusive and exclusive time) on a profile table.
 
         Parameters
@@ -167,6 +171,13 @@ class RegionPredictor(BaseEstimator):
             metric of a table that holds one.
         n : str, default "processes"
             The allocation column.
+        parameters : str or sequence of str or None, default None
+            Problem-parameter columns (e.g. ``("size",)``; RELeARN's neurons per rank ``"n"``
+            with ``n="processes"``): every region is then modelled over the allocation x
+            these parameters by a :class:`~workbench.models.multiparam.MultiParameterPredictor`
+            (:mod:`workbench.models.region_sizes`; ``models`` and ``calibration`` are the
+            scaling predictors' and do not apply), and :meth:`predict_frame` takes a
+            DataFrame of targets.  None: one allocation axis, one configuration.
 
         Returns
         -------
@@ -180,6 +191,7 @@ class RegionPredictor(BaseEstimator):
         if missing:
             raise ValidationError(f"{where}: the profile table lacks column(s) {', '.join(map(repr, missing))}"
                                   + (" (the allocation column, n=...)" if n in missing else ""))
+        axes = region_sizes.check_size_parameters(table, n, parameters) if parameters is not None else ()
         warnings: list[ModelWarning] = []
         name, _, aggregation = time_metric(table, "inclusive", metric, where)
         rows = table[(table["metric"] == name) & (table["aggregation"] == aggregation)].copy()
@@ -187,7 +199,7 @@ class RegionPredictor(BaseEstimator):
         rows = rows[rows["_n"].notna()]
         if rows.empty:
             raise ValidationError(f"{where}: column {n!r} is empty for {name!r}: the profiles do not say their {n}")
-        rows, note = self._one_configuration(rows, n)
+        rows, note = self._one_configuration(rows, n, axes)
         if note:
             warnings.append(note)
         inclusive = rows[rows["kind"] == "inclusive"]
@@ -199,6 +211,9 @@ class RegionPredictor(BaseEstimator):
         if exclusive.empty:
             exclusive = exclusive_from_inclusive(inclusive)
         runs = _runs(inclusive, exclusive)
+        if axes:  # each run's problem parameters beside its times
+            runs = runs.merge(region_sizes.profile_parameters(rows, axes), on="profile", how="left")
+        self.parameters_ = axes
         self.metric_ = (name, "inclusive", aggregation)
         self.n_column_ = n
         self.runs_ = runs
@@ -206,10 +221,17 @@ class RegionPredictor(BaseEstimator):
         self.predictors_, self.exclusive_predictors_ = {}, {}
         self.pmnf_, self.exclusive_pmnf_ = {}, {}
         self._memo = {}  # predictions by (model, region, level) and n: the dashboard asks for the same n again
-        records = self._fit_regions(runs, inclusive.drop_duplicates("region").set_index("region"), warnings)
+        info = inclusive.drop_duplicates("region").set_index("region")
+        if axes:
+            self.predictors_, self.exclusive_predictors_, records, notes = region_sizes.fit_regions_over_sizes(
+                runs, info, axes)
+            warnings += notes
+        else:
+            records = self._fit_regions(runs, info, warnings)
         if not records:
             raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
-                                  f"values of {n!r}")
+                                  f"values of {n!r}" + (f" and {region_sizes.MIN_POINTS} points of {n!r} x "
+                                                        f"{', '.join(axes)}" if axes else ""))
         self.regions_ = pd.DataFrame(records)
         self._set_parts(runs)
         self.warnings_ = warnings
@@ -259,9 +281,10 @@ class RegionPredictor(BaseEstimator):
         with np.errstate(invalid="ignore", divide="ignore"):
             self.measured_ratio_ = float(np.nanmedian((own.reindex(total.index) / total).to_numpy(float)))
 
-    def _one_configuration(self, rows: pd.DataFrame, n: str):
-        """Keep one configuration (the other varying run parameters) of the profiles."""
-        fixed = set(_REQUIRED) | {"profile", "format", "name", "run", "_n", n, "processes", "nodes", "threads", "gpus"}
+    def _one_configuration(self, rows: pd.DataFrame, n: str, axes=()):
+        """Keep one configuration (the other varying run parameters) of the profiles; ``axes`` are modelled."""
+        fixed = set(_REQUIRED) | {"profile", "format", "name", "run", "_n", n, "processes", "nodes", "threads", "gpus",
+                                  *axes}
         per_run = {"launchdate", "launchday", "elapsed_time", "figure_of_merit", "user", "cmdline", "libraries",
                    "executablepath", "jobsize", "mpi.world.size", "numhosts", "p"}
         profiles = rows.drop_duplicates("profile")
@@ -303,6 +326,9 @@ class RegionPredictor(BaseEstimator):
         for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
         """
         self._check()
+        if getattr(self, "parameters_", ()):
+            raise ValidationError(f"RegionPredictor: fitted over {self.n_column_} x {', '.join(self.parameters_)}; "
+                                  "ask predict_frame with a DataFrame of targets")
         models = self.exclusive_predictors_ if exclusive else self.predictors_
         if region not in models:
             raise ValidationError(f"RegionPredictor: no {'exclusive ' if exclusive else ''}model of region {region!r}; "
@@ -386,9 +412,14 @@ class RegionPredictor(BaseEstimator):
             and ``warnings`` (its kinds plus :data:`REGION_WARNING_KINDS`).
             ``attrs["verdicts"]`` holds :meth:`verdicts`, ``attrs["consistency"]``
             :meth:`consistency_frame` and ``attrs["messages"]`` the sentences of every
-            region's warnings.
+            region's warnings.  Fitted with ``parameters``: ``targets`` is a DataFrame
+            (the allocation column and the parameters) and the frame has those columns in
+            place of ``n`` (:func:`workbench.models.region_sizes.predict_frame_over_sizes`).
         """
         self._check()
+        if getattr(self, "parameters_", ()):
+            return region_sizes.predict_frame_over_sizes(self, targets, level, self._lattice(),
+                                                         (_SHARE_RISE, _RISE, _MIN_SHARE), growth_words)
         frames = self._region_frames(targets, level)
         n = frames[self.root_]["n"].to_numpy(float)
         inclusive = {r: f["prediction"].to_numpy(float) for r, f in frames.items()}

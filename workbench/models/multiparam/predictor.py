@@ -1,0 +1,441 @@
+"""The multi-parameter predictor: members weighted by extrapolation-oriented cross-validation."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, clone
+
+from workbench.errors import ModelWarning, ValidationError, emit_warnings, quiet_warnings
+from workbench.models.multiparam.base import (
+    ALLOCATION,
+    aggregate_runs,
+    check_parameters,
+    check_runtimes,
+    extrapolation_distance,
+    extrapolation_splits,
+)
+from workbench.models.multiparam.calibration import default_calibration
+from workbench.models.multiparam.extrap import ExtraPMultiParameter
+from workbench.models.multiparam.sizepower import SizePowerModel
+from workbench.models.multiparam.work import ExpertWorkModel, WorkAwareModel
+from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
+from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
+from workbench.models.scaling.predictor import combine, softmin_weights
+from workbench.validation import Threshold, check_fitted
+
+__all__ = [
+    "MEMBERS",
+    "PREDICT_FRAME_EXTRA",
+    "THRESHOLDS",
+    "WARNING_KINDS",
+    "MultiParameterPredictor",
+    "target_direction",
+    "target_weights",
+]
+
+# ------------------------------------------------------------------------------------ predictor
+#: Members of :class:`MultiParameterPredictor` by name.
+MEMBERS = {
+    "work": lambda: WorkAwareModel(),
+    "extrap-mp": lambda: ExtraPMultiParameter(target="runtime"),
+    "extrap-mp-cost": lambda: ExtraPMultiParameter(target="cost"),
+    "expert": lambda: ExpertWorkModel(),
+    "size-power": lambda: SizePowerModel(),
+}
+#: Every number behind the predictor's warnings, declared once (value, unit, meaning, where it is used);
+#: the texts of :data:`WARNING_KINDS` are written from them.  A miss is the scaling predictor's.
+THRESHOLDS = {
+    "miss": SCALING_THRESHOLDS["miss"],
+    "far": Threshold(2.0, "doublings", "a target this many doublings past the measured range in n or a problem "
+                     "parameter is far", "far-extrapolation"),
+    "disagree": Threshold(0.25, "log standard deviation", "the members' predictions spread this much",
+                          "models-disagree"),
+    "cv_miss": Threshold(0.15, "mean absolute log error", "left out, the largest size / allocations were "
+                         "mispredicted by this much", "cv-miss"),
+    "poor_fit": Threshold(0.10, "RMS log residual", "the chosen model misses its own data by this much", "poor-fit"),
+}
+
+
+def _pct(key: str) -> str:
+    return f"{THRESHOLDS[key].value:.0%}".replace("%", " %")
+
+
+#: Per-target warning kinds of the predictor.
+WARNING_KINDS = {
+    "high-risk": f"calibrated probability of missing by more than {_pct('miss')} at or above the threshold",
+    "far-extrapolation": f"target more than {2 ** THRESHOLDS['far'].value:g}x past the measured range in n or a "
+                         "problem parameter",
+    "models-disagree": f"the models' predictions spread by more than {_pct('disagree')} (log standard deviation)",
+    "cv-miss": f"left out, the largest size / allocations were mispredicted by more than {_pct('cv_miss')}",
+    "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
+    "no-cross-validation": "too few sizes and allocations to leave the largest out",
+    "no-model-fits": "no model could be fitted to these data",
+}
+PREDICT_FRAME_EXTRA = ["prediction", "lower", "upper", "model", "warned", "warnings"]
+
+
+def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
+    """Return per target the fold that mimics its extrapolation: ``"more-n"``, ``"bigger"`` or ``"all"``.
+
+    ``"more-n"`` when the target lies further past the largest measured allocation than past
+    the largest measured size (in doublings), ``"bigger"`` when it lies past the largest size,
+    ``"all"`` inside the measured range.
+
+    Parameters
+    ----------
+    n : array-like of shape (targets,)
+        The target allocations.
+    S : array-like of shape (targets, parameters)
+        The target problem parameters.
+    n_max : float
+        The largest measured allocation.
+    s_max : array-like of shape (parameters,)
+        The largest measured value of each problem parameter.
+    """
+    with np.errstate(divide="ignore"):
+        dn = np.maximum(np.log2(np.asarray(n, float) / n_max), 0.0)
+        ds = np.maximum(np.log2(np.asarray(S, float) / np.asarray(s_max, float)), 0.0).max(axis=1)
+    return np.where((dn > ds) & (dn > 0), "more-n", np.where(ds > 0, "bigger", "all"))
+
+
+def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibration: Calibration
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Return member weights per target (members x targets) and the weighted cross-validation error per target.
+
+    ``fold_cv[fold][member]``: the member's mean absolute log error on the left-out runs of
+    ``fold`` (``"all"``: on every fold).  A target uses the errors of the fold of its
+    ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
+    not possible; weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
+    with the calibration's prior, penalty, weight and temperature.
+
+    Parameters
+    ----------
+    fold_cv : dict of str -> dict of str -> float
+        Per fold, each member's mean absolute log error (``"all"``: every fold).
+    names : list of str
+        The members, in the order of the rows of the result.
+    direction : ndarray of str, shape (targets,)
+        :func:`target_direction` of each target.
+    calibration : Calibration
+        Priors, penalties, weight and temperature of the weights.
+    """
+    prior = np.array([calibration.cv_prior.get(m, np.nan) for m in names])
+    penalty = np.array([calibration.penalty.get(m, 0.0) for m in names])
+    W = np.zeros((len(names), direction.size))
+    cv_t = np.full(direction.size, np.nan)
+    for fold in np.unique(direction):
+        use = fold if fold in fold_cv else "all"
+        cv = np.array([fold_cv.get(use, {}).get(m, np.nan) for m in names], float)
+        w = softmin_weights(cv, prior, calibration.temperature, penalty, calibration.cv_weight)
+        at = direction == fold
+        W[:, at] = w[:, None]
+        have = np.isfinite(cv)
+        if have.any() and w[have].sum() > 0:
+            cv_t[at] = float(np.sum(w[have] * cv[have]) / np.sum(w[have]))
+    return W, cv_t
+
+
+def _extrapolation_cv(members: dict, folds: list, names: list, n: np.ndarray, S: np.ndarray,
+                      t: np.ndarray) -> pd.DataFrame:
+    """Refit every member on each training part of ``folds``; return the held-out predictions.
+
+    ``folds`` from :func:`~workbench.models.multiparam.base.extrapolation_splits`; columns ``model, fold,
+    actual, prediction, failed`` (a failed refit predicts NaN).
+    """
+    model_col, fold_col, actual, prediction, failed = [], [], [], [], []
+    with quiet_warnings():
+        for fold, test, train in folds:
+            k = int(test.sum())
+            for name in members:
+                try:
+                    model = clone(members[name]).fit_checked(n[train], S[train], t[train], names)
+                    p, bad = model.evaluate(n[test], S[test]), False
+                except (ValidationError, np.linalg.LinAlgError):
+                    p, bad = np.full(k, np.nan), True
+                model_col += [name] * k
+                fold_col += [fold] * k
+                actual.append(t[test])
+                prediction.append(p)
+                failed.append(np.full(k, bad))
+    # one frame at the end: a frame per (fold, member) cost more than the refits
+    return pd.DataFrame({"model": model_col, "fold": fold_col, "actual": np.concatenate(actual or [[]]),
+                         "prediction": np.concatenate(prediction or [[]]),
+                         "failed": np.concatenate(failed or [[]]).astype(bool)})
+
+
+class MultiParameterPredictor(BaseEstimator):
+    """Runtime over allocation x problem size from several models, with calibrated intervals.
+
+    1. fit every member (:data:`MEMBERS`) on all runs;
+    2. refit each on the :func:`~workbench.models.multiparam.base.extrapolation_splits`
+       (without the largest size; without the largest allocation of each size; the
+       second-largest size from the smaller ones) and score the left-out runs: the mean absolute log
+       error is the member's ``cv_error_`` (members without a fold get the calibration's
+       prior);
+    3. weights ``exp(-(cv + penalty) / temperature)`` (temperature learnt on the development
+       data; optionally per target from the fold that extrapolates as it does, ``weighting``);
+       the prediction is the weighted geometric mean;
+    4. the interval is the calibrated error model ``"predictor"``; warnings per target.
+
+    Parameters
+    ----------
+    models : sequence of str, default tuple(MEMBERS)
+        The members to combine, names of :data:`MEMBERS`.
+    calibration : Calibration or None, default None
+        The error models, priors, temperature and risk threshold; None:
+        :func:`default_calibration`.
+    weighting : {"pooled", "per-target"}, default "pooled"
+        ``"pooled"``: one set of weights from the errors on both folds.  ``"per-target"``: a
+        target past the largest allocation is weighted by the ``more-n`` fold only, one past
+        the largest size by the ``bigger`` fold (:func:`target_direction`).  On the
+        development data (``bench/results/multiparam.md``) per-target weighting was no
+        better (RELeARN *more-p* median PA 64 % vs 72 % pooled), hence the default.
+
+    Attributes
+    ----------
+    members_ : dict of str -> MultiParameterModel
+        The fitted members by name.
+    fit_seconds_ : dict of str -> float
+        Seconds of each member's fit on all runs.
+    total_fit_seconds_ : float
+        Seconds of the whole fit: every member, its cross-validation refits and the weights.
+    failures_ : dict of str -> str
+        Why a member could not be fitted.
+    cv_error_ : dict of str -> float
+        Cross-validated mean absolute log error per member (NaN: no fold).
+    fold_cv_error_ : dict of str -> dict of str -> float
+        The same per fold (``"all"``: every fold).
+    weights_ : dict of str -> float
+        Weight per member (sums to 1); with ``weighting="per-target"`` those of a target
+        inside the measured range (:func:`target_weights`).
+    cv_ : pandas.DataFrame
+        The cross-validation predictions (``model, fold, actual, prediction, failed,
+        log_error``; NaN ``log_error``: the member abstained there).
+    parameters_ : list of str
+        The problem-parameter columns.
+    warnings_ : list of ModelWarning
+        What the fit noticed about the data.
+
+    Examples
+    --------
+    Runs on a 3 x 3 grid of allocations ``n`` and sizes ``s`` of ``t = 0.5 + 0.002 s^1.5 / n``;
+    the prediction at twice the largest allocation:
+
+    >>> import numpy as np, pandas as pd
+    >>> n, s = np.meshgrid([4.0, 8.0, 16.0], [100.0, 200.0, 400.0])
+    >>> X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    >>> model = MultiParameterPredictor().fit(X, 0.5 + 2e-3 * X["s"] ** 1.5 / X["n"])
+    >>> round(float(model.predict(pd.DataFrame({"n": [32.0], "s": [400.0]}))[0]), 2)
+    1.0
+    """
+
+    def __init__(self, models=tuple(MEMBERS), calibration=None, weighting: str = "pooled"):
+        self.models = models
+        self.calibration = calibration
+        self.weighting = weighting
+
+    def _directions(self, n, S) -> np.ndarray:
+        if self.weighting == "per-target":
+            return target_direction(n, S, self.n_range_[1], self.S_range_[1])
+        return np.full(np.shape(n), "all")
+
+    def _calibration(self) -> Calibration:
+        return self.calibration if self.calibration is not None else default_calibration()
+
+    def fit(self, X, t) -> MultiParameterPredictor:
+        """Fit the members and weight them; returns self.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the problem-parameter columns.
+        t : array-like of shape (k,)
+            Runtimes, finite and > 0.
+
+        Returns
+        -------
+        self
+        """
+        where = "MultiParameterPredictor.fit"
+        begin = time.perf_counter()
+        if self.weighting not in ("pooled", "per-target"):
+            raise ValidationError(f"{where}: weighting must be 'pooled' or 'per-target', got {self.weighting!r}")
+        unknown = [m for m in self.models if m not in MEMBERS]
+        if unknown or not len(self.models):
+            raise ValidationError(f"{where}: models must be names from {list(MEMBERS)}, got {list(self.models)}")
+        n, S, names = check_parameters(X, where)
+        t = check_runtimes(t, n.size, where)
+        nd, Sd, td, _ = aggregate_runs(n, S, t)
+        self.parameters_ = names
+        self.n_range_ = (float(nd.min()), float(nd.max()))
+        self.S_range_ = (Sd.min(axis=0), Sd.max(axis=0))
+        self.n_points_ = int(nd.size)
+        self.members_, self.failures_, self.fit_seconds_ = {}, {}, {}
+        with quiet_warnings():
+            for name in self.models:
+                start = time.perf_counter()
+                try:
+                    self.members_[name] = MEMBERS[name]().fit_checked(n, S, t, names)
+                except (ValidationError, np.linalg.LinAlgError) as exc:
+                    self.failures_[name] = str(exc)
+                self.fit_seconds_[name] = time.perf_counter() - start
+        folds = extrapolation_splits(n, S)
+        self.cv_ = _extrapolation_cv(self.members_, folds, names, n, S, t)
+        err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
+        # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
+        # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
+        # judged where it predicts, as the combination uses it only there
+        abstain = self.cv_["prediction"].isna() & ~self.cv_["failed"]
+        self.cv_["log_error"] = err.fillna(np.log(10.0)).where(~abstain)
+        abs_err = self.cv_.assign(a=self.cv_["log_error"].abs())
+        per = abs_err.groupby("model")["a"].mean()
+        self.cv_error_ = {m: float(per.get(m, np.nan)) for m in self.members_}
+        self.fold_cv_error_ = {"all": dict(self.cv_error_)}
+        for (fold, m), e in abs_err.groupby(["fold", "model"])["a"].mean().items():
+            self.fold_cv_error_.setdefault(fold, {})[m] = float(e)
+        # the weights of a target inside the measured range (per target: see _combine)
+        names_fit = list(self.members_)
+        w, cv_all = target_weights(self.fold_cv_error_, names_fit, np.array(["all"]), self._calibration())
+        self.weights_ = dict(zip(names_fit, map(float, w[:, 0])))
+        self.combined_cv_error_ = float(cv_all[0])
+        notes = []
+        if not folds:
+            notes.append(ModelWarning("no-cross-validation", f"{where}: {nd.size} distinct points: too few sizes "
+                                      "(>= 3) or allocations per size (>= 2) to leave the largest out; the models "
+                                      "are weighted by the calibration's priors"))
+        if not self.members_:
+            notes.append(ModelWarning("no-model-fits", f"{where}: no model could be fitted: " + "; ".join(
+                f"{m}: {why}" for m, why in self.failures_.items())))
+        self.warnings_ = notes
+        self.total_fit_seconds_ = time.perf_counter() - begin
+        emit_warnings(notes)
+        return self
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "weights_")
+
+    def _check_fitted(self, where: str) -> None:
+        check_fitted(self, "weights_", where, fit="fit(X, t)")
+
+    def _combine(self, n, S):
+        names = list(self.members_)
+        if not names:
+            k = n.size
+            return np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan)
+        P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
+        direction = self._directions(n, S)
+        w, cv_t = target_weights(self.fold_cv_error_, names, direction, self._calibration())
+        pred, spread, best = combine(P, w)
+        chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
+        fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
+        return pred, spread, chosen, fit_error
+
+    def predict(self, X) -> np.ndarray:
+        """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
+        self._check_fitted("MultiParameterPredictor.predict")
+        n, S, _ = check_parameters(X, "MultiParameterPredictor.predict", self.parameters_)
+        return self._combine(n, S)[0]
+
+    def _features(self, n, S, spread, fit_error) -> dict:
+        d = extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0], self.S_range_[1])
+        direction = self._directions(n, S)
+        _, cv_t = target_weights(self.fold_cv_error_, list(self.members_), direction, self._calibration())
+        return {"distance": d, "n_points": np.full(d.shape, float(self.n_points_)), "fit_error": fit_error,
+                "disagreement": spread, "cv_error": cv_t}
+
+    def member_predictions(self, X) -> pd.DataFrame:
+        """Return each member's prediction at each row of ``X`` (columns: member names; NaN: none).
+
+        The raw material of the combination, for benchmarks and dashboards.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        """
+        self._check_fitted("MultiParameterPredictor.member_predictions")
+        n, S, _ = check_parameters(X, "MultiParameterPredictor.member_predictions", self.parameters_)
+        out = {}
+        for m, model in self.members_.items():
+            p = model.evaluate(n, S)
+            out[m] = np.where(np.isfinite(p) & (p > 0), p, np.nan)
+        return pd.DataFrame(out)
+
+    def predict_interval(self, X, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
+        """Central ``level`` interval (lower, upper) at each row of ``X`` (calibrated).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns.
+        level : float, default 0.8
+            Central probability of the interval, in (0, 1).
+        """
+        frame = self.predict_frame(X, level)
+        return frame["lower"].to_numpy(), frame["upper"].to_numpy()
+
+    def predict_frame(self, X_targets, level: float = 0.8) -> pd.DataFrame:
+        """Predict at each row of ``X_targets``: prediction, interval, model and warnings.
+
+        Columns: ``n`` and the problem parameters (as fitted), ``prediction``, ``lower``,
+        ``upper`` (calibrated central ``level`` interval, unit of the fitted ``t``),
+        ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool)
+        and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
+        maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
+        ``attrs["miss_probability"]`` the calibrated probability of a miss (``THRESHOLDS["miss"]``).
+
+        Parameters
+        ----------
+        X_targets : pandas.DataFrame
+            Column ``n`` and the fitted problem-parameter columns, one row per target.
+        level : float, default 0.8
+            Central probability of the intervals, in (0, 1).
+        """
+        where = "MultiParameterPredictor.predict_frame"
+        self._check_fitted(where)
+        level = check_level(level)
+        n, S, _ = check_parameters(X_targets, where, self.parameters_)
+        cal = self._calibration()
+        pred, spread, chosen, fit_error = self._combine(n, S)
+        feats = self._features(n, S, spread, fit_error)
+        lower, upper = cal.interval("predictor", pred, feats, level)
+        risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
+        limit = {key: t.value for key, t in THRESHOLDS.items()}
+        rules = (("far-extrapolation", feats["distance"] > limit["far"]),
+                 ("models-disagree", spread > limit["disagree"]),
+                 ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
+                 ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]))
+        data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
+        kinds = []
+        for i in range(n.size):
+            if not np.isfinite(pred[i]):
+                kinds.append(tuple(["no-model-fits"] + data))
+                continue
+            kinds.append(tuple(["high-risk"] * bool(risk[i] >= cal.risk_threshold) + data
+                               + [k for k, fired in rules if fired[i]]))
+        frame = pd.DataFrame({ALLOCATION: n})
+        for j, c in enumerate(self.parameters_):
+            frame[c] = S[:, j]
+        frame["prediction"] = pred
+        frame["lower"] = lower
+        frame["upper"] = upper
+        frame["model"] = chosen
+        frame["warned"] = [("high-risk" in k or "no-model-fits" in k) for k in kinds]
+        frame["warnings"] = kinds
+        messages = {w.kind: w.message for w in self.warnings_}
+        occurring = {k for ks in kinds for k in ks}
+        for kind in occurring:
+            messages.setdefault(kind, WARNING_KINDS[kind])
+        frame.attrs["messages"] = messages
+        frame.attrs["weights"] = dict(self.weights_)
+        frame.attrs["miss_probability"] = risk
+        return frame

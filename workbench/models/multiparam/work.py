@@ -1,0 +1,276 @@
+"""Work-aware models: ``t = c0 + c1 W(s)/n + overheads``, and the fixed expert form."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from workbench.errors import ModelWarning, ValidationError
+from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits
+
+__all__ = ["OVERHEAD_TERMS", "SCOPES", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+
+#: What the work of the problem parameters measures -> the exponent of ``n`` in ``W``.
+SCOPES = {"total": 0.0, "per-process": 1.0}
+
+#: Default grid of work exponents ``a`` in ``W = s^a`` (per problem parameter).
+WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0)
+#: Overhead terms of :class:`WorkAwareModel`: name -> function of (n, W) (vectorised).
+OVERHEAD_TERMS = {
+    "log2(n)": lambda n, w: np.log2(n),
+    "n^(1/2)": lambda n, w: np.sqrt(n),
+    "n": lambda n, w: n,
+    "(W/n)^(2/3)": lambda n, w: (w / n) ** (2 / 3),
+    "(W/n)^(1/2)": lambda n, w: np.sqrt(w / n),
+    "W": lambda n, w: w,
+    "W/n*log2(n)": lambda n, w: w / n * np.log2(n),
+    "W*log2(n)": lambda n, w: w * np.log2(n),
+    "W*n^(1/2)": lambda n, w: w * np.sqrt(n),
+    "W*n": lambda n, w: w * n,
+}
+# beam of the work model's forward selection: best single terms and work exponents kept
+_BEAM_TERMS, _BEAM_EXPONENTS = 4, 3
+
+
+def _batched_fit(D: np.ndarray, W: np.ndarray, ridge: float = 1e-9) -> np.ndarray:
+    """Weighted least squares for a batch of designs.
+
+    ``D``: (C, m, k) designs (rows already divided by the runtimes), ``W``: (F, m) row
+    weights (0/1 fold masks).  Returns (F, C, k) coefficients minimising
+    ``sum_m W[f, m] (D[c, m] @ b - 1)^2`` with a tiny ridge on the column-normalised system.
+    """
+    norm = np.sqrt((D * D).sum(axis=1))  # (C, k)
+    norm = np.where(norm > 0, norm, 1.0)
+    Dn = D / norm[:, None, :]
+    # the rows' outer products once, then every fold's sum over its rows as one product with
+    # the masks (half the time of weighting the designs fold by fold)
+    P = Dn[..., :, None] * Dn[..., None, :]  # (C, m, k, k)
+    G = np.tensordot(W, P, axes=([1], [1]))  # (F, C, k, k)
+    b = np.tensordot(W, Dn, axes=([1], [1]))  # (F, C, k)
+    k = D.shape[2]
+    G = G + ridge * np.eye(k)
+    coef = np.linalg.solve(G, b[..., None])[..., 0]
+    return coef / norm[None]
+
+
+class WorkAwareModel(MultiParameterModel):
+    """``t = c0 + c1 W(s)/n + overheads``, exponents and terms chosen by cross-validation.
+
+    Parameters
+    ----------
+    work : callable or None, default None
+        ``work(S)`` -> total work per row from the (k, q) array of problem parameters (any
+        positive unit); None learns ``W = prod_j s_j^a_j`` with ``a_j`` from ``exponents``.
+    exponents : sequence of float, default :data:`WORK_EXPONENTS`
+        Grid of work exponents per problem parameter (product grid over the parameters).
+    scopes : sequence of {"total", "per-process"}, default ("total", "per-process")
+        What the learnt work of the problem parameters measures, chosen by cross-validation
+        with the exponents: ``"total"``, the whole problem (``W = prod s^a``, shared by the
+        ``n`` processes: strong scaling); ``"per-process"``, one process's part (``W = n
+        prod s^a``: the parameters are weak-scaling inputs, as RELeARN's neurons per rank).
+        A user's ``work`` function gives the total work.
+    overheads : sequence of str, default all of :data:`OVERHEAD_TERMS`
+        Candidate overhead terms.
+    max_terms : int, default 2
+        Most overhead terms in one model.  Sets of two or more terms are searched among the 4
+        best single terms at the 3 best work exponents (forward selection with a beam).
+    select_terms : bool, default True
+        False: use exactly ``overheads`` (and the first work exponent vector that fits
+        best), no selection -- e.g. the expert form.
+    complexity : float, default 0.01
+        Added to a candidate's cross-validated log error per overhead term (prefers the
+        simpler of near ties).
+
+    Attributes
+    ----------
+    exponents_ : tuple of float
+        Work exponents (NaN with a user work function).
+    scope_ : str
+        ``"total"`` or ``"per-process"`` (``scopes``).
+    terms_ : tuple of str
+        The chosen overhead terms.
+    coefficients_ : ndarray
+        ``c0``, ``c1`` (work), then one per overhead term; all >= 0 when selected.
+    cv_error_ : float
+        Cross-validated mean absolute log error of the chosen candidate (NaN: no fold).
+    candidates_ : DataFrame
+        Every candidate: ``exponents``, ``terms``, ``cv_error``, ``feasible``, ``score``.
+    """
+
+    name = "work"
+
+    def __init__(self, work=None, exponents=WORK_EXPONENTS, overheads=tuple(OVERHEAD_TERMS), max_terms: int = 2,
+                 select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES)):
+        self.work = work
+        self.exponents = exponents
+        self.scopes = scopes
+        self.overheads = overheads
+        self.max_terms = max_terms
+        self.select_terms = select_terms
+        self.complexity = complexity
+
+    def _work_grid(self, n, S, where) -> tuple[list[tuple[float, ...]], np.ndarray]:
+        """Work vectors (the exponents of the problem parameters, then that of n) and the (A, m) log-work values."""
+        if self.work is not None:
+            w = np.asarray(self.work(S), float).reshape(-1)
+            if w.size != S.shape[0] or not np.all(np.isfinite(w) & (w > 0)):
+                raise ValidationError(f"{where}: work(S) must return one finite positive work value per row")
+            return [(np.nan,) * S.shape[1] + (0.0,)], np.log(w)[None]
+        ex = np.asarray(self.exponents, float).reshape(-1)
+        if ex.size == 0 or not np.all(np.isfinite(ex) & (ex > 0)):
+            raise ValidationError(f"{where}: exponents must be finite and > 0, got {self.exponents!r}")
+        scopes = tuple(self.scopes)
+        if not scopes or any(sc not in SCOPES for sc in scopes):
+            raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
+        # "total" first: on a tie the strong-scaling reading wins
+        grid = [a + (SCOPES[sc],) for sc in sorted(set(scopes), key=list(SCOPES).index)
+                for a in itertools.product(ex, repeat=S.shape[1])]
+        return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
+
+    def _subsets(self, where):
+        unknown = [h for h in self.overheads if h not in OVERHEAD_TERMS]
+        if unknown:
+            raise ValidationError(f"{where}: unknown overhead term(s) {unknown}; known: {list(OVERHEAD_TERMS)}")
+        if not self.select_terms:
+            return [tuple(self.overheads)]
+        kmax = int(self.max_terms)
+        return [c for k in range(kmax + 1) for c in itertools.combinations(self.overheads, k)]
+
+    @staticmethod
+    def _columns(n, logw, terms) -> np.ndarray:
+        """Return the (A, m, 2 + len(terms)) design ``1, W/n, overheads`` for every work vector."""
+        w = np.exp(logw)  # (A, m)
+        cols = [np.ones_like(w), w / n] + [np.broadcast_to(OVERHEAD_TERMS[h](n, w), w.shape) for h in terms]
+        return np.stack(cols, axis=-1)
+
+    def _fit(self, n, S, t, notes) -> None:
+        where = f"{type(self).__name__}.fit"
+        grid, logw = self._work_grid(n, S, where)
+        # scale the work so that W/n is near the runtimes (conditioning only)
+        logw = logw - np.median(logw - np.log(n), axis=1, keepdims=True) + np.log(np.median(t))
+        subsets = self._subsets(where)
+        terms_all = list(dict.fromkeys(h for sub in subsets for h in sub))
+        base = self._columns(n, logw, terms_all) / t[None, :, None]  # (A, m, 2 + T): relative least squares
+        splits = extrapolation_splits(n, S)
+        folds = [(name, test) for name, test, _ in splits]
+        masks = np.vstack([np.ones_like(n)] + [train.astype(float) for _, _, train in splits])
+        A = len(grid)
+        cand_a, cand_terms, cand_cv, cand_ok, cand_score, cand_coef = [], [], [], [], [], []
+        sizes = sorted({len(sub) for sub in subsets})
+        keep_a, keep_terms = np.arange(A), set(terms_all)
+        for k in sizes:
+            subs = [sub for sub in subsets if len(sub) == k and set(sub) <= keep_terms]
+            if not subs:
+                continue
+            idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
+            D = base[keep_a][:, :, idx]  # (A', m, U, 2 + k)
+            # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
+            D = D.transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, n.size, 2 + k)
+            coef = _batched_fit(D, masks)  # (F + 1, C, 2 + k)
+            pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
+            C = D.shape[0]
+            feasible = np.all(coef[0] >= -1e-12, axis=1) if self.select_terms else np.ones(C, bool)
+            fold_err = [np.abs(np.log(np.maximum(pred[f][:, test], 1e-12))).mean(axis=1)
+                        for f, (_, test) in enumerate(folds, start=1) if masks[f].sum() >= 3 + k]
+            cv = np.mean(fold_err, axis=0) if fold_err else np.full(C, np.nan)
+            train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
+            score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
+            score = np.where(feasible & np.isfinite(score), score, np.inf)
+            cand_a.append(np.tile(keep_a, len(subs)))
+            cand_terms += [sub for sub in subs for _ in range(keep_a.size)]
+            cand_cv.append(cv)
+            cand_ok.append(np.isfinite(score))
+            cand_score.append(score)
+            cand_coef += list(coef[0])
+            if k == 1 and self.select_terms and len(sizes) > 2:
+                # forward selection: pairs (and larger sets) only of the best single terms, at the
+                # best work exponents -- a beam that keeps the search linear in the number of terms
+                by_term = score.reshape(len(subs), keep_a.size)
+                keep_terms = {subs[u][0] for u in np.argsort(by_term.min(axis=1), kind="stable")[:_BEAM_TERMS]}
+                keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
+        cand_a = np.concatenate(cand_a)
+        cand_cv = np.concatenate(cand_cv)
+        cand_score = np.concatenate(cand_score)
+        # scores within 1e-6 of the best are ties (exact data: rounding noise must not decide)
+        best = int(np.flatnonzero(cand_score <= cand_score.min() + 1e-6)[0]) if np.isfinite(cand_score).any() else 0
+        if np.isfinite(cand_score[best]):
+            a, terms, coef, cv = int(cand_a[best]), cand_terms[best], cand_coef[best], float(cand_cv[best])
+        else:
+            # no candidate with non-negative coefficients: c0 + c1 W/n by NNLS on the middle exponent
+            from scipy.optimize import nnls
+
+            a, terms, cv = A // 2, (), float("nan")
+            coef = nnls(self._columns(n, logw[a:a + 1], ())[0] / t[:, None], np.ones_like(t))[0]
+            notes.append(ModelWarning("no-feasible-terms", f"{where}: no candidate had non-negative coefficients; "
+                                      "fell back to c0 + c1 W/n by non-negative least squares"))
+        self.exponents_ = tuple(float(v) for v in grid[a][:-1])
+        self.scope_ = "per-process" if grid[a][-1] else "total"
+        self.terms_ = tuple(terms)
+        self.coefficients_ = np.asarray(coef, float)
+        self.cv_error_ = cv
+        raw = self._log_work(n, S, shift=0.0)
+        self._log_shift = float(logw[a][0] - raw[0])
+        self._candidates = (grid, cand_a, cand_terms, cand_cv, np.concatenate(cand_ok), cand_score)
+        if not folds:
+            notes.append(ModelWarning("no-cross-validation", f"{where}: too few sizes and allocations to leave the "
+                                      "largest out; terms chosen on the training error"))
+
+    @property
+    def candidates_(self) -> pd.DataFrame:
+        """Every candidate: ``exponents``, ``terms``, ``cv_error``, ``feasible``, ``score`` (built lazily)."""
+        self._check_fitted(f"{type(self).__name__}.candidates_")
+        grid, a, terms, cv, ok, score = self._candidates
+        return pd.DataFrame({"exponents": [grid[i] for i in a], "terms": terms, "cv_error": cv, "feasible": ok,
+                             "score": score})
+
+    def _log_work(self, n, S, shift=None) -> np.ndarray:
+        if self.work is not None:
+            base = np.log(np.asarray(self.work(S), float).reshape(-1))
+        else:
+            base = np.log(S) @ np.asarray(self.exponents_) + SCOPES[self.scope_] * np.log(n)
+        return base + (self._log_shift if shift is None else shift)
+
+    def _predict(self, n, S) -> np.ndarray:
+        D = self._columns(n, self._log_work(n, S)[None], self.terms_)[0]
+        return D @ self.coefficients_
+
+    @property
+    def equation_(self) -> str:
+        """The fitted model with its numbers (``W`` in the unit of the work function or ``prod s^a``)."""
+        self._check_fitted(f"{type(self).__name__}.equation_")
+        c = self.coefficients_
+        scale = np.exp(self._log_shift)
+        if self.work is None:
+            w = "*".join([f"{p}^{a:.3g}" for p, a in zip(self.parameters_, self.exponents_)]
+                         + ["n"] * (self.scope_ == "per-process"))
+        else:
+            w = "W"
+        parts = [f"{c[0]:.4g}", f"{c[1] * scale:.4g}*{w}/n"] + [
+            f"{ci:.4g}*{h}" for ci, h in zip(c[2:], self.terms_)]
+        return "t = " + " + ".join(parts) + ("" if not any("W" in h for h in self.terms_)
+                                             else f"  (W = {scale:.4g}*{w})")
+
+
+class ExpertWorkModel(WorkAwareModel):
+    """The expert form ``t = c0 + c1 W/n + c2 log2(n)``, ``W`` = the size or ``work(S)``.
+
+    Parameters
+    ----------
+    work : callable or None, default None
+        Total work per row from the problem parameters; None: the product of the parameters.
+    """
+
+    name = "expert"
+    # the fixed form: read by WorkAwareModel's fit as if they were parameters
+    exponents = (1.0,)
+    overheads = ("log2(n)",)
+    max_terms = 1
+    select_terms = False
+    complexity = 0.0
+    scopes = ("total",)
+
+    def __init__(self, work=None):
+        self.work = work
+
