@@ -10,7 +10,7 @@ allocations and on all of them, and writes each per-target fit (or the refusal m
 ``tests/test_adept_reference.py`` refits and compares.  ADEPT's rows were made with the
 implementation before its speed-up (commit 90a4807), so the test shows the fast code gives the
 same results; the predictor's rows were remade when its combination and calibration changed
-(13 development sources, the plausibility rule and shift-robust intervals), checked to leave
+(14 development sources, the plausibility rule, shift-robust intervals, the perfect-scaling floor), checked to leave
 every ADEPT row identical.
 """
 
