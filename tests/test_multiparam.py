@@ -16,6 +16,7 @@ from workbench.models.multiparam import (
     WorkAwareModel,
     extrapolation_folds,
     extrapolation_splits,
+    unique_rows,
 )
 from workbench.models.multiparam.extrap import _extrap_hypotheses, _line_points
 
@@ -239,3 +240,15 @@ def test_size_power_model_shared_exponent_and_abstention():
     assert np.isnan(m.evaluate(np.array([32.0]), np.array([[10.0]])))[0]
     with pytest.raises(ValidationError, match="2 sizes"):
         SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 10_000), st.sampled_from([1.0, 0.5, 3.3]))
+def test_unique_rows_equals_numpy_unique(rows, cols, seed, scale):
+    # the fast path of aggregate_runs / Extra-P's line points must be np.unique(axis=0) exactly
+    A = np.random.default_rng(seed).integers(0, 4, size=(rows, cols)).astype(float) * scale
+    u, inv, counts = np.unique(A, axis=0, return_inverse=True, return_counts=True)
+    u2, inv2, counts2 = unique_rows(A)
+    np.testing.assert_array_equal(u2, u)
+    np.testing.assert_array_equal(inv2, inv.reshape(-1))
+    np.testing.assert_array_equal(counts2, counts)

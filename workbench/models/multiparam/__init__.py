@@ -71,6 +71,7 @@ from workbench.models.multiparam.base import (
     extrapolation_folds,
     extrapolation_splits,
     size_key,
+    unique_rows,
 )
 from workbench.models.multiparam.calibration import CALIBRATION_PATH, default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -112,4 +113,5 @@ __all__ = [
     "size_key",
     "target_direction",
     "target_weights",
+    "unique_rows",
 ]
