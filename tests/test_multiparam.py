@@ -16,6 +16,7 @@ from workbench.models.multiparam import (
     WorkAwareModel,
     extrapolation_folds,
     extrapolation_splits,
+    line_distance,
     unique_rows,
 )
 from workbench.models.multiparam.extrap import _extrap_hypotheses, _line_points
@@ -252,3 +253,15 @@ def test_unique_rows_equals_numpy_unique(rows, cols, seed, scale):
     np.testing.assert_array_equal(u2, u)
     np.testing.assert_array_equal(inv2, inv.reshape(-1))
     np.testing.assert_array_equal(counts2, counts)
+
+
+def test_line_distance_sees_extrapolation_inside_the_box():
+    # size 100 measured at n = 4, 8, 16; size 200 only at n = 4, 8: n = 16 at size 200 is inside the box of
+    # all runs but one doubling past its own line; size 400 was never measured (no line: 0)
+    n_train = np.array([4.0, 8.0, 16.0, 4.0, 8.0])
+    S_train = np.array([[100.0], [100.0], [100.0], [200.0], [200.0]])
+    n = np.array([16.0, 16.0, 64.0, 8.0, 4.0])
+    S = np.array([[200.0], [100.0], [200.0], [400.0], [800.0]])
+    got = line_distance(n, S, n_train, S_train)
+    # along the size: at n = 8 the largest size is 200 (400: one doubling), at n = 4 also 200 (800: two)
+    np.testing.assert_allclose(got, [1.0, 0.0, 3.0, 1.0, 2.0])

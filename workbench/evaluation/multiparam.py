@@ -49,6 +49,7 @@ from workbench.models.multiparam import (
     THRESHOLDS,
     MultiParameterPredictor,
     extrapolation_folds,
+    line_distance,
     target_direction,
     target_weights,
 )
@@ -288,7 +289,10 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
     pandas.DataFrame
         One row per member and left-out run: ``source, dataset, split, model, target`` (index
         of the run in the split), ``n``, ``size`` (product of the problem parameters),
-        ``actual``, ``prediction`` (NaN: none), ``distance``, ``n_points``, ``fit_error``,
+        ``actual``, ``prediction`` (NaN: none), ``distance`` (the member's: outside the
+        training box), ``line_distance`` (past the target's own lines,
+        :func:`~workbench.models.multiparam.line_distance`; the predictor's distance is the
+        larger of both), ``n_points``, ``fit_error``,
         ``cv_error`` (the member's extrapolation cross-validation error on the training
         runs; ``cv_bigger``, ``cv_more_n`` per fold), ``direction``
         (:func:`~workbench.models.multiparam.target_direction`), ``fit_s`` (seconds of the
@@ -329,6 +333,8 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
             rows.append(pd.DataFrame({
                 "source": src, "dataset": name, "split": split, "model": m, "target": np.arange(len(Xt)),
                 "n": Xt.n.to_numpy(float), "size": size, "actual": frame.t[test].to_numpy(float),
+                "line_distance": line_distance(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float),
+                                               *pred.points_),
                 "prediction": P[m].to_numpy(), "distance": feats["distance"], "n_points": feats["n_points"],
                 "fit_error": feats["fit_error"], "cv_error": pred.cv_error_.get(m, np.nan),
                 "cv_bigger": pred.fold_cv_error_.get("bigger", {}).get(m, np.nan),
@@ -360,10 +366,14 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
         pred, spread, best = combine(wide.to_numpy().T, w)
         fit_err = first_rows.fit_error.to_numpy(float)
+        # the predictor's distance also counts how far a target lies past its own lines (as its _features)
+        distance = first.distance.to_numpy(float)
+        if "line_distance" in first:
+            distance = np.maximum(distance, first.line_distance.to_numpy(float))
         out.append(pd.DataFrame({
             "source": key[0], "dataset": key[1], "split": key[2], "model": "predictor", "target": wide.index,
             "n": first.n.to_numpy(), "size": first["size"].to_numpy(), "actual": first.actual.to_numpy(),
-            "prediction": pred, "distance": first.distance.to_numpy(), "n_points": first.n_points.to_numpy(),
+            "prediction": pred, "distance": distance, "n_points": first.n_points.to_numpy(),
             "fit_error": np.where(best >= 0, fit_err[np.maximum(best, 0)], np.nan),
             "cv_error": cv_t, "disagreement": spread,
             "chosen": [names[b] if b >= 0 else "" for b in best],

@@ -70,6 +70,7 @@ from workbench.models.multiparam.base import (
     extrapolation_distance,
     extrapolation_folds,
     extrapolation_splits,
+    line_distance,
     size_key,
     unique_rows,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "extrapolation_distance",
     "extrapolation_folds",
     "extrapolation_splits",
+    "line_distance",
     "size_key",
     "target_direction",
     "target_weights",

@@ -27,6 +27,7 @@ __all__ = [
     "extrapolation_distance",
     "extrapolation_folds",
     "extrapolation_splits",
+    "line_distance",
     "size_key",
     "unique_rows",
 ]
@@ -255,6 +256,35 @@ def extrapolation_distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
         up = np.log2(P / hi)
         down = np.log2(lo / P)
     return np.maximum(np.maximum(up, down), 0.0).max(axis=1)
+
+
+def line_distance(n, S, n_train, S_train) -> np.ndarray:
+    """Return how far past its own lines each target is, in doublings (0 on or inside them).
+
+    Along the allocation: past the largest allocation measured at the target's problem
+    parameters (if they were measured); along the size: past the largest size (:func:`size_key`)
+    measured at the target's allocation (if it was measured).  A target inside the overall
+    measured box can still extrapolate along its line -- a size measured only up to 16
+    processes, asked at 64 that other sizes reached -- which :func:`extrapolation_distance`
+    does not see.
+
+    Parameters
+    ----------
+    n, S : ndarray
+        Targets: allocations (k,) and problem parameters (k, q).
+    n_train, S_train : ndarray
+        The measured (distinct) points: allocations (m,) and problem parameters (m, q).
+    """
+    n, n_train = np.asarray(n, float), np.asarray(n_train, float)
+    key, key_train = size_key(S), size_key(S_train)
+    same_size = key[:, None] == key_train[None, :]  # (k, m)
+    same_n = n[:, None] == n_train[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top_n = np.max(np.where(same_size, n_train[None, :], -np.inf), axis=1)
+        top_s = np.max(np.where(same_n, key_train[None, :], -np.inf), axis=1)
+        along_n = np.where(np.isfinite(top_n), np.log2(n / top_n), 0.0)
+        along_s = np.where(np.isfinite(top_s), (key - top_s) / np.log(2.0), 0.0)
+    return np.maximum(np.maximum(along_n, along_s), 0.0)
 
 
 # ----------------------------------------------------------------------------------------- base

@@ -16,6 +16,7 @@ from workbench.models.multiparam.base import (
     check_runtimes,
     extrapolation_distance,
     extrapolation_splits,
+    line_distance,
 )
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -240,6 +241,9 @@ class MultiParameterPredictor(BaseEstimator):
         log_error``; NaN ``log_error``: the member abstained there).
     parameters_ : list of str
         The problem-parameter columns.
+    points_ : tuple of ndarray
+        The distinct measured points ``(n, S)``: how far a target lies past its own lines
+        (:func:`~workbench.models.multiparam.base.line_distance`) is part of its interval's distance.
     warnings_ : list of ModelWarning
         What the fit noticed about the data.
 
@@ -297,6 +301,7 @@ class MultiParameterPredictor(BaseEstimator):
         self.n_range_ = (float(nd.min()), float(nd.max()))
         self.S_range_ = (Sd.min(axis=0), Sd.max(axis=0))
         self.n_points_ = int(nd.size)
+        self.points_ = (nd, Sd)
         self.members_, self.failures_, self.fit_seconds_ = {}, {}, {}
         with quiet_warnings():
             for name in self.models:
@@ -368,7 +373,8 @@ class MultiParameterPredictor(BaseEstimator):
         return self._combine(n, S)[0]
 
     def _features(self, n, S, spread, fit_error) -> dict:
-        d = extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0], self.S_range_[1])
+        d = np.maximum(extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0],
+                                              self.S_range_[1]), line_distance(n, S, *self.points_))
         direction = self._directions(n, S)
         _, cv_t = target_weights(self.fold_cv_error_, list(self.members_), direction, self._calibration())
         return {"distance": d, "n_points": np.full(d.shape, float(self.n_points_)), "fit_error": fit_error,
