@@ -248,7 +248,7 @@ def main(argv=None) -> int:
                   _md(fmt(ratio, ".3f")), "",
                   "Extra-P's time is its `create_model` alone; the predictor's is its whole `fit` (every member "
                   f"and its cross-validation refits), the fastest of {TIMING_REPEATS} fits of the same runs on both "
-                  "sides (a member's: one fit).  `predictor (CPU)`: the same in CPU seconds of each process, which "
+                  "sides (a member's too).  `predictor (CPU)`: the same in CPU seconds of each process, which "
                   "the other jobs on the two shared cores disturb less than the wall clock (single runs vary by "
                   "2x).", ""]
     # ours vs Extra-P: same predictions?
