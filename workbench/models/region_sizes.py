@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError, quiet_warnings
-from workbench.models.multiparam import ALLOCATION, MultiParameterPredictor
+from workbench.models.multiparam import ALLOCATION, SCOPES, MultiParameterPredictor
 
 __all__ = ["LINES", "check_size_parameters", "consistency_over_sizes", "fit_regions_over_sizes", "frame_columns",
            "growth_over_sizes", "line_through", "predict_exclusive_over_sizes", "predict_frame_over_sizes",
@@ -419,8 +419,6 @@ def work_law(model) -> tuple[np.ndarray, float, str]:
     model : RegionPredictor
         Fitted with ``parameters=``.
     """
-    from workbench.models.multiparam import SCOPES
-
     root = model.predictors_[model.root_]
     work = getattr(root, "members_", {}).get("work")
     a = np.asarray(getattr(work, "exponents_", ()), float)
