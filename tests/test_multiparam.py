@@ -16,6 +16,8 @@ from workbench.models.multiparam import (
     WorkAwareModel,
     extrapolation_folds,
     extrapolation_splits,
+    line_distance,
+    unique_rows,
 )
 from workbench.models.multiparam.extrap import _extrap_hypotheses, _line_points
 
@@ -239,3 +241,27 @@ def test_size_power_model_shared_exponent_and_abstention():
     assert np.isnan(m.evaluate(np.array([32.0]), np.array([[10.0]])))[0]
     with pytest.raises(ValidationError, match="2 sizes"):
         SizePowerModel().fit(pd.DataFrame({"n": [1, 2, 4.0], "s": [10, 20, 40.0]}), [1, 2, 3.0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 3), st.integers(0, 10_000), st.sampled_from([1.0, 0.5, 3.3]))
+def test_unique_rows_equals_numpy_unique(rows, cols, seed, scale):
+    # the fast path of aggregate_runs / Extra-P's line points must be np.unique(axis=0) exactly
+    A = np.random.default_rng(seed).integers(0, 4, size=(rows, cols)).astype(float) * scale
+    u, inv, counts = np.unique(A, axis=0, return_inverse=True, return_counts=True)
+    u2, inv2, counts2 = unique_rows(A)
+    np.testing.assert_array_equal(u2, u)
+    np.testing.assert_array_equal(inv2, inv.reshape(-1))
+    np.testing.assert_array_equal(counts2, counts)
+
+
+def test_line_distance_sees_extrapolation_inside_the_box():
+    # size 100 measured at n = 4, 8, 16; size 200 only at n = 4, 8: n = 16 at size 200 is inside the box of
+    # all runs but one doubling past its own line; size 400 was never measured (no line: 0)
+    n_train = np.array([4.0, 8.0, 16.0, 4.0, 8.0])
+    S_train = np.array([[100.0], [100.0], [100.0], [200.0], [200.0]])
+    n = np.array([16.0, 16.0, 64.0, 8.0, 4.0])
+    S = np.array([[200.0], [100.0], [200.0], [400.0], [800.0]])
+    got = line_distance(n, S, n_train, S_train)
+    # along the size: at n = 8 the largest size is 200 (400: one doubling), at n = 4 also 200 (800: two)
+    np.testing.assert_allclose(got, [1.0, 0.0, 3.0, 1.0, 2.0])

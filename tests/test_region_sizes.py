@@ -14,7 +14,7 @@ import pytest
 
 from workbench.errors import ValidationError
 from workbench.io import read_profiles
-from workbench.models.region_sizes import frame_columns
+from workbench.models.region_sizes import frame_columns, line_through, work_law
 from workbench.models.regions import RegionPredictor
 
 RELEARN = Path("/work/shared/data/extrap-mpi/relearn_data.txt")
@@ -101,6 +101,64 @@ def test_errors(fitted):
         fitted.predict_frame(pd.DataFrame({"processes": [64.0]}))
     with pytest.raises(ValidationError, match="ask predict_frame with a DataFrame"):
         fitted.region_frame("main", [64.0])
+    # the other questions over p x s also take a DataFrame of targets, and say so by name
+    for method in ("verdicts", "growth", "predict_exclusive", "consistency_frame"):
+        with pytest.raises(ValidationError, match=rf"RegionPredictor\.{method}: .*targets must be a DataFrame"):
+            getattr(fitted, method)([64.0])
+    with pytest.raises(ValidationError, match=r"RegionPredictor\.verdicts: targets lack column\(s\) 'size'"):
+        fitted.verdicts(pd.DataFrame({"processes": [64.0]}))
+    with pytest.raises(ValidationError, match="line must be one of"):
+        line_through(64.0, np.array([8e5]), np.array([4.0]), "diagonal", work_law(fitted))
+
+
+def test_exclusive_consistency_and_growth_over_p_and_s(fitted):
+    targets = pd.DataFrame({"processes": [64.0, 16.0], "size": [8e5, 1.6e6]})
+    ex = fitted.predict_exclusive(targets)
+    assert list(ex.columns) == ["region", "processes", "size", "exclusive"] and len(ex) == 6
+    for region in ("main->solve", "main->comm"):
+        got = ex[ex["region"] == region]
+        assert np.allclose(got["exclusive"], truth(region, got["processes"], got["size"]), rtol=0.05)
+    # main's own time is its inclusive minus its children's: the law's 0.5 s
+    assert np.allclose(ex.loc[ex["region"] == "main", "exclusive"], 0.5, rtol=0.3)
+    consistency = fitted.consistency_frame(targets)
+    assert list(consistency.columns) == ["processes", "size", "total", "sum_exclusive", "ratio", "measured_ratio"]
+    assert np.allclose(consistency["total"], truth("main", targets["processes"], targets["size"]), rtol=0.05)
+    assert np.allclose(consistency["ratio"], 1.0, rtol=0.05)
+    growth = fitted.growth(targets).set_index(["region", "size"])["growth"]
+    assert growth[("main->comm", 8e5)] == "grows like log n" and growth[("main->solve", 1.6e6)] == "shrinks like 1/n"
+
+
+def test_line_through_keeps_the_size_or_the_work_per_process():
+    n = np.array([4.0, 16.0, 64.0])
+    total = (np.array([1.5]), 0.0, "")  # W = s^1.5, the size is the whole problem
+    assert np.allclose(line_through(16.0, np.array([1e5]), n, "strong", total)[:, 0], 1e5)
+    weak = line_through(16.0, np.array([1e5]), n, "weak", total)[:, 0]
+    assert np.allclose(weak**1.5 / n, 1e5**1.5 / 16)  # W / n constant
+    per_process = (np.array([1.0]), 1.0, "")  # W = n s: s is already one process's part
+    assert np.allclose(line_through(16.0, np.array([1e5]), n, "weak", per_process)[:, 0], 1e5)
+    # two parameters move by one factor: W = s1 * s2^2 doubles per doubling of n
+    S = line_through(4.0, np.array([10.0, 3.0]), np.array([4.0, 8.0]), "weak", (np.array([1.0, 2.0]), 0.0, ""))
+    assert np.isclose((S[1, 0] * S[1, 1] ** 2) / (S[0, 0] * S[0, 1] ** 2), 2.0)
+    assert np.isclose(S[1, 0] / S[0, 0], S[1, 1] / S[0, 1])
+
+
+def test_comm_starts_to_dominate_along_the_strong_and_the_weak_line(fitted):
+    # solve = 2e-3 s / p, comm = 0.05 log2 p + 1e-6 s.  At s = 8e5 (strong): 1600 / p = 0.05 log2 p + 0.8 at
+    # p ~ 1215; at 12 500 per process (weak, s / p constant): 25 = 0.05 log2 p + 0.0125 p at p ~ 1955.  The
+    # search runs on the predictor's lattice (steps of 9 %): the first lattice point past the crossing.
+    verdicts = fitted.verdicts(pd.DataFrame({"processes": [64.0], "size": [8e5]}))
+    assert "W = size^1" in verdicts.attrs["work_law"]
+    grows = verdicts[verdicts["kind"] == "share-grows"].set_index("line")
+    assert set(grows["region"]) == {"main->comm"} and set(grows.index) == {"strong", "weak"}
+    strong, weak = grows.loc["strong"], grows.loc["weak"]
+    assert 1215 <= strong["n_dominates"] <= 1215 * 1.1 and strong["size_at_dominance"] == 8e5
+    assert 1955 <= weak["n_dominates"] <= 1955 * 1.1
+    assert np.isclose(weak["size_at_dominance"] / weak["n_dominates"], 8e5 / 64, rtol=1e-9)
+    # the interval's ends bracket the point: the upper bound crosses first
+    assert strong["n_lower"] <= strong["n_dominates"] and weak["n_lower"] <= weak["n_dominates"]
+    assert "starts to dominate at processes ~ " in strong["message"] and "constant work per process" in weak["message"]
+    rises = verdicts[verdicts["kind"] == "runtime-rises"]
+    assert set(rises["region"]) == {"main->comm"} and set(rises["line"]) == {"strong", "weak"}
 
 
 def test_relearn_regions_over_processes_and_neurons():
@@ -122,3 +180,32 @@ def test_relearn_regions_over_processes_and_neurons():
     # the benchmark's predictor on main() in this split: 88.5 % median PA
     assert np.median(pa) > 80, pa
     assert frame.groupby("n")["rank"].apply(lambda r: sorted(r) == list(range(1, 14))).all()
+    # the other questions over p x s at the same targets
+    exclusive = model.predict_exclusive(targets)
+    assert len(exclusive) == 13 * len(targets) and (exclusive["exclusive"] >= 0).all()
+    consistency = model.consistency_frame(targets)
+    # the measured exclusive times add up to ~1.9x the total (overlapping regions); the predictions agree
+    assert np.allclose(consistency["ratio"], consistency["measured_ratio"], rtol=0.15)
+    growth = model.growth(targets)
+    assert len(growth) == 13 * len(targets) and (growth["growth"].str.len() > 0).all()
+    assert growth.loc[growth["region"].str.endswith("Create synapses (w/ Alltoall)"), "growth"].str.startswith(
+        "grows").all()
+    verdicts = model.verdicts(targets.iloc[[0]])
+    assert set(verdicts["line"]) == {"strong", "weak"} and set(verdicts["kind"]) <= {"share-grows", "runtime-rises"}
+    # the root's work model learns that RELeARN's neurons are per rank (W = p * neurons^a): constant work per
+    # process is then constant neurons, and the weak line is the strong one
+    assert "W = n * n^" in verdicts.attrs["work_law"]
+    strong, weak = (verdicts[verdicts["line"] == line].drop(columns=["line", "message"]).reset_index(drop=True)
+                    for line in ("strong", "weak"))
+    pd.testing.assert_frame_equal(strong, weak)
+    # at a fixed number per rank the Alltoall's time rises with the processes and its share grows until it is
+    # the largest exclusive part by the target (rank 1 there in predict_frame)
+    alltoall = verdicts[verdicts["region"].str.endswith("Create synapses (w/ Alltoall)")].set_index("kind")
+    assert set(alltoall.index) == {"runtime-rises", "share-grows"}
+    grows = alltoall.loc["share-grows"].iloc[0]
+    assert grows["n_lower"] <= grows["n_dominates"] <= 512 and grows["n_at_dominance"] == 5000
+    at_target = frame[(frame["n"] == 5000) & frame["region"].str.endswith("Create synapses (w/ Alltoall)")]
+    assert at_target["rank"].iloc[0] == 1
+    measured_rise = relearn[(relearn["region"].str.endswith("Create synapses (w/ Alltoall)")) & (relearn["n"] == 5000)
+                            ].groupby("processes")["value"].mean()
+    assert measured_rise[256] > 1.05 * measured_rise[32]

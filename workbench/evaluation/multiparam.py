@@ -49,6 +49,7 @@ from workbench.models.multiparam import (
     THRESHOLDS,
     MultiParameterPredictor,
     extrapolation_folds,
+    line_distance,
     target_direction,
     target_weights,
 )
@@ -280,7 +281,7 @@ def split_masks(frame: pd.DataFrame, split: str) -> np.ndarray:
 
 # ------------------------------------------------------------------------------------ records
 def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float = 0.1,
-                      progress: bool = True) -> pd.DataFrame:
+                      progress: bool = True, timing_repeats: int = 1) -> pd.DataFrame:
     """Fit the predictor per (source, dataset, split) and record every member's held-out predictions.
 
     Returns
@@ -288,12 +289,18 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
     pandas.DataFrame
         One row per member and left-out run: ``source, dataset, split, model, target`` (index
         of the run in the split), ``n``, ``size`` (product of the problem parameters),
-        ``actual``, ``prediction`` (NaN: none), ``distance``, ``n_points``, ``fit_error``,
+        ``actual``, ``prediction`` (NaN: none), ``distance`` (the member's: outside the
+        training box), ``line_distance`` (past the target's own lines,
+        :func:`~workbench.models.multiparam.line_distance`; the predictor's distance is the
+        larger of both), ``n_points``, ``fit_error``,
         ``cv_error`` (the member's extrapolation cross-validation error on the training
         runs; ``cv_bigger``, ``cv_more_n`` per fold), ``direction``
         (:func:`~workbench.models.multiparam.target_direction`), ``fit_s`` (seconds of the
-        member's fit), ``predictor_fit_s`` (seconds of the predictor's whole fit: every
-        member and its cross-validation refits).
+        member's fit on all training runs, the fastest of ``timing_repeats``),
+        ``predictor_fit_s`` (seconds of the predictor's whole fit: every member and its
+        cross-validation refits; the fastest of ``timing_repeats`` fits of the same runs, as
+        a shared machine makes single timings noisy), ``predictor_cpu_s`` (the same in CPU
+        seconds of this process).
     """
     provisional = Calibration({}, {}, temperature, 1.0)
     jobs = [(src, name, frame, split) for src, sets in sources.items() for name, frame in sets for split in SPLITS]
@@ -309,7 +316,14 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
         with quiet_warnings(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                pred = MultiParameterPredictor(models, calibration=provisional).fit(X[train], frame.t[train])
+                seconds, cpu, member_s = [], [], {}
+                for _ in range(max(1, int(timing_repeats))):
+                    start = time.process_time()
+                    pred = MultiParameterPredictor(models, calibration=provisional).fit(X[train], frame.t[train])
+                    cpu.append(time.process_time() - start)
+                    seconds.append(pred.total_fit_seconds_)
+                    for m, s in pred.fit_seconds_.items():
+                        member_s[m] = min(member_s.get(m, np.inf), s)
             except ValidationError:
                 continue
             P = pred.member_predictions(X[test])
@@ -322,12 +336,14 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
             rows.append(pd.DataFrame({
                 "source": src, "dataset": name, "split": split, "model": m, "target": np.arange(len(Xt)),
                 "n": Xt.n.to_numpy(float), "size": size, "actual": frame.t[test].to_numpy(float),
+                "line_distance": line_distance(Xt.n.to_numpy(float), Xt.drop(columns="n").to_numpy(float),
+                                               *pred.points_),
                 "prediction": P[m].to_numpy(), "distance": feats["distance"], "n_points": feats["n_points"],
                 "fit_error": feats["fit_error"], "cv_error": pred.cv_error_.get(m, np.nan),
                 "cv_bigger": pred.fold_cv_error_.get("bigger", {}).get(m, np.nan),
                 "cv_more_n": pred.fold_cv_error_.get("more-n", {}).get(m, np.nan),
-                "direction": direction, "fit_s": pred.fit_seconds_.get(m, np.nan),
-                "predictor_fit_s": pred.total_fit_seconds_}))
+                "direction": direction, "fit_s": member_s.get(m, np.nan),
+                "predictor_fit_s": min(seconds), "predictor_cpu_s": min(cpu)}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
@@ -353,15 +369,20 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
         pred, spread, best = combine(wide.to_numpy().T, w)
         fit_err = first_rows.fit_error.to_numpy(float)
+        # the predictor's distance also counts how far a target lies past its own lines (as its _features)
+        distance = first.distance.to_numpy(float)
+        if "line_distance" in first:
+            distance = np.maximum(distance, first.line_distance.to_numpy(float))
         out.append(pd.DataFrame({
             "source": key[0], "dataset": key[1], "split": key[2], "model": "predictor", "target": wide.index,
             "n": first.n.to_numpy(), "size": first["size"].to_numpy(), "actual": first.actual.to_numpy(),
-            "prediction": pred, "distance": first.distance.to_numpy(), "n_points": first.n_points.to_numpy(),
+            "prediction": pred, "distance": distance, "n_points": first.n_points.to_numpy(),
             "fit_error": np.where(best >= 0, fit_err[np.maximum(best, 0)], np.nan),
             "cv_error": cv_t, "disagreement": spread,
             "chosen": [names[b] if b >= 0 else "" for b in best],
             "fit_s": (first_rows.predictor_fit_s.iloc[0] if "predictor_fit_s" in first_rows
-                      else first_rows.fit_s.sum())}))
+                      else first_rows.fit_s.sum()),
+            "cpu_s": first_rows.predictor_cpu_s.iloc[0] if "predictor_cpu_s" in first_rows else np.nan}))
     return pd.concat(out, ignore_index=True)
 
 
@@ -552,8 +573,9 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
     if "covered" in r:
         r["covered"] = r.covered.astype(float)
         agg["coverage_80"] = ("covered", "mean")
-    if "fit_s" in r:
-        agg["fit_ms"] = ("fit_s", lambda s: 1e3 * float(np.nanmedian(s)))
+    for col, name in (("fit_s", "fit_ms"), ("cpu_s", "cpu_ms")):
+        if col in r:
+            agg[name] = (col, lambda s: 1e3 * float(np.nanmedian(s)) if np.isfinite(s).any() else np.nan)
     return r.groupby(["source", "split", "model"]).agg(**agg).reset_index()
 
 

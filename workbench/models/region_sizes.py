@@ -14,6 +14,15 @@ exclusive time (1 = largest), its ``growth`` along the allocation at the target'
 parameters (:func:`~workbench.models.regions.growth_words` from the smallest measured
 allocation to the target's), and the region warnings ``share-grows`` / ``runtime-rises``
 along that same line.
+
+The RegionPredictor's other questions take a DataFrame of targets too:
+:meth:`~workbench.models.regions.RegionPredictor.predict_exclusive`
+(:func:`predict_exclusive_over_sizes`), ``consistency_frame`` (:func:`consistency_over_sizes`),
+``growth`` (:func:`growth_over_sizes`) and ``verdicts`` (:func:`verdicts_over_sizes`): where a
+region starts to dominate along two lines through each target, the target's problem on other
+allocations (strong scaling at the user's size) and the problem grown at constant work per
+process (weak scaling, by the work law the root's work model learnt, :func:`work_law`).
+``region_frame`` (one region at allocations only) refuses and names ``predict_frame``.
 """
 
 from __future__ import annotations
@@ -22,13 +31,19 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError, quiet_warnings
-from workbench.models.multiparam import ALLOCATION, MultiParameterPredictor
+from workbench.models.multiparam import ALLOCATION, SCOPES, MultiParameterPredictor
 
-__all__ = ["check_size_parameters", "fit_regions_over_sizes", "frame_columns", "predict_frame_over_sizes",
-           "profile_parameters"]
+__all__ = ["LINES", "check_size_parameters", "consistency_over_sizes", "fit_regions_over_sizes", "frame_columns",
+           "growth_over_sizes", "line_through", "predict_exclusive_over_sizes", "predict_frame_over_sizes",
+           "profile_parameters", "verdicts_over_sizes", "work_law"]
 
 #: Least distinct (allocation, problem parameters) points of a region for a model of it.
 MIN_POINTS = 4
+#: The lines through a target along which :func:`verdicts_over_sizes` looks for a region that
+#: starts to dominate: name -> what stays constant along it (:func:`line_through`).
+LINES = {"strong": "the problem parameters (the target's problem on other allocations: strong scaling at the "
+                   "user's size)",
+         "weak": "the work per process (the problem grown with the allocation: weak scaling)"}
 
 
 def internal_name(parameter: str) -> str:
@@ -169,10 +184,10 @@ def fit_regions_over_sizes(runs: pd.DataFrame, info: pd.DataFrame, parameters
     return predictors, exclusive, records, notes
 
 
-def _targets(targets, n_col: str, parameters) -> pd.DataFrame:
+def _targets(targets, n_col: str, parameters, where: str = "RegionPredictor.predict_frame") -> pd.DataFrame:
     """Return the targets as a frame with the allocation and problem-parameter columns (numeric), else an error."""
     if not isinstance(targets, pd.DataFrame):
-        raise ValidationError(f"RegionPredictor.predict_frame: fitted over {n_col} x {', '.join(parameters)}: "
+        raise ValidationError(f"{where}: fitted over {n_col} x {', '.join(parameters)}: "
                               f"targets must be a DataFrame with the columns {[n_col, *parameters]}, got "
                               f"{type(targets).__name__}")
     frame = targets
@@ -180,11 +195,11 @@ def _targets(targets, n_col: str, parameters) -> pd.DataFrame:
         frame = frame.rename(columns={ALLOCATION: n_col})
     missing = [c for c in (n_col, *parameters) if c not in frame.columns]
     if missing:
-        raise ValidationError(f"RegionPredictor.predict_frame: targets lack column(s) "
+        raise ValidationError(f"{where}: targets lack column(s) "
                               f"{', '.join(map(repr, missing))}; expected {[n_col, *parameters]}")
     out = pd.DataFrame({c: pd.to_numeric(frame[c], errors="coerce").to_numpy(float) for c in (n_col, *parameters)})
     if out.empty:
-        raise ValidationError("RegionPredictor.predict_frame: no targets")
+        raise ValidationError(f"{where}: no targets")
     return out
 
 
@@ -298,11 +313,258 @@ def predict_frame_over_sizes(model, targets, level: float, lattice: np.ndarray, 
             "growth": growth[region], "warned": f["warned"].to_numpy(bool),
             "warnings": [tuple(w) + k for w, k in zip(f["warnings"], kinds[region])]}))
     frame = pd.concat(parts, ignore_index=True)[frame_columns(n_col, params)]
+    frame.attrs["verdicts"] = verdicts
+    frame.attrs["consistency"] = _consistency(model, table, total, exclusive)
+    frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
+    return frame
+
+
+def _consistency(model, table: pd.DataFrame, total: np.ndarray, exclusive: dict) -> pd.DataFrame:
+    """Return the targets with the root's total, the parts' exclusive predictions summed and both ratios."""
     summed = np.nansum(np.vstack([exclusive[r] for r in model.parts_ if r in exclusive]), axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = summed / total
-    frame.attrs["verdicts"] = verdicts
-    frame.attrs["consistency"] = table.assign(total=total, sum_exclusive=summed, ratio=ratio,
-                                              measured_ratio=model.measured_ratio_)
-    frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
+    return table.assign(total=total, sum_exclusive=summed, ratio=ratio, measured_ratio=model.measured_ratio_)
+
+
+def _inclusive_exclusive(model, targets, where: str) -> tuple[pd.DataFrame, dict, dict]:
+    table = _targets(targets, model.n_column_, list(model.parameters_), where)
+    X = _design(table, model.n_column_, model.parameters_)
+    inclusive = {r: m.predict(X) for r, m in model.predictors_.items()}
+    return table, inclusive, _exclusive(model, X, inclusive)
+
+
+def predict_exclusive_over_sizes(model, targets) -> pd.DataFrame:
+    """Return every region's predicted exclusive time at the targets of a RegionPredictor fitted over p x s.
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        Fitted with ``parameters=``.
+    targets : pandas.DataFrame
+        The allocation column (as fitted, or ``n``) and the problem-parameter columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``region``, the allocation and problem-parameter columns, ``exclusive`` (the
+        region's own model, or its inclusive prediction minus its children's).
+    """
+    table, _, exclusive = _inclusive_exclusive(model, targets, "RegionPredictor.predict_exclusive")
+    return pd.concat([table.assign(exclusive=v).assign(region=r) for r, v in exclusive.items()], ignore_index=True)[
+        ["region", *table.columns, "exclusive"]]
+
+
+def consistency_over_sizes(model, targets) -> pd.DataFrame:
+    """Return the sum of the regions' exclusive predictions beside the predicted total, at targets over p x s.
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        Fitted with ``parameters=``.
+    targets : pandas.DataFrame
+        The allocation column (as fitted, or ``n``) and the problem-parameter columns.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The allocation and problem-parameter columns, ``total``, ``sum_exclusive``,
+        ``ratio`` and ``measured_ratio`` (as :meth:`RegionPredictor.consistency_frame`).
+    """
+    table, inclusive, exclusive = _inclusive_exclusive(model, targets, "RegionPredictor.consistency_frame")
+    return _consistency(model, table, inclusive[model.root_], exclusive)
+
+
+def growth_over_sizes(model, targets, lattice: np.ndarray, limits: tuple[float, float, float],
+                      words_of) -> pd.DataFrame:
+    """Return every region's trend in words along the allocation, at each target's problem parameters.
+
+    From the smallest measured allocation to the target's (or the largest measured one, if
+    larger), the problem parameters held at the target's.
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        Fitted with ``parameters=``.
+    targets : pandas.DataFrame
+        The allocation column (as fitted, or ``n``) and the problem-parameter columns.
+    lattice : ndarray
+        Allocations of the curves (the RegionPredictor's fixed lattice).
+    limits : tuple of float
+        The region warnings' thresholds (relative share rise, relative runtime rise, least share).
+    words_of : callable
+        ``words_of(n, t)``: a curve's trend in words.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``region``, the allocation and problem-parameter columns, ``growth``.
+    """
+    table = _targets(targets, model.n_column_, list(model.parameters_), "RegionPredictor.growth")
+    X = _design(table, model.n_column_, model.parameters_)
+    growth, _, _ = _along_n(model, X, lattice, limits, words_of)
+    return pd.concat([table.assign(region=r, growth=g) for r, g in growth.items()], ignore_index=True)[
+        ["region", *table.columns, "growth"]]
+
+
+def work_law(model) -> tuple[np.ndarray, float, str]:
+    """Return how the work grows: exponents of the problem parameters, the exponent of n, and the source.
+
+    ``W = n^e prod_j s_j^a_j``: the root's work-aware model's learnt exponents ``a_j`` and scope
+    (``e`` = 0 when the parameters give the total work, 1 when they give one process's part,
+    RELeARN's neurons per rank); ``a_j = 1``, ``e = 0`` when that model is missing.
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        Fitted with ``parameters=``.
+    """
+    root = model.predictors_[model.root_]
+    work = getattr(root, "members_", {}).get("work")
+    a = np.asarray(getattr(work, "exponents_", ()), float)
+    if work is None or a.size != len(model.parameters_) or not np.all(np.isfinite(a) & (a > 0)):
+        return np.ones(len(model.parameters_)), 0.0, "assumed: the parameters give the total work, W = prod s"
+    law = " * ".join(f"{p}^{v:.3g}" for p, v in zip(model.parameters_, a))
+    e = SCOPES[work.scope_]
+    return a, e, f"learnt by the root's work model: W = {'n * ' if e else ''}{law}"
+
+
+def line_through(n_target: float, s_target: np.ndarray, n: np.ndarray, line: str, law) -> np.ndarray:
+    """Return the problem parameters (len(n) x q) along a line of :data:`LINES` through a target.
+
+    ``"strong"`` keeps the problem parameters at the target's.  ``"weak"`` keeps the work per
+    process ``W / n`` at the target's, with ``W = n^e prod_j s_j^a_j`` (:func:`work_law`), the
+    parameters moving together by one factor per point: when they give the total work
+    (``e = 0``) they grow as ``prod s^a ~ n`` (the dashboard's line ``s^a / n`` constant); when
+    they give one process's part (``e = 1``) the weak line keeps them constant too.
+
+    Parameters
+    ----------
+    n_target : float
+        The target's allocation.
+    s_target : ndarray of shape (q,)
+        The target's problem parameters.
+    n : ndarray
+        The allocations of the line's points.
+    line : {"strong", "weak"}
+        Which line.
+    law : tuple
+        :func:`work_law` of the model.
+    """
+    if line not in LINES:
+        raise ValidationError(f"line must be one of {list(LINES)}, got {line!r}")
+    a, e, _ = law
+    slope = 0.0 if line == "strong" else 1.0 - e  # d log(prod s^a) / d log n along the line
+    g = slope * (np.log(n) - np.log(n_target)) / float(np.sum(a))
+    return np.asarray(s_target, float)[None, :] * np.exp(g)[:, None]
+
+
+def _first(n: np.ndarray, mask: np.ndarray) -> float:
+    hit = np.flatnonzero(mask)
+    return float(n[hit[0]]) if hit.size else np.nan
+
+
+def _line_verdicts(model, line: str, n_t: float, s_t: np.ndarray, points: np.ndarray, top: float, level: float,
+                   limits: tuple[float, float, float], law) -> list[dict]:
+    """Return the verdict rows of one line through one target (:func:`verdicts_over_sizes`)."""
+    share_rise, rise, min_share = limits
+    n_col, params = model.n_column_, list(model.parameters_)
+    S = line_through(n_t, s_t, points, line, law)
+    X = pd.DataFrame({ALLOCATION: points, **{internal_name(p): S[:, j] for j, p in enumerate(params)}})
+    inclusive = {r: m.predict(X) for r, m in model.predictors_.items()}
+    exclusive = _exclusive(model, X, inclusive)
+    bounds = {r: m.predict_frame(X, level)[["lower", "upper"]].to_numpy(float).T
+              for r, m in model.exclusive_predictors_.items()}
+    total, end = inclusive[model.root_], int(np.flatnonzero(points <= top)[-1])
+    at = f"{n_col} = {n_t:g}, " + ", ".join(f"{p} = {v:g}" for p, v in zip(params, s_t))
+    where = f"along the line of constant {'problem size' if line == 'strong' else 'work per process'} through {at}"
+    rows = []
+    for region, p in inclusive.items():
+        if region == model.root_:
+            continue
+        base = {"region": region, "line": line, n_col: n_t, **dict(zip(params, s_t))}
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = p[[0, end]] / total[[0, end]]
+        if np.isfinite(share).all() and share[1] > (1 + share_rise) * share[0] and share[1] >= min_share:
+            others = np.vstack([v for r, v in exclusive.items() if r != region] or [np.full(points.size, -np.inf)])
+            best_other = np.nanmax(np.where(np.isfinite(others), others, -np.inf), axis=0)
+            n_at = _first(points, exclusive[region] > best_other)
+            lower, upper = bounds.get(region, (np.full(points.size, np.nan),) * 2)
+            lo, hi = _first(points, upper > best_other), _first(points, lower > best_other)
+            s_at = S[np.flatnonzero(points == n_at)[0]] if np.isfinite(n_at) else np.full(len(params), np.nan)
+            if n_at == points[0]:
+                verdict = "is already the largest part at its start"
+                n_at, lo, hi, s_at = np.nan, np.nan, np.nan, np.full(len(params), np.nan)
+            elif np.isfinite(n_at):
+                until = f"{hi:.4g}" if np.isfinite(hi) else f"beyond {points[-1]:.4g}"
+                verdict = (f"starts to dominate at {n_col} ~ {n_at:.4g} ("
+                           + ", ".join(f"{q} ~ {v:.4g}" for q, v in zip(params, s_at))
+                           + f"; between {n_col} = {lo:.4g} and {until})")
+            else:
+                verdict = f"does not become the largest part before {n_col} = {points[-1]:.4g}"
+            rows.append({**base, "kind": "share-grows", "n_dominates": n_at,
+                         **{f"{q}_at_dominance": v for q, v in zip(params, s_at)}, "n_lower": lo, "n_upper": hi,
+                         "message": f"{region} {where}: its share of the run grows from {share[0]:.1%} at "
+                                    f"{n_col} = {points[0]:g} to {share[1]:.1%} at {n_col} = {points[end]:g}; "
+                                    f"it {verdict}"})
+        if p[end] > (1 + rise) * p[0]:
+            rows.append({**base, "kind": "runtime-rises", "n_dominates": np.nan, "n_lower": np.nan,
+                         "n_upper": np.nan, "message": f"{region} {where}: its time rises from {p[0]:.4g} at "
+                                                       f"{n_col} = {points[0]:g} to {p[end]:.4g} at "
+                                                       f"{n_col} = {points[end]:g}"})
+    return rows
+
+
+def verdicts_over_sizes(model, targets, level: float, horizon: float, lattice: np.ndarray,
+                        limits: tuple[float, float, float]) -> pd.DataFrame:
+    """Return the regions whose share grows or time rises along the strong and weak lines, and where they dominate.
+
+    Through every target two lines of :data:`LINES` (:func:`line_through`): ``"strong"``, the
+    target's problem parameters on other allocations, and ``"weak"``, the problem grown with
+    the allocation at constant work per process (the work law of :func:`work_law`).  Along each, from the
+    smallest measured allocation to the target's (or the largest measured, if larger), a
+    region whose share of the root's time grows (by the region warnings' thresholds) is
+    followed up to ``horizon`` times further to the allocation at which its exclusive time
+    becomes the largest of all regions' (with the interval's ends from its exclusive model's
+    ``level`` interval, where it has one); a region whose time rises gets ``runtime-rises``.
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        Fitted with ``parameters=``.
+    targets : pandas.DataFrame
+        The allocation column (as fitted, or ``n``) and the problem-parameter columns.
+    level : float
+        Central probability of the dominance interval.
+    horizon : float
+        How far beyond the target's allocation (a factor) to look for dominance.
+    lattice : ndarray
+        Allocations of the lines (the RegionPredictor's fixed lattice).
+    limits : tuple of float
+        Relative share rise, relative runtime rise, least share at the line's end.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``region``, ``line``, the allocation and problem-parameter columns (the
+        target), ``kind`` (``share-grows`` / ``runtime-rises``), ``n_dominates`` (NaN: not
+        within the horizon, or already the largest), ``<parameter>_at_dominance`` (the problem
+        parameters there), ``n_lower``, ``n_upper`` (where the region's upper / lower bound
+        first exceeds every other region's prediction) and ``message``.  ``attrs["work_law"]``
+        says which work law drew the lines.
+    """
+    n_col, params = model.n_column_, list(model.parameters_)
+    table = _targets(targets, n_col, params, "RegionPredictor.verdicts")
+    law = work_law(model)
+    rows = []
+    for values in table.drop_duplicates().to_numpy(float):
+        n_t, s_t = float(values[0]), values[1:]
+        top = max(n_t, model.n_max_)
+        points = np.unique(np.concatenate([lattice[lattice <= top * horizon], [top]]))
+        for line in LINES:
+            rows += _line_verdicts(model, line, n_t, s_t, points, top, level, limits, law)
+    columns = ["region", "line", n_col, *params, "kind", "n_dominates", *[f"{p}_at_dominance" for p in params],
+               "n_lower", "n_upper", "message"]
+    frame = pd.DataFrame(rows, columns=columns)
+    frame.attrs["work_law"] = law[2]
     return frame

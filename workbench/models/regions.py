@@ -66,6 +66,7 @@ REGION_WARNING_KINDS = {
 _SHARE_RISE, _RISE = 0.10, 0.05
 # a region below 1 % of the run at the largest target is not reported as growing in share
 _MIN_SHARE = 0.01
+_LIMITS = (_SHARE_RISE, _RISE, _MIN_SHARE)  # the region warnings' thresholds, for region_sizes
 _REQUIRED = ("profile", "region", "parent", "depth", "metric", "kind", "aggregation", "value", "unit")
 # the PMNF terms growth_words chooses from: (i, j) of n^i log2(n)^j and their names
 _TERMS = ((-1.0, 0, "1/n"), (-0.5, 0, "1/sqrt(n)"), (-1.0, 1, "log n / n"), (0.0, 1, "log n"), (0.5, 0, "sqrt(n)"),
@@ -418,8 +419,7 @@ class RegionPredictor(BaseEstimator):
         """
         self._check()
         if getattr(self, "parameters_", ()):
-            return region_sizes.predict_frame_over_sizes(self, targets, level, self._lattice(),
-                                                         (_SHARE_RISE, _RISE, _MIN_SHARE), growth_words)
+            return region_sizes.predict_frame_over_sizes(self, targets, level, self._lattice(), _LIMITS, growth_words)
         frames = self._region_frames(targets, level)
         n = frames[self.root_]["n"].to_numpy(float)
         inclusive = {r: f["prediction"].to_numpy(float) for r, f in frames.items()}
@@ -455,6 +455,8 @@ class RegionPredictor(BaseEstimator):
         stacked over the regions under the root, they make the predicted total.
         """
         self._check()
+        if getattr(self, "parameters_", ()):
+            return region_sizes.predict_exclusive_over_sizes(self, targets)
         n = np.atleast_1d(np.asarray(targets, float))
         inclusive = {r: self._predict(r, n) for r in self.predictors_}
         exclusive = self._exclusive(n, inclusive)
@@ -473,6 +475,8 @@ class RegionPredictor(BaseEstimator):
     def growth(self, targets) -> pd.DataFrame:
         """Return the trend in words of every region from the smallest allocation to ``max(targets)``."""
         self._check()
+        if getattr(self, "parameters_", ()):
+            return region_sizes.growth_over_sizes(self, targets, self._lattice(), _LIMITS, growth_words)
         return pd.DataFrame({"region": list(self.predictors_),
                              "growth": [self._growth(r, targets) for r in self.predictors_]})
 
@@ -500,6 +504,8 @@ class RegionPredictor(BaseEstimator):
             its lower bound does), message (words).
         """
         self._check()
+        if getattr(self, "parameters_", ()):
+            return region_sizes.verdicts_over_sizes(self, targets, level, horizon, self._lattice(), _LIMITS)
         targets = np.atleast_1d(np.asarray(targets, float))
         grid = self._grid(targets)
         share_rows = []
@@ -568,6 +574,8 @@ class RegionPredictor(BaseEstimator):
             profile's nesting does not match its times).
         """
         self._check()
+        if getattr(self, "parameters_", ()):
+            return region_sizes.consistency_over_sizes(self, targets)
         n = np.atleast_1d(np.asarray(targets, float))
         inclusive = {r: self._predict(r, n) for r in self.predictors_}
         exclusive = self._exclusive(n, inclusive)

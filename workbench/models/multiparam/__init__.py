@@ -70,7 +70,9 @@ from workbench.models.multiparam.base import (
     extrapolation_distance,
     extrapolation_folds,
     extrapolation_splits,
+    line_distance,
     size_key,
+    unique_rows,
 )
 from workbench.models.multiparam.calibration import CALIBRATION_PATH, default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -109,7 +111,9 @@ __all__ = [
     "extrapolation_distance",
     "extrapolation_folds",
     "extrapolation_splits",
+    "line_distance",
     "size_key",
     "target_direction",
     "target_weights",
+    "unique_rows",
 ]

@@ -27,7 +27,9 @@ __all__ = [
     "extrapolation_distance",
     "extrapolation_folds",
     "extrapolation_splits",
+    "line_distance",
     "size_key",
+    "unique_rows",
 ]
 
 #: Name of the allocation column of ``X``.
@@ -134,10 +136,33 @@ def aggregate_runs(n, S, t) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndar
         One row per distinct ``(n, S)``.
     """
     coords = np.column_stack([n, S])
-    uniq, inv, counts = np.unique(coords, axis=0, return_inverse=True, return_counts=True)
-    inv = inv.reshape(-1)
+    uniq, inv, counts = unique_rows(coords)
     mean = np.bincount(inv, weights=t, minlength=len(uniq)) / counts
     return uniq[:, 0].copy(), uniq[:, 1:].copy(), mean, counts
+
+
+def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``np.unique(A, axis=0, return_inverse=True, return_counts=True)`` of a 2-D float array.
+
+    The same rows in the same (lexicographic) order, by one ``lexsort`` instead of numpy's
+    structured-view sort (which cost more than the small fits it served).
+
+    Parameters
+    ----------
+    A : ndarray of shape (k, c)
+        Finite values.
+    """
+    A = np.asarray(A, float)
+    if A.shape[0] == 0:
+        return A.copy(), np.zeros(0, int), np.zeros(0, int)
+    order = np.lexsort(A.T[::-1])
+    B = A[order]
+    new = np.ones(len(B), bool)
+    new[1:] = np.any(B[1:] != B[:-1], axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(A), int)
+    inverse[order] = group
+    return B[new], inverse, np.bincount(group)
 
 
 def size_key(S: np.ndarray) -> np.ndarray:
@@ -175,7 +200,7 @@ def extrapolation_folds(n, S) -> list[tuple[str, np.ndarray]]:
         folds.append(("bigger", inv == sizes.size - 1))
     nmax = np.full(sizes.size, -np.inf)
     np.maximum.at(nmax, inv, n)
-    pairs = np.unique(np.column_stack([inv, n]), axis=0)
+    pairs = unique_rows(np.column_stack([inv, n]))[0]
     count = np.bincount(pairs[:, 0].astype(int), minlength=sizes.size)
     test = (n == nmax[inv]) & (count[inv] >= 2)
     if test.any() and (~test).sum() >= 3:
@@ -231,6 +256,35 @@ def extrapolation_distance(n, S, n_lo, n_hi, s_lo, s_hi) -> np.ndarray:
         up = np.log2(P / hi)
         down = np.log2(lo / P)
     return np.maximum(np.maximum(up, down), 0.0).max(axis=1)
+
+
+def line_distance(n, S, n_train, S_train) -> np.ndarray:
+    """Return how far past its own lines each target is, in doublings (0 on or inside them).
+
+    Along the allocation: past the largest allocation measured at the target's problem
+    parameters (if they were measured); along the size: past the largest size (:func:`size_key`)
+    measured at the target's allocation (if it was measured).  A target inside the overall
+    measured box can still extrapolate along its line -- a size measured only up to 16
+    processes, asked at 64 that other sizes reached -- which :func:`extrapolation_distance`
+    does not see.
+
+    Parameters
+    ----------
+    n, S : ndarray
+        Targets: allocations (k,) and problem parameters (k, q).
+    n_train, S_train : ndarray
+        The measured (distinct) points: allocations (m,) and problem parameters (m, q).
+    """
+    n, n_train = np.asarray(n, float), np.asarray(n_train, float)
+    key, key_train = size_key(S), size_key(S_train)
+    same_size = key[:, None] == key_train[None, :]  # (k, m)
+    same_n = n[:, None] == n_train[None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        top_n = np.max(np.where(same_size, n_train[None, :], -np.inf), axis=1)
+        top_s = np.max(np.where(same_n, key_train[None, :], -np.inf), axis=1)
+        along_n = np.where(np.isfinite(top_n), np.log2(n / top_n), 0.0)
+        along_s = np.where(np.isfinite(top_s), (key - top_s) / np.log(2.0), 0.0)
+    return np.maximum(np.maximum(along_n, along_s), 0.0)
 
 
 # ----------------------------------------------------------------------------------------- base

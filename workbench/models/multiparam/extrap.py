@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError, quiet_warnings
-from workbench.models.multiparam.base import ALLOCATION, MultiParameterModel
+from workbench.models.multiparam.base import ALLOCATION, MultiParameterModel, unique_rows
 from workbench.models.pmnf import PMNF
 
 __all__ = ["ExtraPMultiParameter"]
@@ -36,8 +36,7 @@ def _line_points(P: np.ndarray, y: np.ndarray, p: int) -> tuple[np.ndarray, np.n
     ``p`` over them.
     """
     others = np.delete(P, p, axis=1)
-    _, line, counts = np.unique(others, axis=0, return_inverse=True, return_counts=True)
-    line = line.reshape(-1)
+    _, line, counts = unique_rows(others)
     longest = counts[line] == counts.max()
     first = P[np.flatnonzero(longest)[0], p]
     common = np.unique(line[longest & (P[:, p] == first)])

@@ -16,6 +16,7 @@ from workbench.models.multiparam.base import (
     check_runtimes,
     extrapolation_distance,
     extrapolation_splits,
+    line_distance,
 )
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -146,12 +147,16 @@ def _extrapolation_cv(members: dict, folds: list, names: list, n: np.ndarray, S:
     actual, prediction, failed`` (a failed refit predicts NaN).
     """
     model_col, fold_col, actual, prediction, failed = [], [], [], [], []
+    # a fresh estimator with the member's parameters (what sklearn's clone does, without
+    # inspecting the signature again for every fold)
+    params = {name: (type(m), clone(m).get_params(deep=False)) for name, m in members.items()}
     with quiet_warnings():
         for fold, test, train in folds:
             k = int(test.sum())
             for name in members:
                 try:
-                    model = clone(members[name]).fit_checked(n[train], S[train], t[train], names)
+                    kind, kwargs = params[name]
+                    model = kind(**kwargs).fit_checked(n[train], S[train], t[train], names)
                     p, bad = model.evaluate(n[test], S[test]), False
                 except (ValidationError, np.linalg.LinAlgError):
                     p, bad = np.full(k, np.nan), True
@@ -164,6 +169,26 @@ def _extrapolation_cv(members: dict, folds: list, names: list, n: np.ndarray, S:
     return pd.DataFrame({"model": model_col, "fold": fold_col, "actual": np.concatenate(actual or [[]]),
                          "prediction": np.concatenate(prediction or [[]]),
                          "failed": np.concatenate(failed or [[]]).astype(bool)})
+
+
+def _mean_errors(cv: pd.DataFrame, names: list) -> tuple[dict, dict]:
+    """Per member the mean absolute log error of ``cv`` (NaN rows skipped): overall and per fold."""
+    a = np.abs(cv["log_error"].to_numpy(float))
+    model, fold = cv["model"].to_numpy(), cv["fold"].to_numpy()
+    ok = ~np.isnan(a)
+
+    def mean(at):
+        use = at & ok
+        return float(a[use].mean()) if use.any() else np.nan
+
+    overall = {m: mean(model == m) for m in names}
+    per_fold = {"all": dict(overall)}
+    for f in dict.fromkeys(fold):
+        for m in names:
+            at = (fold == f) & (model == m)
+            if at.any():
+                per_fold.setdefault(f, {})[m] = mean(at)
+    return overall, per_fold
 
 
 class MultiParameterPredictor(BaseEstimator):
@@ -216,6 +241,9 @@ class MultiParameterPredictor(BaseEstimator):
         log_error``; NaN ``log_error``: the member abstained there).
     parameters_ : list of str
         The problem-parameter columns.
+    points_ : tuple of ndarray
+        The distinct measured points ``(n, S)``: how far a target lies past its own lines
+        (:func:`~workbench.models.multiparam.base.line_distance`) is part of its interval's distance.
     warnings_ : list of ModelWarning
         What the fit noticed about the data.
 
@@ -273,6 +301,7 @@ class MultiParameterPredictor(BaseEstimator):
         self.n_range_ = (float(nd.min()), float(nd.max()))
         self.S_range_ = (Sd.min(axis=0), Sd.max(axis=0))
         self.n_points_ = int(nd.size)
+        self.points_ = (nd, Sd)
         self.members_, self.failures_, self.fit_seconds_ = {}, {}, {}
         with quiet_warnings():
             for name in self.models:
@@ -284,18 +313,16 @@ class MultiParameterPredictor(BaseEstimator):
                 self.fit_seconds_[name] = time.perf_counter() - start
         folds = extrapolation_splits(n, S)
         self.cv_ = _extrapolation_cv(self.members_, folds, names, n, S, t)
-        err = np.log(self.cv_["actual"] / self.cv_["prediction"].where(self.cv_["prediction"] > 0))
+        pred_cv, failed = self.cv_["prediction"].to_numpy(float), self.cv_["failed"].to_numpy(bool)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = np.log(self.cv_["actual"].to_numpy(float) / np.where(pred_cv > 0, pred_cv, np.nan))
         # a member whose refit failed, or that predicts a non-positive runtime, scores as a 10x
         # miss there; one that abstains (NaN: size-power at an allocation it never saw) is
         # judged where it predicts, as the combination uses it only there
-        abstain = self.cv_["prediction"].isna() & ~self.cv_["failed"]
-        self.cv_["log_error"] = err.fillna(np.log(10.0)).where(~abstain)
-        abs_err = self.cv_.assign(a=self.cv_["log_error"].abs())
-        per = abs_err.groupby("model")["a"].mean()
-        self.cv_error_ = {m: float(per.get(m, np.nan)) for m in self.members_}
-        self.fold_cv_error_ = {"all": dict(self.cv_error_)}
-        for (fold, m), e in abs_err.groupby(["fold", "model"])["a"].mean().items():
-            self.fold_cv_error_.setdefault(fold, {})[m] = float(e)
+        abstain = np.isnan(pred_cv) & ~failed
+        err = np.where(np.isnan(err), np.log(10.0), err)
+        self.cv_["log_error"] = np.where(abstain, np.nan, err)
+        self.cv_error_, self.fold_cv_error_ = _mean_errors(self.cv_, list(self.members_))
         # the weights of a target inside the measured range (per target: see _combine)
         names_fit = list(self.members_)
         w, cv_all = target_weights(self.fold_cv_error_, names_fit, np.array(["all"]), self._calibration())
@@ -346,7 +373,8 @@ class MultiParameterPredictor(BaseEstimator):
         return self._combine(n, S)[0]
 
     def _features(self, n, S, spread, fit_error) -> dict:
-        d = extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0], self.S_range_[1])
+        d = np.maximum(extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0],
+                                              self.S_range_[1]), line_distance(n, S, *self.points_))
         direction = self._directions(n, S)
         _, cv_t = target_weights(self.fold_cv_error_, list(self.members_), direction, self._calibration())
         return {"distance": d, "n_points": np.full(d.shape, float(self.n_points_)), "fit_error": fit_error,
