@@ -52,7 +52,19 @@ __all__ = [
 
 
 def relative_model(n, t, A, sigma):
-    """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis."""
+    """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts of the observations.
+    t : array-like of float, shape (M,)
+        Runtimes at ``n``.
+    A : float or array-like of float
+        Average parallelism of the instances.
+    sigma : float or array-like of float
+        Variance of parallelism, broadcast against ``A``.
+    """
     n_arr, t_arr = np.asarray(n), np.asarray(t)
     if n_arr.ndim == 1 and t_arr.shape == n_arr.shape and n_arr.dtype == float and t_arr.dtype == float:
         A, sigma = np.broadcast_arrays(np.asarray(A, float), np.asarray(sigma, float))
@@ -95,14 +107,34 @@ def _runtime(m, a, s):  # pragma: no cover - compiled
 
 
 def profiled_scale(x, w, paper: bool):
-    """Return the tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode."""
+    """Return the tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode.
+
+    Parameters
+    ----------
+    x : ndarray of float, shape (..., M)
+        Model values relative to the observations, T(n_i)/t_i.
+    w : ndarray of float, shape (..., M)
+        Observation weights.
+    paper : bool
+        Runtimes in model units: the scale is fixed at 1.
+    """
     if paper:
         return np.ones(np.shape(x)[:-1])
     return np.sum(w * x, axis=-1) / np.sum(w * x * x, axis=-1)
 
 
 def wssre(x, w, paper: bool):
-    """Weighted sum of squared relative errors ([Deshmeh2013] section 3.5.2) at the best scale."""
+    """Weighted sum of squared relative errors ([Deshmeh2013] section 3.5.2) at the best scale.
+
+    Parameters
+    ----------
+    x : ndarray of float, shape (..., M)
+        Model values relative to the observations, T(n_i)/t_i.
+    w : ndarray of float, shape (..., M)
+        Observation weights.
+    paper : bool
+        Runtimes in model units: the scale is fixed at 1 instead of profiled.
+    """
     tau = profiled_scale(x, w, paper)
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
@@ -198,10 +230,17 @@ def grid_argmin(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=F
 
     Parameters
     ----------
-    n, t : (M,) observations (runtimes in model units when ``paper``).
-    w : (K, M) weights, one row per problem (prediction target).
-    A_lo, A_hi, s_lo, s_hi : (K,) grid windows; grids are ``lo + h k`` with
-        ``h = (hi - lo)/(size - 1)``.  A degenerate window (hi == lo) is a single value.
+    n, t : array-like of float, shape (M,)
+        Processor counts and runtimes (runtimes in model units when ``paper``).
+    w : array-like of float, shape (K, M)
+        Weights, one row per problem (prediction target).
+    A_lo, A_hi, s_lo, s_hi : float or array-like of float, shape (K,)
+        Grid windows; grids are ``lo + h k`` with ``h = (hi - lo)/(size - 1)``.  A degenerate
+        window (hi == lo) is a single value.
+    size_A, size_s : int, default 500
+        Grid points along A and along sigma.
+    paper : bool, default False
+        Runtimes in model units (the thesis' convention) instead of a profiled time scale.
     """
     n = np.ascontiguousarray(n, float)
     t = np.ascontiguousarray(t, float)
@@ -481,6 +520,19 @@ def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_
     """WSSRE on every point of one problem's grid (reference implementation, O(size^2 M)).
 
     Returns (A grid, sigma grid, objective of shape (size_A, size_s)).
+
+    Parameters
+    ----------
+    n, t : array-like of float, shape (M,)
+        Processor counts and runtimes.
+    w : array-like of float, shape (M,)
+        Observation weights.
+    A_lo, A_hi, s_lo, s_hi : float
+        The grid window in A and in sigma.
+    size_A, size_s : int, default 500
+        Grid points along A and along sigma.
+    paper : bool, default False
+        Runtimes in model units instead of a profiled time scale.
     """
     hA = _grid(np.float64(A_lo), np.float64(A_hi), size_A)
     hs = _grid(np.float64(s_lo), np.float64(s_hi), size_s)
@@ -498,6 +550,19 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     T(n_f)/T(n_g) = t_f/t_g (the scale then makes the curve pass through the point).
     Both equations are piecewise linear in sigma; returns an (len(A), S) array of roots
     with NaN where a segment has none.
+
+    Parameters
+    ----------
+    n_f, t_f : float
+        Processor count and runtime of the fixed point.
+    A : array-like of float
+        The A grid.
+    paper : bool
+        Runtimes in model units (pass through the point) instead of a free time scale.
+    n_g, t_g : float, optional
+        Processor count and runtime of the next-closest observation (needed unless ``paper``).
+    s_max : float, default inf
+        Largest sigma considered.
     """
     A = np.ascontiguousarray(A, float)
     pts = np.array([n_f] if paper else [n_f, n_g], float)
@@ -546,6 +611,11 @@ def containment_limit(delta: float) -> float:
 
     The largest ratio for which some time scale puts every tau x_i within [1 - delta, 1 + delta]
     (the scale-free envelope), with a rounding margin.
+
+    Parameters
+    ----------
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
     """
     return (1 + delta) / (1 - delta) * (1 + 1e-12)
 
@@ -559,6 +629,23 @@ def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase,
     :meth:`Envelope.contains`), in grid and segment order.  One pass, without the (A x
     segment) and (candidate x observation) temporaries of doing the same with array
     operations.
+
+    Parameters
+    ----------
+    n_f, t_f : float
+        Processor count and runtime of the fixed point f.
+    n_g, t_g : float
+        Processor count and runtime of the next-closest observation g.
+    A : array-like of float
+        The A grid.
+    s_max : float
+        Largest sigma considered.
+    env_n, env_t : array-like of float, shape (M,)
+        Processor counts and runtimes of the observations the envelope is built from.
+    env_phase : array-like of int, shape (M,)
+        Phase index per envelope observation.
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
     """
     phases = np.unique(np.asarray(env_phase))
     codes = np.searchsorted(phases, env_phase).astype(np.int64)
@@ -623,6 +710,19 @@ def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     no saturation, so none is predicted earlier than they demand, and a target's fit does not
     depend on the other targets.  Returns (objective matrix, chosen index, minimum).
     NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0).
+
+    Parameters
+    ----------
+    S1, S2 : ndarray of float, shape (K, C)
+        Weighted sums of x and of x^2 over the observations, per target and candidate.
+    S0 : ndarray of float, shape (K,)
+        Sum of each target's weights.
+    A : ndarray of float, shape (C,)
+        The candidates' A values.
+    A_floor : ndarray of float, shape (K,)
+        Smallest admissible A per target.
+    paper : bool
+        Runtimes in model units (objective ``S0 - 2 S1 + S2``) instead of a profiled scale.
     """
     K, C = S1.shape
     f = np.empty((K, C))
@@ -661,6 +761,21 @@ def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - comp
     The candidate of least objective ``f[k]`` among those with A differing from
     ``A_best[k]`` by more than ``factor`` and objective below ``ratio`` times the best
     ``obj[k]`` (> 0).  Returns (index, found).
+
+    Parameters
+    ----------
+    f : ndarray of float, shape (K, C)
+        Objective of every candidate per target.
+    A : ndarray of float, shape (C,)
+        The candidates' A values.
+    A_best : ndarray of float, shape (K,)
+        The chosen A per target.
+    obj : ndarray of float, shape (K,)
+        The chosen objective per target.
+    factor : float
+        Relative difference in A a runner-up needs from ``A_best``.
+    ratio : float
+        Largest multiple of the best objective a runner-up may have.
     """
     K, C = f.shape
     pick = np.zeros(K, np.int64)
@@ -685,6 +800,13 @@ def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:
     high variance A (1 + sigma)/n + sigma (1 - 1/n) while A >= (n + sigma)/(1 + sigma).
     Pass 1 uses it to find where the fixed-point curve crosses a range pair that is thin in
     sigma, which a grid over A alone can step over.
+
+    Parameters
+    ----------
+    n_f, t_f : float
+        Processor count and runtime (model units) of the fixed point.
+    sigma : array-like of float
+        Variance-of-parallelism values.
     """
     s = np.asarray(sigma, float)
     n, t = float(n_f), float(t_f)

@@ -158,6 +158,21 @@ def split_rows(frame: pd.DataFrame, rows, *, test_size: float = TEST_SIZE, seed:
     values there stay together, so the split is by configuration (``GroupShuffleSplit``);
     else by row (``ShuffleSplit``).  Raises :class:`~workbench.errors.ValidationError`
     when a side would be empty.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    rows : array-like
+        Row labels of ``frame`` to split.
+    test_size : float, default 0.4
+        Share of the rows (or groups) held out for testing, in (0, 1).
+    seed : int, default 0
+        Seed of the shuffle.
+    group_by : sequence of str, optional
+        Columns whose equal values keep rows together; default: split by row.
+    where : str, default "split"
+        Name of the split in error messages.
     """
     if not (isinstance(test_size, (int, float)) and 0 < test_size < 1):
         raise ValidationError(f"{where}: test_size must be a fraction in (0, 1), got {test_size!r}")
@@ -201,6 +216,23 @@ def message_scale_scenario(frame: pd.DataFrame, small: Sequence = (1, 5, 10), la
     One model on the rows with ``column`` in ``small`` (message size
     ``[1, 5, 10] x sqrt(WSS)``), one on ``large`` (``[50, 100]``), each split 60/40 and
     tested on its own held-out rows.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    small : sequence, default (1, 5, 10)
+        Values of ``column`` of the small-message model.
+    large : sequence, default (50, 100)
+        Values of ``column`` of the large-message model.
+    column : str, default "msg_multiple"
+        Column holding the message size as a multiple of sqrt(WSS).
+    test_size : float, default 0.4
+        Share held out for testing, in (0, 1).
+    seed : int, default 0
+        Seed of the splits.
+    group_by : sequence of str, optional
+        Columns whose equal values keep rows together; default: split by row.
     """
     where = "message_scale_scenario"
     if set(small) & set(large):
@@ -225,6 +257,23 @@ def train_small_test_big(frame: pd.DataFrame, column: str = "nodes", train: Sequ
     Train on 60 % of the rows with ``column`` in ``train`` (4, 8, 16 nodes); test on the
     other 40 % of them and on *every* row with ``column`` in ``test`` (32, 64 nodes),
     never seen in training.  Rows with other values are not used.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    column : str, default "nodes"
+        Column the scenario splits on.
+    train : sequence, default (4, 8, 16)
+        Values of ``column`` trained on (and partly tested on).
+    test : sequence, default (32, 64)
+        Values of ``column`` only tested on.
+    test_size : float, default 0.4
+        Share of the training values' rows held out for testing, in (0, 1).
+    seed : int, default 0
+        Seed of the split.
+    group_by : sequence of str, optional
+        Columns whose equal values keep rows together; default: split by row.
     """
     where = "train_small_test_big"
     if set(train) & set(test):
@@ -241,7 +290,19 @@ def train_small_test_big(frame: pd.DataFrame, column: str = "nodes", train: Sequ
 
 def main_scenario(frame: pd.DataFrame, *, test_size: float = TEST_SIZE, seed: int = 0,
                   group_by: Sequence[str] | None = None) -> Scenario:
-    """[Branikas2024] section 7.3, Table 8.5: one model on all rows, split 60/40."""
+    """[Branikas2024] section 7.3, Table 8.5: one model on all rows, split 60/40.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    test_size : float, default 0.4
+        Share held out for testing, in (0, 1).
+    seed : int, default 0
+        Seed of the split.
+    group_by : sequence of str, optional
+        Columns whose equal values keep rows together; default: split by row.
+    """
     if not isinstance(frame, pd.DataFrame) or frame.empty:
         raise ValidationError("main_scenario: expected a non-empty pandas DataFrame")
     train, test = split_rows(frame, frame.index.to_numpy(), test_size=test_size, seed=seed, group_by=group_by,
@@ -415,6 +476,16 @@ class CommGBM(RegressorMixin, BaseEstimator):
         """Search the hyperparameters by cross-validation, refit the best on ``X``, ``y``; return self.
 
         ``progress``: a callback, or True for a progress bar over the search.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Features, one row per measurement.
+        y : array-like of float
+            Target (communication time) per row.
+        progress : callable or bool, optional
+            ``progress(done, total)`` over the search's folds, True for a progress bar; default
+            (None or False): silent.
         """
         start = time.perf_counter()
         for name, minimum in (("n_iter", 1), ("cv", 2)):
@@ -541,6 +612,13 @@ def inverse_mean_min_depth(model, feature_names: Sequence[str] | None = None) ->
     Returns one row per feature: ``feature``, ``mean_min_depth`` (``d``),
     ``inv_mean_min_depth`` (``1 / (1 + d)``; NaN for a feature no node splits on) and
     ``used`` (bool), in the order of ``feature_names``.
+
+    Parameters
+    ----------
+    model : CommGBM or tree ensemble
+        A fitted :class:`CommGBM`, scikit-learn tree ensemble, tree, or list of trees.
+    feature_names : sequence of str, optional
+        Names of the features in column order; default: the model's own names.
     """
     trees = _trees(model)
     names = _names(model, feature_names, getattr(model, "n_features_in_", None))
@@ -587,6 +665,13 @@ def mean_min_depth_reference(model, feature_names: Sequence[str] | None = None) 
 
     YDF's recursive ``AddMinimumDepthPerPath``: a Python walk of every root-to-leaf path.
     Slow; for tests and ``bench/test_bench_comm.py``.
+
+    Parameters
+    ----------
+    model : CommGBM or tree ensemble
+        A fitted :class:`CommGBM`, scikit-learn tree ensemble, tree, or list of trees.
+    feature_names : sequence of str, optional
+        Names of the features in column order; default: the model's own names.
     """
     trees = _trees(model)
     names = _names(model, feature_names, getattr(model, "n_features_in_", None))
@@ -625,6 +710,15 @@ def subset_metrics(y_true, y_pred, pct: float = BAND_PCT) -> dict[str, float]:
     over-prediction: the thesis's section 5.2 uses the opposite sign) and ``within_30``
     (share of predictions within +-``pct`` %).  R2 is NaN below 2 points.  Arguments in
     scikit-learn's order: measured ``y_true`` first, like every metric.
+
+    Parameters
+    ----------
+    y_true : array-like of float
+        Measured values.
+    y_pred : array-like of float
+        Predicted values, same length.
+    pct : float, default 30.0
+        Half-width of the error band of ``within_30``, in percent (``ERROR_BAND``).
     """
     p = np.asarray(y_pred, dtype=float)
     a = np.asarray(y_true, dtype=float)
@@ -700,6 +794,23 @@ def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[
     :meth:`CommGBM.fit`; ``None`` -> a tqdm bar, ``False`` -> silent).  Raises
     :class:`~workbench.errors.ValidationError` for a missing feature or target column,
     NaN targets, too few training rows or configurations.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    scenario : Scenario
+        The models and their train/test rows (e.g. :func:`main_scenario`).
+    features : sequence of str, default FEATURES
+        Feature columns.
+    target : str, default "comm_s"
+        Target column.
+    estimator : CommGBM, optional
+        Estimator cloned per model; default ``CommGBM()``.
+    permutation_repeats : int, default 5
+        Repeats of the permutation importance.
+    progress : callable or bool, optional
+        ``progress(done, total)`` over the folds; default None: a tqdm bar; False: silent.
     """
     where = f"run_scenario ({getattr(scenario, 'name', scenario)!r})"
     if not isinstance(scenario, Scenario):
