@@ -56,14 +56,10 @@ def relative_model(n, t, A, sigma):
 
     Parameters
     ----------
-    n : array-like of float, shape (M,)
-        Processor counts of the observations.
-    t : array-like of float, shape (M,)
-        Runtimes at ``n``.
-    A : float or array-like of float
-        Average parallelism of the instances.
-    sigma : float or array-like of float
-        Variance of parallelism, broadcast against ``A``.
+    n, t : array-like of float, shape (M,)
+        Processor counts and runtimes of the observations.
+    A, sigma : float or array-like of float
+        Average and variance of parallelism of the instances (broadcast).
     """
     n_arr, t_arr = np.asarray(n), np.asarray(t)
     if n_arr.ndim == 1 and t_arr.shape == n_arr.shape and n_arr.dtype == float and t_arr.dtype == float:
@@ -111,10 +107,8 @@ def profiled_scale(x, w, paper: bool):
 
     Parameters
     ----------
-    x : ndarray of float, shape (..., M)
-        Model values relative to the observations, T(n_i)/t_i.
-    w : ndarray of float, shape (..., M)
-        Observation weights.
+    x, w : ndarray of float, shape (..., M)
+        Model values relative to the observations (T(n_i)/t_i) and their weights.
     paper : bool
         Runtimes in model units: the scale is fixed at 1.
     """
@@ -128,10 +122,8 @@ def wssre(x, w, paper: bool):
 
     Parameters
     ----------
-    x : ndarray of float, shape (..., M)
-        Model values relative to the observations, T(n_i)/t_i.
-    w : ndarray of float, shape (..., M)
-        Observation weights.
+    x, w : ndarray of float, shape (..., M)
+        Model values relative to the observations (T(n_i)/t_i) and their weights.
     paper : bool
         Runtimes in model units: the scale is fixed at 1 instead of profiled.
     """
@@ -523,10 +515,8 @@ def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_
 
     Parameters
     ----------
-    n, t : array-like of float, shape (M,)
-        Processor counts and runtimes.
-    w : array-like of float, shape (M,)
-        Observation weights.
+    n, t, w : array-like of float, shape (M,)
+        Processor counts, runtimes and weights of the observations.
     A_lo, A_hi, s_lo, s_hi : float
         The grid window in A and in sigma.
     size_A, size_s : int, default 500
@@ -558,7 +548,7 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     A : array-like of float
         The A grid.
     paper : bool
-        Runtimes in model units (pass through the point) instead of a free time scale.
+        Runtimes in model units instead of a free time scale.
     n_g, t_g : float, optional
         Processor count and runtime of the next-closest observation (needed unless ``paper``).
     s_max : float, default inf
@@ -632,18 +622,15 @@ def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase,
 
     Parameters
     ----------
-    n_f, t_f : float
-        Processor count and runtime of the fixed point f.
-    n_g, t_g : float
-        Processor count and runtime of the next-closest observation g.
+    n_f, t_f, n_g, t_g : float
+        Processor count and runtime of the fixed point f and of the next-closest observation g.
     A : array-like of float
         The A grid.
     s_max : float
         Largest sigma considered.
-    env_n, env_t : array-like of float, shape (M,)
-        Processor counts and runtimes of the observations the envelope is built from.
-    env_phase : array-like of int, shape (M,)
-        Phase index per envelope observation.
+    env_n, env_t, env_phase : array-like, shape (M,)
+        Processor counts, runtimes and phase indices of the observations the envelope is
+        built from.
     delta : float
         Largest relative deviation of an observation from the true model, in (0, 1).
     """
@@ -701,10 +688,8 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
 def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     """Pass 1's choice among candidates (A, sigma) for each target k ([Deshmeh2013] section 3.5.2).
 
-    ``S1``, ``S2`` (K, C): the weighted sums of x and x^2 over the observations (matrix
-    products), ``S0`` (K,) the weights' sum; WSSRE is ``S0 - S1^2/S2`` (scale profiled) or
-    ``S0 - 2 S1 + S2`` (paper), floored at 0 (it can round below zero at a perfect fit), and
-    inf where A < ``A_floor[k]``.  Flat valleys (A not identifiable) give exact ties whose
+    WSSRE is ``S0 - S1^2/S2`` (scale profiled) or ``S0 - 2 S1 + S2`` (paper), floored at 0
+    (it can round below zero at a perfect fit), and inf where A < ``A_floor[k]``.  Flat valleys (A not identifiable) give exact ties whose
     rounding depends on how many targets share the matrix product, so among the candidates
     within 1e-9 (relative) of the minimum the one with the largest A is taken: the data show
     no saturation, so none is predicted earlier than they demand, and a target's fit does not
@@ -714,15 +699,13 @@ def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     Parameters
     ----------
     S1, S2 : ndarray of float, shape (K, C)
-        Weighted sums of x and of x^2 over the observations, per target and candidate.
-    S0 : ndarray of float, shape (K,)
-        Sum of each target's weights.
+        Weighted sums of x and of x^2 over the observations (matrix products).
+    S0, A_floor : ndarray of float, shape (K,)
+        Sum of each target's weights, and its smallest admissible A.
     A : ndarray of float, shape (C,)
         The candidates' A values.
-    A_floor : ndarray of float, shape (K,)
-        Smallest admissible A per target.
     paper : bool
-        Runtimes in model units (objective ``S0 - 2 S1 + S2``) instead of a profiled scale.
+        Runtimes in model units instead of a profiled scale.
     """
     K, C = S1.shape
     f = np.empty((K, C))
@@ -768,14 +751,11 @@ def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - comp
         Objective of every candidate per target.
     A : ndarray of float, shape (C,)
         The candidates' A values.
-    A_best : ndarray of float, shape (K,)
-        The chosen A per target.
-    obj : ndarray of float, shape (K,)
-        The chosen objective per target.
-    factor : float
-        Relative difference in A a runner-up needs from ``A_best``.
-    ratio : float
-        Largest multiple of the best objective a runner-up may have.
+    A_best, obj : ndarray of float, shape (K,)
+        The chosen A and objective per target.
+    factor, ratio : float
+        Relative difference in A a runner-up needs from ``A_best``, and the largest multiple
+        of the best objective it may have.
     """
     K, C = f.shape
     pick = np.zeros(K, np.int64)
