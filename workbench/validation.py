@@ -79,12 +79,13 @@ def positive_int(value, name: str, where: str) -> int:
 def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
     """Raise a ValidationError for the first position ``i`` where ``mask_bad`` is set.
 
-    The message is ``where: name must be what, got name[i] = value``; nothing happens when
-    no position is set.
+    The message is ``where: name must be what, got name[i] = value`` (``got value at position
+    i`` when ``name`` is words, not an argument's name); nothing happens when no position is set.
     """
     if np.any(mask_bad):
         i = int(np.flatnonzero(mask_bad)[0])
-        raise ValidationError(f"{where}: {name} must be {what}, got {name}[{i}] = {arr[i]}")
+        got = f"{name}[{i}] = {arr[i]}" if name.isidentifier() else f"{arr[i]} at position {i}"
+        raise ValidationError(f"{where}: {name} must be {what}, got {got}")
 
 
 def as_vector(x, name: str, where: str) -> np.ndarray:
@@ -171,6 +172,10 @@ def one_dimensional(values, name: str, where: str | None = None) -> np.ndarray:
     return arr
 
 
+#: What a processor count must be, as the messages of :func:`processor_counts` say it.
+PROCESSOR_COUNTS = "finite and >= 1 (processor counts)"
+
+
 def processor_counts(n, where: str) -> np.ndarray:
     """``n`` (any shape) as a float array of processor counts.
 
@@ -181,7 +186,7 @@ def processor_counts(n, where: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
     flat = arr.reshape(-1)
-    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", PROCESSOR_COUNTS, where)
     return arr
 
 
@@ -195,7 +200,7 @@ def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
     n, t = (as_vector(_column(x), name, where) for x, name in ((n, "n"), (t, "t")))
     if n.size != t.size:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
-    require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(n) | (n < 1), n, "n", PROCESSOR_COUNTS, where)
     require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
     return n, t
 
@@ -284,12 +289,59 @@ def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarra
     return n, t
 
 
-def check_targets(n, where: str) -> np.ndarray:
-    """Return target allocations as a float vector (a scalar is one target).
+def check_targets(n, where: str, *, name: str = "n", what: str = PROCESSOR_COUNTS, max_distinct: int | None = None,
+                  too_many: str = "") -> np.ndarray:
+    """Return target allocations as a float vector (a scalar is one target, any shape is flattened).
 
-    Finite and >= 1, else a ValidationError that names the value and its position.
+    Finite and >= 1, and at most ``max_distinct`` distinct values, else a ValidationError
+    that names the first bad value and its position, or the number of distinct targets.
+
+    Parameters
+    ----------
+    n : float or array-like of float
+        The targets (processor counts).
+    where : str
+        The caller or the argument, named first in the messages.
+    name : str, default "n"
+        What the targets are called in the messages (an argument's name, or words such as
+        ``"prediction targets"``).
+    what : str, default PROCESSOR_COUNTS
+        What a target must be, as the message says it.
+    max_distinct : int, optional
+        Most distinct targets one call accepts; default None: no limit.
+    too_many : str, default ""
+        Why there is a limit and what to do instead, appended to its message.
+
+    Returns
+    -------
+    numpy.ndarray
+        The targets as a flat float vector.
+
+    Raises
+    ------
+    ValidationError
+        A target that is not numeric, not finite or below 1, or too many distinct targets.
+
+    Examples
+    --------
+    >>> check_targets(8, "predict")
+    array([8.])
+    >>> check_targets([4, 0.5], "predict")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.ValidationError: predict: n must be finite and >= 1 (processor counts), got n[1] = 0.5
     """
-    return np.atleast_1d(processor_counts(n, where)).astype(float).reshape(-1)
+    try:
+        arr = np.atleast_1d(np.asarray(n, dtype=float)).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: {name} must be numeric, got {n!r} ({exc})") from None
+    require_valid(~np.isfinite(arr) | (arr < 1), arr, name, what, where)
+    if max_distinct is not None:
+        distinct = np.unique(arr).size
+        if distinct > max_distinct:
+            raise ValidationError(f"{where}: at most {max_distinct} distinct targets per call, got {distinct}"
+                                  + (f"; {too_many}" if too_many else ""))
+    return arr
 
 
 def check_level(level, where: str | None = None) -> float:
