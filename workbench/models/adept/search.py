@@ -688,13 +688,13 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
 def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     """Pass 1's choice among candidates (A, sigma) for each target k ([Deshmeh2013] section 3.5.2).
 
-    WSSRE is ``S0 - S1^2/S2`` (scale profiled) or ``S0 - 2 S1 + S2`` (paper), floored at 0
-    (it can round below zero at a perfect fit), and inf where A < ``A_floor[k]``.  Flat valleys (A not identifiable) give exact ties whose
-    rounding depends on how many targets share the matrix product, so among the candidates
-    within 1e-9 (relative) of the minimum the one with the largest A is taken: the data show
-    no saturation, so none is predicted earlier than they demand, and a target's fit does not
-    depend on the other targets.  Returns (objective matrix, chosen index, minimum).
-    NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0).
+    WSSRE is ``S0 - S1^2/S2`` (scale profiled) or ``S0 - 2 S1 + S2`` (paper), floored at 0 (it can round below
+    zero at a perfect fit), and inf where A < ``A_floor[k]``. Flat valleys (A not identifiable) give exact ties
+    whose rounding depends on how many targets share the matrix product, so among the candidates within 1e-9
+    (relative) of the minimum the one with the largest A is taken: the data show no saturation, so none is
+    predicted earlier than they demand, and a target's fit does not depend on the other targets. Returns
+    (objective matrix, chosen index, minimum). NaN propagates like numpy's minimum (a NaN minimum ties nothing:
+    index 0).
 
     Parameters
     ----------

@@ -490,12 +490,9 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     """Run Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error is below ``tau``.
 
     The RMS error is between the Markov predictions from ``alpha * hardware`` (Eq. 12) and
-    ``actual``.
-
-    ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
-    Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U`` without
-    making every prediction invalid (the walk stops there); ``scale_utilization=False`` scales only TC and SC.
-    See the module docstring for the decisions.  Vectorised over chunks of alphas.
+    ``actual``.  Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U``
+    without making every prediction invalid (the walk stops there).  See the module
+    docstring for the decisions.  Vectorised over chunks of alphas.
 
     Parameters
     ----------

@@ -397,6 +397,30 @@ def state_occupancy(matrix: np.ndarray, cycles: int, start: int | None = None) -
     return np.hstack([pi, np.clip(done, 0.0, 1.0)])
 
 
+def _barrier_inputs(t, tc, sc, u, f_hz, stages) -> tuple[np.ndarray, ...]:
+    """Check and broadcast :func:`barrier_stage_time`'s inputs; add W = TC / (stages t) (cycles per process, stage)."""
+    where = "barrier_stage_time"
+    t = _check_processes(t, where).astype(float)
+    f = _check_frequency(f_hz, where)
+    tc, sc, u, n = (_floats(v, name, where) for v, name in ((tc, "TC"), (sc, "SC"), (u, "U"), (stages, "stages")))
+    try:
+        t, tc, sc, u, f, n = np.broadcast_arrays(t, tc, sc, u, f, n)
+    except ValueError as exc:
+        raise ValidationError(f"{where}: t, TC, SC, U, F and stages must broadcast together ({exc})") from None
+    if not np.all(n >= 1):
+        raise ValidationError(f"{where}: stages must be >= 1")
+    w = tc / (n * t)
+    if np.any(w > MAX_BARRIER_CYCLES):
+        raise ValidationError(f"{where}: TC / (stages t) = {np.max(w):g} cycles per process and stage; the straggler "
+                              f"sum is computed up to {MAX_BARRIER_CYCLES:g} (1/W is lost to rounding beyond)")
+    if not np.all(hardware_valid(w, sc / tc * w, u)):
+        raise ValidationError(
+            f"{where}: invalid hardware variables (need 0 <= U <= 1 - 1/W with W = TC/(stages t) "
+            "the cycles per process and stage, and 0 < SC < TC)"
+        )
+    return t, tc, sc, u, f, n, w
+
+
 def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
     """EXTENSION (not in the paper): expected time of barrier-synchronised stages.
 
@@ -428,25 +452,7 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
     stages : int or array-like of int, default 1
         Barrier-separated stages, each carrying ``TC / stages`` cycles.
     """
-    where = "barrier_stage_time"
-    t = _check_processes(t, where).astype(float)
-    f = _check_frequency(f_hz, where)
-    tc, sc, u, n = (_floats(v, name, where) for v, name in ((tc, "TC"), (sc, "SC"), (u, "U"), (stages, "stages")))
-    try:
-        t, tc, sc, u, f, n = np.broadcast_arrays(t, tc, sc, u, f, n)
-    except ValueError as exc:
-        raise ValidationError(f"{where}: t, TC, SC, U, F and stages must broadcast together ({exc})") from None
-    if not np.all(n >= 1):
-        raise ValidationError(f"{where}: stages must be >= 1")
-    w = tc / (n * t)
-    if np.any(w > MAX_BARRIER_CYCLES):
-        raise ValidationError(f"{where}: TC / (stages t) = {np.max(w):g} cycles per process and stage; the straggler "
-                              f"sum is computed up to {MAX_BARRIER_CYCLES:g} (1/W is lost to rounding beyond)")
-    if not np.all(hardware_valid(w, sc / tc * w, u)):
-        raise ValidationError(
-            f"{where}: invalid hardware variables (need 0 <= U <= 1 - 1/W with W = TC/(stages t) "
-            "the cycles per process and stage, and 0 < SC < TC)"
-        )
+    t, tc, sc, u, f, n, w = _barrier_inputs(t, tc, sc, u, f_hz, stages)
     s = sc / tc                       # P_pass
     a, b, d = u, 1 - u - 1 / w, s        # Q = [[a, b], [1 - s, d]]
     # Eigenvalues of Q via mu = 1 - lambda of (I - Q), computed stably: det(I - Q) = (1-s)/W.

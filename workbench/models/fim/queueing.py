@@ -455,14 +455,6 @@ def simulate_collective(
         finish[r] = (*line_finish, makespan[r])
         if r == 0:
             samples = {k: _subsample(v, sample_limit) for k, v in {**line_samples, "R": receive}.items()}
-    return CollectiveSimulation(
-        pattern=pattern,
-        n_jobs=n_jobs,
-        processes=processes,
-        rates=rates,
-        phi=phi_used,
-        seed=int(seed),
-        makespan=makespan,
-        station_finish=pd.DataFrame(finish, columns=list(STATIONS)),
-        samples=samples,
-    )
+    return CollectiveSimulation(pattern=pattern, n_jobs=n_jobs, processes=processes, rates=rates, phi=phi_used,
+                                seed=int(seed), makespan=makespan,
+                                station_finish=pd.DataFrame(finish, columns=list(STATIONS)), samples=samples)
