@@ -315,7 +315,7 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _main_figure(self) -> go.Figure:
         """Fit (or reuse the fit: sets ``result``, ``model``, ``evaluation_text``) and draw the main figure."""
         state = self.state()
-        self._fit = views.fit(state, self._fits)
+        self._fit = views.fit_comm_regression(state, self._fits)
         self.result, self.evaluation_text, self.model = self._fit.result, self._fit.evaluation_text, self._fit.model
         return views.main_figure(state, self._fit)
 

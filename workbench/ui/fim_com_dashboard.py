@@ -86,10 +86,10 @@ from workbench.views.fim_com import (
     SWEEP_REPLICATIONS,
     VARIES,
     FiMComState,
+    fim_com_view,
     fit_table_html,
     sweep_summary,
     sweep_view,
-    view,
 )
 
 __all__ = [
@@ -282,7 +282,7 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
         start = time.perf_counter()
         state = self.state()
         self.fit_table.value = fit_table_html(state.placement)
-        panels = view(state, self._sim_cache)
+        panels = fim_com_view(state, self._sim_cache)
         self.simulation, self.measured_row = panels.simulation, panels.measured_row
         self.figure.update(panels.main)
         self.last_main_s = time.perf_counter() - start

@@ -4,7 +4,7 @@ Measured K-means runs, the regression mapping (Eq. 11, Fig. 10), Algorithm 1's a
 calibration, the Markov chain of Eqs. 6-8 for a chosen process count, and predicted vs
 measured calculation time with RBASP (Eq. 17) beside FiM.
 
-Wiring only: the panels are computed by :func:`workbench.views.fim.view` (FiMCal and
+Wiring only: the panels are computed by :func:`workbench.views.fim.fim_view` (FiMCal and
 RBASP fitted by :func:`workbench.evaluation.fim_explore.calibrate_and_compare`: train on
 the ``role == "train"`` runs, score on the ``"test"`` runs; figures from
 :mod:`workbench.plots.fim`); the data menu is a :class:`~workbench.ui.data_source.DataSource`.
@@ -75,7 +75,7 @@ from workbench.ui.common import (
 )
 from workbench.ui.data_source import Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
-from workbench.views import fim as fim_view
+from workbench.views import fim as fim_views
 from workbench.views.fim import ALPHA_START, DEFAULTS, DISPLAY_TC, FEATURES, MAX_ITER, FiMState
 
 __all__ = [
@@ -250,7 +250,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.meta = dict(data.frame.attrs)
         self.runs = data.frame.copy()
         self.runs.attrs = {}
-        configs, pairs = fim_view.data_choices(self.runs)
+        configs, pairs = fim_views.data_choices(self.runs)
         with self._quietly():
             self.config.options = configs
             self.config.value = configs[-1][1]
@@ -258,10 +258,10 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
             self.axes.value = pairs[0][1]  # I x K as in Fig. 10
             self.processes.value = int(min(self.runs["processes"].max(), self.processes.max))
         self._fill_fixed()
-        self.data_summary.value = fim_view.data_summary_html(self.runs, self.meta, data.label)
+        self.data_summary.value = fim_views.data_summary_html(self.runs, self.meta, data.label)
 
     def _fill_fixed(self) -> None:
-        options, middle = fim_view.fixed_choices(self.runs, self.axes.value)
+        options, middle = fim_views.fixed_choices(self.runs, self.axes.value)
         with self._quietly():
             self.fixed.options = options
             self.fixed.value = middle
@@ -279,7 +279,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     def parameters(self) -> dict:
         """FiMCal parameters from the controls (slider values rounded, max_iter capped)."""
-        return fim_view.fim_parameters(self.state())
+        return fim_views.fim_parameters(self.state())
 
     @property
     def fim_name(self) -> str:
@@ -290,9 +290,9 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """Fit (or reuse the cached fit), then refresh every panel."""
         start = time.perf_counter()
         state = self.state()
-        if fim_view.fit_key(state) == self._fit_key:
+        if fim_views.fit_key(state) == self._fit_key:
             state = self.state(alpha=rounded(self.alpha.value, 6))  # the same calibration: keep the user's alpha
-        panels = fim_view.view(state, self._cache)
+        panels = fim_views.fim_view(state, self._cache)
         if panels.fit_key != self._fit_key and panels.calibrated_alpha is not None:  # predict with the new alpha
             with self._quietly():
                 self.alpha.max = max(3.0, float(math.ceil(2 * panels.calibrated_alpha)))

@@ -64,7 +64,7 @@ from workbench.ui.common import (
 )
 from workbench.ui.data_source import UPLOAD, Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
-from workbench.views.fractal import FractalState, table1_view, view
+from workbench.views.fractal import FractalState, fractal_view, table1_view
 
 __all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard",
            "read_profile_uploads"]
@@ -292,7 +292,7 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
         # the main figure goes out first: the browser draws messages in order, and the
         # static shares panel is a whole new plotly figure to draw
         start = time.perf_counter()
-        panels = view(self.state(), self._cache)
+        panels = fractal_view(self.state(), self._cache)
         e = self.experiment = panels.experiment
         if self.delta_auto.value:
             with self._quietly():

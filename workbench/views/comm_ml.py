@@ -9,7 +9,7 @@ One state and one set of panels per section of :mod:`workbench.ui.comm_ml_dashbo
 * :class:`TrainingState` -> :func:`training_view` -> :class:`TrainingPanels` (a trained
   gradient-boosting scenario beside Tables 8.1/8.3/8.5, chapters 7-8).
 
-:func:`view` composes the three (:class:`CommMLState` -> :class:`CommMLPanels`).  The
+:func:`comm_ml_view` composes the three (:class:`CommMLState` -> :class:`CommMLPanels`).  The
 training itself (:func:`~workbench.evaluation.comm_ml.train_scenario`) runs in the
 dashboard's background thread; :class:`TrainRequest` is what it depends on.
 """
@@ -42,7 +42,7 @@ from workbench.views.panels import frame_html, readout_html
 __all__ = ["SCENARIO_LABELS", "CommMLPanels", "CommMLState", "RankPanels", "RankState", "SemiEmpiricalPanels",
            "SemiEmpiricalState", "TrainRequest", "TrainingPanels", "TrainingState", "color_choices",
            "prediction_figure", "rank_view", "run_options", "selected_ranks", "semi_empirical_view",
-           "training_view", "varying_features", "view"]
+           "training_view", "varying_features", "comm_ml_view"]
 
 #: Scenario names shown for the seed-table names ([Branikas2024] section 7.3).
 SCENARIO_LABELS = {"message_scale": "message scale (Table 8.1)",
@@ -323,7 +323,7 @@ class CommMLPanels:
     training: TrainingPanels | None
 
 
-def view(state: CommMLState) -> CommMLPanels:
+def comm_ml_view(state: CommMLState) -> CommMLPanels:
     """Every panel of ``state``.
 
     Raises

@@ -1,12 +1,12 @@
 """The communication-regression dashboard's panels without widgets ([Papadopoulou2015]).
 
 :class:`CommRegressionState` holds everything the panels depend on (the descriptor frame
-and the control values); :func:`view` turns it into :class:`CommRegressionPanels`: the
+and the control values); :func:`comm_regression_view` turns it into :class:`CommRegressionPanels`: the
 main figure (area split + predicted vs observed), the readouts as HTML, the static
 correlation / scatter / residual figures.  The dashboard
 (:mod:`workbench.ui.comm_regression_dashboard`) calls the parts separately so that a
 slider move redraws the main figure first and recomputes the correlations only when the
-data or the log scale change: :func:`fit`, :func:`main_figure`, :func:`fit_panels`,
+data or the log scale change: :func:`fit_comm_regression`, :func:`main_figure`, :func:`fit_panels`,
 :func:`scatter_figure`, :func:`exploration_panels`.
 """
 
@@ -35,8 +35,9 @@ from workbench.plots.comm_regression import (
 from workbench.views.panels import FitCache, frame_html, readout_html
 from workbench.views.tables import Column, Table, format_value, table
 
-__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comparison_frame",
-           "exploration_panels", "fit", "fit_panels", "main_figure", "scatter_figure", "scores_table", "view"]
+__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comm_regression_view",
+           "comparison_frame", "exploration_panels", "fit_comm_regression", "fit_panels", "main_figure",
+           "scatter_figure", "scores_table"]
 
 #: The share within the error band in the scores (:func:`workbench.metrics.summarize`).
 _WITHIN = f"share_within_{ERROR_BAND.value:g}"
@@ -133,7 +134,7 @@ class CommRegressionPanels:
     fit: CommRegressionFit
 
 
-def fit(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionFit:
+def fit_comm_regression(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionFit:
     """Fit and score the state's data (:func:`~workbench.evaluation.comm_regression.fit_and_evaluate`).
 
     With a ``cache`` a fit of the same data key, split, loss and evaluation is reused.
@@ -226,7 +227,7 @@ def exploration_panels(state: CommRegressionState) -> tuple[go.Figure, go.Figure
     return target_heatmap(tables), correlation_heatmap(correlation_matrix(state.data, log=state.log_scale), title)
 
 
-def view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionPanels:
+def comm_regression_view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionPanels:
     """Every panel of ``state``.
 
     Raises
@@ -235,7 +236,7 @@ def view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegre
         A control value the panels cannot show, data the model refuses, an evaluation the
         data cannot support (e.g. train small / test big without a ``processes`` column).
     """
-    fitted = fit(state, cache)
+    fitted = fit_comm_regression(state, cache)
     heatmap, matrix = exploration_panels(state)
     return CommRegressionPanels(main=main_figure(state, fitted), scatter=scatter_figure(state), heatmap=heatmap,
                                 matrix=matrix, fit_panels=fit_panels(state, fitted), fit=fitted)

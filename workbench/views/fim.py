@@ -1,7 +1,7 @@
 """The FiM-Cal dashboard's panels without widgets ([Bhimani2019] sections 2 and 4).
 
 :class:`FiMState` holds what the panels depend on: the runs (measured K-means runs,
-:data:`~workbench.io.measured.KMEANS_COLUMNS`) and the control values.  :func:`view`
+:data:`~workbench.io.measured.KMEANS_COLUMNS`) and the control values.  :func:`fim_view`
 calibrates FiM (Algorithm 1) beside RBASP ([Barnes2008], Eq. 17) --
 :func:`~workbench.evaluation.fim_explore.calibrate_and_compare`, cached when given a cache --
 and returns :class:`FiMPanels`: the calibration trace (the main figure), prediction vs
@@ -53,7 +53,7 @@ from workbench.views.tables import Column, Table, fields_table
 
 __all__ = ["ALPHA_START", "BASE_PROBABILITY_LABELS", "DEFAULTS", "DISPLAY_TC", "FEATURES", "MAX_ITER", "FiMPanels",
            "FiMState", "base_probabilities_table", "data_choices", "data_summary_html", "fim_parameters", "fit_key",
-           "fixed_choices", "view"]
+           "fixed_choices", "fim_view"]
 
 #: Feature choices of Eq. 11 (and Eq. 17): the paper's plain parameters, or the K-means
 #: work terms I N and I K N (beyond the paper, see workbench.evaluation.fim).
@@ -73,7 +73,7 @@ DISPLAY_TC = 40
 
 
 class Cache(Protocol):
-    """What :func:`view` needs of a cache: ``get(key, compute)`` (e.g. :class:`~workbench.ui.common.FitCache`)."""
+    """What :func:`fim_view` needs of a cache: ``get(key, compute)`` (e.g. :class:`~workbench.ui.common.FitCache`)."""
 
     def get(self, key: Hashable, compute: Callable[[], object]) -> object: ...
 
@@ -178,7 +178,7 @@ def _significant(value: float, digits: int = 6) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def view(state: FiMState, cache: Cache | None = None) -> FiMPanels:
+def fim_view(state: FiMState, cache: Cache | None = None) -> FiMPanels:
     """Calibrate (or reuse the cached calibration) and compute every panel of ``state``.
 
     Raises a :class:`~workbench.errors.WorkbenchError` when the runs cannot be fitted at

@@ -4,7 +4,7 @@
 receivers, replications, seed, the service parameters of Eqs. 13-16, phi, the OSU
 placement) and the measured data of that placement
 (:class:`~workbench.evaluation.fim_com.PlacementData`, None without the data mirror) and of
-Extra-P.  :func:`view` simulates the collective
+Extra-P.  :func:`fim_com_view` simulates the collective
 (:func:`~workbench.models.fim.queueing.simulate_collective`) and returns
 :class:`FiMComPanels`: the makespan distribution (main figure), the station CDFs and the
 readout rows; :func:`fit_table_html` is the table of the placement's station fits.  The
@@ -38,7 +38,8 @@ from workbench.plots.fim_com import makespan_figure, station_cdf_figure, station
 from workbench.views.panels import FitCache, frame_html
 
 __all__ = ["DEFAULT_RATES", "RATE_NAMES", "SAMPLE_LIMIT", "SWEEP_REPLICATIONS", "VARIES", "FiMComPanels",
-           "FiMComState", "FiMComSweepPanels", "fit_table_html", "simulate", "sweep_summary", "sweep_view", "view"]
+           "FiMComState", "FiMComSweepPanels", "fim_com_view", "fit_table_html", "simulate", "sweep_summary",
+           "sweep_view"]
 
 #: The service parameters of Eqs. 13-16, in slider order.
 RATE_NAMES = ("zeta_min", "zeta_max", "metadata_coef", "eta", "psi")
@@ -129,7 +130,7 @@ def simulate(state: FiMComState, cache: FitCache | None = None) -> CollectiveSim
     return run() if cache is None else cache.get(tuple(sorted(params.items())), run)
 
 
-def view(state: FiMComState, cache: FitCache | None = None) -> FiMComPanels:
+def fim_com_view(state: FiMComState, cache: FitCache | None = None) -> FiMComPanels:
     """Simulate (or reuse the cached run) and build every live panel of ``state``.
 
     Raises the model's :class:`~workbench.errors.ValidationError` for parameters it cannot
