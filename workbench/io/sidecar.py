@@ -28,9 +28,9 @@ mismatch (a partial file, a sidecar from another run, an interrupted write) is a
 :class:`~workbench.errors.DataFormatError` naming both files. A sidecar written before
 checksums existed (no ``"csv"`` key) is accepted without a check: such files predate the
 atomic writer, and :func:`stamp_sidecar` adds the checksum of the CSV as it is now. A missing
-sidecar is, as before, only a :class:`~workbench.errors.ParseWarning` (an uploaded CSV has
-none). A CSV whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a
-checkout with ``core.autocrlf``, an editor's "save") is the same table: its size and checksum
+sidecar is only a :class:`~workbench.errors.ParseWarning`: an uploaded CSV has none. A CSV
+whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a checkout with
+``core.autocrlf``, an editor's "save") is the same table: its size and checksum
 are also compared with those line ends and mark removed. The CSV's size is checked against the
 readers' cap (:data:`workbench.io.text.MAX_FILE_BYTES`) before a byte of it is read or hashed.
 """

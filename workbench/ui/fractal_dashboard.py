@@ -66,8 +66,7 @@ from workbench.ui.data_source import UPLOAD, Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
 from workbench.views.fractal import FractalState, fractal_view, table1_view
 
-__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard",
-           "read_profile_uploads"]
+__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard"]
 
 DEMO, SYNTHETIC = "demo", "synthetic"
 AUTO = "auto"
@@ -84,8 +83,6 @@ UPLOAD_FORMAT = UploadFormat(
     "total_us) -- or TAU pprof text outputs, one per run, named profile_<size>[_<run>].txt (pprof does not "
     "record the size). The method needs at least 3 sizes: 2 small ones to fit and a larger one to predict.",
     EXAMPLE_HEADER)
-#: Uploaded (file name, content) pairs -> one profile frame (moved to :mod:`workbench.io.profiles`).
-read_profile_uploads = read_profile_files
 _UPLOAD_HELP = (
     "<span style='font-size:12px;color:#555'>Upload: a CSV with one row per phase per run, columns "
     "<code>size, phase, time_s</code> (or <code>time_ms</code>, <code>time_us</code>) [, <code>run</code>, "
