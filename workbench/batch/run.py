@@ -128,10 +128,8 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
     keep = _keeps_chunks(out, resume)
     keys = source.curve_keys()
     with ExecutionEngine(engine, n_jobs, client, scheduler) as (execute, workers):
-        # a resumed run keeps the chunk size recorded beside ``out``, whatever its number of
-        # workers, so that the chunks on disk and the chunks still to run line up
-        if chunk_curves is None and out is not None and resume:
-            chunk_curves = _ResultStore.earlier_chunk_curves(out)
+        if chunk_curves is None and out is not None and resume:  # the recorded chunk size, whatever the
+            chunk_curves = _ResultStore.earlier_chunk_curves(out)  # workers: chunks on disk and to run line up
         size = (int(chunk_curves) if chunk_curves is not None
                 else max(1, min(MAX_CHUNK_CURVES, math.ceil(len(keys) / (4 * workers)))))
         if size < 1:
