@@ -138,6 +138,13 @@ def fit_comm_regression(state: CommRegressionState, cache: FitCache | None = Non
     """Fit and score the state's data (:func:`~workbench.evaluation.comm_regression.fit_and_evaluate`).
 
     With a ``cache`` a fit of the same data key, split, loss and evaluation is reused.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    cache : FitCache, optional
+        Reuses fits per data key, split, loss and evaluation; default None: always fit.
     """
     state.check()
     split = state.split
@@ -151,7 +158,15 @@ def fit_comm_regression(state: CommRegressionState, cache: FitCache | None = Non
 
 
 def main_figure(state: CommRegressionState, fitted: CommRegressionFit) -> go.Figure:
-    """Return the main figure: time against NT with the threshold line, and predicted vs observed."""
+    """Return the main figure: time against NT with the threshold line, and predicted vs observed.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    fitted : CommRegressionFit
+        Its fit (:func:`fit_comm_regression`).
+    """
     title = (f"{html.escape(state.data_label)}<br><sup>{html.escape(fitted.evaluation_text)}; "
              f"robust loss {state.robust}</sup>")
     return split_and_fit_figure(state.data, fitted.result.predictions, state.split, title=title)
@@ -175,7 +190,13 @@ def _readout_rows(state: CommRegressionState, fitted: CommRegressionFit) -> dict
 
 
 def scores_table(result: CommRegressionResult) -> Table:
-    """Return the scores per area of ``result`` as shown (MAPE in %, the share within the band as %, counts)."""
+    """Return the scores per area of ``result`` as shown (MAPE in %, the share within the band as %, counts).
+
+    Parameters
+    ----------
+    result : CommRegressionResult
+        A scored fit.
+    """
     return table(result.metrics[list(_SCORE_COLUMNS)], _SCORE_COLUMNS)
 
 
@@ -183,6 +204,11 @@ def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
     """:func:`~workbench.evaluation.comm_regression.published_comparison` as shown: every value with its %.
 
     Its first row is a MAPE in percent, its second a share (fraction).
+
+    Parameters
+    ----------
+    result : CommRegressionResult
+        A scored fit.
     """
     table = published_comparison(result)
     kinds = ["percent", "fraction"]
@@ -194,7 +220,15 @@ def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
 
 
 def fit_panels(state: CommRegressionState, fitted: CommRegressionFit) -> FitPanels:
-    """Return the readouts, scores, coefficients, warnings and residuals of a fit."""
+    """Return the readouts, scores, coefficients, warnings and residuals of a fit.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    fitted : CommRegressionFit
+        Its fit.
+    """
     result = fitted.result
     scores = result.metrics[list(_SCORE_COLUMNS)]
     coef = fitted.model.coef_[["area", "term", "coef", "stderr", "source"]]
@@ -210,7 +244,13 @@ def fit_panels(state: CommRegressionState, fitted: CommRegressionFit) -> FitPane
 
 
 def scatter_figure(state: CommRegressionState) -> go.Figure:
-    """Return the chosen metric against time, coloured by area (log axes if ``log_scale``)."""
+    """Return the chosen metric against time, coloured by area (log axes if ``log_scale``).
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data, the metric chosen and the scale.
+    """
     state.check()
     return metric_scatter(state.data, state.metric, split=state.split, log=state.log_scale)
 
@@ -220,6 +260,11 @@ def exploration_panels(state: CommRegressionState) -> tuple[go.Figure, go.Figure
 
     With time in linear and log10, between the metrics in log10 if ``log_scale``
     ([Papadopoulou2015] section III.C).
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the scale.
     """
     state.check()
     tables = {"linear": pearson_table(state.data), "log10": pearson_table(state.data, log=True)}
@@ -229,6 +274,13 @@ def exploration_panels(state: CommRegressionState) -> tuple[go.Figure, go.Figure
 
 def comm_regression_view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionPanels:
     """Every panel of ``state``.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    cache : FitCache, optional
+        Reuses fits (see :func:`fit_comm_regression`); default None: always fit.
 
     Raises
     ------

@@ -93,6 +93,13 @@ def experiment(state: FractalState, cache: FitCache | None = None) -> FractalExp
     """Run the method on ``state`` (reusing ``cache`` per data and parameters).
 
     The model's warnings are kept in the experiment's notes, not raised.
+
+    Parameters
+    ----------
+    state : FractalState
+        The profile and the control values.
+    cache : FitCache, optional
+        Reuses experiments per data and parameters; default None: always run.
     """
     params = state.parameters()
 
@@ -111,6 +118,13 @@ def fractal_view(state: FractalState, cache: FitCache | None = None) -> FractalP
     Raises :class:`~workbench.errors.ValidationError` (in the project's words) when the
     method cannot run on the profile with these controls, e.g. a design that maps onto a
     single measured size.
+
+    Parameters
+    ----------
+    state : FractalState
+        The profile and the control values.
+    cache : FitCache, optional
+        Reuses experiments per data and parameters; default None: always run.
     """
     e = experiment(state, cache)
     actual = dict(zip(e.comparison["phase"], e.comparison["actual_s"]))
