@@ -74,7 +74,6 @@ UNDOCUMENTED_ALLOWED: dict[str, str] = {
     "workbench/ui/regions_dashboard.py": _TODO.format("ui"),
     "workbench/ui/serving/kernels.py": _TODO.format("ui"),
     "workbench/ui/uploads.py": _TODO.format("ui"),
-    "workbench/validation.py": _TODO.format("validation"),
     "workbench/workloads/kmeans.py": _TODO.format("workloads"),
     "workbench/workloads/phases_demo.py": _TODO.format("workloads"),
 }
