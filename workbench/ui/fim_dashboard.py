@@ -133,6 +133,27 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
     the fit), ``notice`` (about the data); ``runs`` (the runs frame), ``experiment``
     (:class:`~workbench.evaluation.fim.FiMExperiment`), ``comparison`` (scores at the alpha
     used), ``panels_shown`` (the last :class:`~workbench.views.fim.FiMPanels`), ``last_update_s``.
+
+    Parameters
+    ----------
+    source : str, default "kmeans-fim"
+        Initial data: the catalogue's measured runs, ``"synthetic"`` or ``"given"`` (``runs``).
+    runs : pandas.DataFrame, optional
+        Measured runs of your own, offered as ``"given"``.
+    features : {"paper", "work"}, default "paper"
+        Eq. 11 on I, K, N (the paper) or on the work terms I·N, I·K·N.
+    model : {"paper", "barrier"}, default "paper"
+        The Markov model.
+    alpha_init : float, default 0.0
+        Where Algorithm 1's walk starts.
+    epsilon : float, default 1e-3
+        Step of the walk.
+    tau : float, default 0.5
+        RMS error at which the walk stops.
+    max_iter : int, default 5000
+        Most steps of the walk (capped per model, :data:`~workbench.views.fim.MAX_ITER`).
+    scale_utilization : bool, default True
+        Eq. 12 scales U with alpha.
     """
 
     def __init__(self, source: str = _CATALOGUE, runs: pd.DataFrame | None = None, features: str = "paper",
@@ -268,7 +289,13 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     # ------------------------------------------------------------------ fitting
     def state(self, alpha: float | None = None) -> FiMState:
-        """Return the view's state from the controls (slider values rounded); ``alpha`` None: calibrated."""
+        """Return the view's state from the controls (slider values rounded); ``alpha`` None: calibrated.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            An alpha to predict with; default None: the calibrated one.
+        """
         return FiMState(
             runs=self.runs, features=self.features.value, model=self.model.value,
             alpha_init=rounded(self.alpha_init.value, 4), epsilon=rounded(self.epsilon.value, 3),
@@ -347,6 +374,13 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
         True on success, else the error is shown in :attr:`messages` (with what the
         dashboard expects) and the previous data stay selected.
+
+        Parameters
+        ----------
+        name : str
+            The uploaded file's name.
+        content : bytes
+            Its content.
         """
         return self.data_source.load_files([(name, content)]) and self._data_ok
 
@@ -358,6 +392,11 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """Measure ``plan`` here with a progress bar (removed when measuring ends), then use it; True on success.
 
         Refused (a red message) while another measurement runs on this machine.
+
+        Parameters
+        ----------
+        plan : sequence of KMeansConfig, default SMALL_SWEEP
+            The configurations measured.
         """
         frame = self.sweep.run(plan)
         if frame is None:
@@ -372,6 +411,11 @@ class SweepButton(widgets.VBox):
     The note says whether a measurement is running on this machine (this button's or
     another).  Shown as ``progress`` and ``note``; the dashboard places ``button`` beside its data
     menu.  Errors (perf missing, the measurement lock taken) go to ``messages``.
+
+    Parameters
+    ----------
+    messages : ipywidgets.HTML
+        The dashboard's error panel.
     """
 
     def __init__(self, messages: widgets.HTML):
@@ -407,6 +451,11 @@ class SweepButton(widgets.VBox):
         """Measure ``plan`` with a progress bar (removed when measuring ends).
 
         Returns the runs, or None after an error (shown in :attr:`messages`).
+
+        Parameters
+        ----------
+        plan : sequence of KMeansConfig, default SMALL_SWEEP
+            The configurations measured.
         """
         frame = None
         self.button.disabled = True
@@ -430,5 +479,12 @@ def fim_dashboard(source: str = _CATALOGUE, **kwargs) -> FiMDashboard:
     ``"synthetic"``; ``runs=`` a runs frame of your own; other keyword arguments set the
     initial controls (``features``, ``model``, ``alpha_init``, ``epsilon``, ``tau``,
     ``max_iter``, ``scale_utilization``).
+
+    Parameters
+    ----------
+    source : str, default "kmeans-fim"
+        Initial data (see :class:`FiMDashboard`).
+    **kwargs
+        Further settings of :class:`FiMDashboard`.
     """
     return FiMDashboard(source=source, **kwargs)

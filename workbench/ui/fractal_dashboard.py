@@ -113,6 +113,19 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
     ``experiment`` (the last :class:`~workbench.evaluation.fractal.FractalExperiment`),
     ``last_main_s`` (change -> main figure updated), ``last_update_s`` (change -> every
     panel updated).
+
+    Parameters
+    ----------
+    source : str, default "demo"
+        A key of :data:`SOURCES` (ignored with ``profile``).
+    profile : pandas.DataFrame, optional
+        A profile frame of your own.
+    k : int, default 5
+        Number of fitted sizes.
+    threshold : float, default 0.7
+        Cumulative share the major phases reach.
+    confidence : float, default 0.95
+        Level of the prediction intervals.
     """
 
     def __init__(self, source: str = DEMO, *, profile: pd.DataFrame | None = None, k: int = 5,
@@ -215,6 +228,11 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
         True when they were loaded, else the error is shown in :attr:`messages` and the
         previous data stay selected.
+
+        Parameters
+        ----------
+        files : iterable of (str, bytes)
+            ``(file name, content)`` pairs.
         """
         return self.data.load_files(files)
 
@@ -326,5 +344,10 @@ def fractal_dashboard(**kwargs) -> FractalDashboard:
 
     Keyword arguments: ``source`` (``"demo"`` or ``"synthetic"``), ``profile`` (a profile
     frame of your own), ``k``, ``threshold``, ``confidence``.
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`FractalDashboard`.
     """
     return FractalDashboard(**kwargs)
