@@ -466,7 +466,7 @@ def stretch_for_flag(em, frame: pd.DataFrame, weights: np.ndarray, flag: str, le
     em : ErrorModel
         The error model (changed in place).
     frame : pandas.DataFrame
-        The records, with a boolean column ``flag``.
+        The records; those with ``flag`` > 0 are flagged (none when the column is absent).
     weights : ndarray of float
         Weight per record.
     flag : str

@@ -189,7 +189,8 @@ def datagen_grid(wss_bytes: Sequence[int] = (2 * 2**20, 8 * 2**20, 32 * 2**20),
     messages : sequence of int, default (2, 4, 8)
         Messages per rank.
     barriers : sequence of str, default ("none",)
-        Barrier placements.
+        The optional barrier of each time step (``"none"``, ``"global"``, ...; see
+        :mod:`workbench.measure.comm.datagen`).
     """
     where = "datagen_grid"
     axes = [_values(v, n, where) for v, n in ((wss_bytes, "wss_bytes"), (loads, "loads"),
