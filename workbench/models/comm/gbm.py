@@ -271,17 +271,15 @@ class CommGBM(RegressorMixin, BaseEstimator):
     def fit(self, X: pd.DataFrame, y, progress: ProgressCallback | bool | None = None) -> CommGBM:
         """Search the hyperparameters by cross-validation, refit the best on ``X``, ``y``; return self.
 
-        ``progress``: a callback, or True for a progress bar over the search.
-
         Parameters
         ----------
         X : pandas.DataFrame
             Features, one row per measurement.
         y : array-like of float
             Target (communication time) per row.
-        progress : callable or bool, optional
-            ``progress(done, total)`` over the search's folds, True for a progress bar; default
-            (None or False): silent.
+        progress : callable, None or False, optional
+            ``progress(done, total)`` over the search's folds; default None: a progress bar;
+            False: silent.
         """
         start = time.perf_counter()
         for name, minimum in (("n_iter", 1), ("cv", 2)):
@@ -612,7 +610,7 @@ def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[
         Estimator cloned per model; default ``CommGBM()``.
     permutation_repeats : int, default 5
         Repeats of the permutation importance.
-    progress : callable or bool, optional
+    progress : callable, None or False, optional
         ``progress(done, total)`` over the folds of every model's search (see
         :meth:`CommGBM.fit`); default None: a tqdm bar; False: silent.
     """
