@@ -2,11 +2,17 @@
 
 ruff's numpy rules (tests/test_lint.py) check a Parameters section's form once it exists, not
 that it exists nor that it gives a type and a default (issue 26, item 6).  This test does, for
-the modules listed in :data:`CHECKED` (the list only grows): each public function and each
-public method of a public class with parameters (``self``, ``cls`` aside) has a numpy
-``Parameters`` section naming every parameter (``a, b : int`` counts for both;
-``*args, **kwargs`` may be named as such) with a type, and a parameter with a default says
-``default`` (or ``optional``) on its line.
+every module of ``workbench/``: each public function and each public method of a public class
+with parameters (``self``, ``cls`` aside) has a numpy ``Parameters`` section naming every
+parameter (``a, b : int`` counts for both; ``*args, **kwargs`` may be named as such) with a
+type, and a parameter with a default says ``default`` (or ``optional``) on its line.  The
+parameters of a public class's ``__init__`` are documented in the class docstring, as numpy
+and scikit-learn do.  A property's setter is documented by its property.
+
+One test per file.  The allow-list only shrinks: an entry names a file that still lacks some
+of those sections.  Its test is an ``xfail(strict=True)``, so it fails as soon as the file is
+clean: then delete the entry.  Files other changes are editing now (``BEING_EDITED``, path
+prefixes) are reported, not failed, until those changes are merged.
 """
 
 from __future__ import annotations
@@ -19,17 +25,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Files and folders (all their modules) whose public API is held to the rule.
-CHECKED = [
-    "workbench/io/scaling.py",
-    "workbench/io/microbench/",
-    "workbench/evaluation/comm_ml.py",
-    "workbench/evaluation/comm_regression.py",
-    "workbench/plots/comm_ml.py",
-    "workbench/plots/comm_regression.py",
-    "workbench/ui/serve.py",
-    "workbench/ui/serving/",
-]
+FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workbench").rglob("*.py"))
+
+_EDITED = "edited in parallel by another change of issue 26; document once merged"
+
+#: Path prefixes other changes are editing right now, and why: xfail (not strict) while they
+#: still lack sections.  Delete an entry once its change is merged.
+BEING_EDITED: dict[str, str] = {
+    "workbench/io/callpath/": _EDITED,
+    "workbench/models/regions.py": _EDITED,
+    "workbench/models/multiparam/": _EDITED,
+    "workbench/models/region_sizes.py": _EDITED,
+    "workbench/evaluation/multiparam.py": _EDITED,
+    "workbench/models/scaling/": _EDITED,
+}
+
+#: Files whose public parameters are not all documented yet (strict: delete the entry once clean).
+UNDOCUMENTED_ALLOWED: dict[str, str] = {}
 
 _SECTION = re.compile(r"^Parameters\n-{3,}\n(.*?)(?=\n\n[A-Z][A-Za-z ]+\n-{3,}\n|\Z)", re.S | re.M)
 _ENTRY = re.compile(r"^([*\w][\w, *]*?)\s*:\s*(.*)$")
@@ -59,15 +71,21 @@ def problems(source: str) -> list[str]:
     def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.ClassDef) and not child.name.startswith("_"):
+                init = next((f for f in child.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+                if init is not None:
+                    found.extend(_function_problems(init, prefix, ast.get_docstring(child) or "", child.name))
                 visit(child, f"{prefix}{child.name}.")
-            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and not child.name.startswith("_"):
+            elif (isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and not child.name.startswith("_")
+                  and not any(isinstance(d, ast.Attribute) and d.attr == "setter" for d in child.decorator_list)):
                 found.extend(_function_problems(child, prefix))
 
     visit(ast.parse(source), "")
     return found
 
 
-def _function_problems(function: ast.FunctionDef, prefix: str) -> list[str]:
+def _function_problems(function: ast.FunctionDef, prefix: str, doc: str | None = None,
+                       name: str | None = None) -> list[str]:
+    """Problems of one function; ``doc``/``name``: an ``__init__`` checked against its class docstring."""
     args = function.args
     positional = args.posonlyargs + args.args
     defaults = {a.arg for a in positional[len(positional) - len(args.defaults):]}
@@ -76,8 +94,8 @@ def _function_problems(function: ast.FunctionDef, prefix: str) -> list[str]:
     names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
     if not names:
         return []
-    where = f"{prefix}{function.name} (line {function.lineno})"
-    section = documented_parameters(ast.get_docstring(function) or "")
+    where = f"{prefix}{name or function.name} (line {function.lineno})"
+    section = documented_parameters((ast.get_docstring(function) or "") if doc is None else doc)
     if section is None:
         return [f"{where}: no Parameters section for {names}"]
     out = []
@@ -91,19 +109,29 @@ def _function_problems(function: ast.FunctionDef, prefix: str) -> list[str]:
     return out
 
 
-def _files() -> list[str]:
+def _params() -> list:
+    """One parameter per file; allow-listed files are strict xfails, edited files with problems plain xfails."""
     out = []
-    for entry in CHECKED:
-        path = ROOT / entry
-        paths = sorted(path.rglob("*.py")) if path.is_dir() else [path]
-        out += [str(p.relative_to(ROOT)) for p in paths]
+    for path in FILES:
+        edited = next((reason for prefix, reason in BEING_EDITED.items() if path.startswith(prefix)), None)
+        if edited and problems((ROOT / path).read_text(encoding="utf-8")):
+            out.append(pytest.param(path, marks=pytest.mark.xfail(strict=False, reason=edited)))
+        elif path in UNDOCUMENTED_ALLOWED:
+            out.append(pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=UNDOCUMENTED_ALLOWED[path])))
+        else:
+            out.append(path)
     return out
 
 
-@pytest.mark.parametrize("path", _files())
+@pytest.mark.parametrize("path", _params())
 def test_public_parameters_are_documented_with_type_and_default(path):
     found = problems((ROOT / path).read_text(encoding="utf-8"))
     assert not found, f"{path}: " + "; ".join(found)
+
+
+def test_allow_list_names_existing_files():
+    assert set(UNDOCUMENTED_ALLOWED) <= set(FILES)
+    assert all(any(f.startswith(prefix) for f in FILES) for prefix in BEING_EDITED)
 
 
 def test_the_rule_on_a_hand_made_module():
@@ -158,9 +186,31 @@ class Public:
 class _Hidden:
     def method(self, x):
         pass
+
+
+class Estimator:
+    """An estimator.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        A weight.
+    """
+
+    def __init__(self, alpha=1.0, beta=2):
+        """Not where the parameters go."""
+
+    @property
+    def value(self):
+        """A value."""
+
+    @value.setter
+    def value(self, new):
+        pass
 '''
     assert problems(source) == [
         "no_section (line 16): no Parameters section for ['a']",
         "no_default (line 20): a does not say its default",
         "Public.method (line 39): x is not documented",
+        "Estimator (line 63): beta is not documented",
     ]

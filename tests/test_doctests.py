@@ -18,6 +18,7 @@ ESTIMATORS = {
     "workbench.models.multiparam.predictor": ["MultiParameterPredictor"],
     "workbench.models.comm.semi_empirical": ["ExchangeModel"],
     "workbench.models.fim.fim_com": ["FiMCom"],
+    "workbench.validation": [],
 }
 
 

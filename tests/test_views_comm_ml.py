@@ -16,12 +16,12 @@ from workbench.views.comm_ml import (
     SemiEmpiricalState,
     TrainingState,
     color_choices,
+    comm_ml_view,
     rank_view,
     run_options,
     semi_empirical_view,
     training_view,
     varying_features,
-    view,
 )
 
 
@@ -141,8 +141,8 @@ def test_training_view_shows_the_result(trained):
 
 
 def test_view_composes_the_sections(per_rank, trained):
-    panels = view(CommMLState(ranks=RankState(per_rank, "load", reference=3), training=TrainingState(trained)))
+    panels = comm_ml_view(CommMLState(ranks=RankState(per_rank, "load", reference=3), training=TrainingState(trained)))
     assert len(panels.ranks.box.data) == 2 and panels.training.color_by == "ppn"
     assert len(panels.semi.main.data) == len(semi_empirical_view(SemiEmpiricalState()).main.data)
-    alone = view(CommMLState())
+    alone = comm_ml_view(CommMLState())
     assert alone.ranks is None and alone.training is None

@@ -18,11 +18,11 @@ from workbench.evaluation.comm_regression import (
 from workbench.ui.common import FitCache
 from workbench.views.comm_regression import (
     CommRegressionState,
+    comm_regression_view,
     exploration_panels,
-    fit,
+    fit_comm_regression,
     fit_panels,
     scatter_figure,
-    view,
 )
 
 KIB = 1024
@@ -39,7 +39,7 @@ def _areas_drawn(fig) -> dict[str, int]:
 
 
 def test_view_draws_every_panel_from_the_state(sweep):
-    panels = view(CommRegressionState(sweep, "synthetic sweep"))
+    panels = comm_regression_view(CommRegressionState(sweep, "synthetic sweep"))
     assert panels.main.data[3].x == (128 * KIB + 1, 128 * KIB + 1)  # the NT threshold line (NT + 1 axis)
     assert sum(_areas_drawn(panels.main).values()) == len(sweep)
     overall = panels.fit.result.overall()
@@ -55,8 +55,9 @@ def test_view_draws_every_panel_from_the_state(sweep):
 
 
 def test_the_thresholds_move_points_between_areas_and_refit(sweep):
-    base = view(CommRegressionState(sweep, "s"))
-    moved = view(CommRegressionState(sweep, "s", nt_threshold_bytes=8 * 1024 * KIB, s_threshold_bytes=64 * KIB))
+    base = comm_regression_view(CommRegressionState(sweep, "s"))
+    moved = comm_regression_view(CommRegressionState(sweep, "s", nt_threshold_bytes=8 * 1024 * KIB,
+                                                     s_threshold_bytes=64 * KIB))
     assert moved.main.data[3].x[0] == 8 * 1024 * KIB + 1
     before, after = _areas_drawn(base.main), _areas_drawn(moved.main)
     assert after["II"] < before["II"] and after["Ia"] > before["Ia"]
@@ -64,20 +65,21 @@ def test_the_thresholds_move_points_between_areas_and_refit(sweep):
 
 
 def test_the_evaluations_score_other_points(sweep):
-    scale = view(CommRegressionState(sweep, "s", evaluation="scale"))
+    scale = comm_regression_view(CommRegressionState(sweep, "s", evaluation="scale"))
     assert len(scale.fit.result.predictions) == (sweep["processes"] >= 128).sum()
     assert scale.fit.evaluation_text.startswith("trained on") and "<= 64 processes" in scale.fit.evaluation_text
-    random = fit(CommRegressionState(sweep, "s", evaluation="random"))
+    random = fit_comm_regression(CommRegressionState(sweep, "s", evaluation="random"))
     assert len(random.result.predictions) == len(sweep) - round(0.6 * len(sweep))
 
 
 def test_fits_are_cached_by_data_key_split_loss_and_evaluation(sweep):
     cache = FitCache(4)
     state = CommRegressionState(sweep, "s", data_key=("synthetic",))
-    first = fit(state, cache)
-    assert fit(state, cache) is first
-    assert fit(CommRegressionState(sweep, "s", data_key=("synthetic",), robust="ols"), cache) is not first
-    assert fit(CommRegressionState(sweep, "s"), cache) is not first  # no key: never cached
+    first = fit_comm_regression(state, cache)
+    assert fit_comm_regression(state, cache) is first
+    other = CommRegressionState(sweep, "s", data_key=("synthetic",), robust="ols")
+    assert fit_comm_regression(other, cache) is not first
+    assert fit_comm_regression(CommRegressionState(sweep, "s"), cache) is not first  # no key: never cached
 
 
 def test_the_view_parts_follow_their_controls(sweep):
@@ -89,7 +91,7 @@ def test_the_view_parts_follow_their_controls(sweep):
     assert "log10" not in matrix.layout.title.text
     one_node = sweep[sweep["NT"] == 0]
     state = CommRegressionState(one_node, "one node")
-    assert "NT = 0 for every point" in fit_panels(state, fit(state)).readout_rows["note"]
+    assert "NT = 0 for every point" in fit_panels(state, fit_comm_regression(state)).readout_rows["note"]
 
 
 @pytest.mark.parametrize("change, message", [
@@ -104,7 +106,7 @@ def test_bad_states_get_a_message_in_our_words(sweep, change, message):
     data = {"no processes": sweep.drop(columns="processes"), "empty": sweep.iloc[:0]}.get(change.pop("data", None),
                                                                                          sweep)
     with pytest.raises(ValidationError) as caught:
-        view(CommRegressionState(data, "s", **change))
+        comm_regression_view(CommRegressionState(data, "s", **change))
     assert message in str(caught.value)
     assert "Traceback" not in str(caught.value)
 

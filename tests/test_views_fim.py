@@ -18,9 +18,9 @@ from workbench.views.fim import (
     data_choices,
     data_summary_html,
     fim_parameters,
+    fim_view,
     fit_key,
     fixed_choices,
-    view,
 )
 
 
@@ -31,7 +31,7 @@ def runs():
 
 @pytest.fixture(scope="module")
 def panels(runs):
-    return view(FiMState(runs))
+    return fim_view(FiMState(runs))
 
 
 class CountingCache:
@@ -68,7 +68,7 @@ def test_default_state_calibrates_and_predicts_with_the_calibrated_alpha(runs, p
 
 def test_alpha_used_scales_fim_only(runs, panels):
     alpha = round(panels.alpha * 0.9, 4)
-    other = view(FiMState(runs, alpha=alpha))
+    other = fim_view(FiMState(runs, alpha=alpha))
     before = np.asarray(_trace(panels.prediction, "FiM").y, dtype=float)
     after = np.asarray(_trace(other.prediction, "FiM").y, dtype=float)
     ok = np.isfinite(before) & np.isfinite(after)
@@ -84,23 +84,23 @@ def test_alpha_used_scales_fim_only(runs, panels):
 def test_the_cache_fits_once_per_runs_and_parameters(runs):
     cache = CountingCache()
     state = FiMState(runs, tau=0.3)
-    first = view(state, cache)
-    again = view(dataclasses.replace(state, alpha=0.7, processes=2, variable="utilization"), cache)
+    first = fim_view(state, cache)
+    again = fim_view(dataclasses.replace(state, alpha=0.7, processes=2, variable="utilization"), cache)
     assert cache.fits == 1 and again.experiment is first.experiment and again.fit_key == first.fit_key == fit_key(state)
-    view(dataclasses.replace(state, tau=0.2), cache)
+    fim_view(dataclasses.replace(state, tau=0.2), cache)
     assert cache.fits == 2
 
 
 def test_max_iter_is_capped_per_model(runs):
     state = FiMState(runs, model="barrier", alpha_init=1.0, max_iter=5000)
     assert fim_parameters(state)["max_iter"] == MAX_ITER["barrier"]
-    p = view(state)
+    p = fim_view(state)
     assert p.fim_name == "FiM barrier ext. (I, K, N)" and "(capped)" in p.summary_rows["calibrated α"]
     assert p.experiment.models[p.fim_name].max_iter == MAX_ITER["barrier"]
 
 
 def test_markov_view_follows_t_and_the_configuration(runs, panels):
-    p = view(FiMState(runs, processes=6))
+    p = fim_view(FiMState(runs, processes=6))
     z = np.asarray(p.heatmap.data[0].z)
     assert z.shape == (7, 8)  # 0..6 active + done
     assert z[-1, -1] == pytest.approx(1 - (1 - 1 / DISPLAY_TC) ** 6)  # Eq. 9 of the drawn chain
@@ -108,16 +108,16 @@ def test_markov_view_follows_t_and_the_configuration(runs, panels):
     assert chain.valid and chain.processes == 6 and chain.completion == pytest.approx(1 - (1 - 1 / chain.tc) ** 6)
     assert "SC and U do not enter" in p.markov_rows["Eq. 10: T = 1/(P_s F) at t = 6"]
     first = data_choices(runs)[0][0]
-    q = view(FiMState(runs, processes=6, config=first[1]))
+    q = fim_view(FiMState(runs, processes=6, config=first[1]))
     assert q.markov_rows != p.markov_rows and q.prediction.layout.title.text.startswith(first[0])
 
 
 def test_regression_view(runs):
     options, middle = fixed_choices(runs, ("clusters", "points"))
     assert [v for _, v in options] == [20.0, 40.0, 80.0] and middle == 40.0  # I of the training runs on 1 process
-    p = view(FiMState(runs, axes=("clusters", "points"), fixed=80.0))
+    p = fim_view(FiMState(runs, axes=("clusters", "points"), fixed=80.0))
     assert "I=80" in p.surface.layout.title.text and p.surface.layout.xaxis.title.text.startswith("K")
-    q = view(FiMState(runs, axes=("clusters", "points"), fixed=80.0, surface_view="3d", variable="utilization"))
+    q = fim_view(FiMState(runs, axes=("clusters", "points"), fixed=80.0, surface_view="3d", variable="utilization"))
     assert q.surface.data[0].type == "surface" and q.surface.layout.scene.xaxis.title.text.startswith("K")
 
 
@@ -134,7 +134,7 @@ def test_data_choices_and_summary(runs):
 def test_runs_fim_cannot_fit_still_show_rbasp_and_say_why(runs):
     bad = runs.copy()
     bad["utilization"] = 1.5  # U outside [0, 1]: FiMCal refuses to fit
-    p = view(FiMState(bad))
+    p = fim_view(FiMState(bad))
     assert p.calibrated_alpha is None and p.notes_kind == "error"
     assert p.notes.startswith("FiM could not be fitted with these settings") and "must be in [0, 1]" in p.notes
     assert "FiM could not be fitted" in p.calibration.layout.title.text and not p.calibration.data
@@ -144,4 +144,4 @@ def test_runs_fim_cannot_fit_still_show_rbasp_and_say_why(runs):
 
 def test_runs_without_test_runs_are_refused_in_words(runs):
     with pytest.raises(ValidationError, match="no runs with role == 'test'"):
-        view(FiMState(runs[runs["role"] == "train"]))
+        fim_view(FiMState(runs[runs["role"] == "train"]))

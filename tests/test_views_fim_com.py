@@ -1,4 +1,4 @@
-"""The FiM-Com panels without widgets: :func:`workbench.views.fim_com.view` on hand-made
+"""The FiM-Com panels without widgets: :func:`workbench.views.fim_com.fim_com_view` on hand-made
 states (figures, readout numbers, the measured comparison, caching, bad input) and the
 Fig. 6 sweeps."""
 
@@ -17,10 +17,10 @@ from workbench.ui.common import FitCache
 from workbench.views.fim_com import (
     DEFAULT_RATES,
     FiMComState,
+    fim_com_view,
     fit_table_html,
     sweep_summary,
     sweep_view,
-    view,
 )
 
 
@@ -38,7 +38,7 @@ def _placement(latency_us: float = 100.0) -> PlacementData:
 
 def test_default_state_simulates_the_broadcast_and_says_the_measurement_is_missing():
     state = FiMComState(replications=5)
-    panels = view(state)
+    panels = fim_com_view(state)
     sim = panels.simulation
     assert (sim.pattern, sim.n_jobs, sim.processes, sim.phi) == ("broadcast", 3277, 29, 29.0)
     bars, mean, measured = panels.main.data
@@ -52,21 +52,21 @@ def test_default_state_simulates_the_broadcast_and_says_the_measurement_is_missi
 
 
 def test_psi_scales_the_makespans():
-    slow = view(FiMComState(replications=5, rates=_rates(psi=0.004))).simulation.makespan.mean()
-    fast = view(FiMComState(replications=5)).simulation.makespan.mean()
+    slow = fim_com_view(FiMComState(replications=5, rates=_rates(psi=0.004))).simulation.makespan.mean()
+    fast = fim_com_view(FiMComState(replications=5)).simulation.makespan.mean()
     assert slow > fast
 
 
 def test_scatter_uses_phi_one_and_has_no_measurement():
-    panels = view(FiMComState(pattern="scatter", replications=3, placement=_placement()))
+    panels = fim_com_view(FiMComState(pattern="scatter", replications=3, placement=_placement()))
     assert panels.simulation.phi == 1.0 and panels.measured_row is None
     assert panels.readout["measured (OSU)"] == "broadcast only: no measured scatter/gather in osu-orfeo"
-    chosen = view(FiMComState(pattern="scatter", replications=3, phi=10.0))
+    chosen = fim_com_view(FiMComState(pattern="scatter", replications=3, phi=10.0))
     assert chosen.simulation.phi == 10.0 and chosen.readout["φ used"] == "10"
 
 
 def test_the_measured_row_nearest_the_core_count_is_compared():
-    panels = view(FiMComState(replications=5, processes=31, placement=_placement(100.0)))  # 32 cores: 30 (tie)
+    panels = fim_com_view(FiMComState(replications=5, processes=31, placement=_placement(100.0)))  # 32 cores: 30 (tie)
     assert int(panels.measured_row["cores"]) == 30
     label = "measured OSU bcast (core, 30 cores, nearest measured to 32, basic linear)"
     assert panels.readout[label].startswith("100 µs (ranks 5 … 200)")
@@ -77,14 +77,14 @@ def test_the_measured_row_nearest_the_core_count_is_compared():
 
 def test_a_cache_reuses_the_simulation():
     cache, state = FitCache(4), FiMComState(replications=3)
-    first = view(state, cache).simulation
-    assert view(replace(state, per_point=False), cache).simulation is first
-    assert view(replace(state, seed=1), cache).simulation is not first
+    first = fim_com_view(state, cache).simulation
+    assert fim_com_view(replace(state, per_point=False), cache).simulation is first
+    assert fim_com_view(replace(state, seed=1), cache).simulation is not first
 
 
 def test_zeta_min_above_zeta_max_is_a_clear_error():
     with pytest.raises(ValidationError, match="must not exceed zeta_max"):
-        view(FiMComState(rates=_rates(zeta_min=2000.0)))
+        fim_com_view(FiMComState(rates=_rates(zeta_min=2000.0)))
 
 
 def test_fit_table_without_and_with_a_placement():
@@ -115,7 +115,7 @@ def test_sweeps_add_the_current_processes_and_follow_the_rates():
 def test_with_the_measured_osu_data(data_mirror):
     osu = fetch_dataset("osu-orfeo", mirror=data_mirror).frame
     placement = placement_data(osu, "core")
-    panels = view(FiMComState(replications=5, placement=placement, rates=_rates()))
+    panels = fim_com_view(FiMComState(replications=5, placement=placement, rates=_rates()))
     assert int(panels.measured_row["cores"]) == 30 and "model vs measured" in panels.readout
     assert "χ² p = " in panels.cdf.layout.annotations[3].text
     table = fit_table_html(placement)

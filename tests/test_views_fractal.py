@@ -1,4 +1,4 @@
-"""The fractal panels without widgets: :func:`workbench.views.fractal.view` on hand-made
+"""The fractal panels without widgets: :func:`workbench.views.fractal.fractal_view` on hand-made
 states of the SYNTHETIC power-law profile (exact answers), the design choices the
 dashboard offers (:func:`~workbench.evaluation.fractal.design_choices`) and the profile
 files reader (:func:`~workbench.io.profiles.read_profile_files`)."""
@@ -14,7 +14,7 @@ from workbench.errors import ValidationError
 from workbench.evaluation.fractal import design_choices, synthetic_profile
 from workbench.io.profiles import read_profile_files
 from workbench.ui.common import FitCache
-from workbench.views.fractal import FractalState, table1_view, view
+from workbench.views.fractal import FractalState, fractal_view, table1_view
 
 PROFILE = synthetic_profile()  # sizes 40, 60, ..., 200 and the target 400
 
@@ -28,7 +28,7 @@ def _fitted_x(fig, phase="solve") -> np.ndarray:
 
 
 def test_the_synthetic_power_laws_are_recovered():
-    panels = view(_state())
+    panels = fractal_view(_state())
     e = panels.experiment
     assert e.phases == ("solve", "sweep") and e.target_size == 400 and e.k == 5
     assert _fitted_x(panels.main).size == 5
@@ -44,33 +44,33 @@ def test_the_synthetic_power_laws_are_recovered():
 
 
 def test_k_and_the_threshold_change_the_fit():
-    assert _fitted_x(view(_state(k=3)).main).size == 3
-    panels = view(_state(threshold=0.95))
+    assert _fitted_x(fractal_view(_state(k=3)).main).size == 3
+    panels = fractal_view(_state(threshold=0.95))
     assert panels.experiment.phases == ("solve", "sweep", "setup")
     assert any(t.name == "setup: m = 1.000" for t in panels.main.data)
     assert "setup" in panels.shares.layout.title.text
 
 
 def test_chosen_c_and_delta():
-    e = view(_state(C=40.0, delta=40.0)).experiment
+    e = fractal_view(_state(C=40.0, delta=40.0)).experiment
     np.testing.assert_array_equal(e.sizes, [80, 120, 160, 200])
     assert not e.convergence_auto
-    assert "(chosen)" in view(_state(C=40.0, delta=40.0)).readout["C, δ, k"]
+    assert "(chosen)" in fractal_view(_state(C=40.0, delta=40.0)).readout["C, δ, k"]
 
 
 def test_an_impossible_design_is_a_clear_error():
     with pytest.raises(ValidationError, match="single measured size 200"):
-        view(_state(C=160.0, delta=160.0))
+        fractal_view(_state(C=160.0, delta=160.0))
     with pytest.raises(ValidationError, match="at least 2 small runs"):
-        view(_state(target_size=30.0))
+        fractal_view(_state(target_size=30.0))
 
 
 def test_a_cache_reuses_the_experiment_per_data_and_controls():
     cache = FitCache(8)
-    first = view(_state(), cache).experiment
-    assert view(_state(), cache).experiment is first
-    assert view(replace(_state(), data_key="other"), cache).experiment is not first
-    assert view(_state(k=4), cache).experiment is not first
+    first = fractal_view(_state(), cache).experiment
+    assert fractal_view(_state(), cache).experiment is first
+    assert fractal_view(replace(_state(), data_key="other"), cache).experiment is not first
+    assert fractal_view(_state(k=4), cache).experiment is not first
 
 
 def test_states_compare_by_name_and_controls_not_by_frame():

@@ -88,6 +88,11 @@ def exclusive_from_inclusive(rows: pd.DataFrame) -> pd.DataFrame:
 
     ``rows`` holds one metric, kind and aggregation. The result can be 0 or negative where
     the children were measured longer than their parent (rounding, overlapping regions).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Call-tree rows of one metric, kind and aggregation, with inclusive values.
     """
     children = rows[rows["parent"] != ""].groupby(["profile", "parent"], sort=False)["value"].sum()
     keys = pd.MultiIndex.from_arrays([rows["profile"], rows["region"]])
@@ -102,6 +107,11 @@ def inclusive_from_exclusive(rows: pd.DataFrame) -> pd.DataFrame:
 
     ``rows`` holds one metric, kind and aggregation; descendants are the regions whose path
     starts with the region's followed by :data:`SEP`.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Call-tree rows of one metric, kind and aggregation, with exclusive values.
     """
     out = rows.copy()
     regions = rows["region"].to_numpy(str)

@@ -295,7 +295,13 @@ def _one_line_notes(command: str):
 
 
 def main(argv=None) -> int:
-    """Run the ``workbench`` command line (``argv``: default ``sys.argv[1:]``); return the exit status."""
+    """Run the ``workbench`` command line (``argv``: default ``sys.argv[1:]``); return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     if list(sys.argv[1:] if argv is None else argv)[:1] == ["serve"]:
         return _serve(list(sys.argv[1:] if argv is None else argv)[1:])
     args = _parser().parse_args(argv)

@@ -85,12 +85,28 @@ class ModelWarning:
         return self.message
 
     def emit(self, stacklevel: int = 2) -> None:
-        """Issue this warning as a :class:`WorkbenchWarning` (its message)."""
+        """Issue this warning as a :class:`WorkbenchWarning` (its message).
+
+        Parameters
+        ----------
+        stacklevel : int, default 2
+            As :func:`warnings.warn`'s, counted from the function calling ``emit``: 2 points at
+        its caller (the caller of ``fit`` when ``fit`` emits).
+        """
         warnings.warn(self.message, WorkbenchWarning, stacklevel=stacklevel + 1)
 
 
 def emit_warnings(found: Iterable[ModelWarning], stacklevel: int = 2) -> None:
-    """Emit each of a fit's warnings (``found``, its ``warnings_``) once, pointing at the caller of ``fit``."""
+    """Emit each of a fit's warnings (``found``, its ``warnings_``) once, pointing at the caller of ``fit``.
+
+    Parameters
+    ----------
+    found : iterable of ModelWarning
+        A fit's warnings (its ``warnings_``).
+    stacklevel : int, default 2
+        As :func:`warnings.warn`'s, counted from the function calling ``emit_warnings``: 2
+        points at its caller (the caller of ``fit``).
+    """
     for warning in found:
         warning.emit(stacklevel=stacklevel + 1)
 

@@ -70,6 +70,15 @@ def positive_int(value, name: str, where: str) -> int:
     """Return ``value`` as an int if it is a positive integer (not a bool), else raise a ValidationError.
 
     The message reads ``where: name must be a positive integer, got value``.
+
+    Parameters
+    ----------
+    value : object
+        The value checked.
+    name : str
+        Its name in the message.
+    where : str
+        The caller, named first in the message.
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValidationError(f"{where}: {name} must be a positive integer, got {value!r}")
@@ -79,18 +88,41 @@ def positive_int(value, name: str, where: str) -> int:
 def require_valid(mask_bad: np.ndarray, arr: np.ndarray, name: str, what: str, where: str) -> None:
     """Raise a ValidationError for the first position ``i`` where ``mask_bad`` is set.
 
-    The message is ``where: name must be what, got name[i] = value``; nothing happens when
-    no position is set.
+    The message is ``where: name must be what, got name[i] = value`` (``got value at position
+    i`` when ``name`` is words, not an argument's name); nothing happens when no position is set.
+
+    Parameters
+    ----------
+    mask_bad : numpy.ndarray of bool
+        The positions refused.
+    arr : numpy.ndarray
+        The values checked (the first bad one is shown).
+    name : str
+        The argument's name (``"n"``), or the values in words (``"prediction targets"``).
+    what : str
+        What a value must be, as the message says it.
+    where : str
+        The caller, named first in the message.
     """
     if np.any(mask_bad):
         i = int(np.flatnonzero(mask_bad)[0])
-        raise ValidationError(f"{where}: {name} must be {what}, got {name}[{i}] = {arr[i]}")
+        got = f"{name}[{i}] = {arr[i]}" if name.isidentifier() else f"{arr[i]} at position {i}"
+        raise ValidationError(f"{where}: {name} must be {what}, got {got}")
 
 
 def as_vector(x, name: str, where: str) -> np.ndarray:
     """Return ``x`` as a 1-D float array (a scalar becomes one element).
 
     Else a ValidationError saying ``where: name must be ...``.
+
+    Parameters
+    ----------
+    x : float or array-like of float
+        The values.
+    name : str
+        Their name in the message.
+    where : str
+        The caller, named first in the message.
     """
     try:
         arr = np.asarray(x, dtype=float)
@@ -171,17 +203,28 @@ def one_dimensional(values, name: str, where: str | None = None) -> np.ndarray:
     return arr
 
 
+#: What a processor count must be, as the messages of :func:`processor_counts` say it.
+PROCESSOR_COUNTS = "finite and >= 1 (processor counts)"
+
+
 def processor_counts(n, where: str) -> np.ndarray:
     """``n`` (any shape) as a float array of processor counts.
 
     Numeric, finite and >= 1, else a ValidationError naming the value and its position.
+
+    Parameters
+    ----------
+    n : float or array-like of float
+        Processor counts, any shape.
+    where : str
+        The caller, named first in the message.
     """
     try:
         arr = np.asarray(n, dtype=float)
     except (TypeError, ValueError) as exc:
         raise ValidationError(f"{where}: n must be numeric, got {n!r} ({exc})") from None
     flat = arr.reshape(-1)
-    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(flat) | (flat < 1), flat, "n", PROCESSOR_COUNTS, where)
     return arr
 
 
@@ -191,11 +234,20 @@ def training_runs(n, t, where: str) -> tuple[np.ndarray, np.ndarray]:
     A scikit-learn style column ``X`` of shape (k, 1) is accepted for ``n`` and ``t``:
     processor counts finite and >= 1, runtimes finite and > 0; the error names the value and
     its position.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (k,) or (k, 1)
+        Processor counts (allocations), >= 1.
+    t : array-like of float, shape (k,) or (k, 1)
+        Runtimes, > 0.
+    where : str
+        The caller, named first in the message.
     """
     n, t = (as_vector(_column(x), name, where) for x, name in ((n, "n"), (t, "t")))
     if n.size != t.size:
         raise ValidationError(f"{where}: n and t must have the same length, got {n.size} and {t.size}")
-    require_valid(~np.isfinite(n) | (n < 1), n, "n", "finite and >= 1 (processor counts)", where)
+    require_valid(~np.isfinite(n) | (n < 1), n, "n", PROCESSOR_COUNTS, where)
     require_valid(~np.isfinite(t) | (t <= 0), t, "t", "finite and > 0 (runtimes)", where)
     return n, t
 
@@ -239,6 +291,15 @@ def sample_weights(sample_weight, t: np.ndarray, where: str) -> np.ndarray:
     """Return the weights of runs ``t`` as a float vector (None: all 1).
 
     Finite, >= 0 and one per run, else a ValidationError naming the value and its position.
+
+    Parameters
+    ----------
+    sample_weight : array-like of float or None
+        One weight per run (>= 0); None: all 1.
+    t : numpy.ndarray
+        The runtimes weighted (their length is checked).
+    where : str
+        The caller, named first in the message.
     """
     if sample_weight is None:
         return np.ones_like(t)
@@ -259,6 +320,19 @@ def require_allocations(n: np.ndarray, min_points: int, where: str, what: str = 
 
     Else a ValidationError ``where: needs runs at >= min_points distinct what, got m (values)``
     (``runs`` names what was measured, ``what`` what ``n`` counts).
+
+    Parameters
+    ----------
+    n : numpy.ndarray
+        The allocations of the runs.
+    min_points : int
+        Fewest distinct allocations needed.
+    where : str
+        The caller, named first in the message.
+    what : str, default ALLOCATIONS
+        What ``n`` counts, as the message says it.
+    runs : str, default "runs"
+        What was measured, as the message says it.
     """
     distinct = np.unique(n)
     m = distinct.size
@@ -278,22 +352,88 @@ def check_runs(n, t, min_points: int, where: str) -> tuple[np.ndarray, np.ndarra
     (:func:`training_runs`), at >= ``min_points`` distinct allocations
     (:func:`require_allocations`); else a ValidationError that names the value and its
     position (or the allocations found).
+
+    Parameters
+    ----------
+    n : array-like of float
+        Allocations (>= 1), one per run.
+    t : array-like of float
+        Runtimes (> 0), one per run.
+    min_points : int
+        Fewest distinct allocations needed.
+    where : str
+        The caller, named first in the message.
     """
     n, t = training_runs(n, t, where)
     require_allocations(n, min_points, where)
     return n, t
 
 
-def check_targets(n, where: str) -> np.ndarray:
-    """Return target allocations as a float vector (a scalar is one target).
+def check_targets(n, where: str, *, name: str = "n", what: str = PROCESSOR_COUNTS, max_distinct: int | None = None,
+                  too_many: str = "") -> np.ndarray:
+    """Return target allocations as a float vector (a scalar is one target, any shape is flattened).
 
-    Finite and >= 1, else a ValidationError that names the value and its position.
+    Finite and >= 1, and at most ``max_distinct`` distinct values, else a ValidationError
+    that names the first bad value and its position, or the number of distinct targets.
+
+    Parameters
+    ----------
+    n : float or array-like of float
+        The targets (processor counts).
+    where : str
+        The caller or the argument, named first in the messages.
+    name : str, default "n"
+        What the targets are called in the messages (an argument's name, or words such as
+        ``"prediction targets"``).
+    what : str, default PROCESSOR_COUNTS
+        What a target must be, as the message says it.
+    max_distinct : int, optional
+        Most distinct targets one call accepts; default None: no limit.
+    too_many : str, default ""
+        Why there is a limit and what to do instead, appended to its message.
+
+    Returns
+    -------
+    numpy.ndarray
+        The targets as a flat float vector.
+
+    Raises
+    ------
+    ValidationError
+        A target that is not numeric, not finite or below 1, or too many distinct targets.
+
+    Examples
+    --------
+    >>> check_targets(8, "predict")
+    array([8.])
+    >>> check_targets([4, 0.5], "predict")
+    Traceback (most recent call last):
+    ...
+    workbench.errors.ValidationError: predict: n must be finite and >= 1 (processor counts), got n[1] = 0.5
     """
-    return np.atleast_1d(processor_counts(n, where)).astype(float).reshape(-1)
+    try:
+        arr = np.atleast_1d(np.asarray(n, dtype=float)).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError(f"{where}: {name} must be numeric, got {n!r} ({exc})") from None
+    require_valid(~np.isfinite(arr) | (arr < 1), arr, name, what, where)
+    if max_distinct is not None:
+        distinct = np.unique(arr).size
+        if distinct > max_distinct:
+            raise ValidationError(f"{where}: at most {max_distinct} distinct targets per call, got {distinct}"
+                                  + (f"; {too_many}" if too_many else ""))
+    return arr
 
 
 def check_level(level, where: str | None = None) -> float:
-    """Return an interval level in (0, 0.99], else raise a ValidationError (prefixed by ``where`` if given)."""
+    """Return an interval level in (0, 0.99], else raise a ValidationError (prefixed by ``where`` if given).
+
+    Parameters
+    ----------
+    level : float
+        The interval level.
+    where : str, optional
+        The caller, named first in the message; default None: no prefix.
+    """
     prefix = f"{where}: " if where else ""
     try:
         value = float(level)
@@ -309,6 +449,17 @@ def check_names(names, known, where: str, what: str = "model") -> tuple[str, ...
 
     ``None`` is all of ``known``; a string may list several (``"adept,pmnf"``); else a
     ValidationError naming the unknown ones and the choices.
+
+    Parameters
+    ----------
+    names : str, sequence of str or None
+        The names asked for (``"adept,pmnf"``, a list, or None for all).
+    known : mapping or sequence of str
+        The registry (its keys are the valid names).
+    where : str
+        The caller, named first in the message.
+    what : str, default "model"
+        What a name names, as the message says it.
     """
     if names is None:
         return tuple(known)
@@ -332,6 +483,15 @@ def require_columns(frame, columns, where: str) -> None:
     """Raise a ValidationError unless ``frame`` is a non-empty DataFrame whose ``columns`` hold finite numbers.
 
     The message names the caller, the column and the row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    columns : sequence of str
+        The columns that must hold finite numbers.
+    where : str
+        The caller, named first in the message.
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
@@ -348,6 +508,15 @@ def numeric_column(frame, name: str, where: str) -> np.ndarray:
     """Return column ``name`` of ``frame`` as finite floats, else raise a ValidationError.
 
     The error names the caller, the column and the first bad row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    name : str
+        The column.
+    where : str
+        The caller, named first in the message.
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
@@ -372,6 +541,15 @@ def numeric_columns(frame, columns, where: str) -> pd.DataFrame:
     """Return a copy of ``frame`` with ``columns`` as finite floats.
 
     Numbers given as text are included, after the checks of :func:`require_columns`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    columns : sequence of str
+        The columns converted and checked.
+    where : str
+        The caller, named first in the message.
     """
     require_columns(frame, columns, where)
     out = frame.copy()
@@ -389,6 +567,17 @@ def require_span(t: np.ndarray, where: str, name: str = "t", limit: float = MAX_
     """Refuse positive values ``t`` that span more than ``limit`` (max / min) with a ValidationError.
 
     The error names the extreme values and their positions.
+
+    Parameters
+    ----------
+    t : numpy.ndarray
+        Positive values (runtimes).
+    where : str
+        The caller or the data, named first in the message.
+    name : str, default "t"
+        Their name in the message.
+    limit : float, default MAX_RUNTIME_SPAN
+        Largest accepted max / min.
     """
     lo, hi = int(np.argmin(t)), int(np.argmax(t))
     if np.log10(t[hi]) - np.log10(t[lo]) > np.log10(limit):
@@ -412,6 +601,15 @@ def validate_profile(frame, where: str = "profile", *, row_label: str = "row") -
     for: not a DataFrame, no rows, missing columns, non-numeric / non-finite / non-positive
     sizes, negative or NaN times, non-integer or negative runs, empty phase names, a
     ``total_s`` that is not positive or differs within one run, duplicate (size, run, phase).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The profile frame.
+    where : str, default "profile"
+        The data, named first in the messages.
+    row_label : str, default "row"
+        What the messages call an index label (``"line"`` for a frame read from a file).
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{where}: expected a pandas DataFrame (profile frame), got {type(frame).__name__}")
@@ -489,6 +687,13 @@ def check_unit(unit, where: str) -> str:
 
     Case-insensitive, singular or plural ("node", "GPUs"); None is ``"processes"``.  Else a
     ValidationError listing the units.
+
+    Parameters
+    ----------
+    unit : str or None
+        The unit, any case, singular or plural; None: processes.
+    where : str
+        The caller, named first in the message.
     """
     if unit is None:
         return "processes"
@@ -502,6 +707,17 @@ def nodes_of(n, per_node, where: str, name: str = "per_node") -> np.ndarray:
     """Nodes needed by allocations ``n`` when one node holds ``per_node`` of them: ``ceil(n / per_node)``.
 
     ``per_node`` is a positive whole number (cores or GPUs per node); else a ValidationError.
+
+    Parameters
+    ----------
+    n : float or array-like of float
+        Allocations.
+    per_node : int
+        Allocation units per node (cores or GPUs), a positive whole number.
+    where : str
+        The caller, named first in the message.
+    name : str, default "per_node"
+        The per-node argument's name in the message.
     """
     value = float(per_node) if isinstance(per_node, (int, float, np.integer, np.floating)) and not isinstance(
         per_node, bool) else np.nan

@@ -26,7 +26,21 @@ _SUFFIXES = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parque
 
 
 class ArchiveSource:
-    """Batches of the columns a prediction needs, from one of the accepted sources."""
+    """Batches of the columns a prediction needs, from one of the accepted sources.
+
+    Parameters
+    ----------
+    source : pandas.DataFrame, path-like or dask DataFrame
+        The runs: a frame, a CSV or Parquet file, or a dask DataFrame.
+    by : sequence of str
+        The columns that identify a curve.
+    n_column, t_column : str
+        Allocation and runtime columns.
+    batch_rows : int, optional
+        Rows per batch read from a file; default ``BATCH_ROWS`` (200,000).
+    extra : sequence of str, default ()
+        Further columns the prediction reads (targets, nodes).
+    """
 
     def __init__(self, source, by: Sequence[str], n_column: str, t_column: str, batch_rows: int | None = None,
                  extra: Sequence[str] = ()):
@@ -99,7 +113,13 @@ class ArchiveSource:
                                   f"allocation and runtime columns, e.g. {','.join(self.columns)})")
 
     def batches(self, columns: Sequence[str] | None = None) -> Iterator[pd.DataFrame]:
-        """Yield the rows in batches, only ``columns`` (default: keys, allocation and runtime)."""
+        """Yield the rows in batches, only ``columns`` (default: keys, allocation and runtime).
+
+        Parameters
+        ----------
+        columns : sequence of str, optional
+            The columns yielded; default: the keys, allocation and runtime.
+        """
         columns = list(columns or self.columns)
         if self.kind == "frame":
             yield self.frame[columns]

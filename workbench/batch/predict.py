@@ -84,18 +84,41 @@ def unit_labels(unit: str) -> tuple[str, str, str]:
     """Return ``(one, several, cost unit)`` of ``unit``, e.g. ``("node", "nodes", "node-hours")``.
 
     ``unit`` as :func:`workbench.validation.check_unit` (``"nodes"``, ``"GPU"``...).
+
+    Parameters
+    ----------
+    unit : str
+        An allocation unit (``"nodes"``, ``"GPU"``...), as :func:`workbench.validation.check_unit` reads it.
     """
     return UNITS[check_unit(unit, "predict_many")]
 
 
 def cost_column(unit: str) -> str:
-    """Return the name of the cost column of ``unit``: ``node_hours``, ``gpu_hours``, ..."""
+    """Return the name of the cost column of ``unit``: ``node_hours``, ``gpu_hours``, ...
+
+    Parameters
+    ----------
+    unit : str
+        An allocation unit.
+    """
     return unit_labels(unit)[0].lower() + "_hours"
 
 
 def batch_columns(by: Sequence[str], recommend: bool, n_column: str = "processes",
                   unit: str = "processes") -> list[str]:
-    """Return the columns of a batch result (module docstring)."""
+    """Return the columns of a batch result (module docstring).
+
+    Parameters
+    ----------
+    by : sequence of str
+        The curve keys.
+    recommend : bool
+        Whether the recommendation columns of :func:`recommend_allocation` are included.
+    n_column : str, default "processes"
+        The allocation column (also the target column's name).
+    unit : str, default "processes"
+        What ``n_column`` counts (names the cost column).
+    """
     return [*by, n_column, *BATCH_COLUMNS[:3], cost_column(unit), *BATCH_COLUMNS[3:],
             *(RECOMMEND_COLUMNS if recommend else [])]
 
@@ -162,6 +185,19 @@ def recommend_allocation(n_base: float, t_base: float, targets, prediction, lowe
     ``_optimistic`` answers use the interval's lower runtime, ``_pessimistic`` its upper one.
     Targets are considered in increasing order; a target without a prediction ends the
     efficient range and never meets the deadline.
+
+    Parameters
+    ----------
+    n_base, t_base : float
+        The smallest observed allocation and its median runtime.
+    targets : array-like of float
+        The targets predicted.
+    prediction, lower, upper : array-like of float
+        Predicted runtime and its interval at each target (NaN: no prediction).
+    efficiency : float, optional
+        Threshold on the parallel efficiency, in (0, 1]; default None: no ``efficient_n``.
+    deadline : float, optional
+        Largest runtime (unit of the runtimes); default None: no ``deadline_n``.
     """
     n = np.asarray(targets, dtype=float)
     order = np.argsort(n, kind="stable")
@@ -255,6 +291,31 @@ def predict_curves(runs: pd.DataFrame, by: Sequence[str], targets=None, level: f
     further targets per curve; ``per_node`` and ``nodes_column`` (the nodes of each run; a
     curve with a run of unknown nodes is fitted without them) go to the predictor.  The batch
     columns (module docstring) for each curve, in the order of its ``by`` keys.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs, one row per run.
+    by : sequence of str
+        The columns that identify a curve.
+    targets : sequence of int or str, optional
+        Targets as :func:`parse_targets` reads them.
+    level : float, default 0.8
+        Central probability of the intervals.
+    models : str or sequence of str, optional
+        Model names; default None: all.
+    n_column, t_column : str, default "processes", "time_s"
+        Allocation and runtime columns.
+    unit : str, default "processes"
+        What ``n_column`` counts.
+    targets_column : str, optional
+        A column of ``runs`` listing further targets per curve.
+    per_node : int, optional
+        Allocation units per node, for the predictor's ``leaves-node`` check.
+    nodes_column : str, optional
+        The nodes of each run (a curve with a run of unknown nodes is fitted without them).
+    efficiency, deadline : float, optional
+        Thresholds of :func:`recommend_allocation`; default None: no recommendation.
     """
     absolute, factors = parse_targets(targets)
     level = check_level(level)

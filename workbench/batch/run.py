@@ -87,37 +87,56 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
 
     Parameters
     ----------
-    runs : the runs (one row per run, repeats allowed): a pandas DataFrame (e.g. the canonical
+    runs : pandas.DataFrame, path-like or dask DataFrame
+        The runs (one row per run, repeats allowed): a pandas DataFrame (e.g. the canonical
         scaling frame), the path of a CSV or Parquet file (read in batches: the whole archive
         is never in one process), or a dask DataFrame.
-    by : the column(s) that identify a curve, e.g. ``["app", "machine"]``.
-    targets : allocations to predict, per curve (see :mod:`workbench.batch.predict`): whole
+    by : str or sequence of str
+        The column(s) that identify a curve, e.g. ``["app", "machine"]``.
+    targets : sequence of int or str, or None
+        Allocations to predict, per curve (see :mod:`workbench.batch.predict`): whole
         numbers in the unit of ``n_column`` (``[256, 512]``), and/or multiples of each
         curve's largest measured allocation (``["2x", "4x"]``); None with ``targets_column``.
-    level : central probability of the calibrated intervals.
-    models : model names (``"adept,pmnf"`` or a list); None: all of them.
-    engine : ``"joblib"`` (local processes; ``n_jobs`` as joblib's, 1 = this process) or
-        ``"dask"`` (a ``dask.distributed.Client`` given as ``client``, or one connected to
-        ``scheduler``, e.g. ``"tcp://host:8786"``).  Both give the same rows.
-    progress : a progress bar of the curves done.
-    out : write the result there too (``.csv`` or ``.parquet``); finished chunks are kept
-        beside it in ``<out>.parts/`` (Parquet, with their SHA-256 in the folder's manifest)
-        until the end, so that ``resume=True`` continues an interrupted run without
-        recomputing them.  A kept chunk that is damaged, truncated, replaced or missing is
-        computed again, with one :class:`~workbench.errors.WorkbenchWarning` naming it.
-    chunk_curves : curves per task (default: about 4 tasks per worker, at most 200 curves).
-    n_column, t_column : allocation and runtime (seconds for the cost column) columns; the
-        result names its target column ``n_column`` too.
-    unit : what ``n_column`` counts (:data:`~workbench.validation.UNITS`: processes,
-        nodes, gpus, cores), for messages and the cost column (``node_hours``...); default:
-        ``n_column`` if it is a unit's name, else processes.
-    targets_column : a column of the runs whose values are further targets of their curve.
-    per_node, nodes_column : the topology, for the predictor's ``leaves-node`` check
-        (:class:`~workbench.models.scaling.ScalingPredictor`): allocation units per node
-        (cores or GPUs per node), and a column of the nodes each run used.
-    efficiency, deadline : add the recommendations of
-        :func:`~workbench.batch.predict.recommend_allocation` (threshold on parallel
-        efficiency in (0, 1]; deadline in the runtimes' unit).
+    level : float, default 0.8
+        Central probability of the calibrated intervals.
+    models : str or sequence of str, optional
+        Model names (``"adept,pmnf"`` or a list); default None: all of them.
+    engine : {"joblib", "dask"}, default "joblib"
+        Local processes, or a ``dask.distributed.Client``.  Both give the same rows.
+    n_jobs : int, default -1
+        joblib's worker count (1: this process; -1: every core).
+    client : dask.distributed.Client, optional
+        The Dask client of ``engine="dask"``; default: one connected to ``scheduler``.
+    progress : bool, default True
+        A progress bar of the curves done.
+    scheduler : str, optional
+        Address of a Dask scheduler (``"tcp://host:8786"``) to connect to without ``client``.
+    out : str or path-like, optional
+        Write the result there too (``.csv`` or ``.parquet``); finished chunks are kept beside
+        it in ``<out>.parts/`` (Parquet, with their SHA-256 in the folder's manifest) until the
+        end.  A kept chunk that is damaged, truncated, replaced or missing is computed again,
+        with one :class:`~workbench.errors.WorkbenchWarning` naming it.
+    resume : bool, default False
+        Continue an interrupted run into ``out`` without recomputing its finished chunks.
+    chunk_curves : int, optional
+        Curves per task; default: about 4 tasks per worker, at most 200 curves.
+    n_column, t_column : str, default "processes", "time_s"
+        Allocation and runtime (seconds for the cost column) columns; the result names its
+        target column ``n_column`` too.
+    unit : str, optional
+        What ``n_column`` counts (:data:`~workbench.validation.UNITS`: processes, nodes, gpus,
+        cores), for messages and the cost column (``node_hours``...); default: ``n_column``
+        if it is a unit's name, else processes.
+    targets_column : str, optional
+        A column of the runs whose values are further targets of their curve.
+    per_node : int, optional
+        Allocation units per node (cores or GPUs), for the predictor's ``leaves-node`` check
+        (:class:`~workbench.models.scaling.ScalingPredictor`).
+    nodes_column : str, optional
+        A column of the nodes each run used, for the same check.
+    efficiency, deadline : float, optional
+        Add the recommendations of :func:`~workbench.batch.predict.recommend_allocation`
+        (threshold on parallel efficiency in (0, 1]; deadline in the runtimes' unit).
     """
     settings = _check_settings(by, targets, level, models, n_column, t_column, unit, targets_column, per_node,
                                nodes_column, efficiency, deadline)
@@ -125,11 +144,26 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
         raise ValidationError(f"predict_many: engine must be one of {', '.join(ENGINES)}, got {engine!r}")
     source = ArchiveSource(runs, settings.by, n_column, t_column,
                            extra=[c for c in (targets_column, nodes_column) if c])
+    results, store, chunk_ids = _run_chunks(source, settings, (engine, n_jobs, client, scheduler), progress, out,
+                                            resume, chunk_curves)
+    frames = [results[c] if c in results else store.read(c) for c in chunk_ids]
+    frame = (pd.concat(frames, ignore_index=True) if frames
+             else predict_curves(pd.DataFrame(columns=source.columns), settings.by, None, settings.level,
+                                 settings.models, n_column=n_column, t_column=t_column, unit=settings.unit,
+                                 efficiency=efficiency, deadline=deadline))
+    if store:
+        store.finish(frame)
+    return frame
+
+
+def _run_chunks(source: ArchiveSource, settings, engine_args: tuple, progress: bool, out, resume: bool,
+                chunk_curves: int | None) -> tuple[dict, _ResultStore | None, pd.Index]:
+    """Run the chunks not finished yet; return their frames by chunk id, the store beside ``out`` and every chunk id."""
     keep = _keeps_chunks(out, resume)
     keys = source.curve_keys()
-    with ExecutionEngine(engine, n_jobs, client, scheduler) as (execute, workers):
-        if chunk_curves is None and out is not None and resume:  # a resumed run keeps its chunks,
-            chunk_curves = _ResultStore.earlier_chunk_curves(out)  # whatever the workers now
+    with ExecutionEngine(*engine_args) as (execute, workers):
+        if chunk_curves is None and out is not None and resume:  # the recorded chunk size, whatever the
+            chunk_curves = _ResultStore.earlier_chunk_curves(out)  # workers: chunks on disk and to run line up
         size = (int(chunk_curves) if chunk_curves is not None
                 else max(1, min(MAX_CHUNK_CURVES, math.ceil(len(keys) / (4 * workers)))))
         if size < 1:
@@ -149,14 +183,7 @@ def predict_many(runs, by, targets, level: float = 0.8, models=None, engine: str
                         store.write(chunk_id, frame)
                     results[chunk_id] = frame
                     bar.update(int(curves_per_chunk[chunk_id]))
-    frames = [results[c] if c in results else store.read(c) for c in curves_per_chunk.index]
-    frame = (pd.concat(frames, ignore_index=True) if frames
-             else predict_curves(pd.DataFrame(columns=source.columns), settings.by, None, settings.level,
-                                 settings.models, n_column=n_column, t_column=t_column, unit=settings.unit,
-                                 efficiency=efficiency, deadline=deadline))
-    if store:
-        store.finish(frame)
-    return frame
+    return results, store, curves_per_chunk.index
 
 
 def _keeps_chunks(out, resume: bool) -> bool:
@@ -282,6 +309,17 @@ class ExecutionEngine:
 
     ``execute(tasks, settings)`` yields ``(chunk id, frame)`` as tasks finish, holding at
     most ~2 tasks per worker in flight.
+
+    Parameters
+    ----------
+    engine : {"joblib", "dask"}
+        Local processes or a Dask cluster.
+    n_jobs : int
+        joblib's worker count (1: this process; -1: every core; 0 refused).
+    client : dask.distributed.Client or None
+        The Dask client; None: one connected to ``scheduler`` (and closed on exit).
+    scheduler : str or None
+        Address of a Dask scheduler, used without ``client``.
     """
 
     def __init__(self, engine: str, n_jobs: int, client, scheduler):

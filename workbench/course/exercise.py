@@ -87,7 +87,13 @@ class Exercise:
             raise ValueError(f"exercise {self.key}: a choice needs at least 2 options")
 
     def check(self, answer) -> Verdict:
-        """Judge a student's ``answer`` (text or number) against :attr:`expected`."""
+        """Judge a student's ``answer`` (text or number) against :attr:`expected`.
+
+        Parameters
+        ----------
+        answer : str or float
+            The student's answer.
+        """
         right = self.expected()
         if self.kind == "choice":
             if answer == right:
@@ -112,13 +118,51 @@ class Exercise:
 
 def numeric(key: str, level: int, question: str, expected: Callable[[], float], hint: str, *,
             explanation: str = "", rel_tol: float = 0.05, unit: str = "") -> Exercise:
-    """Return an exercise answered by a number within ``rel_tol`` of ``expected()``."""
+    """Return an exercise answered by a number within ``rel_tol`` of ``expected()``.
+
+    Parameters
+    ----------
+    key : str
+        Unique identifier, ``"<notebook stem>/<short name>"``.
+    level : int
+        1-4, see :data:`LEVELS`.
+    question : str
+        The question shown.
+    expected : callable
+        Computes the right answer (a number) when asked.
+    hint : str
+        Shown after a wrong answer.
+    explanation : str, default ""
+        Shown after a right answer.
+    rel_tol : float, default 0.05
+        Relative tolerance of a right answer.
+    unit : str, default ""
+        The answer's unit, shown beside the box.
+    """
     return Exercise(key, level, question, "number", expected, hint, explanation, (), rel_tol, unit)
 
 
 def choice(key: str, level: int, question: str, options: Sequence[str], expected: Callable[[], str], hint: str, *,
            explanation: str = "") -> Exercise:
-    """Return an exercise answered by picking ``expected()`` among ``options``."""
+    """Return an exercise answered by picking ``expected()`` among ``options``.
+
+    Parameters
+    ----------
+    key : str
+        Unique identifier, ``"<notebook stem>/<short name>"``.
+    level : int
+        1-4, see :data:`LEVELS`.
+    question : str
+        The question shown.
+    options : sequence of str
+        The choices offered.
+    expected : callable
+        Returns the right choice when asked.
+    hint : str
+        Shown after a wrong answer.
+    explanation : str, default ""
+        Shown after a right answer.
+    """
     return Exercise(key, level, question, "choice", expected, hint, explanation, tuple(options))
 
 

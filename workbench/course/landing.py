@@ -54,12 +54,28 @@ ul.others { padding-left: 20px; }
 
 
 def voila_url(base_url: str, notebook: str) -> str:
-    """Return the address at which Voila renders ``notebook`` (a stem) below ``base_url``."""
+    """Return the address at which Voila renders ``notebook`` (a stem) below ``base_url``.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL.
+    notebook : str
+        The notebook's stem.
+    """
     return f"{_slash(base_url)}voila/render/{notebook}.ipynb"
 
 
 def screenshot_url(base_url: str, lesson: Lesson) -> str:
-    """Return the address of ``lesson``'s screenshot as the server publishes it (:data:`SCREENSHOT_ROUTE`)."""
+    """Return the address of ``lesson``'s screenshot as the server publishes it (:data:`SCREENSHOT_ROUTE`).
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL.
+    lesson : Lesson
+        The lesson.
+    """
     return f"{_slash(base_url)}{SCREENSHOT_ROUTE}{lesson.notebook}.png"
 
 
@@ -109,21 +125,21 @@ def landing_html(
 
     Parameters
     ----------
-    base_url : str
+    base_url : str, default "/"
         The server's base URL (``"/"`` for ``make dashboards``); the default links are below it.
-    lessons : sequence of Lesson
-        The lessons, in course order (default: :data:`~workbench.course.path.COURSE`).
+    lessons : sequence of Lesson, default COURSE
+        The lessons, in course order (:data:`~workbench.course.path.COURSE`).
     dashboard_url : callable, optional
         ``dashboard_url(lesson)`` gives the link that opens a lesson; default: its Voila
         render address (:func:`voila_url`).  The static site passes its rendered pages.
     thumbnail_url : callable, optional
         ``thumbnail_url(lesson)`` gives its screenshot's address; default: where the server
         publishes it (:func:`screenshot_url`).
-    others : sequence of (str, str)
+    others : sequence of (str, str), default ()
         ``(name, address)`` of notebooks served that are not lessons, listed after the course.
-    title : str
+    title : str, default "Parallel performance modelling: the course"
         The page's heading.
-    open_label : str
+    open_label : str, default "Open the dashboard"
         Text of each lesson's link (the static site: its rendered notebook, not a live dashboard).
 
     Returns
@@ -173,6 +189,15 @@ def server_full_html(base_url: str, retry_after_s: int, reason: str) -> str:
 
     ``reason`` is one sentence (which limit was reached); the page says to try again in
     ``retry_after_s`` seconds and reloads itself then.
+
+    Parameters
+    ----------
+    base_url : str
+        The server's base URL (the course page's link).
+    retry_after_s : int
+        Seconds after which the page reloads itself.
+    reason : str
+        Which limit was reached, one sentence.
     """
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -139,7 +139,13 @@ COURSE: tuple[Lesson, ...] = (
 
 
 def lesson(notebook: str) -> Lesson:
-    """Return the lesson of ``notebook`` (its stem or file name, e.g. ``"01_downey_explorer.ipynb"``)."""
+    """Return the lesson of ``notebook`` (its stem or file name, e.g. ``"01_downey_explorer.ipynb"``).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem or file name.
+    """
     stem = Path(notebook).name.removesuffix(".ipynb")
     for entry in COURSE:
         if entry.notebook == stem:

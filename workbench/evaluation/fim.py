@@ -42,7 +42,17 @@ _COUNTERS = ("cycles", "stall_cycles", "utilization", "freq_hz")
 
 
 def aggregate_runs(runs: pd.DataFrame, features=KMEANS_FEATURES, target: str = "calc_time_s") -> pd.DataFrame:
-    """Median over repeats per (configuration, processes), with the min-max range."""
+    """Median over repeats per (configuration, processes), with the min-max range.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs, repeats as separate rows.
+    features : sequence of str, default KMEANS_FEATURES
+        The configuration columns.
+    target : str, default "calc_time_s"
+        The measured time column, seconds.
+    """
     keys = [*features, "processes"]
     require_columns(runs, [*keys, target], "aggregate_runs")
     runs = runs.copy(deep=False)
@@ -67,7 +77,19 @@ class Comparison:
 
 def compare_predictions(actual: pd.DataFrame, predictions: Mapping[str, np.ndarray], features=KMEANS_FEATURES,
                         target: str = "calc_time_s") -> Comparison:
-    """Score ``predictions`` (model name -> seconds per row of ``actual``; NaN = refused)."""
+    """Score ``predictions`` (model name -> seconds per row of ``actual``; NaN = refused).
+
+    Parameters
+    ----------
+    actual : pandas.DataFrame
+        The measured runs predicted.
+    predictions : mapping of str to ndarray
+        Model name -> predicted seconds per row of ``actual`` (NaN: refused).
+    features : sequence of str, default KMEANS_FEATURES
+        The configuration columns.
+    target : str, default "calc_time_s"
+        The measured time column, seconds.
+    """
     where = "compare_predictions"
     keys = [*features, "processes"]
     require_columns(actual, [*keys, target], where)
@@ -128,6 +150,13 @@ def default_variants(features=KMEANS_FEATURES, work_features=KMEANS_WORK_FEATURE
     I N (a + b K)), the same with alpha scaling only TC and SC (Eq. 12 scaling U too caps
     alpha at ~1/U, see FiMCal), RBASP with linear and quadratic g(q) as published, and
     RBASP on log2 of the inputs (a power-law variant).
+
+    Parameters
+    ----------
+    features : sequence of str, default KMEANS_FEATURES
+        Application parameters of the published variants.
+    work_features : sequence of str, default KMEANS_WORK_FEATURES
+        Work terms of the application (products of parameters) for the work variants.
     """
     return {
         "FiM (I, K, N)": FiMCal(features),
@@ -160,6 +189,17 @@ def run_fim_experiment(runs: pd.DataFrame, variants: Mapping | None = None, feat
 
     A variant that cannot be fitted (e.g. too few training configurations) is reported in
     ``warnings`` and left out, so the others can still be compared.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs with a ``role`` column (``"train"`` or ``"test"``).
+    variants : mapping of str to estimator, optional
+        Model name -> unfitted estimator; default :func:`default_variants`.
+    features : sequence of str, default KMEANS_FEATURES
+        The configuration columns.
+    target : str, default "calc_time_s"
+        The measured time column, seconds.
     """
     where = "run_fim_experiment"
     require_columns(runs, [*features, "processes", target], where)

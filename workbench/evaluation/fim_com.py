@@ -134,6 +134,19 @@ def osu_collective_curve(
     Columns: ``size_bytes``, ``n_jobs`` (data points), ``cores``, ``processes``
     (receivers, ``cores - 1``), ``latency_us`` (mean over ranks), ``min_us``,
     ``max_us``; sorted by cores then size.
+
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        osu-orfeo latencies (:func:`~workbench.io.collectives.read_osu_orfeo`).
+    benchmark : {"bcast", "reduce"}, default "bcast"
+        The collective measured.
+    mapping : str, default "node"
+        Process placement (``core``, ``socket``, ``node`` or ``cache``).
+    algorithm : int, default 1
+        Open MPI algorithm id of the runs used.
+    point_bytes : int, default 20
+        Bytes per data point (job) of the model.
     """
     if point_bytes <= 0:
         raise ValidationError(f"point_bytes must be > 0, got {point_bytes}")
@@ -163,6 +176,19 @@ def osu_station_samples(
     """Per-station service-time samples (µs) derived from OSU broadcast latencies.
 
     The derivation of each station is in the module docstring and in ``provenance``.
+
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        osu-orfeo latencies (:func:`~workbench.io.collectives.read_osu_orfeo`).
+    mapping : str, default "node"
+        Process placement.
+    algorithm : int, default 1
+        Open MPI algorithm id of the runs used.
+    point_bytes : int, default 20
+        Bytes per data point (job) of the model.
+    eager_bytes : int, default 65536
+        Eager/rendezvous switch of the MPI library, bytes.
     """
     everything = _select(osu, "bcast", mapping, None)
     pairs = everything[everything["processes"] == 2].sort_values(["algorithm", "size_bytes"])
@@ -205,7 +231,15 @@ def osu_station_samples(
 
 
 def fit_stations(samples: StationSamples, families: dict[str, str] | None = None) -> dict[str, StationFit]:
-    """Fit every station of ``samples`` with the paper's families (or ``families``)."""
+    """Fit every station of ``samples`` with the paper's families (or ``families``).
+
+    Parameters
+    ----------
+    samples : StationSamples
+        Service-time samples per station (:func:`osu_station_samples`).
+    families : dict of str to str, optional
+        Station -> distribution family, overriding the paper's (``STATION_FAMILIES``).
+    """
     chosen = {**STATION_FAMILIES, **(families or {})}
     return {
         station: fit_station(
@@ -233,6 +267,27 @@ def sweep_collective(
 
     Returns a tidy frame: ``pattern, n_jobs, processes, replication, makespan`` (time
     unit of the rates) and ``per_job`` (makespan / n_jobs).
+
+    Parameters
+    ----------
+    pattern : {"scatter", "broadcast", "gather"}
+        The collective.
+    vary : {"n_jobs", "processes"}
+        The swept quantity (Fig. 6's axes).
+    values : iterable of int
+        Its values.
+    n_jobs : int
+        Data points when ``vary`` is ``"processes"``.
+    processes : int
+        Receivers or senders when ``vary`` is ``"n_jobs"``.
+    replications : int, default 10
+        Simulations per value.
+    seed : int, default 0
+        Seed of the simulations.
+    progress : bool, default False
+        Show a progress bar.
+    **rates : float
+        Service parameters of :func:`~workbench.models.fim.queueing.simulate_collective`.
     """
     if vary not in ("n_jobs", "processes"):
         raise ValidationError(f"vary must be 'n_jobs' or 'processes', got {vary!r}")
@@ -257,7 +312,13 @@ def sweep_collective(
 
 
 def summarize_sweep(sweep: pd.DataFrame) -> pd.DataFrame:
-    """Mean, min and max makespan over replications per configuration."""
+    """Mean, min and max makespan over replications per configuration.
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        A sweep of :func:`sweep_collective`.
+    """
     return (
         sweep.groupby(["pattern", "n_jobs", "processes"], as_index=False)["makespan"]
         .agg(mean="mean", min="min", max="max")
@@ -278,6 +339,21 @@ def compare_with_osu(
 
     ``curve`` comes from :func:`osu_collective_curve`; adds ``predicted_us`` and
     ``error_pct`` (signed, relative to the measured latency).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        Measured latencies (:func:`osu_collective_curve`).
+    rates : dict of str to float
+        Service parameters (:func:`~workbench.models.fim.service_fit.rates_from_fits`).
+    pattern : str, default "broadcast"
+        The collective simulated.
+    replications : int, default 3
+        Simulations per configuration.
+    seed : int, default 0
+        Seed of the simulations.
+    progress : bool, default False
+        Show a progress bar.
     """
     predicted = np.empty(len(curve))
     rows = list(curve[["n_jobs", "processes"]].itertuples(index=False))
@@ -293,6 +369,11 @@ def relative_spread(makespans) -> dict[str, float]:
 
     IQR / median and the coefficient of variation (comparable across message sizes and
     units).
+
+    Parameters
+    ----------
+    makespans : array-like of float
+        Repeated communication times.
     """
     x = np.asarray(makespans, dtype=float)
     if x.size < 2:
@@ -307,6 +388,13 @@ def extrap_spread(extrap: pd.DataFrame, collective: str = "MPI_Bcast") -> pd.Dat
     ``library, ranks, repetitions, median_us, rel_iqr, cv``.  Message sizes are not
     recorded there, so only the dimensionless spread is compared with the model's
     replications (:func:`relative_spread`).
+
+    Parameters
+    ----------
+    extrap : pandas.DataFrame
+        Extra-P's MPI statistics (:func:`~workbench.io.collectives.read_extrap_mpi`).
+    collective : str, default "MPI_Bcast"
+        The collective.
     """
     require_columns(extrap, ["ranks", "median_us", "iqr_us", "mean_us", "sd_us"], "Extra-P MPI statistics")
     rows = extrap[extrap["collective"] == collective]
@@ -336,12 +424,25 @@ def data_points(size_bytes: int, point_bytes: int = POINT_BYTES) -> int:
 
     ``ceil(size / point_bytes)``, at least one (a 1-byte message is one job; see the module
     docstring).
+
+    Parameters
+    ----------
+    size_bytes : int
+        Message size in bytes.
+    point_bytes : int, default 20
+        Bytes per data point.
     """
     return max(1, int(np.ceil(size_bytes / point_bytes)))
 
 
 def size_label(size_bytes: int) -> str:
-    """``"64 KiB = 3277 points"``: a message size and its data points at 20 B each."""
+    """``"64 KiB = 3277 points"``: a message size and its data points at 20 B each.
+
+    Parameters
+    ----------
+    size_bytes : int
+        Message size in bytes.
+    """
     value, unit = float(size_bytes), "B"
     for bigger in ("KiB", "MiB"):
         if value < 1024:
@@ -358,6 +459,15 @@ def measured_at(curve: pd.DataFrame | None, size_bytes: int, processes: int) -> 
 
     On a tie the smaller core count wins: socket and node placements were measured on 2,
     6, 10, ... cores only, so 64 cores (63 receivers) reads the 62-core run.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame or None
+        Measured latencies (:func:`osu_collective_curve`), or None.
+    size_bytes : int
+        Message size in bytes.
+    processes : int
+        Receivers (the core count read is ``processes + 1``).
     """
     if curve is None:
         return None
@@ -375,6 +485,15 @@ def measured_sweep_curves(curve: pd.DataFrame | None, size_bytes: int,
     The latencies over message size at the core count :func:`measured_at` reads, and over
     core counts at ``size_bytes``; None where ``curve`` is None (no data) or has no such
     row.
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame or None
+        Measured latencies (:func:`osu_collective_curve`), or None.
+    size_bytes : int
+        Message size of the sweep over core counts.
+    processes : int
+        Receivers of the sweep over message sizes.
     """
     if curve is None:
         return None, None
@@ -388,6 +507,17 @@ def sweep_values(vary: str, processes: int, sizes=OSU_SIZES, process_counts=SWEE
 
     The data points of the OSU ``sizes`` (``vary="n_jobs"``) or ``process_counts`` with the
     current ``processes`` added (``vary="processes"``).
+
+    Parameters
+    ----------
+    vary : {"n_jobs", "processes"}
+        The swept quantity.
+    processes : int
+        The current receivers, added to the process grid.
+    sizes : sequence of int, default OSU_SIZES
+        Message sizes (bytes) of the data-point grid.
+    process_counts : sequence of int, default SWEEP_PROCESSES
+        The process grid.
     """
     if vary == "n_jobs":
         return sorted({data_points(s) for s in sizes})
@@ -416,6 +546,13 @@ def placement_data(osu: pd.DataFrame, mapping: str) -> PlacementData:
 
     Station fits (:func:`fit_stations` of :func:`osu_station_samples`) and the measured
     broadcast curve (:func:`osu_collective_curve`).
+
+    Parameters
+    ----------
+    osu : pandas.DataFrame
+        osu-orfeo latencies.
+    mapping : str
+        Process placement.
     """
     if mapping not in OSU_MAPPINGS:
         raise ValidationError(f"mapping (OSU placement) must be one of {', '.join(OSU_MAPPINGS)}, got {mapping!r}")
@@ -428,6 +565,15 @@ def extrap_spread_near(extrap: pd.DataFrame, collective: str, ranks: int) -> pd.
     """Return :func:`extrap_spread` of ``collective`` at the measured rank count nearest ``ranks``.
 
     One row per MPI library.
+
+    Parameters
+    ----------
+    extrap : pandas.DataFrame
+        Extra-P's MPI statistics.
+    collective : str
+        The collective (e.g. ``"MPI_Bcast"``).
+    ranks : int
+        The rank count wanted.
     """
     spread = extrap_spread(extrap, collective)
     measured = spread["ranks"].unique()

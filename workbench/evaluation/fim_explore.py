@@ -42,7 +42,15 @@ RBASP_VARIANTS = {"RBASP linear g": "linear", "RBASP quadratic g": "quadratic"}
 
 
 def fim_variant_name(model: str, work_features: bool) -> str:
-    """Return the name of a FiM variant (Markov model and Eq. 11 features), for titles and tables."""
+    """Return the name of a FiM variant (Markov model and Eq. 11 features), for titles and tables.
+
+    Parameters
+    ----------
+    model : {"paper", "barrier"}
+        The Markov model.
+    work_features : bool
+        Eq. 11 on the work terms instead of the plain parameters.
+    """
     return "FiM" + (" barrier ext." if model == "barrier" else "") + (
         " (I·N, I·K·N)" if work_features else " (I, K, N)")
 
@@ -51,6 +59,15 @@ def calibrate_and_compare(runs: pd.DataFrame, params: dict, name: str) -> FiMExp
     """Fit ``FiMCal(**params)`` as ``name`` and both RBASP variants, and predict the test runs.
 
     Trained on the train runs of ``runs`` by :func:`~workbench.evaluation.fim.run_fim_experiment`.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs with a ``role`` column.
+    params : dict
+        Keyword arguments of :class:`~workbench.models.fim.FiMCal`.
+    name : str
+        The FiM variant's name in the results.
     """
     variants = {name: FiMCal(**params)}
     variants.update({label: RBASP(params["features"], g=g) for label, g in RBASP_VARIANTS.items()})
@@ -62,6 +79,15 @@ def predict_at_alpha(exp: FiMExperiment, name: str, alpha: float) -> tuple[dict[
 
     FiM (when fitted) gets its calibrated alpha replaced by ``alpha``; the scores are
     :func:`~workbench.evaluation.fim.compare_predictions`.
+
+    Parameters
+    ----------
+    exp : FiMExperiment
+        A fitted experiment (:func:`calibrate_and_compare`).
+    name : str
+        The FiM variant whose alpha is replaced.
+    alpha : float
+        The sensitivity constant used.
     """
     predictions = dict(exp.predictions)
     fim = exp.models.get(name)
@@ -82,6 +108,17 @@ def display_probabilities(tc: float, sc: float, u: float, display_tc: float) -> 
     P_a2p = (1 - U)(1 - 1/TC') -- Eq. 1-2 up to the factor 1 - 1/TC', which keeps the
     chain valid whatever U is.  U is clipped to [0, 1].  Returns the argument tuple of
     :func:`~workbench.models.fim.transition_matrix`.
+
+    Parameters
+    ----------
+    tc : float
+        Total cycles TC.
+    sc : float
+        Stall cycles SC.
+    u : float
+        Utilisation U.
+    display_tc : float
+        Cycles per stage of the drawn chain, TC'.
     """
     if not (np.isfinite(tc) and np.isfinite(sc) and tc > 0 and 0 < sc < tc):
         raise ValidationError(f"display_probabilities: need 0 < SC < TC, got SC = {sc!r}, TC = {tc!r}")
@@ -129,6 +166,19 @@ def markov_chain_at(fim: FiMCal, config: dict, processes: int, alpha: float, dis
     The matrix is drawn with ``display_tc`` cycles per stage (:func:`display_probabilities`);
     the occupancy runs ~4 TC'/t + 10 cycles, past the expected completion from the
     all-active state (Eq. 9).
+
+    Parameters
+    ----------
+    fim : FiMCal
+        A fitted FiM-Cal.
+    config : dict
+        The configuration: I, K, N as its feature columns.
+    processes : int
+        Process count t.
+    alpha : float
+        The sensitivity constant.
+    display_tc : float
+        Cycles per stage of the drawn chain.
     """
     t = int(processes)
     row = pd.DataFrame({k: [v] for k, v in config.items()} | {"processes": [t]})

@@ -145,6 +145,21 @@ def synthetic_profile(
     with that sigma (seeded), one draw per row, ``runs`` repeats per size.  Without
     noise the fitted slopes are exactly 3, 2, 1 and e^b the phase time at the target.
     ``attrs["source"]`` says SYNTHETIC.
+
+    Parameters
+    ----------
+    sizes : sequence of float, default (40, 60, 80, 100, 120, 140, 160, 180, 200)
+        The small input sizes measured.
+    target_size : float, default 400
+        The size of the "large run".
+    unprofiled : float, default 0.05
+        Share of time outside every profiled phase, added to ``total_s``.
+    noise : float, default 0.0
+        Sigma of the log-normal factor on every phase time (0: exact).
+    runs : int, default 1
+        Repeats per size.
+    seed : int, default 0
+        Seed of the noise.
     """
     n = np.repeat(np.asarray([*sizes, target_size], dtype=float), runs * len(SYNTHETIC_PHASES))
     run = np.tile(np.repeat(np.arange(runs), len(SYNTHETIC_PHASES)), len(sizes) + 1)
@@ -290,6 +305,41 @@ def _comparison_frame(phases: tuple, fits: pd.DataFrame, prediction, actual: np.
     }, columns=COMPARISON_COLUMNS)
 
 
+def _experiment_inputs(profile, target_size, k) -> tuple[pd.DataFrame, float, int, np.ndarray]:
+    """Return the checked profile (without attrs), target size, k and the measured sizes below the target."""
+    profile = validate_profile(profile, "fractal experiment")
+    # pandas deep-copies attrs in every operation: a measured profile's sidecar (machine,
+    # per-run wall times) there made that copying most of the run time
+    profile.attrs = {}
+    target_size = float(target_size)
+    k = int(k)
+    if not np.isfinite(target_size) or target_size <= 0:
+        raise ValidationError(f"fractal experiment: target_size must be a positive number, got {target_size!r}")
+    if k < 2:
+        raise ValidationError(f"fractal experiment: k must be at least 2 (a line needs two sizes), got {k}")
+    measured = np.unique(profile["size"].to_numpy(dtype=float))
+    small_sizes = measured[measured < target_size]
+    if small_sizes.size < 2:
+        raise ValidationError(
+            f"fractal experiment: target size {target_size:g} has {small_sizes.size} measured size(s) below it; "
+            f"at least 2 small runs are needed (measured sizes: {', '.join(f'{s:g}' for s in measured)})")
+    return profile, target_size, k, small_sizes
+
+
+def _large_run(shares: pd.DataFrame, target_size: float, phases, n_runs: int, notes: list) -> tuple:
+    """Measured phase times and shares at the target size and its total (NaN where not measured); notes why not."""
+    large = shares[np.isclose(shares["size"].to_numpy(dtype=float), target_size, rtol=1e-12, atol=0)]
+    actual = large.set_index("phase")["time_s"].reindex(list(phases)).to_numpy(dtype=float)
+    actual_share = large.set_index("phase")["share"].reindex(list(phases)).to_numpy(dtype=float)
+    measured_total = float(large["total_s"].iloc[0]) if len(large) else float("nan")
+    if n_runs == 0:
+        notes.append(f"no measured run at the target size {target_size:g}: errors are not available")
+    elif np.isnan(actual).any():
+        missing = [p for p, a in zip(phases, actual) if np.isnan(a)]
+        notes.append(f"phase(s) {missing} not in the large run: no error for them")
+    return actual, actual_share, measured_total
+
+
 def demo_experiment(
     profile: pd.DataFrame,
     target_size: float,
@@ -310,23 +360,28 @@ def demo_experiment(
     Raises :class:`~workbench.errors.ValidationError` for a profile without the
     documented columns, a target not above two measured sizes, or a design that maps
     onto fewer than 2 measured sizes.
+
+    Parameters
+    ----------
+    profile : pandas.DataFrame
+        The profile frame (:func:`~workbench.models.fractal.phase_shares`' columns).
+    target_size : float
+        The size predicted.
+    threshold : float, default 0.70
+        Cumulative share of time the major phases reach.
+    tolerance : float, default 0.05
+        Largest change of the major phases' shares (absolute share) between sizes at and
+        above C (C detection).
+    C : float, optional
+        The convergence size; default None: detected with ``tolerance``.
+    delta : float, optional
+        The step between fitted sizes; default None: ``(largest small run - C) / k``.
+    k : int, default 5
+        Number of fitted sizes.
+    confidence : float, default 0.95
+        Level of the prediction intervals.
     """
-    profile = validate_profile(profile, "fractal experiment")
-    # pandas deep-copies attrs in every operation: a measured profile's sidecar (machine,
-    # per-run wall times) there made that copying most of the run time
-    profile.attrs = {}
-    target_size = float(target_size)
-    k = int(k)
-    if not np.isfinite(target_size) or target_size <= 0:
-        raise ValidationError(f"fractal experiment: target_size must be a positive number, got {target_size!r}")
-    if k < 2:
-        raise ValidationError(f"fractal experiment: k must be at least 2 (a line needs two sizes), got {k}")
-    measured = np.unique(profile["size"].to_numpy(dtype=float))
-    small_sizes = measured[measured < target_size]
-    if small_sizes.size < 2:
-        raise ValidationError(
-            f"fractal experiment: target size {target_size:g} has {small_sizes.size} measured size(s) below it; "
-            f"at least 2 small runs are needed (measured sizes: {', '.join(f'{s:g}' for s in measured)})")
+    profile, target_size, k, small_sizes = _experiment_inputs(profile, target_size, k)
     small = profile[profile["size"].to_numpy(dtype=float) < target_size]
     # the model's warnings are kept as notes (the dashboard shows them), not re-raised
     with warnings.catch_warnings(record=True) as caught:
@@ -347,19 +402,9 @@ def demo_experiment(
     notes += list(prediction.warnings)
 
     shares = phase_shares(profile)
-    at_target = np.isclose(profile["size"].to_numpy(dtype=float), target_size, rtol=1e-12, atol=0)
-    large_runs = profile[at_target]
-    large = shares[np.isclose(shares["size"].to_numpy(dtype=float), target_size, rtol=1e-12, atol=0)]
+    large_runs = profile[np.isclose(profile["size"].to_numpy(dtype=float), target_size, rtol=1e-12, atol=0)]
+    actual, actual_share, measured_total = _large_run(shares, target_size, phases, len(large_runs), notes)
     fits = prediction.phases.set_index("phase").loc[list(phases)]
-    actual = large.set_index("phase")["time_s"].reindex(list(phases)).to_numpy(dtype=float)
-    actual_share = large.set_index("phase")["share"].reindex(list(phases)).to_numpy(dtype=float)
-    measured_total = float(large["total_s"].iloc[0]) if len(large) else float("nan")
-    if len(large_runs) == 0:
-        notes.append(f"no measured run at the target size {target_size:g}: errors are not available")
-    elif np.isnan(actual).any():
-        missing = [p for p, a in zip(phases, actual) if np.isnan(a)]
-        notes.append(f"phase(s) {missing} not in the large run: no error for them")
-
     comparison = _comparison_frame(phases, fits, prediction, actual, actual_share, measured_total)
     return FractalExperiment(
         prediction=prediction, target_size=target_size, convergence_size=C, convergence_auto=auto, delta=delta,

@@ -35,6 +35,21 @@ def model_data_comparison(A, sigma, scale=3.7, n_starts=8, seed=0, units="fit") 
 
     ``scale`` is the time unit of the generated runtimes (seconds per model unit); use
     ``units="paper"`` with ``scale=1`` for the thesis' own setting.
+
+    Parameters
+    ----------
+    A : float
+        Average parallelism of the generating Downey model.
+    sigma : float
+        Its variance of parallelism.
+    scale : float, default 3.7
+        Seconds per model unit of the generated runtimes.
+    n_starts : int, default 8
+        Random starts of the LM baseline.
+    seed : int, default 0
+        Seed of the starts.
+    units : {"fit", "paper"}, default "fit"
+        ADEPT's and LM's time-scale convention.
     """
     t = scale * downey.runtime(TABLE2_N, A, sigma)
     seen = np.isin(TABLE2_N, TABLE2_OBSERVED)
@@ -63,6 +78,21 @@ def synthetic_anomaly_frame(A: float = 40.0, sigma: float = 0.5, tau: float = 2.
     too high, like the fast points of [Deshmeh2013] Fig. 9.  Returns a scaling frame
     (:mod:`workbench.io.scaling`) with benchmark ``"SYNTHETIC-anomaly"``, problem class
     ``"example"`` and a ``source`` column saying how each row was made.
+
+    Parameters
+    ----------
+    A : float, default 40.0
+        Average parallelism of the Downey model.
+    sigma : float, default 0.5
+        Its variance of parallelism.
+    tau : float, default 2.0
+        Seconds per model unit.
+    processes : sequence of int, default (1, 2, 4, 8, 16, 32, 64, 128)
+        Process counts of the curve.
+    anomaly_at : float, default 32
+        Process count whose runtime is too fast.
+    speedup_excess : float, default 0.25
+        How much too high its speedup is (0.25: 25 %).
     """
     n = np.asarray(processes, float)
     if anomaly_at not in n:

@@ -89,6 +89,13 @@ def protocol_split(allocations: np.ndarray, protocol: str) -> tuple[np.ndarray, 
     """Return the (measured, predicted) allocations of a protocol.
 
     None when the curve is too short (k3 needs 4 allocations, k4 and spread 5).
+
+    Parameters
+    ----------
+    allocations : ndarray of float
+        The curve's distinct allocations, ascending.
+    protocol : {"k3", "k4", "spread"}
+        The protocol (:data:`PROTOCOLS`).
     """
     a = np.sort(np.asarray(allocations, float))
     if protocol in ("k3", "k4"):
@@ -105,6 +112,11 @@ def curve_topology(runs: pd.DataFrame) -> tuple[str, float | None, np.ndarray | 
     ``unit`` from the curve's ``unit`` column (processes when unknown); ``per_node`` from
     ``cores_per_node`` (processes, cores) or ``gpus_per_node`` (GPUs) when the curve states one
     value; nodes per run from a ``nodes`` column known for every run (None otherwise).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        One curve's rows of a curve table.
     """
     try:  # the one alias table of units (check_unit); a unit it does not know counts as processes
         unit = check_unit(runs["unit"].iloc[0] if "unit" in runs.columns else None, "curve_topology")
@@ -135,6 +147,17 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
     was too short), ``fit_ms`` (the model's fit on the measured runs), ``failure`` (why it
     could not be fitted), ``predictor_ms`` (the whole predictor fit plus the predictions of
     this curve's targets, same for every model of a (curve, protocol)).
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A curve table (:mod:`workbench.io.curves`).
+    protocols : sequence of str, default PROTOCOLS
+        The protocols run.
+    models : sequence of str, default tuple(MODELS)
+        The scaling models compared.
+    progress : bool, default True
+        Show a progress bar.
     """
     curves = validate_curves(curves)
     groups = list(curves.groupby("curve_id", sort=False))
@@ -320,6 +343,17 @@ def fit_calibration(records: pd.DataFrame, recall_goal: float = 0.91, provenance
     predictor's misses (> 30 %) in these records.  The default 0.91 is one point above the
     goal of flagging 90 % of misses on sources the threshold was not chosen on: at 0.90,
     leave-one-source-out recall was 89 %.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Benchmark records (:func:`benchmark_records`).
+    recall_goal : float, default 0.91
+        Share of the predictor's misses the warning threshold must flag.
+    provenance : dict, optional
+        What the calibration was learnt from, stored with it.
+    combinations : sequence of str, default COMBINATIONS
+        Ways of combining members the calibration may choose from.
     """
     error_models = {}
     for name, g in records.groupby("model", sort=False):
@@ -368,6 +402,17 @@ def widen_for_unseen_sources(em, frame: pd.DataFrame, weights: np.ndarray, level
     :data:`GROUP_MIN_RECORDS` predictions to :data:`GROUP_COVERAGE` at ``level``, capped where the
     pooled coverage would pass :data:`POOLED_COVERAGE_MAX`.  Returns a new ErrorModel (``em``
     unchanged when it already holds, or with fewer than two sources).
+
+    Parameters
+    ----------
+    em : ErrorModel
+        The error model to widen.
+    frame : pandas.DataFrame
+        The records it was fitted on, with a ``source`` column.
+    weights : ndarray of float
+        Weight per record.
+    level : float, default 0.8
+        Interval level whose coverage is calibrated.
     """
     sources = frame["source"].to_numpy()
     names = [s for s in dict.fromkeys(sources) if (sources == s).sum() >= GROUP_MIN_RECORDS]
@@ -415,6 +460,19 @@ def stretch_for_flag(em, frame: pd.DataFrame, weights: np.ndarray, flag: str, le
     weighted once) to ``level`` coverage; unchanged when fewer than :data:`GROUP_MIN_RECORDS`
     records are flagged (nothing to calibrate on).  E.g. ``leaves_node``: targets that need more
     nodes than the single node every measurement ran on.
+
+    Parameters
+    ----------
+    em : ErrorModel
+        The error model (changed in place).
+    frame : pandas.DataFrame
+        The records; those with ``flag`` > 0 are flagged (none when the column is absent).
+    weights : ndarray of float
+        Weight per record.
+    flag : str
+        The flag column (e.g. ``"leaves_node"``).
+    level : float, default 0.8
+        Interval level whose coverage is calibrated.
     """
     flagged = frame[flag].to_numpy(float) > 0 if flag in frame.columns else np.zeros(len(frame), bool)
     if flagged.sum() < GROUP_MIN_RECORDS:
@@ -452,6 +510,15 @@ def apply_calibration(records: pd.DataFrame, calibration: Calibration, level: fl
     Columns ``lower``/``upper`` (``level`` interval), ``miss_probability`` and ``warned``
     (predictor rows: its warning rule; single models: NaN, they have no calibrated warning
     rule), plus ``warnings`` kinds for the predictor.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Benchmark records.
+    calibration : Calibration
+        The calibration applied.
+    level : float, default 0.8
+        Interval level.
     """
     parts = []
     for name, g in records.groupby("model", sort=False):
@@ -486,6 +553,18 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8, progress: bo
     source).  ``combinations``: the ways of combining members the calibration may choose
     from (:data:`COMBINATIONS`; ``("all",)`` scores the combination without the
     plausibility rule).
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Benchmark records.
+    level : float, default 0.8
+        Interval level.
+    progress : bool, default True
+        Show a progress bar.
+    combinations : sequence of str, default COMBINATIONS
+        Ways of combining members the calibration may choose from (``("all",)`` scores the
+        combination without the plausibility rule).
     """
     sources = list(dict.fromkeys(records["source"]))
     if len(sources) < 2:
@@ -514,6 +593,13 @@ def leaderboard(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.Dat
     predictions with the same coverage), ``warned_share``, ``miss_recall`` (share of > 30 %
     misses that were warned), ``good_silent`` (share of the other predictions that were not
     warned), ``fit_ms`` (median).
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Calibrated results (:func:`apply_calibration`, :func:`leave_one_source_out`).
+    by : sequence of str, default ("model",)
+        Grouping columns.
     """
     def one(g: pd.DataFrame) -> pd.Series:
         ok = np.isfinite(g["prediction"].to_numpy(float))
@@ -550,6 +636,13 @@ def warning_table(results: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame
     missed), ``recall`` (share of misses it fired on), ``predictions`` and ``misses``; the
     last row of each group, ``warned``, is the combined flag.  ``by=("fold",)`` gives the
     table per held-out source.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Calibrated results.
+    by : sequence of str, default ()
+        Grouping columns (``("fold",)``: per held-out source).
     """
     p = results[results["model"] == "predictor"]
     keys = list(by)
@@ -575,6 +668,13 @@ def source_weighted(results: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd
 
     The mean over sources (``fold``) of each source's own leaderboard row, per ``by`` group;
     ``sources`` counts them.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Results of :func:`leave_one_source_out` (with ``fold``).
+    by : sequence of str, default ("model",)
+        Grouping columns.
     """
     per_source = leaderboard(results, by=("fold", *by))
     numeric = [c for c in per_source.columns if c not in ("fold", *by)]
@@ -603,6 +703,15 @@ def speed_table(curves: pd.DataFrame, n_measured: int = 4, n_targets: int = 8) -
     ``n_measured`` smallest allocations of every curve (``n_targets`` targets, doubling from
     twice the largest), beside one scipy least-squares fit of the same runs, timed one after
     the other in the same loop.  Rows: ``what``, ``curves``, ``median_ms``, ``p90_ms``.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A curve table.
+    n_measured : int, default 4
+        Smallest allocations of each curve fitted.
+    n_targets : int, default 8
+        Targets predicted per curve.
     """
     curves = validate_curves(curves)
     times = {"ScalingPredictor fit + predict_frame": [], "one scipy least_squares fit (Amdahl)": []}
@@ -643,6 +752,11 @@ def read_benchmark_results(per_curve_csv) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     Raises :class:`~workbench.errors.DataFormatError` naming the file that is missing or not
     a readable CSV table, with how to produce it (:data:`HOW_TO_BENCH`).
+
+    Parameters
+    ----------
+    per_curve_csv : str or path-like
+        The per-curve results CSV.
     """
     per_curve_csv = Path(per_curve_csv)
     board_csv = per_curve_csv.with_name("scaling_leaderboard.csv")

@@ -358,6 +358,11 @@ def read_osu_orfeo(path: str | PathLike) -> pd.DataFrame:
     ``line``            int64    line number in that file (the header is line 1)
     ==================  =======  =============================================================
 
+    Parameters
+    ----------
+    path : str or path-like
+        A file named as above, or a folder holding such files.
+
     Raises
     ------
     DataFormatError
@@ -411,6 +416,11 @@ def read_extrap_mpi(path: str | PathLike) -> pd.DataFrame:
     =========================  =======  ======================================================
 
     Rows are sorted by library, collective and ranks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``mpi_data.csv``, or the folder holding it.
 
     Raises
     ------

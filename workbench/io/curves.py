@@ -91,6 +91,15 @@ def validate_curves(frame: pd.DataFrame, name: str = "curve table", *, row_label
     more processes per node than ``cores_per_node``, or a ``processes``/``nodes`` value that
     differs from ``n`` when ``unit`` counts that column are refused.  The topology columns
     come back as ``Int64`` right after the columns of the module docstring.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The curve table (columns of the module docstring).
+    name : str, default "curve table"
+        What the messages call the table (e.g. the file's name).
+    row_label : str, default "row"
+        What the messages call an index label (``"line"`` for a frame read from a file).
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
@@ -212,6 +221,11 @@ def read_curves_csv(path: str | PathLike) -> pd.DataFrame:
     Columns of the module docstring; ``curve_id``, ``n`` and ``time_s`` required;
     comma-separated, ``#`` comment lines ignored; the checks and limits of
     :mod:`workbench.io.text`. Messages name the file and its lines.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
     """
     return validate_curves(_read_csv(as_path(path)), str(path), row_label="line")
 
@@ -222,6 +236,11 @@ def read_scaling_corpus(path: str | PathLike) -> pd.DataFrame:
     ``source`` is the upstream repository (``source_repo``); a ``licence`` column gives each
     row's licence (:data:`CORPUS_LICENCES`): the ``hpc-uk/archer-benchmarks`` rows are
     GPL-3.0.  ``problem``, ``commit``, ``path`` and ``notes`` are kept.
+
+    Parameters
+    ----------
+    path : str or path-like
+        ``curves.csv``, or the folder holding it.
     """
     path = as_path(path)
     if is_folder(path):  # a DataFormatError naming the path when it does not exist
@@ -281,6 +300,15 @@ def curves_from_scaling_frame(frame: pd.DataFrame, source: str = "custom", min_p
     placement), ``cores_per_node`` from ``frame.attrs["cores_per_node"]`` (set by the
     catalogue for machines it knows, e.g. 4 on the Raspberry Pi cluster; else ``<NA>``) and
     ``gpus_per_node`` ``<NA>``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A scaling frame (:mod:`workbench.io.scaling`).
+    source : str, default "custom"
+        The ``source`` column of the curves.
+    min_points : int, default 1
+        Fewest distinct process counts a curve needs to be kept.
     """
     cores = frame.attrs.get("cores_per_node") if isinstance(frame, pd.DataFrame) else None
     frame = validate_scaling_frame(frame)
@@ -316,6 +344,11 @@ def curve_summary(curves: pd.DataFrame) -> pd.DataFrame:
 
     Columns ``curve_id``, ``source``, ``app``, ``machine``, ``unit``, ``metric``, ``n_points``
     (distinct allocations), ``runs``, ``n_min``, ``n_max``.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        A curve table.
     """
     curves = validate_curves(curves)
     g = curves.groupby("curve_id", sort=False)

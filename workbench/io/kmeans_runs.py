@@ -41,6 +41,15 @@ def synthetic_kmeans_runs(repeats: int = 3, cores: int = 2, seed: int = 0) -> pd
     SC = 0.25 TC, U = min(1, cores / t), F = 2.4 GHz and time = TC / (F min(t, cores))
     with 2 % noise.  Training: I in {20, 40, 80}, K in {8, 16, 32}, N in {5e4, 1e5, 2e5}
     on t = 1, 2, 4; test: four larger configurations on t = 1, 2, 3, 4, 6, 8.
+
+    Parameters
+    ----------
+    repeats : int, default 3
+        Runs per configuration.
+    cores : int, default 2
+        Cores of the imagined machine (U = min(1, cores / t)).
+    seed : int, default 0
+        Seed of the noise.
     """
     rng = np.random.default_rng(seed)
     train = [(i, k, n, "train", (1, 2, 4)) for i, k, n in itertools.product((20, 40, 80), (8, 16, 32),
@@ -84,6 +93,13 @@ def read_runs_upload(name: str, content: bytes) -> pd.DataFrame:
 
     Read like :func:`~workbench.io.measured.read_measured_kmeans` (same columns and
     checks; no metadata sidecar).  Errors name the uploaded file and its lines.
+
+    Parameters
+    ----------
+    name : str
+        The uploaded file's name, for messages.
+    content : bytes
+        The file's content.
     """
     if not name.lower().endswith(".csv"):
         raise ValidationError(f"{name}: not a CSV file (the name does not end in .csv): upload the CSV table of "
@@ -116,6 +132,13 @@ def check_fim_runs(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     FiM-Cal needs the parameters I, K, N, the process count, the role, the calculation
     time and at least some perf counters (TC, SC, U, F), and both train runs (to fit) and
     test runs (to score).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Measured K-means runs (:data:`~workbench.io.measured.KMEANS_COLUMNS`).
+    label : str
+        What the messages call the runs (the data source).
     """
     need = [*KMEANS_PARAMETERS, "processes", "role", "calc_time_s", *FIM_COUNTERS]
     missing = [c for c in need if c not in frame.columns]

@@ -110,6 +110,11 @@ def parse_npb_filename(name: str) -> dict | None:
     This is the convention of the Raspberry Pi cluster logs (``cg-C-64-16.out`` = CG
     class C, 64 processes on 16 nodes; without ``-<nodes>`` the scheduler's default
     placement was used).  Returns ``None`` for names that do not follow it.
+
+    Parameters
+    ----------
+    name : str
+        A log's file name or path (only its last component is decoded).
     """
     m = _FILENAME_RE.match(Path(name).name)
     if m is None:
@@ -200,6 +205,13 @@ def parse_npb_text(text: str, source: str = "<text>") -> dict:
     output: ...", or a field that is missing or unreadable).  Any line ends (``\n``,
     ``\r\n``, ``\r``) are accepted; text over the limits of :mod:`workbench.io.text`
     is refused.
+
+    Parameters
+    ----------
+    text : str
+        The log's text.
+    source : str, default "<text>"
+        The log's name (file name or path), for messages and the record.
     """
     return _parse(checked_text(text, str(source), what=NPB_WHAT, max_bytes=MAX_LOG_BYTES), source)
 
@@ -400,7 +412,13 @@ def read_npb_logs(path) -> pd.DataFrame:
 
 
 def records_to_frame(records: list[dict]) -> pd.DataFrame:
-    """Tidy frame with :data:`NPB_COLUMNS` and their dtypes from :func:`parse_npb_text` records."""
+    """Tidy frame with :data:`NPB_COLUMNS` and their dtypes from :func:`parse_npb_text` records.
+
+    Parameters
+    ----------
+    records : list of dict
+        Records of :func:`parse_npb_text`.
+    """
     frame = pd.DataFrame.from_records(records, columns=NPB_COLUMNS)
     frame = frame.astype(
         {

@@ -306,14 +306,22 @@ def _read_source(text_or_path, name: str | None) -> tuple[str, str]:
 def read_perf_stat(text_or_path, *, name: str | None = None) -> PerfStat:
     """Counters of a ``perf stat`` run from its output (human or ``-x,`` CSV form, detected).
 
-    ``text_or_path``: the output as ``str``/``bytes``, or the path (``str``/``Path``) of a
-    file it was saved to (a regular file of at most 50 MB; any line ends). ``name``: what
-    messages call the output (default: the path, or ``"<perf stat text>"``). Raises
-    :class:`~workbench.errors.DataFormatError` when no counter block is found, a counter's
-    number cannot be read (the message names the line) or ``cycles`` / ``task-clock``
-    (``cpu-clock``) is missing, and :class:`~workbench.errors.MeasurementError` when
-    ``cycles`` is ``<not supported>`` or ``<not counted>`` (hardware counters unavailable;
-    the message names the fix).
+    Parameters
+    ----------
+    text_or_path : str, bytes or path-like
+        The output as ``str``/``bytes``, or the path (``str``/``Path``) of a file it was
+        saved to (a regular file of at most 50 MB; any line ends).
+    name : str, optional
+        What messages call the output; default: the path, or ``"<perf stat text>"``.
+
+    Raises
+    ------
+    DataFormatError
+        No counter block is found, a counter's number cannot be read (the message names the
+        line) or ``cycles`` / ``task-clock`` (``cpu-clock``) is missing.
+    MeasurementError
+        ``cycles`` is ``<not supported>`` or ``<not counted>`` (hardware counters
+        unavailable; the message names the fix).
     """
     text, source = _read_source(text_or_path, name)
     if _HEADER_RE.search(text):

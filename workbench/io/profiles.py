@@ -86,11 +86,18 @@ def _unit_column(frame: pd.DataFrame, stem: str, name: str, *, required: bool) -
 def read_profile_csv(path_or_buffer) -> pd.DataFrame:
     """Read a profile CSV (see the module docstring) into the profile frame.
 
-    ``path_or_buffer``: a path or a text/bytes file-like object. Raises
-    :class:`~workbench.errors.DataFormatError` for unreadable / non-CSV content or an unknown
-    time unit (e.g. a ``time_min`` column), and :class:`~workbench.errors.ValidationError`
-    naming the file, the column and the line for missing columns, empty / non-numeric / NaN
-    / negative times and the other checks of :func:`~workbench.validation.validate_profile`.
+    Parameters
+    ----------
+    path_or_buffer : path-like or file-like
+        A path, or a text/bytes file-like object.
+
+    Raises
+    ------
+    DataFormatError
+        Unreadable / non-CSV content or an unknown time unit (e.g. a ``time_min`` column).
+    ValidationError
+        Naming the file, the column and the line: missing columns, empty / non-numeric / NaN
+        / negative times and the other checks of :func:`~workbench.validation.validate_profile`.
     """
     if isinstance(path_or_buffer, (str, PathLike)):
         name = str(path_or_buffer)
@@ -151,6 +158,11 @@ def pprof_msec(token: str) -> float:
     Accepted forms: ``0.593``, ``28,489``, ``1:10.733`` (m:ss.sss) or ``1:27:15.217`` (h:mm:ss.sss).
 
     Anything else is a :class:`~workbench.errors.DataFormatError` (also a ``ValueError``).
+
+    Parameters
+    ----------
+    token : str
+        A time field of pprof output.
     """
     parts = str(token).replace(",", "").split(":")
     if (len(parts) > 3 or not all(_MSEC_PART_RE.fullmatch(p) for p in parts[:-1])
@@ -230,7 +242,8 @@ def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
     label = _select(tables, table, source)
     rows = pd.DataFrame(tables[label], columns=["line", "name", "excl_ms", "incl_ms"])
     rows = rows[~rows["name"].str.contains(" => ", regex=False)]
-    # (no "\s*" before the tag: on a name with a long run of spaces it took quadratic time)
+    # (no "\s*" before the tag: on a name with a long run of spaces the regex would backtrack
+    # in quadratic time; rstrip removes the spaces instead)
     rows["name"] = rows["name"].str.replace(r"\[THROTTLED\]$", "", regex=True).str.rstrip()
     app = rows["name"] == _APPLICATION
     phases = rows[~app].groupby("name", sort=False)["excl_ms"].sum()
@@ -247,14 +260,23 @@ def _pprof_frame(text: str, source: str, size, run: int, table) -> pd.DataFrame:
 def read_pprof(source, size=None, *, run: int = 0, table: str | None = None, name: str | None = None) -> pd.DataFrame:
     """Per-function exclusive times of TAU ``pprof`` output as a profile frame (see the module docstring).
 
-    ``source``: the text (``str`` with a newline, or ``bytes``), the path of a file holding
-    it, or a folder of files named ``profile_<size>[_<run>][.<ext>]`` (sizes and repeats from
-    the names; other files are ignored). ``size``: the input size of a single output (required
-    then; not allowed with a folder). ``run``: its repeat index. ``table``: ``"mean"`` (the
-    default when present), ``"total"``, ``"NODE 0;CONTEXT 0;THREAD 0"`` or ``"0.0.0"``; without
-    a mean table a text holding one table uses it. ``name``: what messages call a text or
-    bytes source (e.g. an uploaded file's name; default ``"<pprof text>"``). Files and bytes
-    must be UTF-8 text within the limits of :mod:`workbench.io.text`.
+    Parameters
+    ----------
+    source : str, bytes or path-like
+        The text (``str`` with a newline, or ``bytes``), the path of a file holding it, or a
+        folder of files named ``profile_<size>[_<run>][.<ext>]`` (sizes and repeats from the
+        names; other files are ignored).  Files and bytes must be UTF-8 text within the
+        limits of :mod:`workbench.io.text`.
+    size : float, optional
+        The input size of a single output (required then; not allowed with a folder).
+    run : int, default 0
+        The single output's repeat index.
+    table : str, optional
+        ``"mean"``, ``"total"``, ``"NODE 0;CONTEXT 0;THREAD 0"`` or ``"0.0.0"``; default: the
+        mean table when present, else the only table of the text.
+    name : str, optional
+        What messages call a text or bytes source (e.g. an uploaded file's name); default
+        ``"<pprof text>"``.
 
     Raises :class:`~workbench.errors.DataFormatError` when no pprof table is found or a file
     cannot be read, :class:`~workbench.errors.ValidationError` for a missing ``size``, an
@@ -314,6 +336,11 @@ def read_profile_files(files) -> pd.DataFrame:
     its name must say it: ``profile_<size>[_<run>][.<ext>]`` (e.g. ``profile_64.txt``,
     ``profile_64_2.txt``).  Several files are combined.  Raises a
     :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read.
+
+    Parameters
+    ----------
+    files : iterable of (str, bytes)
+        ``(file name, content)`` pairs.
     """
     files = [(name, bytes(content)) for name, content in files]
     frames = []

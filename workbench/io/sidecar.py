@@ -28,9 +28,9 @@ mismatch (a partial file, a sidecar from another run, an interrupted write) is a
 :class:`~workbench.errors.DataFormatError` naming both files. A sidecar written before
 checksums existed (no ``"csv"`` key) is accepted without a check: such files predate the
 atomic writer, and :func:`stamp_sidecar` adds the checksum of the CSV as it is now. A missing
-sidecar is, as before, only a :class:`~workbench.errors.ParseWarning` (an uploaded CSV has
-none). A CSV whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a
-checkout with ``core.autocrlf``, an editor's "save") is the same table: its size and checksum
+sidecar is only a :class:`~workbench.errors.ParseWarning`: an uploaded CSV has none. A CSV
+whose only change is ``\r\n`` line ends or a leading UTF-8 byte-order mark (a checkout with
+``core.autocrlf``, an editor's "save") is the same table: its size and checksum
 are also compared with those line ends and mark removed. The CSV's size is checked against the
 readers' cap (:data:`workbench.io.text.MAX_FILE_BYTES`) before a byte of it is read or hashed.
 """
@@ -75,7 +75,13 @@ _SIDECAR_KEY = "csv"
 
 
 def sidecar_path(path: str | PathLike) -> Path:
-    """Return the metadata file of the table at ``path``: the same name with ``.json``."""
+    """Return the metadata file of the table at ``path``: the same name with ``.json``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The table's path.
+    """
     return Path(path).with_suffix(".json")
 
 
@@ -121,6 +127,13 @@ def check_output_path(path: str | PathLike, *, force: bool = False) -> Path:
     (:func:`protected_data_dirs`). A path not ending in ``.csv`` is a
     :class:`~workbench.errors.ValidationError` (its sidecar would be itself). Call it before a
     long sweep, so that the sweep is not lost at the end.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Where the CSV is to be written (must end in ``.csv``).
+    force : bool, default False
+        Allow overwriting an existing measurement or writing into the repository's data.
     """
     path = Path(path).expanduser()
     if path.suffix.lower() != ".csv":
@@ -179,6 +192,15 @@ def atomic_write(path: Path, data: bytes, *, replace: bool = True) -> None:
     (``replace=False``: hard-linked instead, failing with FileExistsError when ``path`` exists,
     so that two writers cannot both create it). The file gets the mode of the file it replaces,
     else 0644.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file to write.
+    data : bytes
+        Its content.
+    replace : bool, default True
+        Replace an existing file; False: fail with FileExistsError when ``path`` exists.
     """
     try:
         mode = stat.S_IMODE(path.stat().st_mode)
@@ -223,6 +245,13 @@ def write_sidecar(path: str | PathLike, meta: Mapping) -> Path:
 
     Values JSON cannot hold, such as numpy scalars or timestamps, are written as text. Prefer
     :func:`write_measured_csv`, which writes the pair and the checksum.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The table's path (the sidecar is :func:`sidecar_path` of it).
+    meta : mapping
+        The metadata, JSON-serialisable or written as text.
     """
     sidecar = sidecar_path(path)
     atomic_write(sidecar, _json_bytes(meta))
@@ -241,6 +270,19 @@ def write_measured_csv(frame: pd.DataFrame, path: str | PathLike, meta: Mapping,
     (key ``"csv"``) go to its sidecar, both atomically, the CSV first (see the module
     docstring). ``force``: overwrite an existing measurement, or write into the repository's
     data (:func:`check_output_path`). Returns ``path``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    path : str or path-like
+        The CSV to write (must end in ``.csv``).
+    meta : mapping
+        Metadata for the sidecar.
+    force : bool, default False
+        Overwrite an existing measurement, or write into the repository's data.
+    float_format : str, optional
+        Format of floats in the CSV (as :meth:`pandas.DataFrame.to_csv`); default: pandas'.
     """
     path = check_output_path(path, force=force)
     sidecar = sidecar_path(path)
@@ -277,6 +319,11 @@ def stamp_sidecar(path: str | PathLike) -> Path:
     Record in the sidecar of the CSV at ``path`` the CSV's row count, size and SHA-256 as
     the CSV is now (atomically; nothing else changes). This vouches that the CSV is
     complete: check it first. Returns the sidecar's path.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV whose sidecar gets the checksum.
     """
     path = Path(path)
     sidecar = sidecar_path(path)
@@ -316,6 +363,15 @@ def attach_sidecar(frame: pd.DataFrame, path: str | PathLike, unknown: str) -> p
     A missing sidecar gives a :class:`~workbench.errors.ParseWarning` naming what is then
     ``unknown``; an unreadable one a :class:`~workbench.errors.DataFormatError`. No integrity
     check: read measured pairs with :func:`read_measured_csv`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table read from ``path``.
+    path : str or path-like
+        The table's path.
+    unknown : str
+        What is unknown without a sidecar, for the warning (e.g. "the machine").
     """
     meta = _load_sidecar(sidecar_path(path))
     return _attach(frame, meta, path, unknown)
@@ -408,6 +464,17 @@ def read_measured_csv(path: str | PathLike, validate: Callable[[pd.DataFrame, st
     ``frame.attrs``. An unreadable CSV or sidecar, or a pair that disagree, is a
     :class:`~workbench.errors.DataFormatError` naming the file(s); a missing sidecar a
     :class:`~workbench.errors.ParseWarning` naming what is then ``unknown``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV.
+    validate : callable
+        ``validate(frame, name)`` checks the table and returns it.
+    unknown : str
+        What is unknown without a sidecar, for the warning.
+    parse : callable, optional
+        ``parse(data, name)`` turns the CSV's bytes into a frame; default :func:`pandas.read_csv`.
     """
     path = Path(path)
     sidecar = sidecar_path(path)

@@ -115,7 +115,13 @@ _SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 # ----------------------------------------------------------------------------- paths
 
 def as_path(path) -> Path:
-    """``path`` (``str`` or path-like) as a Path, or a DataFormatError naming the wrong type."""
+    """``path`` (``str`` or path-like) as a Path, or a DataFormatError naming the wrong type.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The path.
+    """
     if isinstance(path, bytes) or not isinstance(path, (str, PathLike)):
         raise DataFormatError(f"expected the path of a file or folder, got {type(path).__name__}")
     return Path(path).expanduser()
@@ -136,7 +142,13 @@ def _stat(path: Path, name: str) -> os.stat_result:
 
 
 def path_exists(path) -> bool:
-    """Whether ``path`` names anything at all; never raises (for "is this text or a path?")."""
+    """Whether ``path`` names anything at all; never raises (for "is this text or a path?").
+
+    Parameters
+    ----------
+    path : object
+        Anything: text, a path, bytes.
+    """
     try:
         os.stat(as_path(path))
     except (OSError, ValueError, DataFormatError):
@@ -145,7 +157,15 @@ def path_exists(path) -> bool:
 
 
 def is_folder(path: Path, name: str | None = None) -> bool:
-    """Whether the existing ``path`` is a folder; DataFormatError when it does not exist."""
+    """Whether the existing ``path`` is a folder; DataFormatError when it does not exist.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        An existing path.
+    name : str, optional
+        What messages call it; default: the path.
+    """
     return stat.S_ISDIR(_stat(path, str(path) if name is None else name).st_mode)
 
 
@@ -171,6 +191,19 @@ def read_file_bytes(path, *, what: str, max_bytes: int | None = None,
     ``max_bytes`` (default :data:`MAX_FILE_BYTES`) are refused before a byte is read; at most
     ``max_bytes + 1`` bytes are read whatever the file system reports (``/proc`` files
     report 0, and a file may grow after the check). ``what`` and ``name`` as :func:`read_file`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str
+        What the file should hold, for messages ("an NPB log").
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    unknown : type of DataFormatError, default DataFormatError
+        The error raised for content that is not what was expected.
+    name : str, optional
+        What messages call the file; default: the path as given.
     """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     path = as_path(path)
@@ -206,6 +239,21 @@ def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = F
     messages call the file (default: the path as given). The bytes come from
     :func:`read_file_bytes`: nothing is read from a file over ``max_bytes`` (default
     :data:`MAX_FILE_BYTES`) or from anything but a regular file.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str
+        What the file should hold, for messages ("an NPB log").
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    legacy : bool, default False
+        Accept Latin-1 text that is not UTF-8 (log readers; see :func:`decode`).
+    unknown : type of DataFormatError, default DataFormatError
+        The error raised for content that is not text of the expected kind.
+    name : str, optional
+        What messages call the file; default: the path as given.
     """
     name = str(as_path(path)) if name is None else name
     data = read_file_bytes(path, what=what, max_bytes=max_bytes, unknown=unknown, name=name)
@@ -214,7 +262,23 @@ def read_file(path, *, what: str, max_bytes: int | None = None, legacy: bool = F
 
 def read_buffer(buffer, name: str, *, what: str, max_bytes: int | None = None, legacy: bool = False,
                 unknown: type[DataFormatError] = DataFormatError) -> str:
-    """Return the checked text of a file-like object (bytes or text), reading at most ``max_bytes + 1``."""
+    """Return the checked text of a file-like object (bytes or text), reading at most ``max_bytes + 1``.
+
+    Parameters
+    ----------
+    buffer : file-like
+        A binary or text file-like object.
+    name : str
+        What messages call it.
+    what : str
+        What it should hold, for messages.
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    legacy : bool, default False
+        Accept Latin-1 text that is not UTF-8 (see :func:`decode`).
+    unknown : type of DataFormatError, default DataFormatError
+        The error raised for content that is not text of the expected kind.
+    """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     try:
         data = buffer.read(max_bytes + 1)
@@ -234,6 +298,17 @@ def read_json(path, *, what: str, max_bytes: int | None = None, name: str | None
 
     A DataFormatError naming the file, and the line and column of invalid JSON, when it
     holds anything else. ``what`` describes the object ("the sweep grid").
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    what : str
+        What the object is, for messages ("the sweep grid").
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    name : str, optional
+        What messages call the file; default: the path as given.
     """
     name = str(path) if name is None else name
     text = read_file(path, what=what, max_bytes=max_bytes, name=name)
@@ -263,6 +338,21 @@ def decode(data: bytes, name: str, *, what: str, max_bytes: int | None = None, l
     UTF-16 text, binary content (a NUL byte), too many or too long lines (:data:`MAX_LINES`,
     :data:`MAX_LINE_BYTES`). Not UTF-8: a DataFormatError naming the line, or Latin-1 text
     when ``legacy`` (see the module docstring).
+
+    Parameters
+    ----------
+    data : bytes
+        A file's or an upload's bytes.
+    name : str
+        What messages call it.
+    what : str
+        What it should hold, for messages.
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    legacy : bool, default False
+        Read text that is not UTF-8 as Latin-1 instead of refusing it.
+    unknown : type of DataFormatError, default DataFormatError
+        The error raised for content that is not text of the expected kind.
     """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     if len(data) > max_bytes:
@@ -295,6 +385,19 @@ def checked_text(text: str, name: str, *, what: str, max_bytes: int | None = Non
     r"""Text given as a ``str`` with the checks of :func:`decode` (no decoding).
 
     ``\n`` line ends, no leading byte-order mark, size and line limits.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+    name : str
+        What messages call it.
+    what : str
+        What it should hold, for messages.
+    max_bytes : int, optional
+        Size cap; default :data:`MAX_FILE_BYTES`.
+    unknown : type of DataFormatError, default DataFormatError
+        The error raised for content that is not text of the expected kind.
     """
     max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     if not isinstance(text, str):
@@ -365,6 +468,19 @@ def check_csv_shape(lines: list[str], numbers, name: str, sep: str, *, lower: bo
     table at most :data:`MAX_CELLS` cells; column names must differ (case-insensitively
     when ``lower``). Counting separators bounds the fields of every line in one pass; only
     lines above the bound are parsed (quoted fields may hold separators).
+
+    Parameters
+    ----------
+    lines : list of str
+        The CSV's lines without blank and comment lines, header first.
+    numbers : array-like of int
+        Their line numbers in the file.
+    name : str
+        What messages call the file.
+    sep : str
+        The field separator.
+    lower : bool, default True
+        Compare column names case-insensitively.
     """
     header = lines[0]
     columns = _fields(header, sep, name, numbers[0]) if header.count(sep) < 10 * MAX_COLUMNS else []
@@ -409,6 +525,21 @@ def csv_frame(text: str, name: str, *, example: str, strings: bool = True, lower
 
     Raises ValidationError for an empty file, a table without data rows or repeated column
     names, DataFormatError for a table pandas cannot read (shape: :func:`check_csv_shape`).
+
+    Parameters
+    ----------
+    text : str
+        Checked text (:func:`decode`, :func:`checked_text`).
+    name : str
+        What messages call the file.
+    example : str
+        A header line, shown in the message about an empty file.
+    strings : bool, default True
+        Keep every cell as a stripped string (empty: NaN); False: pandas infers the types.
+    lower : bool, default True
+        Lower-case the column names.
+    sep : str, optional
+        The separator; default: the one the header uses.
     """
     # Full-line '#' comments and blank lines are dropped; remember where the rest came from.
     text = text.rstrip()

@@ -39,7 +39,7 @@ def measure_small_sweep(progress=None, plan=SMALL_SWEEP) -> pd.DataFrame:
     ----------
     progress : object with ``update(1)``, optional
         Told after each run (a tqdm bar).
-    plan : sequence of KMeansConfig
+    plan : sequence of KMeansConfig, default SMALL_SWEEP
         The configurations, each on its process counts.
 
     Returns

@@ -256,6 +256,13 @@ def exclusive_measurement(what: str, *, processes: int | None = None) -> Iterato
 
     Raises :class:`~workbench.errors.MeasurementError` at once, without waiting, when another
     measurement runs, or when ``processes`` exceeds the cap.
+
+    Parameters
+    ----------
+    what : str
+        A short description shown to whoever is refused meanwhile (``"K-means sweep (105 runs)"``).
+    processes : int, optional
+        The most processes the measurement starts at once, checked against :func:`max_processes`.
     """
     cap = max_processes()
     if processes is not None and processes > cap:

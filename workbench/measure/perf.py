@@ -156,6 +156,28 @@ def _command(ctl_fd: int, ack_fd: int, word: bytes) -> None:
         buffer += chunk.replace(b"\x00", b"")
 
 
+def _perf_command(tmp: Path, out: Path, argv: list[str], events: list[str], control: bool,
+                  env: Mapping[str, str] | None) -> tuple[list[str], dict[str, str]]:
+    """Return the ``perf stat`` command line writing to ``out`` and the command's environment.
+
+    In control mode the fifos are made in ``tmp`` and named to the command through
+    :data:`CTL_ENV` / :data:`ACK_ENV`; otherwise those variables are removed, so that a
+    :func:`perf_region` in the command does nothing.
+    """
+    cmd = ["perf", "stat", "-x,", "-o", str(out), "-e", ",".join(events)]
+    child_env = dict(os.environ if env is None else env)
+    if control:
+        ctl, ack = tmp / "ctl.fifo", tmp / "ack.fifo"
+        os.mkfifo(ctl)
+        os.mkfifo(ack)
+        cmd += ["-D", "-1", "--control", f"fifo:{ctl},{ack}"]
+        child_env.update({CTL_ENV: str(ctl), ACK_ENV: str(ack)})
+    else:
+        child_env.pop(CTL_ENV, None)
+        child_env.pop(ACK_ENV, None)
+    return cmd + ["--", *argv], child_env
+
+
 def run_perf_stat(
     argv: Sequence[str],
     *,
@@ -166,12 +188,22 @@ def run_perf_stat(
 ) -> PerfRun:
     """Run ``argv`` under ``perf stat -x,`` and return its counters and output.
 
-    ``events`` must include ``cycles`` and ``task-clock`` (or ``cpu-clock``). ``control``:
-    count only inside the command's :func:`perf_region` (see the module docstring). ``env``:
-    the command's whole environment as for :mod:`subprocess` (default: this process's).
-    ``timeout`` in seconds kills the command's process group. Raises
+    ``control`` is explained in the module docstring.  Raises
     :class:`~workbench.errors.MeasurementError` when perf is missing, the counters are not
     supported, or the command fails or times out (with the tail of its standard error).
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The command.
+    events : sequence of str, default DEFAULT_EVENTS
+        perf events; must include ``cycles`` and ``task-clock`` (or ``cpu-clock``).
+    control : bool, default True
+        Count only inside the command's :func:`perf_region`.
+    env : mapping of str to str, optional
+        The command's whole environment; default: this process's.
+    timeout : float, optional
+        Seconds after which the command's process group is killed; default None: no limit.
     """
     argv = [str(a) for a in argv]
     events = [str(e) for e in events]
@@ -182,18 +214,7 @@ def run_perf_stat(
         raise MeasurementError(f"run_perf_stat: cannot measure {argv[0]!r}: {reason}")
     with tempfile.TemporaryDirectory(prefix="workbench-perf-") as tmp:
         out = Path(tmp) / "perf.csv"
-        cmd = ["perf", "stat", "-x,", "-o", str(out), "-e", ",".join(events)]
-        child_env = dict(os.environ if env is None else env)
-        if control:
-            ctl, ack = Path(tmp) / "ctl.fifo", Path(tmp) / "ack.fifo"
-            os.mkfifo(ctl)
-            os.mkfifo(ack)
-            cmd += ["-D", "-1", "--control", f"fifo:{ctl},{ack}"]
-            child_env.update({CTL_ENV: str(ctl), ACK_ENV: str(ack)})
-        else:
-            child_env.pop(CTL_ENV, None)
-            child_env.pop(ACK_ENV, None)
-        cmd += ["--", *argv]
+        cmd, child_env = _perf_command(Path(tmp), out, argv, events, control, env)
         proc = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             env=child_env, text=True, start_new_session=True,

@@ -111,6 +111,11 @@ class PhaseTimer:
 
     ``clock``: a function returning seconds (default :func:`time.perf_counter`; a fake clock
     makes tests exact).
+
+    Parameters
+    ----------
+    clock : callable, default time.perf_counter
+        Returns seconds (a fake clock makes tests exact).
     """
 
     def __init__(self, clock=perf_counter):
@@ -123,7 +128,13 @@ class PhaseTimer:
         self._in_run = False
 
     def phase(self, name: str) -> _Phase:
-        """Context manager timing the phase ``name`` (exclusive of nested phases)."""
+        """Context manager timing the phase ``name`` (exclusive of nested phases).
+
+        Parameters
+        ----------
+        name : str
+            The phase.
+        """
         ctx = self._phases.get(name)
         if ctx is None:
             if not isinstance(name, str) or not name.strip():
@@ -137,6 +148,11 @@ class PhaseTimer:
         ``name`` defaults to the function's qualified name.
 
         Also usable bare, as ``@timer.timed``.
+
+        Parameters
+        ----------
+        name : str or callable, optional
+            The phase; default: the function's qualified name (bare use passes the function).
         """
         if callable(name):
             return self.timed(None)(name)
@@ -158,6 +174,13 @@ class PhaseTimer:
 
         Labels the phases timed inside and measures the run's wall time (``total_s``).
         ``run`` defaults to the number of runs of that size recorded so far.
+
+        Parameters
+        ----------
+        size : float
+            The run's input size.
+        run : int, optional
+            Its repeat index; default: the runs of that size recorded so far.
         """
         s = _positive(size, "size")
         if run is None:
@@ -182,6 +205,13 @@ class PhaseTimer:
         ``size`` / ``run`` select the runs of that size / repeat index; phases timed outside a
         ``run`` block are labelled with ``size`` (required then) and ``run`` (default 0).
         ``total_s`` is present when every selected run was timed by :meth:`run`.
+
+        Parameters
+        ----------
+        size : float, optional
+            Select the runs of this size; labels phases timed outside a ``run`` block (required then).
+        run : int, optional
+            Select this repeat index; labels phases timed outside a ``run`` block (default 0).
         """
         if self._stack:
             raise ValidationError(f"PhaseTimer.frame: phase {self._stack[-1][0]!r} is still running")

@@ -179,6 +179,24 @@ def kmeans_design(
     calculates for ~75-110 ms, the largest (N = 640 000, K = 32, I = 40, one process) for
     ~4.2 s; 81 training + 24 test runs per repeat, about 2 minutes per repeat, so the default
     3 repeats take about 6-7 minutes on an otherwise idle machine.
+
+    Parameters
+    ----------
+    train_points : sequence of int, default (50000, 100000, 200000)
+        Data points N of the training configurations.
+    train_clusters : sequence of int, default (8, 16, 32)
+        Clusters K of the training configurations.
+    train_iterations : sequence of int, default (20, 40, 80)
+        Iterations I of the training configurations.
+    train_processes : sequence of int, default (1, 2, 4)
+        Process counts of the training runs.
+    test_configs : sequence of (int, int, int), optional
+        ``(points, clusters, iterations)`` of the test configurations; default (320000, 16,
+        40), (320000, 32, 80), (640000, 16, 20) and (640000, 32, 40).
+    test_processes : sequence of int, default (1, 2, 3, 4, 6, 8)
+        Process counts of the test runs.
+    dims : int, default 8
+        Dimensions of the data points.
     """
     train = [
         KMeansConfig(n, k, i, dims, tuple(train_processes), "train")
@@ -260,6 +278,40 @@ def _derive(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[MEASURED_COLUMNS]
 
 
+def _planned_runs(configs, processes, repeats) -> tuple[list[tuple[int, KMeansConfig, int]], int]:
+    """Return every (repeat, configuration, process count) of :func:`measure_kmeans`, checked, and the repeats."""
+    plan = [_as_config(item, i) for i, item in enumerate(configs)]
+    if not plan:
+        raise ValidationError("measure_kmeans: the sweep plan is empty: give at least one configuration (see "
+                              "kmeans_design())")
+    default_processes = _process_counts(processes, "measure_kmeans")
+    repeats = positive_int(repeats, "repeats", "measure_kmeans")
+    runs = [
+        (repeat, config, t)
+        for repeat in range(repeats)
+        for config in plan
+        for t in (config.processes or default_processes)
+    ]
+    for _, config, t in runs:
+        if t > config.points:
+            raise ValidationError(f"measure_kmeans: {t} processes exceed points={config.points}")
+    return runs, repeats
+
+
+def _use_perf(perf: bool) -> bool:
+    """Whether the sweep counts with perf: asked for and available (a WorkbenchWarning says why not)."""
+    if not perf:
+        warnings.warn("measure_kmeans: perf=False: measuring times only, counter columns are NaN",
+                      WorkbenchWarning, stacklevel=3)
+        return False
+    reason = perf_unavailable_reason()
+    if reason is not None:
+        warnings.warn(f"measure_kmeans: perf unavailable, measuring times only (counter columns NaN): {reason}",
+                      WorkbenchWarning, stacklevel=3)
+        return False
+    return True
+
+
 def measure_kmeans(
     configs: Iterable[KMeansConfig | Mapping],
     processes: Sequence[int] = (1, 2, 4),
@@ -283,32 +335,26 @@ def measure_kmeans(
     Runs inside :func:`~workbench.measure.lock.exclusive_measurement`: a
     :class:`~workbench.errors.MeasurementError` at once when another measurement is running on
     this machine, or when a process count exceeds :func:`~workbench.measure.lock.max_processes`.
+
+    Parameters
+    ----------
+    configs : iterable of KMeansConfig or mapping
+        The configurations (mappings of their fields).
+    processes : sequence of int, default (1, 2, 4)
+        Process counts of a configuration without its own.
+    repeats : int, default 3
+        Runs per configuration and process count.
+    perf : bool, default True
+        Count hardware events with ``perf stat`` (False: times only).
+    progress : bool, default True
+        Show a progress bar.
+    seed : int, default 0
+        Seed of the data (the same for every repeat).
+    timeout : float, optional, default 600.0
+        Seconds per run (None: no limit).
     """
-    plan = [_as_config(item, i) for i, item in enumerate(configs)]
-    if not plan:
-        raise ValidationError("measure_kmeans: the sweep plan is empty: give at least one configuration (see "
-                              "kmeans_design())")
-    default_processes = _process_counts(processes, "measure_kmeans")
-    repeats = positive_int(repeats, "repeats", "measure_kmeans")
-    runs = [
-        (repeat, config, t)
-        for repeat in range(repeats)
-        for config in plan
-        for t in (config.processes or default_processes)
-    ]
-    for _, config, t in runs:
-        if t > config.points:
-            raise ValidationError(f"measure_kmeans: {t} processes exceed points={config.points}")
-    use_perf = perf
-    if perf:
-        reason = perf_unavailable_reason()
-        if reason is not None:
-            warnings.warn(f"measure_kmeans: perf unavailable, measuring times only (counter columns NaN): {reason}",
-                          WorkbenchWarning, stacklevel=2)
-            use_perf = False
-    else:
-        warnings.warn("measure_kmeans: perf=False: measuring times only, counter columns are NaN",
-                      WorkbenchWarning, stacklevel=2)
+    runs, repeats = _planned_runs(configs, processes, repeats)
+    use_perf = _use_perf(perf)
     rows = []
     most = max(t for _, _, t in runs)
     with exclusive_measurement(f"K-means sweep ({len(runs)} run{'s' if len(runs) != 1 else ''})", processes=most):
@@ -356,6 +402,19 @@ def write_measured_kmeans(frame: pd.DataFrame, path=None, *, command: str | None
     CSV's row count and checksum, atomically (:func:`~workbench.io.sidecar.write_measured_csv`).
     An existing measurement, or a path in the repository's tracked ``data/``, is a
     :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measured runs.
+    path : str or path-like, optional
+        The CSV; default :func:`default_kmeans_path`.
+    command : str, optional
+        The command that measured them, for the sidecar.
+    extra : mapping, optional
+        Further metadata for the sidecar.
+    force : bool, default False
+        Overwrite an existing measurement or write into the repository's data.
     """
     path = check_output_path(default_kmeans_path() if path is None else path, force=force)
     frame = validate_kmeans_runs(frame, str(path))
@@ -383,6 +442,13 @@ TINY_DESIGN = (KMeansConfig(20_000, 8, 10, processes=(1, 2)),
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Measure a K-means sweep from the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
         prog="python -m workbench.measure.sweep",

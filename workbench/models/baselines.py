@@ -211,7 +211,17 @@ class AmdahlModel(_Baseline):
     """
 
     def fit(self, n, t, sample_weight=None) -> AmdahlModel:
-        """Fit Amdahl's law to the runs ``(n, t)``, optionally weighted; return self."""
+        """Fit Amdahl's law to the runs ``(n, t)``, optionally weighted; return self.
+
+        Parameters
+        ----------
+        n : array-like of float, shape (M,)
+            Processor counts of the runs (>= 1).
+        t : array-like of float, shape (M,)
+            Runtimes at ``n`` (any one unit; predictions come back in it).
+        sample_weight : array-like of float, shape (M,), optional
+            Non-negative weight per run; default: all runs weigh 1.
+        """
         n, t, w = _observations(n, t, sample_weight, 2, "AmdahlModel.fit")
         scale = _time_scale(t, w, "AmdahlModel.fit")
         ts = t / scale
@@ -256,7 +266,17 @@ class USLModel(_Baseline):
     """
 
     def fit(self, n, t, sample_weight=None) -> USLModel:
-        """Fit the universal scalability law to the runs ``(n, t)``, optionally weighted; return self."""
+        """Fit the universal scalability law to the runs ``(n, t)``, optionally weighted; return self.
+
+        Parameters
+        ----------
+        n : array-like of float, shape (M,)
+            Processor counts of the runs (>= 1).
+        t : array-like of float, shape (M,)
+            Runtimes at ``n`` (any one unit; predictions come back in it).
+        sample_weight : array-like of float, shape (M,), optional
+            Non-negative weight per run; default: all runs weigh 1.
+        """
         n, t, w = _observations(n, t, sample_weight, 3, "USLModel.fit")
         scale = _time_scale(t, w, "USLModel.fit")
         ts = t / scale
@@ -305,7 +325,13 @@ class USLModel(_Baseline):
         return n / (1.0 + self.alpha_ * (n - 1.0) + self.beta_ * n * (n - 1.0))
 
     def predict_speedup(self, n) -> np.ndarray:
-        """Return the fitted model's speedup at ``n``."""
+        """Return the fitted model's speedup at ``n``.
+
+        Parameters
+        ----------
+        n : float or array-like of float
+            Processor counts (>= 1).
+        """
         self._check_fitted()
         return self._speedup(processor_counts(n, "USLModel.predict_speedup"))
 
@@ -334,12 +360,15 @@ class DowneyLM(_Baseline):
 
     Parameters
     ----------
-    x0 : initial (A0, sigma0).  Default (10, 2): arbitrary, as in the thesis, but off
-        sigma0 = 1, where the model *runtime* jumps by a factor 2 (T(1) = A on the
-        low-variance side, 2A on the high-variance side) and the finite-difference
-        Jacobian is meaningless, so that LM stops at once in ``paper`` mode.
-    units : "fit" or "paper".
-    max_nfev : evaluation budget (the thesis ran levmar for up to 2000 iterations).
+    x0 : tuple of (float, float), default (10.0, 2.0)
+        Initial (A0, sigma0).  Arbitrary, as in the thesis, but off sigma0 = 1, where the
+        model *runtime* jumps by a factor 2 (T(1) = A on the low-variance side, 2A on the
+        high-variance side) and the finite-difference Jacobian is meaningless, so that LM
+        stops at once in ``paper`` mode.
+    units : {"fit", "paper"}, default "fit"
+        ``"fit"``: the time scale is profiled out; ``"paper"``: it is fixed at 1 input unit.
+    max_nfev : int, default 2000
+        Evaluation budget (the thesis ran levmar for up to 2000 iterations).
 
     Fitted attributes: ``A_``, ``sigma_``, ``scale_`` (input unit), ``t1_`` (input unit),
     ``nfev_``, ``cost_`` (WSSRE), ``converged_``, ``result_``.
@@ -361,7 +390,17 @@ class DowneyLM(_Baseline):
         return x0
 
     def fit(self, n, t, sample_weight=None) -> DowneyLM:
-        """Fit Downey's model to the runs ``(n, t)`` by Levenberg-Marquardt, optionally weighted; return self."""
+        """Fit Downey's model to the runs ``(n, t)`` by Levenberg-Marquardt, optionally weighted; return self.
+
+        Parameters
+        ----------
+        n : array-like of float, shape (M,)
+            Processor counts of the runs (>= 1).
+        t : array-like of float, shape (M,)
+            Runtimes at ``n`` (any one unit; predictions come back in it).
+        sample_weight : array-like of float, shape (M,), optional
+            Non-negative weight per run; default: all runs weigh 1.
+        """
         A0, sigma0 = self._check_params()
         n, t_in, w = _observations(n, t, sample_weight, 3, "DowneyLM.fit")
         sw = np.sqrt(w)
@@ -430,7 +469,13 @@ class DowneyLM(_Baseline):
         return self.scale_ * downey.runtime(n, self.A_, self.sigma_)
 
     def predict_speedup(self, n) -> np.ndarray:
-        """Return Downey's speedup at ``n`` with the fitted A and sigma."""
+        """Return Downey's speedup at ``n`` with the fitted A and sigma.
+
+        Parameters
+        ----------
+        n : float or array-like of float
+            Processor counts (>= 1).
+        """
         self._check_fitted()
         return downey.speedup(processor_counts(n, "DowneyLM.predict_speedup"), self.A_, self.sigma_)
 
@@ -457,6 +502,27 @@ def lm_from_random_starts(
     Returns a DataFrame, one row per start, columns: ``A0``, ``sigma0`` (start),
     ``A``, ``sigma`` (fitted), ``scale`` (input time unit), ``cost`` (WSSRE),
     ``nfev``, ``converged``.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts of the runs (>= 1).
+    t : array-like of float, shape (M,)
+        Runtimes at ``n``.
+    n_starts : int, default 20
+        Number of random starts.
+    seed : int, default 0
+        Seed of the random generator.
+    units : {"fit", "paper"}, default "fit"
+        Time-scale convention of each fit (see :class:`DowneyLM`).
+    sample_weight : array-like of float, shape (M,), optional
+        Non-negative weight per run; default: all runs weigh 1.
+    A_range : tuple of (float, float), default (1.0, 3000.0)
+        Box the A starts are drawn from (lo >= 1).
+    sigma_range : tuple of (float, float), default (0.0, 3000.0)
+        Box the sigma starts are drawn from (lo >= 0).
+    max_nfev : int, default 2000
+        Evaluation budget of each fit.
     """
     if not (isinstance(n_starts, (int, np.integer)) and n_starts >= 1):
         raise ValidationError(f"lm_from_random_starts: n_starts must be a positive integer, got {n_starts!r}")

@@ -565,7 +565,14 @@ class FractalExtrapolator(BaseEstimator):
         self.min_size = min_size
 
     def fit(self, profile) -> "FractalExtrapolator":
-        """Fit each phase's time and share against the input size of ``profile``; return self."""
+        """Fit each phase's time and share against the input size of ``profile``; return self.
+
+        Parameters
+        ----------
+        profile : pandas.DataFrame
+            Phase profile: columns ``size``, ``phase``, ``time_s`` (s), ``run`` and optionally
+            ``total_s`` (s), one row per run and phase (as :func:`phase_shares` reads it).
+        """
         where = "FractalExtrapolator.fit"
         _check_confidence(self.confidence, where)
         shares = phase_shares(profile)

@@ -240,7 +240,13 @@ class PMNFHypothesis:
         return "c0" if self.is_constant else f"c0 + c1 * {self.term}"
 
     def evaluate(self, n) -> np.ndarray:
-        """Return the term ``n^i * log2(n)^j`` at ``n`` (``log2(1)^0 = 1``)."""
+        """Return the term ``n^i * log2(n)^j`` at ``n`` (``log2(1)^0 = 1``).
+
+        Parameters
+        ----------
+        n : float or array-like of float
+            Processor counts (>= 1).
+        """
         n = np.asarray(n, dtype=float)
         with np.errstate(divide="ignore", invalid="ignore"):
             return n**self.i * np.log2(n) ** self.j
@@ -677,6 +683,11 @@ class PMNF(FittedState, BaseEstimator):
         """Return the fitted model of Eq. (1) at ``n`` without clipping.
 
         The cost ``t * n`` if ``strong_scaling``, else the runtime.  Same shape as ``n``.
+
+        Parameters
+        ----------
+        n : float or array-like of float
+            Processor counts (>= 1).
         """
         where = f"{type(self).__name__}.cost"
         self._check_fitted(where)
@@ -735,6 +746,11 @@ class PMNF(FittedState, BaseEstimator):
 
         Where the fitted model is not positive the result is ``floor_`` and a
         :class:`~workbench.errors.WorkbenchWarning` names the first such position.
+
+        Parameters
+        ----------
+        n : float or array-like of float
+            Processor counts (>= 1).
         """
         where = f"{type(self).__name__}.predict"
         self._check_fitted(where)

@@ -30,12 +30,25 @@ def variance_mode(sigma: float) -> str:
 
     At sigma == 1 both formulas agree; :mod:`workbench.models.downey` uses the
     low-variance ones there.
+
+    Parameters
+    ----------
+    sigma : float
+        Variance of parallelism (>= 0).
     """
     return "low" if float(sigma) <= 1 else "high"
 
 
 def default_n_max(A: float, sigma: float) -> float:
-    """Twice the maximum useful allocation (at least 4), so the saturated piece is visible."""
+    """Twice the maximum useful allocation (at least 4), so the saturated piece is visible.
+
+    Parameters
+    ----------
+    A : float
+        Average parallelism (>= 1).
+    sigma : float
+        Variance of parallelism (>= 0).
+    """
     return max(4.0, 2.0 * float(downey.max_useful_allocation(A, sigma)))
 
 
@@ -47,6 +60,17 @@ def downey_curves(A: float, sigma: float, n_max: float | None = None, points: in
     ``efficiency`` (S(n)/n).  The grid is log-spaced and contains the piece boundaries
     A and the maximum useful allocation whenever they are in range, so the curves show
     their kinks exactly instead of cutting corners.
+
+    Parameters
+    ----------
+    A : float
+        Average parallelism (>= 1).
+    sigma : float
+        Variance of parallelism (>= 0).
+    n_max : float, optional
+        Largest allocation tabulated; default :func:`default_n_max`.
+    points : int, default 400
+        Grid points (before the piece boundaries are added).
     """
     A, sigma = (float(v) for v in downey.check_parameters(A, sigma))
     n_max = default_n_max(A, sigma) if n_max is None else float(n_max)
@@ -78,6 +102,17 @@ def downey_figure(A: float, sigma: float, n_max: float | None = None, log_x: boo
     T(n) in model units (log scale), panel 3 the efficiency S(n)/n; both mark the same two
     allocations.  Markers outside ``1 <= n <= n_max`` are left empty rather than removed so
     the trace list is identical for every parameter value.
+
+    Parameters
+    ----------
+    A : float
+        Average parallelism (>= 1).
+    sigma : float
+        Variance of parallelism (>= 0).
+    n_max : float, optional
+        Largest allocation drawn; default :func:`default_n_max`.
+    log_x : bool, default True
+        Logarithmic n axis.
     """
     curves = downey_curves(A, sigma, n_max)
     A, sigma = float(A), float(sigma)

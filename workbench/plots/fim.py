@@ -70,7 +70,13 @@ _C = {"measured": "#111111", "tau": "#d62728", "chosen": "#2ca02c", "used": "#94
 
 
 def hardware_column(variable: str) -> str:
-    """Frame column of a hardware variable given as ``"TC"``, ``"SC"``, ``"U"`` or a column name."""
+    """Frame column of a hardware variable given as ``"TC"``, ``"SC"``, ``"U"`` or a column name.
+
+    Parameters
+    ----------
+    variable : str
+        ``"TC"``, ``"SC"``, ``"U"`` or a column name.
+    """
     by_short = {v: k for k, v in HARDWARE_LABELS.items()}
     key = by_short.get(str(variable).upper(), variable)
     if key not in HARDWARE_LABELS:
@@ -84,7 +90,13 @@ def _label(column: str) -> str:
 
 
 def config_label(config: Mapping) -> str:
-    """``"I=40, K=16, N=320000"`` for a configuration mapping."""
+    """``"I=40, K=16, N=320000"`` for a configuration mapping.
+
+    Parameters
+    ----------
+    config : mapping
+        Application parameter -> value.
+    """
     return ", ".join(f"{_SHORT.get(k, k)}={float(v):g}" for k, v in config.items())
 
 
@@ -104,6 +116,15 @@ def select_config(frame: pd.DataFrame, config, features: Sequence[str] = KMEANS_
     """Return the boolean mask of the rows of ``frame`` with the application parameters ``config``.
 
     ``config`` is a mapping feature -> value, or a tuple in ``features`` order.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Runs with the feature columns.
+    config : mapping or tuple
+        Feature -> value, or the values in ``features`` order.
+    features : sequence of str, default KMEANS_FEATURES
+        The application parameters.
     """
     config = _as_config(config, features)
     mask = np.ones(len(frame), dtype=bool)
@@ -169,6 +190,21 @@ def regression_surface(runs: pd.DataFrame, regression: HardwareRegression, varia
     measured range, the runs at the fixed values (black), the other runs (grey: they lie
     on other slices of the fit).  With a product feature such as ``I*K*N`` the "plane"
     is curved.  A WebGL figure: see :func:`regression_slices` for a light 2-D view.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs the hardware variables were regressed on (FiM: one process).
+    regression : HardwareRegression
+        The fitted Eq. 11 mapping.
+    variable : str
+        The hardware variable drawn (``"TC"``, ``"SC"``, ``"U"`` or a column name).
+    x, y : str
+        Two parameter columns read by the regression's features.
+    fixed : mapping, optional
+        Values of the other parameters; default: the measured value nearest the median.
+    grid : int, default 25
+        Grid points per axis of the surface.
     """
     column, _, fixed, on_slice = _regression_view(runs, regression, variable, x, y, fixed, "regression_surface")
     gx = np.linspace(runs[x].min(), runs[x].max(), grid)
@@ -205,6 +241,21 @@ def regression_slices(runs: pd.DataFrame, regression: HardwareRegression, variab
     the measured runs of that slice as markers of the same colour.  Plain features give
     straight, parallel lines; a product feature fans them out.  Traces, per value of
     ``y``: the fitted line, then the measured points.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The runs the hardware variables were regressed on.
+    regression : HardwareRegression
+        The fitted Eq. 11 mapping.
+    variable : str
+        The hardware variable drawn.
+    x, y : str
+        The parameter along the lines, and the one whose measured values give the lines.
+    fixed : mapping, optional
+        Values of the other parameters; default: the measured value nearest the median.
+    grid : int, default 25
+        Points per line.
     """
     column, _, fixed, on_slice = _regression_view(runs, regression, variable, x, y, fixed, "regression_slices")
     gx = np.linspace(runs[x].min(), runs[x].max(), grid)
@@ -240,6 +291,17 @@ def calibration_trace(result: CalibrationResult, tau: float, alpha_used: float |
     beyond them.  ``alpha_used``: an alpha used for prediction that differs from the
     calibrated one (dotted vertical line; empty trace otherwise). Fixed traces: RMS, tau,
     chosen alpha, alpha used, valid rows.
+
+    Parameters
+    ----------
+    result : CalibrationResult
+        Algorithm 1's outcome (:func:`~workbench.models.fim.calibrate_alpha`).
+    tau : float
+        The RMS threshold.
+    alpha_used : float, optional
+        An alpha used for prediction that differs from the calibrated one.
+    error : {"relative", "absolute"}, default "relative"
+        What the RMS error measures (the y axis title).
     """
     if not (np.isfinite(tau) and tau > 0):
         raise ValidationError(f"calibration_trace: tau must be > 0, got {tau!r}")
@@ -313,6 +375,13 @@ def transition_heatmap(matrix: np.ndarray, title: str | None = None) -> go.Figur
     Rows i = active processes now, columns j = active processes one cycle later, plus a
     last column ``done`` = 1 - sum_j P_ij, the probability that an active process
     completes the stage (Eq. 9 for i = t).
+
+    Parameters
+    ----------
+    matrix : ndarray of float, shape (t + 1, t + 1)
+        Transition matrix (:func:`~workbench.models.fim.transition_matrix`).
+    title : str, optional
+        Figure title; default: a description of the matrix.
     """
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -338,6 +407,13 @@ def occupancy_figure(occupancy: np.ndarray, title: str | None = None) -> go.Figu
 
     The probability of each number of active processes as stacked areas, and the completed
     mass (last column) as its own line.
+
+    Parameters
+    ----------
+    occupancy : ndarray of float, shape (cycles + 1, t + 2)
+        State probabilities per cycle, completion last.
+    title : str, optional
+        Figure title; default: a description of the occupancy.
     """
     occupancy = np.asarray(occupancy, dtype=float)
     if occupancy.ndim != 2 or occupancy.shape[1] < 3:
@@ -391,6 +467,19 @@ def prediction_vs_actual(test_frame: pd.DataFrame, predictions: Mapping[str, np.
     ``config``: the application parameters to show (mapping or tuple in ``features`` order).
     Traces, in order: measured median with min-max range bars, one line per model, the
     actual optimum (star), the predicted optima (one marker per model, its colour).
+
+    Parameters
+    ----------
+    test_frame : pandas.DataFrame
+        Runs aggregated over repeats (:func:`workbench.evaluation.fim.aggregate_runs`).
+    predictions : mapping of str to ndarray
+        Model name -> seconds per row of ``test_frame`` (NaN = refused).
+    config : mapping or tuple
+        The application parameters shown (tuple in ``features`` order).
+    features : sequence of str, default KMEANS_FEATURES
+        The application parameters.
+    target : str, default "calc_time_s"
+        The measured time column, seconds.
     """
     where = "prediction_vs_actual"
     require_columns(test_frame, [*features, "processes", target], where)
@@ -453,6 +542,13 @@ def parity_figure(comparison: Comparison, band_pct: float = 20.0) -> go.Figure:
 
     With y = x and the +-``band_pct`` % band ([Bhimani2019]: FiM's errors stay below 20
     %).
+
+    Parameters
+    ----------
+    comparison : Comparison
+        Scores of the models (:func:`~workbench.evaluation.fim.compare_predictions`).
+    band_pct : float, default 20.0
+        Half-width of the error band, percent.
     """
     runs = comparison.per_run
     require_columns(runs, ["actual_s"], "parity_figure")
@@ -502,6 +598,17 @@ def table4_frame(comparison: Comparison | None = None, paper: pd.DataFrame | Non
     process counts, ours only; the paper reports 0.80-0.99 for FiM without a per-app value).
     ``paper``: the seed table (default ``fetch_seed_table("fim_vs_rbasp_table4")``);
     ``apps``: its applications to include (``None``: all).
+
+    Parameters
+    ----------
+    comparison : Comparison, optional
+        Our measured comparison; default None: the paper's rows only.
+    paper : pandas.DataFrame, optional
+        The seed table; default ``fetch_seed_table("fim_vs_rbasp_table4")``.
+    apps : sequence of str, default ("KM",)
+        The paper's applications included (None: all).
+    ours_label : str, default "ours: K-means measured here"
+        The ``source`` of our rows.
     """
     if paper is None:
         from workbench.io import fetch_seed_table
@@ -534,6 +641,11 @@ def table4_figure(table: pd.DataFrame) -> go.Figure:
     A bar from the best to the worst relative error with the average marked, one row per
     (source, model), log x axis (a model without any valid prediction keeps its row,
     empty).
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows of :func:`table4_frame`.
     """
     missing = [c for c in ("source", "application", "model", "best_pct", "average_pct", "worst_pct") if c not in table]
     if missing:

@@ -67,6 +67,13 @@ def ecdf(values, max_points: int = MAX_CDF_POINTS) -> tuple[np.ndarray, np.ndarr
 
     Beyond ``max_points`` evenly spaced order statistics, so the drawn curve keeps the
     shape at a fixed size.
+
+    Parameters
+    ----------
+    values : array-like of float
+        The samples.
+    max_points : int, default 1000
+        Most points returned.
     """
     x = np.sort(np.asarray(values, dtype=float).ravel())
     x = x[np.isfinite(x)]
@@ -78,7 +85,13 @@ def ecdf(values, max_points: int = MAX_CDF_POINTS) -> tuple[np.ndarray, np.ndarr
 
 
 def p_value_text(fit: StationFit) -> str:
-    """``"p = 0.189"`` or ``"p = n/a (reason)"`` for a fit without a chi-square test."""
+    """``"p = 0.189"`` or ``"p = n/a (reason)"`` for a fit without a chi-square test.
+
+    Parameters
+    ----------
+    fit : StationFit
+        A fitted station.
+    """
     if np.isfinite(fit.p_value):
         return f"χ² p = {fit.p_value:.3g}"
     reason = fit.warnings[-1].split(":")[0] if fit.warnings else "no test"
@@ -86,7 +99,13 @@ def p_value_text(fit: StationFit) -> str:
 
 
 def fit_label(fit: StationFit) -> str:
-    """``"uniform_rate(ζmin=584, ζmax=676)"``: the family and its fitted parameters."""
+    """``"uniform_rate(ζmin=584, ζmax=676)"``: the family and its fitted parameters.
+
+    Parameters
+    ----------
+    fit : StationFit
+        A fitted station.
+    """
     params = ", ".join(f"{_PARAM_LABELS.get(k, k)}={v:.3g}" for k, v in fit.params.items())
     return f"{fit.family}({params})"
 
@@ -114,6 +133,13 @@ def makespan_figure(sim: CollectiveSimulation, measured_us: float | None = None)
     Fixed traces: histogram bars, mean, measured (empty without ``measured_us``).  The
     title gives mean ± standard deviation, the time per data point (the y axis of Fig. 6)
     and the model's relative error against the measurement.
+
+    Parameters
+    ----------
+    sim : CollectiveSimulation
+        The simulated collective.
+    measured_us : float, optional
+        The measured latency, µs; default None: not drawn.
     """
     m = np.asarray(sim.makespan, dtype=float)
     summary = sim.summary()
@@ -161,6 +187,11 @@ def station_fit_frame(fits: Mapping[str, StationFit]) -> pd.DataFrame:
     ``station``, ``family``, ``parameters`` (text, rates in points/µs, times in µs), ``n``
     (measured samples), ``chi2``, ``dof``, ``p_value`` (NaN without a test), ``ks``
     (Kolmogorov-Smirnov distance of the fit) and ``note`` (the fit's warnings).
+
+    Parameters
+    ----------
+    fits : mapping of str to StationFit
+        Station name -> fit.
     """
     rows = [dict(station=s, family=f.family, parameters=fit_label(f).split("(", 1)[1].rstrip(")"), n=f.n,
                  chi2=f.chi2, dof=f.dof, p_value=f.p_value, ks=f.ks_statistic, note="; ".join(f.warnings))
@@ -183,6 +214,13 @@ def station_cdf_figure(fits: Mapping[str, StationFit] | None,
     Fixed traces, per station in D, M, C, R order: measured, simulated, fitted (empty
     when absent; the fit drawn last, dotted, because a simulation with the fitted
     parameters lies on it), so the figure can update a live widget in place.
+
+    Parameters
+    ----------
+    fits : mapping of str to StationFit or None
+        Station name -> fit (None: empty subplots).
+    simulated : CollectiveSimulation, optional
+        A simulation whose drawn service times are added.
     """
     fits = dict(fits or {})
     sim = _simulated_samples(simulated) if simulated is not None else {}
@@ -268,6 +306,17 @@ def sweep_figure(summary: pd.DataFrame, vary: str, measured: pd.DataFrame | None
 
     Traces: band lower edge, band (``fill="tonexty"``), model mean, measured (empty
     without ``measured``), eager limit (vs N only).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`~workbench.evaluation.fim_com.summarize_sweep` of one pattern.
+    vary : {"n_jobs", "processes"}
+        The x axis.
+    measured : pandas.DataFrame, optional
+        OSU rows along the same axis; default None: none drawn.
+    per_job : bool, default False
+        Divide every time by N (Fig. 6's y axis).
     """
     if vary not in ("n_jobs", "processes"):
         raise ValidationError(f"sweep_figure: vary must be 'n_jobs' or 'processes', got {vary!r}")

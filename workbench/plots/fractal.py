@@ -53,7 +53,13 @@ _C = {"threshold": "#d62728", "C": "#2ca02c", "target": "#555555", "measured": "
 
 
 def phase_colors(phases: Sequence[str]) -> dict[str, str]:
-    """One colour per phase, in order (the same phase keeps its colour across figures)."""
+    """One colour per phase, in order (the same phase keeps its colour across figures).
+
+    Parameters
+    ----------
+    phases : sequence of str
+        The phases, in order.
+    """
     return {p: _PALETTE[i % len(_PALETTE)] for i, p in enumerate(phases)}
 
 
@@ -84,6 +90,21 @@ def shares_figure(
     convergence size C (green), the fitted sizes N_i (diamonds on the major-phase share)
     and the target size (grey, dotted).  The x axis is logarithmic when the sizes span
     more than a factor of 20.
+
+    Parameters
+    ----------
+    shares : pandas.DataFrame
+        Columns ``size``, ``phase``, ``share``.
+    phases : sequence of str
+        The major phases.
+    threshold : float
+        The cumulative share the major phases reach (a horizontal line).
+    convergence_size : float, optional
+        The convergence size C to mark.
+    sizes : sequence of float, optional
+        The fitted sizes N_i to mark.
+    target_size : float, optional
+        The target size to mark.
     """
     require_columns(shares, ["size", "share"], "shares figure")
     wide = shares.pivot_table(index="size", columns="phase", values="share", aggfunc="mean").sort_index()
@@ -128,6 +149,22 @@ def shares_figure(
 # ------------------------------------------------------------------------ log-log (2.2)
 
 
+def _unfitted_trace(fits: Mapping[str, object], measured: pd.DataFrame) -> go.Scatter:
+    """Return the grey trace of the measured sizes below the target that no phase's fit used."""
+    require_columns(measured, ["size", "time_s"], "log-log figure")
+    target = next(iter(fits.values())).target_size if fits else 1.0
+    rows = measured[measured["phase"].isin(list(fits)) & (measured["size"] < target) & (measured["time_s"] > 0)]
+    fitted = np.zeros(len(rows), dtype=bool)
+    for phase, fit in fits.items():
+        fitted |= (rows["phase"] == phase).to_numpy() & np.isin(rows["size"].to_numpy(dtype=float), fit.sizes)
+    rest = rows[~fitted]
+    return go.Scatter(
+        x=np.log(rest["size"].to_numpy(dtype=float) / target), y=np.log(rest["time_s"].to_numpy(dtype=float)),
+        mode="markers", name="measured, not fitted", marker=dict(color=_C["other"], size=7),
+        customdata=np.c_[rest["size"].to_numpy(dtype=float)], text=rest["phase"].astype(str).to_numpy(),
+        hovertemplate="%{text}, N = %{customdata[0]:g}: ln T = %{y:.3f}<extra></extra>")
+
+
 def loglog_figure(
     fits: Mapping[str, object],
     *,
@@ -145,22 +182,20 @@ def loglog_figure(
     ``time_s``, e.g. phase shares) adds one grey trace first: the measured sizes that
     were not fitted, to show what k and delta chose.  The slope m of each line is
     annotated.  Times are in the unit of the fits (s), logs natural.
+
+    Parameters
+    ----------
+    fits : mapping of str to PhaseFit
+        Phase -> fit.
+    actual : mapping of str to float, optional
+        Phase -> measured time at the target size (s).
+    measured : pandas.DataFrame, optional
+        Columns ``size``, ``phase``, ``time_s`` of all measured sizes (the unfitted in grey).
     """
     colors = phase_colors(list(fits))
     traces, notes = [], []
     if measured is not None:
-        require_columns(measured, ["size", "time_s"], "log-log figure")
-        target = next(iter(fits.values())).target_size if fits else 1.0
-        rows = measured[measured["phase"].isin(list(fits)) & (measured["size"] < target) & (measured["time_s"] > 0)]
-        fitted = np.zeros(len(rows), dtype=bool)
-        for phase, fit in fits.items():
-            fitted |= (rows["phase"] == phase).to_numpy() & np.isin(rows["size"].to_numpy(dtype=float), fit.sizes)
-        rest = rows[~fitted]
-        traces.append(go.Scatter(
-            x=np.log(rest["size"].to_numpy(dtype=float) / target), y=np.log(rest["time_s"].to_numpy(dtype=float)),
-            mode="markers", name="measured, not fitted", marker=dict(color=_C["other"], size=7),
-            customdata=np.c_[rest["size"].to_numpy(dtype=float)], text=rest["phase"].astype(str).to_numpy(),
-            hovertemplate="%{text}, N = %{customdata[0]:g}: ln T = %{y:.3f}<extra></extra>"))
+        traces.append(_unfitted_trace(fits, measured))
     for i, (phase, fit) in enumerate(fits.items()):
         c = colors[phase]
         sizes = np.asarray(fit.sizes, dtype=float)
@@ -221,6 +256,13 @@ def prediction_figure(comparison: pd.DataFrame, target_size: float | None = None
     ``error_pct``; the last row is the whole program, T of section 2.3).  Two bar
     traces: predicted with the prediction band as error bars, measured (NaN bars
     without a large run); the error in % is written above each pair.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        The experiment's comparison frame.
+    target_size : float, optional
+        The target size, for the title.
     """
     require_columns(comparison, ["predicted_s"], "prediction figure")
     names = comparison["phase"].astype(str).tolist()
@@ -265,6 +307,11 @@ def table1_figure(check: pd.DataFrame) -> go.Figure:
     published predicted time / e^b (inside the bracket when b was rounded from it) and the
     published actual time / e^b (its distance from 1 is the error of e^b).  Linear y axis:
     on a log axis of seconds the 10 % bracket would vanish; hover shows the seconds.
+
+    Parameters
+    ----------
+    check : pandas.DataFrame
+        Rows of :func:`~workbench.evaluation.fractal.table1_check`.
     """
     require_columns(check, ["eb_s", "bracket_low_s", "bracket_high_s", "published_predicted_s",
                             "published_actual_s"], "Table 1 figure")

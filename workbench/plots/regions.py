@@ -27,7 +27,13 @@ _MAX_STACKED = 8
 
 
 def region_colours(regions) -> dict[str, str]:
-    """Return a fixed colour per region (in the given order)."""
+    """Return a fixed colour per region (in the given order).
+
+    Parameters
+    ----------
+    regions : iterable of str
+        The regions, in order.
+    """
     palette = qualitative.Plotly + qualitative.D3
     return {r: palette[i % len(palette)] for i, r in enumerate(regions)}
 
@@ -101,8 +107,10 @@ def region_fit_figure(region: str, runs: pd.DataFrame, curve: pd.DataFrame, targ
         Its predictions over a grid: n, prediction, lower, upper.
     target : float
         The allocation asked about.
-    unit, n_label : str
-        Axis titles.
+    unit : str, default "s"
+        Unit of the times (y axis title).
+    n_label : str, default "processes"
+        What n counts (x axis title).
     """
     require_columns(curve, ("n", "prediction", "lower", "upper"), "region_fit_figure")
     curve = curve.sort_values("n")

@@ -54,7 +54,19 @@ FITS_COLUMNS = {"target n": Column("target n [processes]"), "τ": Column("τ [s 
 
 
 def summary_html(model: Adept, holdout: pd.DataFrame, seconds: float, extra: dict | None = None) -> str:
-    """Readouts of a fit: δ used, held-back accuracy (mean and worst PA), warnings, time."""
+    """Readouts of a fit: δ used, held-back accuracy (mean and worst PA), warnings, time.
+
+    Parameters
+    ----------
+    model : Adept
+        The fitted model.
+    holdout : pandas.DataFrame
+        Its predictions of the held-back runs, with their prediction accuracy.
+    seconds : float
+        Time of the fit and redraw.
+    extra : dict, optional
+        Further readouts (label -> value).
+    """
     pa = holdout["accuracy_pct"].dropna()
     rows = {
         "δ used (envelope)": f"{model.delta_:.3g}" + (" (increased)" if model.delta_ > model.delta else ""),
@@ -81,6 +93,21 @@ class AdeptDashboard(widgets.VBox):
     ``summary``, ``tables``, ``warnings`` (HTML), ``messages`` (error panel), ``model`` (the
     current fitted :class:`~workbench.models.adept.Adept`), ``last_update_s`` (seconds of
     the last fit + redraw).
+
+    Parameters
+    ----------
+    source : str, optional
+        Initial data source (a key of ``sources``); default: the first.
+    delta : float, default 0.05
+        ADEPT's initial deviation bound δ.
+    q : float, default 2.0
+        ADEPT's weight exponent q.
+    units : {"fit", "paper"}, default "fit"
+        ADEPT's time-scale convention.
+    view : {"speedup", "runtime"}, default "speedup"
+        What the figure shows.
+    sources : sequence of str, default ("synthetic-downey", "npb-pi-cluster")
+        The data sources offered, in menu order.
     """
 
     def __init__(self, source: str | None = None, delta: float = 0.05, q: float = 2.0, units: str = "fit",
@@ -161,6 +188,13 @@ def adept_dashboard(source: str | None = None, **kwargs) -> AdeptDashboard:
 
     ``source``: ``"synthetic-downey"`` (default, bundled) or ``"npb-pi-cluster"`` (needs the
     real-data mirror); other keyword arguments: ``delta``, ``q``, ``units``, ``view``.
+
+    Parameters
+    ----------
+    source : str, optional
+        ``"synthetic-downey"`` (default, bundled) or ``"npb-pi-cluster"``.
+    **kwargs
+        Further settings of :class:`AdeptDashboard` (``delta``, ``q``, ``units``, ``view``).
     """
     return AdeptDashboard(source=source, **kwargs)
 

@@ -64,7 +64,13 @@ def _all_but_largest(processes: list[float]) -> list[float]:
 
 
 def verdict_html(report: AnomalyReport) -> str:
-    """Return the outcome of anomaly detection ([Deshmeh2013] section 3.9.2-3.9.3) as a short HTML summary."""
+    """Return the outcome of anomaly detection ([Deshmeh2013] section 3.9.2-3.9.3) as a short HTML summary.
+
+    Parameters
+    ----------
+    report : AnomalyReport
+        The outcome of :func:`~workbench.models.adept.anomalies.detect_anomalies`.
+    """
     rows = [f"<b>pattern</b>: {html.escape(report.pattern)}"]
     if len(report.anomalies):
         items = ", ".join(
@@ -94,6 +100,19 @@ class AnomalyDashboard(widgets.VBox):
     metric, main LiveFigure), ``fit_figure`` (LiveFigure), ``verdict``, ``summary``,
     ``warnings``, ``tables`` (HTML), ``messages`` (error panel), ``model`` and
     ``baseline`` (fitted with and without anomaly handling), ``last_update_s``.
+
+    Parameters
+    ----------
+    source : str, optional
+        Initial data source; default: the first of ``sources``.
+    epsilon : float, default 0.1
+        Tolerated rise of R before observations are candidates (ε).
+    theta : float, default 5.0
+        Anomaly magnitude at which a run's weight reaches 0 (θ).
+    view : {"speedup", "runtime"}, default "speedup"
+        What the prediction figure shows.
+    sources : sequence, default (SYNTHETIC_ANOMALY, "synthetic-downey", "npb-pi-cluster")
+        The data sources offered, in menu order.
     """
 
     def __init__(self, source: str | None = None, epsilon: float = 0.1, theta: float = 5.0, view: str = "speedup",
@@ -190,5 +209,12 @@ def anomaly_dashboard(source: str | None = None, **kwargs) -> AnomalyDashboard:
 
     ``source``: ``"synthetic-anomaly"`` (default), ``"synthetic-downey"`` or
     ``"npb-pi-cluster"``; keyword arguments ``epsilon``, ``theta``, ``view``.
+
+    Parameters
+    ----------
+    source : str, optional
+        ``"synthetic-anomaly"`` (default), ``"synthetic-downey"`` or ``"npb-pi-cluster"``.
+    **kwargs
+        Further settings of :class:`AnomalyDashboard` (``epsilon``, ``theta``, ``view``).
     """
     return AnomalyDashboard(source=source, **kwargs)

@@ -309,6 +309,17 @@ class CommMLDashboard(_GradientBoosting, QuietChanges, NamedFigures, widgets.VBo
     :class:`~workbench.models.comm.gbm.ScenarioResult` shown), ``figures`` (static
     figures by name), ``messages``, ``rank_messages``, ``ml_messages``, ``notice``;
     ``per_rank`` and ``osu`` (None when unavailable); ``last_main_s``, ``last_update_s``.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame, optional
+        Per-rank rows of your own; default: the catalogue's.
+    osu : pandas.DataFrame, optional
+        OSU latencies of your own; default: the catalogue's.
+    source : str, optional
+        Data of the models: ``"datagen"`` or ``"osu"``; default: the first available.
+    scenario : str, default "train_small_test_big"
+        The initial modelling scenario.
     """
 
     def __init__(self, per_rank: pd.DataFrame | None = None, osu: pd.DataFrame | None = None,
@@ -462,5 +473,10 @@ def comm_ml_dashboard(**kwargs) -> CommMLDashboard:
 
     Keyword arguments: ``per_rank`` / ``osu`` (frames of your own instead of the
     catalogue's), ``source`` (``"datagen"`` or ``"osu"``), ``scenario``.
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`CommMLDashboard` (``per_rank``, ``osu``, ``source``, ``scenario``).
     """
     return CommMLDashboard(**kwargs)

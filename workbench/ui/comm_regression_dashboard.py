@@ -174,6 +174,21 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     ``messages`` (errors), ``notes`` (the model's warnings), ``notice`` (about the data);
     ``data`` (the current descriptor frame), ``data_label``, ``result``
     (:class:`~workbench.models.comm.CommRegressionResult`), ``last_update_s``.
+
+    Parameters
+    ----------
+    dataset : str, optional
+        ``"pingpong"`` or ``"osu"``; default: the first entry of the menu.
+    nt_threshold_bytes : float, default 131072
+        Initial NT threshold between areas I and II, bytes.
+    s_threshold_bytes : float, default 4096
+        Initial message-size threshold between areas Ia and Ib, bytes.
+    robust : {"bisquare", "huber", "ols"}, default "bisquare"
+        The regression's loss.
+    evaluation : {"all", "scale", "random"}, default "all"
+        How the model is scored.
+    osu : pandas.DataFrame, optional
+        OSU latencies of your own; default: the catalogue's.
     """
 
     def __init__(self, dataset: str | None = None, nt_threshold_bytes: float = 128 * 1024,
@@ -315,7 +330,7 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
     def _main_figure(self) -> go.Figure:
         """Fit (or reuse the fit: sets ``result``, ``model``, ``evaluation_text``) and draw the main figure."""
         state = self.state()
-        self._fit = views.fit(state, self._fits)
+        self._fit = views.fit_comm_regression(state, self._fits)
         self.result, self.evaluation_text, self.model = self._fit.result, self._fit.evaluation_text, self._fit.model
         return views.main_figure(state, self._fit)
 
@@ -336,7 +351,13 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self._show("matrix", self.matrix_out, matrix)
 
     def refresh(self, exploration: bool = False) -> None:
-        """Refit and redraw everything that depends on the controls."""
+        """Refit and redraw everything that depends on the controls.
+
+        Parameters
+        ----------
+        exploration : bool, default False
+            Redraw the correlation and scatter panels too.
+        """
         start = time.perf_counter()
         update_figure_widget(self.figure, self._main_figure())
         self.last_update_s = time.perf_counter() - start
@@ -393,6 +414,13 @@ class CommRegressionDashboard(QuietChanges, NamedFigures, widgets.VBox):
         True on success, else a red message (what is wrong, what the dashboard expects, an
         example header) and the current data stay; False too when the file was read but
         could not be fitted (then the panels are marked out of date).
+
+        Parameters
+        ----------
+        name : str
+            The uploaded file's name.
+        content : bytes
+            Its content.
         """
         self._refreshed = False
         return self.source.load_files([(name, content)]) and self._refreshed
@@ -404,5 +432,10 @@ def comm_regression_dashboard(**kwargs) -> CommRegressionDashboard:
     Keyword arguments set the initial controls (``dataset`` ``"pingpong"``/``"osu"``,
     ``nt_threshold_bytes``, ``s_threshold_bytes``, ``robust``, ``evaluation``
     ``"all"``/``"scale"``/``"random"``) or pass an OSU frame (``osu=``).
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`CommRegressionDashboard`.
     """
     return CommRegressionDashboard(**kwargs)

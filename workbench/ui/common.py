@@ -103,6 +103,15 @@ def show_message(panel: widgets.HTML, text: str | None, kind: str = "error") -> 
     """Show ``text`` in ``panel`` as an ``error``, ``warning`` or ``info`` box; ``None`` or ``""`` clears the panel.
 
     The text is HTML-escaped (messages quote file contents).
+
+    Parameters
+    ----------
+    panel : ipywidgets.HTML
+        The message panel.
+    text : str or None
+        The message; None or "" clears the panel.
+    kind : {"error", "warning", "info"}, default "error"
+        The box's style.
     """
     if kind not in _BOX_STYLE:
         raise ValueError(f"kind must be one of {sorted(_BOX_STYLE)}, got {kind!r}")
@@ -139,6 +148,13 @@ class show_errors(contextlib.ContextDecorator):
 
         with show_errors(panel):
             result = load(path)
+
+    Parameters
+    ----------
+    panel : ipywidgets.HTML
+        The message panel.
+    stale : iterable of ipywidgets.Widget, default ()
+        The panels the block refreshes, marked out of date after an error.
     """
 
     def __init__(self, panel: widgets.HTML, stale: Iterable[widgets.Widget] = ()):
@@ -175,6 +191,13 @@ def mark_stale(widget: widgets.Widget, reason: str) -> None:
 
     A :class:`LiveFigure` shows a notice instead of its figure, an HTML readout is
     replaced by the notice (the next refresh overwrites both).
+
+    Parameters
+    ----------
+    widget : ipywidgets.Widget
+        A LiveFigure or an HTML readout.
+    reason : str
+        What happened and what to do.
     """
     if isinstance(widget, LiveFigure):
         widget.mark_stale(reason)
@@ -190,7 +213,15 @@ def mark_stale(widget: widgets.Widget, reason: str) -> None:
 
 
 def rounded(value: float, digits: int = 4) -> float:
-    """Round to ``digits`` significant digits (slider values such as 3.4999999999999996)."""
+    """Round to ``digits`` significant digits (slider values such as 3.4999999999999996).
+
+    Parameters
+    ----------
+    value : float
+        The value.
+    digits : int, default 4
+        Significant digits.
+    """
     value = float(value)
     if value == 0 or not math.isfinite(value):
         return value
@@ -218,6 +249,29 @@ def slider(
     decades spanned).  ``integer=True`` gives an ``IntSlider``.  ``continuous_update``
     defaults to False (update on release), right for anything that refits or redraws much;
     cheap dashboards may turn it on.  ``primary=True`` adds :data:`PRIMARY_SLIDER_CLASS`.
+
+    Parameters
+    ----------
+    description : str
+        The label.
+    value : float
+        Initial value.
+    min, max : float
+        The range (values, also for a log slider).
+    step : float, optional
+        The step (of log10 for a log slider); default: ipywidgets', or 1/100 of the decades.
+    log : bool, default False
+        A :class:`~ipywidgets.FloatLogSlider`.
+    integer : bool, default False
+        An ``IntSlider``.
+    continuous_update : bool, default False
+        Update while dragging instead of on release.
+    primary : bool, default False
+        Mark the dashboard's primary slider (:data:`PRIMARY_SLIDER_CLASS`).
+    readout_format : str, optional
+        The readout's format; default: ipywidgets'.
+    **kwargs
+        Further arguments of the slider widget.
     """
     common = dict(
         description=description,
@@ -272,6 +326,17 @@ class LiveFigure(widgets.Output):
     figure, :data:`MAIN_FIGURE_CLASS` the main one, :data:`STALE_CLASS` one that shows an
     out-of-date notice (:meth:`mark_stale`), and ``wb-figure-<name>`` (``name``, "main"
     for the main figure) tells the figures of a dashboard apart.
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure shown first.
+    name : str, optional
+        Name in the DOM class ``wb-figure-<name>``; default: "main" when ``primary``, else none.
+    primary : bool, default False
+        The dashboard's main figure.
+    **layout
+        The widget's ``Layout`` (width).
     """
 
     def __init__(self, fig: go.Figure, *, name: str | None = None, primary: bool = False, **layout):
@@ -297,7 +362,13 @@ class LiveFigure(widgets.Output):
         return STALE_CLASS in self._dom_classes
 
     def update(self, fig: go.Figure) -> bool:
-        """Show ``fig``; returns False (and sends nothing) when it is what is shown already."""
+        """Show ``fig``; returns False (and sends nothing) when it is what is shown already.
+
+        Parameters
+        ----------
+        fig : plotly.graph_objects.Figure
+            The figure to show.
+        """
         spec = pio.to_json(fig, validate=False, remove_uids=True)
         if spec == self._sent and not self.stale:
             return False
@@ -348,6 +419,11 @@ class LiveFigure(widgets.Output):
         ``reason`` says what happened and what to do; the next :meth:`update` shows a
         figure again.  After an error nothing on screen may look like the result of the new
         input.
+
+        Parameters
+        ----------
+        reason : str
+            What happened and what to do.
         """
         self.update(placeholder_figure(f"Out of date: {reason}"))
         self.add_class(STALE_CLASS)
@@ -384,12 +460,31 @@ def figure_widget(fig: go.Figure, *, name: str | None = None, primary: bool = Fa
     ``primary=True`` marks the dashboard's main figure (:data:`MAIN_FIGURE_CLASS`), ``name``
     any other (DOM class ``wb-figure-<name>``); ``layout`` goes to the widget's ``Layout``
     (width).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+        The figure shown.
+    name : str, optional
+        Name in the DOM class ``wb-figure-<name>``.
+    primary : bool, default False
+        The dashboard's main figure.
+    **layout
+        The widget's ``Layout`` (width).
     """
     return LiveFigure(fig, name=name, primary=primary, **layout)
 
 
 def update_figure_widget(widget: LiveFigure, fig: go.Figure) -> None:
-    """Make ``widget`` show ``fig`` (nothing is sent when it shows ``fig`` already)."""
+    """Make ``widget`` show ``fig`` (nothing is sent when it shows ``fig`` already).
+
+    Parameters
+    ----------
+    widget : LiveFigure
+        The panel.
+    fig : plotly.graph_objects.Figure
+        The figure to show.
+    """
     widget.update(fig)
 
 

@@ -43,6 +43,13 @@ def base_candidates(curves, target: tuple) -> list[tuple]:
 
     The other problem classes of the same benchmark with >= 4 processor counts ([Deshmeh2013] section 3.12),
     those with the same placement first, then by number of points.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        The curves of the data (:func:`~workbench.io.list_curves`).
+    target : tuple
+        The target curve (benchmark, class, placement).
     """
     usable = curves[(curves["n_points"] >= MIN_BASE_POINTS) & (curves["benchmark"] == target[0])
                     & (curves["problem_class"] != target[1])]
@@ -59,7 +66,15 @@ NEEDS = (f"Cross-size prediction needs two problem sizes of one benchmark: a bas
 
 
 def targets_with_a_base(usable, curves):
-    """Return the curves of ``usable`` that have a base size among ``curves`` (DataPicker ``offer``)."""
+    """Return the curves of ``usable`` that have a base size among ``curves`` (DataPicker ``offer``).
+
+    Parameters
+    ----------
+    usable : pandas.DataFrame
+        Curves with enough points.
+    curves : pandas.DataFrame
+        Every curve of the data.
+    """
     keep = [bool(base_candidates(curves, (r.benchmark, r.problem_class, r.placement))) for r in usable.itertuples()]
     return usable[keep]
 
@@ -74,6 +89,23 @@ class CrossSizeDashboard(widgets.VBox):
     ``gamma``, ``delta``, ``view`` (controls), ``figure`` (LiveFigure), ``summary``,
     ``tables``, ``warnings`` (HTML), ``messages`` (error panel), ``model``,
     ``last_update_s``.
+
+    Parameters
+    ----------
+    source : str, optional
+        Initial data source; default: the first of ``sources``.
+    q : float, default 2.0
+        ADEPT's weight exponent q.
+    gamma : float, default 5.0
+        ADEPT's cross-size tolerance γ.
+    delta : float, default 0.05
+        ADEPT's initial deviation bound δ.
+    view : {"speedup", "runtime"}, default "runtime"
+        What the figure shows.
+    sources : sequence of str, default ("synthetic-cross-size", "npb-pi-cluster-merged")
+        The data sources offered.
+    target : tuple, default ("downey-synthetic", "large")
+        (benchmark, class) of the target size.
     """
 
     def __init__(self, source: str | None = None, q: float = 2.0, gamma: float = 5.0, delta: float = 0.05,
@@ -199,6 +231,13 @@ def cross_size_dashboard(source: str | None = None, **kwargs) -> CrossSizeDashbo
     (the Pi-cluster logs, placements merged: NPB ep class D as the base of class F); keyword
     arguments ``q``, ``gamma``, ``delta``, ``view``, ``target`` ((benchmark, class) of the
     target size).
+
+    Parameters
+    ----------
+    source : str, optional
+        ``"synthetic-cross-size"`` (default) or ``"npb-pi-cluster-merged"``.
+    **kwargs
+        Further settings of :class:`CrossSizeDashboard`.
     """
     return CrossSizeDashboard(source=source, **kwargs)
 
@@ -230,6 +269,13 @@ class MultiParameterDashboard(widgets.VBox):
     Attributes: ``data`` (Dropdown), ``target_n``, ``target_s`` (log sliders), ``layer``
     (ToggleButtons), ``figure`` (LiveFigure named ``multiparam``), ``summary`` (HTML),
     ``messages``, ``model``.
+
+    Parameters
+    ----------
+    data : str, optional
+        A data set of :func:`multiparam_datasets`; default: the SYNTHETIC grid.
+    layer : {"runtime", "interval width"}, default "runtime"
+        What the map shows.
     """
 
     def __init__(self, data: str | None = None, layer: str = "runtime"):
@@ -335,5 +381,12 @@ def multiparam_dashboard(data: str | None = None, **kwargs) -> MultiParameterDas
 
     ``data``: a name from :func:`multiparam_datasets` (default: the SYNTHETIC grid);
     ``layer``: ``"runtime"`` or ``"interval width"``.
+
+    Parameters
+    ----------
+    data : str, optional
+        A data set of :func:`multiparam_datasets`; default: the SYNTHETIC grid.
+    **kwargs
+        Further settings of :class:`MultiParameterDashboard` (``layer``).
     """
     return MultiParameterDashboard(data=data, **kwargs)

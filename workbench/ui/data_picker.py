@@ -127,6 +127,11 @@ def default_observed(processes: Sequence[float]) -> list[float]:
     is an extrapolation; 4 smallest counts that all lie in the linear section leave the
     saturation undetermined ([Deshmeh2013] section 3.10) -- try it by toggling.  Shorter curves: the 4
     smallest of >= 6, else the 3 smallest.
+
+    Parameters
+    ----------
+    processes : sequence of float
+        The curve's processor counts, sorted.
     """
     n = sorted(processes)
     if len(n) >= 8:
@@ -140,6 +145,11 @@ def read_uploads(files: Iterable[tuple[str, bytes]]) -> pd.DataFrame:
     NPB logs (``.out``, ``.log``, ``.txt``) and/or tidy CSV tables, dispatched on the file
     name by :func:`workbench.io.read_scaling_bytes`.  Raises a
     :class:`~workbench.errors.WorkbenchError` naming the first file that cannot be read.
+
+    Parameters
+    ----------
+    files : iterable of (str, bytes)
+        ``(file name, content)`` pairs.
     """
     frames = [read_scaling_bytes(name, bytes(content)) for name, content in files]
     if not frames:
@@ -152,18 +162,26 @@ class DataPicker(QuietChanges, widgets.VBox):
 
     Parameters
     ----------
-    sources : keys of :data:`SOURCES` and/or :class:`Source` objects, in menu order.
-    source : key of the initial source (default: the first one).
-    curve : preferred initial curve, e.g. ``("downey-synthetic", "large")`` (benchmark,
-        problem class[, placement]); default: the curve with the most processor counts.
-    n_observed : ``int`` (that many smallest counts) or a function of the sorted counts
-        returning the observed ones; default :func:`default_observed`.
-    min_points : curves with fewer distinct processor counts are not offered.
-    offer : optional ``offer(usable, curves) -> usable subset``: which of the curves with
-        ``min_points`` a dashboard can use, given every curve of the data (e.g. cross-size:
-        only target curves that have a base size); ``needs`` says in words what the
-        dashboard needs, shown when a source or upload has no such curve.
-    messages : panel for errors (shared with a dashboard); default: the picker's own.
+    sources : sequence of str or Source, default ("synthetic-downey", "npb-pi-cluster")
+        Keys of :data:`SOURCES` and/or :class:`Source` objects, in menu order.
+    source : str, optional
+        Key of the initial source; default: the first one.
+    curve : tuple, optional
+        Preferred initial curve, e.g. ``("downey-synthetic", "large")`` (benchmark, problem
+        class[, placement]); default: the curve with the most processor counts.
+    n_observed : int or callable, default default_observed
+        That many smallest counts, or a function of the sorted counts returning the
+        observed ones (:func:`default_observed`).
+    min_points : int, default 3
+        Curves with fewer distinct processor counts are not offered.
+    messages : ipywidgets.HTML, optional
+        Panel for errors (shared with a dashboard); default: the picker's own.
+    offer : callable, optional
+        ``offer(usable, curves) -> usable subset``: which of the curves with ``min_points``
+        a dashboard can use, given every curve of the data (e.g. cross-size: only target
+        curves that have a base size); default: all of them.
+    needs : str, default ""
+        What the dashboard needs, in words, shown when a source or upload has no usable curve.
 
     Notes
     -----
@@ -225,7 +243,13 @@ class DataPicker(QuietChanges, widgets.VBox):
 
     # ------------------------------------------------------------------ public
     def on_change(self, callback: Callable[[DataPicker], None]) -> None:
-        """Call ``callback(picker)`` after every change of source, curve or observed runs."""
+        """Call ``callback(picker)`` after every change of source, curve or observed runs.
+
+        Parameters
+        ----------
+        callback : callable
+            Called as ``callback(picker)``.
+        """
         self._callbacks.append(callback)
 
     @property
@@ -279,6 +303,11 @@ class DataPicker(QuietChanges, widgets.VBox):
 
         The unit's own column when the runs fill it (e.g. ``nodes``), else the curve's
         allocations read as ``unit`` (:meth:`relabelled`).
+
+        Parameters
+        ----------
+        unit : str or None
+            The unit; None: the curve's own.
         """
         unit = None if unit is None else check_unit(unit, "n counts")
         previous = self._unit_choice
@@ -351,6 +380,11 @@ class DataPicker(QuietChanges, widgets.VBox):
 
         True on success, else the error is shown in :attr:`messages` and the previous data
         stay selected.
+
+        Parameters
+        ----------
+        files : iterable of (str, bytes)
+            ``(file name, content)`` pairs.
         """
         return self.data.load_files(files)
 

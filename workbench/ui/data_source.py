@@ -76,21 +76,37 @@ class DataSource(QuietChanges, widgets.VBox):
 
     Parameters
     ----------
-    datasets : the menu entries, in menu order.
-    value : key of the initial entry (default: the first).  A catalogue entry whose mirror
-        is missing is replaced by the first entry that needs no mirror, with a warning.
-    upload : what an upload must contain (said after every upload error); None: no upload
-        button.
-    read_upload : reads the uploaded ``(file name, content)`` pairs into one frame
-        (required with ``upload``).
-    multiple, accept, upload_label : the upload button's settings and text.
-    path : show a text box for a local file or directory path, read by ``read_path``.
-    validate : checks (and may normalise) every loaded frame; raises a
-        :class:`~workbench.errors.WorkbenchError` to refuse it.
-    messages : the panel for errors (a dashboard's own, to share one); default: a new one
-        shown below the controls.
-    description : the menu's description.
-    row_noun : what a row of the data is, for the labels of uploads ("12 runs").
+    datasets : sequence of Dataset
+        The menu entries, in menu order.
+    value : str, optional
+        Key of the initial entry; default: the first.  A catalogue entry whose mirror is
+        missing is replaced by the first entry that needs no mirror, with a warning.
+    upload : UploadFormat, optional
+        What an upload must contain (said after every upload error); default None: no
+        upload button.
+    read_upload : callable, optional
+        Reads the uploaded ``(file name, content)`` pairs into one frame (required with
+        ``upload``).
+    multiple : bool, default True
+        The upload button takes several files.
+    accept : str, default ".csv"
+        File types the upload button offers.
+    upload_label : str, default "Upload"
+        The upload button's text.
+    path : bool, default False
+        Show a text box for a local file or directory path, read by ``read_path``.
+    read_path : callable, optional
+        Reads the data at a path (required with ``path``).
+    validate : callable, optional
+        Checks (and may normalise) every loaded frame; raises a
+        :class:`~workbench.errors.WorkbenchError` to refuse it.  Default: accept all.
+    messages : ipywidgets.HTML, optional
+        The panel for errors (a dashboard's own, to share one); default: a new one shown
+        below the controls.
+    description : str, default "Data"
+        The menu's description.
+    row_noun : str, default "rows"
+        What a row of the data is, for the labels of uploads ("12 runs").
 
     Attributes
     ----------
@@ -181,13 +197,24 @@ class DataSource(QuietChanges, widgets.VBox):
 
     # ------------------------------------------------------------------ public
     def on_change(self, callback: Callable[[DataSource], None]) -> None:
-        """Call ``callback(source)`` once after every change of the current data."""
+        """Call ``callback(source)`` once after every change of the current data.
+
+        Parameters
+        ----------
+        callback : callable
+            Called as ``callback(source)``.
+        """
         self._callbacks.append(callback)
 
     def select(self, key: str) -> bool:
         """Make entry ``key`` current, as a user's choice in the menu would.
 
         True on success, else the error is shown and the previous data stay selected.
+
+        Parameters
+        ----------
+        key : str
+            A menu entry's key.
         """
         if key not in self._labels:
             raise ValidationError(f"unknown dataset {key!r}; known: {', '.join(self._labels)}")
@@ -202,6 +229,17 @@ class DataSource(QuietChanges, widgets.VBox):
 
         It replaces an entry of that key; ``select``: make it current.  True on success; a
         frame that ``validate`` refuses is not added and its message is shown.
+
+        Parameters
+        ----------
+        key : str
+            The entry's key.
+        label : str
+            Its text in the menu.
+        frame : pandas.DataFrame
+            The data.
+        select : bool, default True
+            Make it current.
         """
         ok = False
         self.loading = label
@@ -224,6 +262,11 @@ class DataSource(QuietChanges, widgets.VBox):
 
         True on success, else the error (with what is expected) is shown and the previous
         data stay selected.
+
+        Parameters
+        ----------
+        files : iterable of (str, bytes)
+            ``(file name, content)`` pairs.
         """
         if self._format is None:
             raise TypeError("this DataSource takes no uploads")
@@ -251,6 +294,11 @@ class DataSource(QuietChanges, widgets.VBox):
         """Use the data at the local ``path`` (entry :data:`PATH`).
 
         True on success, else the error is shown and the previous data stay selected.
+
+        Parameters
+        ----------
+        path : str
+            A local file or directory.
         """
         if self._read_path is None:
             raise TypeError("this DataSource reads no paths")

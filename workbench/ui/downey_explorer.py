@@ -37,6 +37,17 @@ class DowneyExplorer(widgets.VBox):
 
     Attributes: ``A`` (the primary slider), ``sigma``, ``auto_range``, ``n_max``, ``log_x``
     (controls), ``readout`` (HTML), ``messages`` (error panel), ``figure`` (LiveFigure).
+
+    Parameters
+    ----------
+    A : float, default 100.0
+        Initial average parallelism.
+    sigma : float, default 2.0
+        Initial variance of parallelism.
+    n_max : float, optional
+        Largest n drawn; default: automatic (:func:`~workbench.plots.downey.default_n_max`).
+    log_x : bool, default True
+        Logarithmic n axis.
     """
 
     def __init__(self, A: float = 100.0, sigma: float = 2.0, n_max: float | None = None, log_x: bool = True):
@@ -96,5 +107,17 @@ class DowneyExplorer(widgets.VBox):
 
 def downey_explorer(A: float = 100.0, sigma: float = 2.0, n_max: float | None = None,
                     log_x: bool = True) -> DowneyExplorer:
-    """Build the Downey model explorer; display it by making it a cell's last expression."""
+    """Build the Downey model explorer; display it by making it a cell's last expression.
+
+    Parameters
+    ----------
+    A : float, default 100.0
+        Initial average parallelism.
+    sigma : float, default 2.0
+        Initial variance of parallelism.
+    n_max : float, optional
+        Largest n drawn; default: automatic.
+    log_x : bool, default True
+        Logarithmic n axis.
+    """
     return DowneyExplorer(A=A, sigma=sigma, n_max=n_max, log_x=log_x)

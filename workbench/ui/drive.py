@@ -168,6 +168,13 @@ def invisible_figures(page, timeout_s: float = 5) -> list[str]:
     Waits up to ``timeout_s`` for them (plotly relayouts a figure ~0.1 s after drawing it);
     each problem names the figure, its drawn size and its number of traces.  Empty: every
     visible figure shows something.
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        The dashboard's page.
+    timeout_s : float, default 5
+        Longest wait for the figures to be drawn, seconds.
     """
     ok = f"() => ({VISIBLE_FIGURE_SIZES_JS})().every(f => f.width > 0 && f.height > 0 && f.traces > 0)"
     try:
@@ -189,6 +196,13 @@ def block_foreign_requests(context, record: list[str]) -> None:
 
     Each one's URL is appended to ``record`` (see :data:`FOREIGN_URL`): a page must load and
     work offline, as on an HPC login node.
+
+    Parameters
+    ----------
+    context : playwright.sync_api.BrowserContext
+        The browser context.
+    record : list of str
+        Receives the URL of every blocked request.
     """
     def abort(route) -> None:
         record.append(route.request.url)
@@ -202,6 +216,11 @@ def page_problems(page) -> list[str]:
 
     Console errors about a request aborted by :func:`block_foreign_requests` (listed in
     ``page.foreign_requests``, checked on their own) are left out.
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        The dashboard's page.
     """
     problems = [f"error output: {t!r}" for t in page.locator(ERROR_OUTPUTS).all_inner_texts()]
     problems += [f"{ERROR_CLASS} panel: {t!r}" for t in page.locator(f".{ERROR_CLASS}").all_inner_texts()]
@@ -221,7 +240,15 @@ def _labelled(page, css: str, label: str | None):
 
 
 def perform(page, move: Move) -> str:
-    """Perform ``move``; returns what was done (for failure messages)."""
+    """Perform ``move``; returns what was done (for failure messages).
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        The dashboard's page.
+    move : Move
+        What the person does.
+    """
     if move.kind == "slider":
         box = (page.locator(f".{PRIMARY_SLIDER_CLASS}") if move.label is None
                else _labelled(page, ".widget-slider", move.label))
@@ -266,6 +293,17 @@ def wait_for_redraw(page, figures, before: dict, timeout_s: float) -> list[str]:
 
     ``before`` is a :data:`DRAWN_REVISIONS_JS` result; returns the figures that did not
     within ``timeout_s`` (empty: all redrawn).
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        The dashboard's page.
+    figures : iterable of str
+        Names of the figures that must redraw.
+    before : dict
+        The drawn revisions before the move (:data:`DRAWN_REVISIONS_JS`).
+    timeout_s : float
+        Longest wait, seconds.
     """
     try:
         page.wait_for_function(
@@ -284,6 +322,15 @@ def open_dashboard(page, url: str, timeout_s: float) -> None:
     The main figure drawn, the primary slider there and every visible figure drawn once
     (hidden views draw when shown). Raises playwright's ``TimeoutError`` after
     ``timeout_s``.
+
+    Parameters
+    ----------
+    page : playwright.sync_api.Page
+        A browser page.
+    url : str
+        The dashboard's address.
+    timeout_s : float
+        Longest wait, seconds.
     """
     page.goto(url, wait_until="domcontentloaded", timeout=timeout_s * 1000)
     page.wait_for_selector(f".{MAIN_FIGURE_CLASS} .js-plotly-plot .main-svg", state="attached",

@@ -41,6 +41,13 @@ class ExerciseBox(widgets.VBox):
 
     Attributes: ``exercise``, ``answer`` (Text or RadioButtons), ``check_button``,
     ``verdict`` (HTML), ``messages`` (errors of a checker, never a traceback).
+
+    Parameters
+    ----------
+    exercise : Exercise
+        The exercise.
+    number : int
+        Its number in the notebook (shown in the title).
     """
 
     def __init__(self, exercise: Exercise, number: int):
@@ -76,7 +83,13 @@ class ExerciseBox(widgets.VBox):
 
 
 def exercise_panel(notebook: str) -> widgets.VBox:
-    """Return the exercises of ``notebook`` (its stem, e.g. ``"01_downey_explorer"``) as answer boxes."""
+    """Return the exercises of ``notebook`` (its stem, e.g. ``"01_downey_explorer"``) as answer boxes.
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_downey_explorer"``.
+    """
     boxes = [ExerciseBox(exercise, i) for i, exercise in enumerate(exercises_for(notebook), start=1)]
     header = widgets.HTML("<h3>Exercises</h3><p>Answer in the box, then press <i>check</i>: the workbench "
                           "computes the answer with the same model as the dashboard above.</p>")
@@ -84,7 +97,15 @@ def exercise_panel(notebook: str) -> widgets.VBox:
 
 
 def with_exercises(dashboard: widgets.Widget, notebook: str) -> widgets.VBox:
-    """Return ``dashboard`` with the exercises of ``notebook`` in a collapsed section under it."""
+    """Return ``dashboard`` with the exercises of ``notebook`` in a collapsed section under it.
+
+    Parameters
+    ----------
+    dashboard : ipywidgets.Widget
+        The dashboard.
+    notebook : str
+        The notebook's stem.
+    """
     exercises = widgets.Accordion(children=[exercise_panel(notebook)], selected_index=None)
     exercises.set_title(0, f"Exercises ({len(exercises_for(notebook))}): check your understanding with the model")
     return widgets.VBox([dashboard, exercises])

@@ -86,10 +86,10 @@ from workbench.views.fim_com import (
     SWEEP_REPLICATIONS,
     VARIES,
     FiMComState,
+    fim_com_view,
     fit_table_html,
     sweep_summary,
     sweep_view,
-    view,
 )
 
 __all__ = [
@@ -160,6 +160,23 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
     the data); ``simulation`` (the last :class:`CollectiveSimulation`), ``osu`` (the
     osu-orfeo frame, None without the mirror), ``last_main_s`` (change ->
     main figure updated), ``last_update_s`` (the whole synchronous refresh).
+
+    Parameters
+    ----------
+    pattern : {"scatter", "broadcast", "gather"}, default "broadcast"
+        The collective simulated.
+    mapping : str, default "core"
+        The OSU placement whose fitted rates and measurements are used.
+    size_bytes : int, default 65536
+        Message size, bytes.
+    processes : int, default 29
+        Receivers (or senders).
+    replications : int, default 20
+        Simulations per configuration.
+    seed : int, default 0
+        Seed of the simulations.
+    osu : pandas.DataFrame, optional
+        OSU latencies of your own; default: the catalogue's.
     """
 
     def __init__(self, pattern: str = DEFAULT_CONFIG["pattern"], mapping: str = DEFAULT_CONFIG["mapping"],
@@ -246,7 +263,13 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     # ------------------------------------------------------------------ data
     def measured(self, mapping: str) -> PlacementData | None:
-        """Fits, curve and sample provenance of one OSU placement (None without data)."""
+        """Fits, curve and sample provenance of one OSU placement (None without data).
+
+        Parameters
+        ----------
+        mapping : str
+            The OSU placement.
+        """
         if self.osu is None:
             return None
         if mapping not in self._placements:
@@ -282,7 +305,7 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
         start = time.perf_counter()
         state = self.state()
         self.fit_table.value = fit_table_html(state.placement)
-        panels = view(state, self._sim_cache)
+        panels = fim_com_view(state, self._sim_cache)
         self.simulation, self.measured_row = panels.simulation, panels.measured_row
         self.figure.update(panels.main)
         self.last_main_s = time.perf_counter() - start
@@ -388,7 +411,13 @@ class FiMComDashboard(QuietChanges, NamedFigures, widgets.VBox):
                                        f"replications per point, {time.perf_counter() - start:.2f} s</span>")
 
     def wait_for_sweeps(self, timeout: float | None = 60) -> None:
-        """Block until the last requested sweeps are shown (tests, scripts)."""
+        """Block until the last requested sweeps are shown (tests, scripts).
+
+        Parameters
+        ----------
+        timeout : float or None, default 60
+            Longest wait, seconds (None: no limit).
+        """
         if self._sweep_future is not None:
             self._sweep_future.result(timeout)
 
@@ -398,5 +427,10 @@ def fim_com_dashboard(**kwargs) -> FiMComDashboard:
 
     Keyword arguments set the initial controls (``pattern``, ``mapping``, ``size_bytes``,
     ``processes``, ``replications``, ``seed``) or pass an OSU frame (``osu=``).
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`FiMComDashboard`.
     """
     return FiMComDashboard(**kwargs)

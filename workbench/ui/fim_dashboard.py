@@ -4,7 +4,7 @@ Measured K-means runs, the regression mapping (Eq. 11, Fig. 10), Algorithm 1's a
 calibration, the Markov chain of Eqs. 6-8 for a chosen process count, and predicted vs
 measured calculation time with RBASP (Eq. 17) beside FiM.
 
-Wiring only: the panels are computed by :func:`workbench.views.fim.view` (FiMCal and
+Wiring only: the panels are computed by :func:`workbench.views.fim.fim_view` (FiMCal and
 RBASP fitted by :func:`workbench.evaluation.fim_explore.calibrate_and_compare`: train on
 the ``role == "train"`` runs, score on the ``"test"`` runs; figures from
 :mod:`workbench.plots.fim`); the data menu is a :class:`~workbench.ui.data_source.DataSource`.
@@ -75,7 +75,7 @@ from workbench.ui.common import (
 )
 from workbench.ui.data_source import Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
-from workbench.views import fim as fim_view
+from workbench.views import fim as fim_views
 from workbench.views.fim import ALPHA_START, DEFAULTS, DISPLAY_TC, FEATURES, MAX_ITER, FiMState
 
 __all__ = [
@@ -133,6 +133,27 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
     the fit), ``notice`` (about the data); ``runs`` (the runs frame), ``experiment``
     (:class:`~workbench.evaluation.fim.FiMExperiment`), ``comparison`` (scores at the alpha
     used), ``panels_shown`` (the last :class:`~workbench.views.fim.FiMPanels`), ``last_update_s``.
+
+    Parameters
+    ----------
+    source : str, default "kmeans-fim"
+        Initial data: the catalogue's measured runs, ``"synthetic"`` or ``"given"`` (``runs``).
+    runs : pandas.DataFrame, optional
+        Measured runs of your own, offered as ``"given"``.
+    features : {"paper", "work"}, default "paper"
+        Eq. 11 on I, K, N (the paper) or on the work terms I·N, I·K·N.
+    model : {"paper", "barrier"}, default "paper"
+        The Markov model.
+    alpha_init : float, default 0.0
+        Where Algorithm 1's walk starts.
+    epsilon : float, default 1e-3
+        Step of the walk.
+    tau : float, default 0.5
+        RMS error at which the walk stops.
+    max_iter : int, default 5000
+        Most steps of the walk (capped per model, :data:`~workbench.views.fim.MAX_ITER`).
+    scale_utilization : bool, default True
+        Eq. 12 scales U with alpha.
     """
 
     def __init__(self, source: str = _CATALOGUE, runs: pd.DataFrame | None = None, features: str = "paper",
@@ -250,7 +271,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         self.meta = dict(data.frame.attrs)
         self.runs = data.frame.copy()
         self.runs.attrs = {}
-        configs, pairs = fim_view.data_choices(self.runs)
+        configs, pairs = fim_views.data_choices(self.runs)
         with self._quietly():
             self.config.options = configs
             self.config.value = configs[-1][1]
@@ -258,17 +279,23 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
             self.axes.value = pairs[0][1]  # I x K as in Fig. 10
             self.processes.value = int(min(self.runs["processes"].max(), self.processes.max))
         self._fill_fixed()
-        self.data_summary.value = fim_view.data_summary_html(self.runs, self.meta, data.label)
+        self.data_summary.value = fim_views.data_summary_html(self.runs, self.meta, data.label)
 
     def _fill_fixed(self) -> None:
-        options, middle = fim_view.fixed_choices(self.runs, self.axes.value)
+        options, middle = fim_views.fixed_choices(self.runs, self.axes.value)
         with self._quietly():
             self.fixed.options = options
             self.fixed.value = middle
 
     # ------------------------------------------------------------------ fitting
     def state(self, alpha: float | None = None) -> FiMState:
-        """Return the view's state from the controls (slider values rounded); ``alpha`` None: calibrated."""
+        """Return the view's state from the controls (slider values rounded); ``alpha`` None: calibrated.
+
+        Parameters
+        ----------
+        alpha : float, optional
+            An alpha to predict with; default None: the calibrated one.
+        """
         return FiMState(
             runs=self.runs, features=self.features.value, model=self.model.value,
             alpha_init=rounded(self.alpha_init.value, 4), epsilon=rounded(self.epsilon.value, 3),
@@ -279,7 +306,7 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
     def parameters(self) -> dict:
         """FiMCal parameters from the controls (slider values rounded, max_iter capped)."""
-        return fim_view.fim_parameters(self.state())
+        return fim_views.fim_parameters(self.state())
 
     @property
     def fim_name(self) -> str:
@@ -290,9 +317,9 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """Fit (or reuse the cached fit), then refresh every panel."""
         start = time.perf_counter()
         state = self.state()
-        if fim_view.fit_key(state) == self._fit_key:
+        if fim_views.fit_key(state) == self._fit_key:
             state = self.state(alpha=rounded(self.alpha.value, 6))  # the same calibration: keep the user's alpha
-        panels = fim_view.view(state, self._cache)
+        panels = fim_views.fim_view(state, self._cache)
         if panels.fit_key != self._fit_key and panels.calibrated_alpha is not None:  # predict with the new alpha
             with self._quietly():
                 self.alpha.max = max(3.0, float(math.ceil(2 * panels.calibrated_alpha)))
@@ -347,6 +374,13 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
         True on success, else the error is shown in :attr:`messages` (with what the
         dashboard expects) and the previous data stay selected.
+
+        Parameters
+        ----------
+        name : str
+            The uploaded file's name.
+        content : bytes
+            Its content.
         """
         return self.data_source.load_files([(name, content)]) and self._data_ok
 
@@ -358,6 +392,11 @@ class FiMDashboard(QuietChanges, NamedFigures, widgets.VBox):
         """Measure ``plan`` here with a progress bar (removed when measuring ends), then use it; True on success.
 
         Refused (a red message) while another measurement runs on this machine.
+
+        Parameters
+        ----------
+        plan : sequence of KMeansConfig, default SMALL_SWEEP
+            The configurations measured.
         """
         frame = self.sweep.run(plan)
         if frame is None:
@@ -372,6 +411,11 @@ class SweepButton(widgets.VBox):
     The note says whether a measurement is running on this machine (this button's or
     another).  Shown as ``progress`` and ``note``; the dashboard places ``button`` beside its data
     menu.  Errors (perf missing, the measurement lock taken) go to ``messages``.
+
+    Parameters
+    ----------
+    messages : ipywidgets.HTML
+        The dashboard's error panel.
     """
 
     def __init__(self, messages: widgets.HTML):
@@ -407,6 +451,11 @@ class SweepButton(widgets.VBox):
         """Measure ``plan`` with a progress bar (removed when measuring ends).
 
         Returns the runs, or None after an error (shown in :attr:`messages`).
+
+        Parameters
+        ----------
+        plan : sequence of KMeansConfig, default SMALL_SWEEP
+            The configurations measured.
         """
         frame = None
         self.button.disabled = True
@@ -430,5 +479,12 @@ def fim_dashboard(source: str = _CATALOGUE, **kwargs) -> FiMDashboard:
     ``"synthetic"``; ``runs=`` a runs frame of your own; other keyword arguments set the
     initial controls (``features``, ``model``, ``alpha_init``, ``epsilon``, ``tau``,
     ``max_iter``, ``scale_utilization``).
+
+    Parameters
+    ----------
+    source : str, default "kmeans-fim"
+        Initial data (see :class:`FiMDashboard`).
+    **kwargs
+        Further settings of :class:`FiMDashboard`.
     """
     return FiMDashboard(source=source, **kwargs)

@@ -64,10 +64,9 @@ from workbench.ui.common import (
 )
 from workbench.ui.data_source import UPLOAD, Dataset, DataSource
 from workbench.ui.uploads import UploadFormat
-from workbench.views.fractal import FractalState, table1_view, view
+from workbench.views.fractal import FractalState, fractal_view, table1_view
 
-__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard",
-           "read_profile_uploads"]
+__all__ = ["DEMO", "SOURCES", "SYNTHETIC", "UPLOAD", "UPLOAD_FORMAT", "FractalDashboard", "fractal_dashboard"]
 
 DEMO, SYNTHETIC = "demo", "synthetic"
 AUTO = "auto"
@@ -84,8 +83,6 @@ UPLOAD_FORMAT = UploadFormat(
     "total_us) -- or TAU pprof text outputs, one per run, named profile_<size>[_<run>].txt (pprof does not "
     "record the size). The method needs at least 3 sizes: 2 small ones to fit and a larger one to predict.",
     EXAMPLE_HEADER)
-#: Uploaded (file name, content) pairs -> one profile frame (moved to :mod:`workbench.io.profiles`).
-read_profile_uploads = read_profile_files
 _UPLOAD_HELP = (
     "<span style='font-size:12px;color:#555'>Upload: a CSV with one row per phase per run, columns "
     "<code>size, phase, time_s</code> (or <code>time_ms</code>, <code>time_us</code>) [, <code>run</code>, "
@@ -116,6 +113,19 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
     ``experiment`` (the last :class:`~workbench.evaluation.fractal.FractalExperiment`),
     ``last_main_s`` (change -> main figure updated), ``last_update_s`` (change -> every
     panel updated).
+
+    Parameters
+    ----------
+    source : str, default "demo"
+        A key of :data:`SOURCES` (ignored with ``profile``).
+    profile : pandas.DataFrame, optional
+        A profile frame of your own.
+    k : int, default 5
+        Number of fitted sizes.
+    threshold : float, default 0.7
+        Cumulative share the major phases reach.
+    confidence : float, default 0.95
+        Level of the prediction intervals.
     """
 
     def __init__(self, source: str = DEMO, *, profile: pd.DataFrame | None = None, k: int = 5,
@@ -218,6 +228,11 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
         True when they were loaded, else the error is shown in :attr:`messages` and the
         previous data stay selected.
+
+        Parameters
+        ----------
+        files : iterable of (str, bytes)
+            ``(file name, content)`` pairs.
         """
         return self.data.load_files(files)
 
@@ -292,7 +307,7 @@ class FractalDashboard(QuietChanges, NamedFigures, widgets.VBox):
         # the main figure goes out first: the browser draws messages in order, and the
         # static shares panel is a whole new plotly figure to draw
         start = time.perf_counter()
-        panels = view(self.state(), self._cache)
+        panels = fractal_view(self.state(), self._cache)
         e = self.experiment = panels.experiment
         if self.delta_auto.value:
             with self._quietly():
@@ -329,5 +344,10 @@ def fractal_dashboard(**kwargs) -> FractalDashboard:
 
     Keyword arguments: ``source`` (``"demo"`` or ``"synthetic"``), ``profile`` (a profile
     frame of your own), ``k``, ``threshold``, ``confidence``.
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`FractalDashboard`.
     """
     return FractalDashboard(**kwargs)

@@ -82,6 +82,19 @@ class PredictDashboard(QuietChanges, NamedFigures, widgets.VBox):
     ``predict_frame`` row of the target; None after a failed fit), ``next_frame``
     (measurement_value); leaderboard view: ``board_table``, ``board_curve``,
     ``board_protocol``, ``board_metrics``, ``board_out`` (LiveFigure), ``board_messages``.
+
+    Parameters
+    ----------
+    source : str, optional
+        Initial data source; default: the first of ``sources``.
+    sources : sequence of str, default ("scaling-corpus", "synthetic-downey", "npb-pi-cluster")
+        The data sources offered.
+    curve : tuple, optional
+        Initial curve; default ``DEFAULT_CURVE`` (GROMACS on ARCHER2).
+    level : float, default 0.8
+        Interval level.
+    benchmark_csv : str or path-like, default BENCHMARK_CSV
+        Per-curve benchmark results shown on the board view.
     """
 
     def __init__(self, source: str | None = None, sources=("scaling-corpus", "synthetic-downey", "npb-pi-cluster"),
@@ -328,5 +341,10 @@ def predict_dashboard(**kwargs) -> PredictDashboard:
     Keyword arguments: ``source`` (``"scaling-corpus"``, needs the real-data mirror;
     ``"synthetic-downey"``, bundled; ``"npb-pi-cluster"``), ``curve``, ``level``,
     ``benchmark_csv`` (per-curve benchmark results).
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`PredictDashboard`.
     """
     return PredictDashboard(**kwargs)

@@ -157,5 +157,11 @@ class RegionsDashboard(QuietChanges, NamedFigures, widgets.VBox):
 
 
 def regions_dashboard(**kwargs) -> RegionsDashboard:
-    """Build the region dashboard; display it as a cell's last expression (``source``, ``level``)."""
+    """Build the region dashboard; display it as a cell's last expression (``source``, ``level``).
+
+    Parameters
+    ----------
+    **kwargs
+        Settings of :class:`RegionsDashboard` (``source``, ``level``).
+    """
     return RegionsDashboard(**kwargs)

@@ -41,6 +41,11 @@ class UploadFormat:
         """Append what the dashboard expects and the example header to ``message``.
 
         The example header is left out when the message quotes it already.
+
+        Parameters
+        ----------
+        message : str
+            The error message.
         """
         text = str(message).rstrip()
         tail = self.expects
@@ -55,6 +60,11 @@ class UploadFormat:
         Any other exception of a reader becomes a
         :class:`~workbench.errors.DataFormatError` naming the files, logged with its
         traceback.
+
+        Parameters
+        ----------
+        names : sequence of str, default ()
+            The uploaded files' names, for an unexpected error's message.
         """
         try:
             yield

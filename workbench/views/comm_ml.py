@@ -9,7 +9,7 @@ One state and one set of panels per section of :mod:`workbench.ui.comm_ml_dashbo
 * :class:`TrainingState` -> :func:`training_view` -> :class:`TrainingPanels` (a trained
   gradient-boosting scenario beside Tables 8.1/8.3/8.5, chapters 7-8).
 
-:func:`view` composes the three (:class:`CommMLState` -> :class:`CommMLPanels`).  The
+:func:`comm_ml_view` composes the three (:class:`CommMLState` -> :class:`CommMLPanels`).  The
 training itself (:func:`~workbench.evaluation.comm_ml.train_scenario`) runs in the
 dashboard's background thread; :class:`TrainRequest` is what it depends on.
 """
@@ -42,7 +42,7 @@ from workbench.views.panels import frame_html, readout_html
 __all__ = ["SCENARIO_LABELS", "CommMLPanels", "CommMLState", "RankPanels", "RankState", "SemiEmpiricalPanels",
            "SemiEmpiricalState", "TrainRequest", "TrainingPanels", "TrainingState", "color_choices",
            "prediction_figure", "rank_view", "run_options", "selected_ranks", "semi_empirical_view",
-           "training_view", "varying_features", "view"]
+           "training_view", "varying_features", "comm_ml_view"]
 
 #: Scenario names shown for the seed-table names ([Branikas2024] section 7.3).
 SCENARIO_LABELS = {"message_scale": "message scale (Table 8.1)",
@@ -90,7 +90,13 @@ class SemiEmpiricalPanels:
 
 
 def semi_empirical_view(state: SemiEmpiricalState) -> SemiEmpiricalPanels:
-    """Table 6.1 and Tables 6.3/6.4 recomputed with the state's parameters, and their figure."""
+    """Table 6.1 and Tables 6.3/6.4 recomputed with the state's parameters, and their figure.
+
+    Parameters
+    ----------
+    state : SemiEmpiricalState
+        The base time and the size factor chosen.
+    """
     base, factor = state.base_us, state.size_factor
     table = reproduce_table_6_1(base_us=base, size_factor=factor)
     check = table_6_3_check(base_us=base, size_factor=factor)
@@ -118,6 +124,11 @@ def varying_features(per_rank: pd.DataFrame | None) -> list[str]:
     """Return the run settings that take several values in ``per_rank`` (the group-by choices).
 
     The settings are :data:`~workbench.models.comm.statistics.RUN_FEATURES`.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame or None
+        Per-rank rows of the data generator (None: no data).
     """
     if per_rank is None:
         return []
@@ -125,7 +136,15 @@ def varying_features(per_rank: pd.DataFrame | None) -> list[str]:
 
 
 def run_options(per_rank: pd.DataFrame | None, varying: list[str]) -> list[tuple[str, int]]:
-    """``(label, run_id)`` per run, the label naming its ``varying`` settings."""
+    """``(label, run_id)`` per run, the label naming its ``varying`` settings.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame or None
+        Per-rank rows (None: no options).
+    varying : list of str
+        The settings named in each label.
+    """
     if per_rank is None:
         return []
     runs = per_rank.groupby("run_id", sort=True)[varying].first()
@@ -168,6 +187,11 @@ def selected_ranks(state: RankState) -> pd.DataFrame:
 
     Those share every setting not linked to the group-by feature with the reference run
     (:func:`~workbench.models.comm.statistics.runs_varying`).
+
+    Parameters
+    ----------
+    state : RankState
+        The data, the group-by feature and the reference run.
     """
     if state.per_rank is None:
         raise ValidationError("no per-rank data: our data-generator sweep (comm-datagen-local) is unavailable")
@@ -181,6 +205,11 @@ def rank_view(state: RankState) -> RankPanels:
 
     Box plots, densities with the normal overlay, the mean +- std band and the statistics
     (normality tests where the number of ranks allows).
+
+    Parameters
+    ----------
+    state : RankState
+        The data, the group-by feature, the reference run and the timer.
     """
     ranks = selected_ranks(state)
     by, value = state.by, state.value
@@ -227,6 +256,11 @@ def color_choices(result: ScenarioResult) -> tuple[list[str], str]:
 
     The thesis colours train small / test big by nodes (Fig. 8.3), the others by message
     size.
+
+    Parameters
+    ----------
+    result : ScenarioResult
+        A trained scenario.
     """
     options = ["subset", *result.features, "error_pct"]
     sizes = next((c for c in ("message_bytes", "size_bytes") if c in options), "subset")
@@ -235,7 +269,15 @@ def color_choices(result: ScenarioResult) -> tuple[list[str], str]:
 
 
 def prediction_figure(result: ScenarioResult, color_by: str) -> go.Figure:
-    """Draw predicted vs actual of the test subsets, coloured by ``color_by``."""
+    """Draw predicted vs actual of the test subsets, coloured by ``color_by``.
+
+    Parameters
+    ----------
+    result : ScenarioResult
+        A trained scenario.
+    color_by : str
+        A feature column of its predictions.
+    """
     options, _ = color_choices(result)
     if color_by not in options:
         raise ValidationError(f"colour by must be one of {options}, got {color_by!r}")
@@ -281,7 +323,13 @@ def _parameters(result: ScenarioResult) -> str:
 
 
 def training_view(state: TrainingState) -> TrainingPanels:
-    """Return the panels of a trained scenario."""
+    """Return the panels of a trained scenario.
+
+    Parameters
+    ----------
+    state : TrainingState
+        The trained scenario and the colour chosen.
+    """
     result = state.result
     options, default = color_choices(result)
     color_by = default if state.color_by is None else state.color_by
@@ -323,8 +371,13 @@ class CommMLPanels:
     training: TrainingPanels | None
 
 
-def view(state: CommMLState) -> CommMLPanels:
+def comm_ml_view(state: CommMLState) -> CommMLPanels:
     """Every panel of ``state``.
+
+    Parameters
+    ----------
+    state : CommMLState
+        The states of the three sections.
 
     Raises
     ------

@@ -1,12 +1,12 @@
 """The communication-regression dashboard's panels without widgets ([Papadopoulou2015]).
 
 :class:`CommRegressionState` holds everything the panels depend on (the descriptor frame
-and the control values); :func:`view` turns it into :class:`CommRegressionPanels`: the
+and the control values); :func:`comm_regression_view` turns it into :class:`CommRegressionPanels`: the
 main figure (area split + predicted vs observed), the readouts as HTML, the static
 correlation / scatter / residual figures.  The dashboard
 (:mod:`workbench.ui.comm_regression_dashboard`) calls the parts separately so that a
 slider move redraws the main figure first and recomputes the correlations only when the
-data or the log scale change: :func:`fit`, :func:`main_figure`, :func:`fit_panels`,
+data or the log scale change: :func:`fit_comm_regression`, :func:`main_figure`, :func:`fit_panels`,
 :func:`scatter_figure`, :func:`exploration_panels`.
 """
 
@@ -35,8 +35,9 @@ from workbench.plots.comm_regression import (
 from workbench.views.panels import FitCache, frame_html, readout_html
 from workbench.views.tables import Column, Table, format_value, table
 
-__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comparison_frame",
-           "exploration_panels", "fit", "fit_panels", "main_figure", "scatter_figure", "scores_table", "view"]
+__all__ = ["CommRegressionFit", "CommRegressionPanels", "CommRegressionState", "FitPanels", "comm_regression_view",
+           "comparison_frame", "exploration_panels", "fit_comm_regression", "fit_panels", "main_figure",
+           "scatter_figure", "scores_table"]
 
 #: The share within the error band in the scores (:func:`workbench.metrics.summarize`).
 _WITHIN = f"share_within_{ERROR_BAND.value:g}"
@@ -133,10 +134,17 @@ class CommRegressionPanels:
     fit: CommRegressionFit
 
 
-def fit(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionFit:
+def fit_comm_regression(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionFit:
     """Fit and score the state's data (:func:`~workbench.evaluation.comm_regression.fit_and_evaluate`).
 
     With a ``cache`` a fit of the same data key, split, loss and evaluation is reused.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    cache : FitCache, optional
+        Reuses fits per data key, split, loss and evaluation; default None: always fit.
     """
     state.check()
     split = state.split
@@ -150,7 +158,15 @@ def fit(state: CommRegressionState, cache: FitCache | None = None) -> CommRegres
 
 
 def main_figure(state: CommRegressionState, fitted: CommRegressionFit) -> go.Figure:
-    """Return the main figure: time against NT with the threshold line, and predicted vs observed."""
+    """Return the main figure: time against NT with the threshold line, and predicted vs observed.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    fitted : CommRegressionFit
+        Its fit (:func:`fit_comm_regression`).
+    """
     title = (f"{html.escape(state.data_label)}<br><sup>{html.escape(fitted.evaluation_text)}; "
              f"robust loss {state.robust}</sup>")
     return split_and_fit_figure(state.data, fitted.result.predictions, state.split, title=title)
@@ -174,7 +190,13 @@ def _readout_rows(state: CommRegressionState, fitted: CommRegressionFit) -> dict
 
 
 def scores_table(result: CommRegressionResult) -> Table:
-    """Return the scores per area of ``result`` as shown (MAPE in %, the share within the band as %, counts)."""
+    """Return the scores per area of ``result`` as shown (MAPE in %, the share within the band as %, counts).
+
+    Parameters
+    ----------
+    result : CommRegressionResult
+        A scored fit.
+    """
     return table(result.metrics[list(_SCORE_COLUMNS)], _SCORE_COLUMNS)
 
 
@@ -182,6 +204,11 @@ def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
     """:func:`~workbench.evaluation.comm_regression.published_comparison` as shown: every value with its %.
 
     Its first row is a MAPE in percent, its second a share (fraction).
+
+    Parameters
+    ----------
+    result : CommRegressionResult
+        A scored fit.
     """
     table = published_comparison(result)
     kinds = ["percent", "fraction"]
@@ -193,7 +220,15 @@ def comparison_frame(result: CommRegressionResult) -> pd.DataFrame:
 
 
 def fit_panels(state: CommRegressionState, fitted: CommRegressionFit) -> FitPanels:
-    """Return the readouts, scores, coefficients, warnings and residuals of a fit."""
+    """Return the readouts, scores, coefficients, warnings and residuals of a fit.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    fitted : CommRegressionFit
+        Its fit.
+    """
     result = fitted.result
     scores = result.metrics[list(_SCORE_COLUMNS)]
     coef = fitted.model.coef_[["area", "term", "coef", "stderr", "source"]]
@@ -209,7 +244,13 @@ def fit_panels(state: CommRegressionState, fitted: CommRegressionFit) -> FitPane
 
 
 def scatter_figure(state: CommRegressionState) -> go.Figure:
-    """Return the chosen metric against time, coloured by area (log axes if ``log_scale``)."""
+    """Return the chosen metric against time, coloured by area (log axes if ``log_scale``).
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data, the metric chosen and the scale.
+    """
     state.check()
     return metric_scatter(state.data, state.metric, split=state.split, log=state.log_scale)
 
@@ -219,6 +260,11 @@ def exploration_panels(state: CommRegressionState) -> tuple[go.Figure, go.Figure
 
     With time in linear and log10, between the metrics in log10 if ``log_scale``
     ([Papadopoulou2015] section III.C).
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the scale.
     """
     state.check()
     tables = {"linear": pearson_table(state.data), "log10": pearson_table(state.data, log=True)}
@@ -226,8 +272,15 @@ def exploration_panels(state: CommRegressionState) -> tuple[go.Figure, go.Figure
     return target_heatmap(tables), correlation_heatmap(correlation_matrix(state.data, log=state.log_scale), title)
 
 
-def view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionPanels:
+def comm_regression_view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegressionPanels:
     """Every panel of ``state``.
+
+    Parameters
+    ----------
+    state : CommRegressionState
+        The data and the control values.
+    cache : FitCache, optional
+        Reuses fits (see :func:`fit_comm_regression`); default None: always fit.
 
     Raises
     ------
@@ -235,7 +288,7 @@ def view(state: CommRegressionState, cache: FitCache | None = None) -> CommRegre
         A control value the panels cannot show, data the model refuses, an evaluation the
         data cannot support (e.g. train small / test big without a ``processes`` column).
     """
-    fitted = fit(state, cache)
+    fitted = fit_comm_regression(state, cache)
     heatmap, matrix = exploration_panels(state)
     return CommRegressionPanels(main=main_figure(state, fitted), scatter=scatter_figure(state), heatmap=heatmap,
                                 matrix=matrix, fit_panels=fit_panels(state, fitted), fit=fitted)

@@ -1,7 +1,7 @@
 """The FiM-Cal dashboard's panels without widgets ([Bhimani2019] sections 2 and 4).
 
 :class:`FiMState` holds what the panels depend on: the runs (measured K-means runs,
-:data:`~workbench.io.measured.KMEANS_COLUMNS`) and the control values.  :func:`view`
+:data:`~workbench.io.measured.KMEANS_COLUMNS`) and the control values.  :func:`fim_view`
 calibrates FiM (Algorithm 1) beside RBASP ([Barnes2008], Eq. 17) --
 :func:`~workbench.evaluation.fim_explore.calibrate_and_compare`, cached when given a cache --
 and returns :class:`FiMPanels`: the calibration trace (the main figure), prediction vs
@@ -53,7 +53,7 @@ from workbench.views.tables import Column, Table, fields_table
 
 __all__ = ["ALPHA_START", "BASE_PROBABILITY_LABELS", "DEFAULTS", "DISPLAY_TC", "FEATURES", "MAX_ITER", "FiMPanels",
            "FiMState", "base_probabilities_table", "data_choices", "data_summary_html", "fim_parameters", "fit_key",
-           "fixed_choices", "view"]
+           "fixed_choices", "fim_view"]
 
 #: Feature choices of Eq. 11 (and Eq. 17): the paper's plain parameters, or the K-means
 #: work terms I N and I K N (beyond the paper, see workbench.evaluation.fim).
@@ -73,9 +73,18 @@ DISPLAY_TC = 40
 
 
 class Cache(Protocol):
-    """What :func:`view` needs of a cache: ``get(key, compute)`` (e.g. :class:`~workbench.ui.common.FitCache`)."""
+    """What :func:`fim_view` needs of a cache: ``get(key, compute)`` (e.g. :class:`~workbench.ui.common.FitCache`)."""
 
-    def get(self, key: Hashable, compute: Callable[[], object]) -> object: ...
+    def get(self, key: Hashable, compute: Callable[[], object]) -> object:
+        """Return the value cached for ``key``, computing it with ``compute()`` on a miss.
+
+        Parameters
+        ----------
+        key : hashable
+            What identifies the value (the runs and the FiMCal parameters).
+        compute : callable
+            Computes the value, without arguments.
+        """
 
 
 @dataclass(frozen=True, eq=False)
@@ -156,14 +165,26 @@ class FiMPanels:
 
 
 def fim_parameters(state: FiMState) -> dict:
-    """Return the FiMCal parameters of ``state``, ``max_iter`` capped by :data:`MAX_ITER`."""
+    """Return the FiMCal parameters of ``state``, ``max_iter`` capped by :data:`MAX_ITER`.
+
+    Parameters
+    ----------
+    state : FiMState
+        The runs and the control values.
+    """
     return dict(features=FEATURES[state.features], model=state.model, alpha_init=state.alpha_init,
                 epsilon=state.epsilon, tau=state.tau, max_iter=min(int(state.max_iter), MAX_ITER[state.model]),
                 scale_utilization=bool(state.scale_utilization))
 
 
 def fit_key(state: FiMState) -> tuple:
-    """Return the identity of the calibration ``state`` asks for: (the runs, the FiMCal parameters)."""
+    """Return the identity of the calibration ``state`` asks for: (the runs, the FiMCal parameters).
+
+    Parameters
+    ----------
+    state : FiMState
+        The runs and the control values.
+    """
     return (id(state.runs), tuple(sorted(fim_parameters(state).items())))
 
 
@@ -178,12 +199,19 @@ def _significant(value: float, digits: int = 6) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def view(state: FiMState, cache: Cache | None = None) -> FiMPanels:
+def fim_view(state: FiMState, cache: Cache | None = None) -> FiMPanels:
     """Calibrate (or reuse the cached calibration) and compute every panel of ``state``.
 
     Raises a :class:`~workbench.errors.WorkbenchError` when the runs cannot be fitted at
     all (no model); a FiM that cannot be calibrated leaves RBASP shown and says why in
     ``notes``.
+
+    Parameters
+    ----------
+    state : FiMState
+        The runs and the control values.
+    cache : Cache, optional
+        Reuses calibrations per :func:`fit_key`; default None: always calibrate.
     """
     params, name, key = fim_parameters(state), state.fim_name, fit_key(state)
 
@@ -290,6 +318,11 @@ def data_choices(runs: pd.DataFrame) -> tuple[list[tuple[str, tuple]], list[tupl
 
     Configurations: (label, (I, K, N)) of every distinct test configuration, in order;
     axes: (label, (x, y)) of every pair of I, K, N, I x K first as in Fig. 10.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs with a ``role`` column.
     """
     test = runs[runs["role"] == "test"].drop_duplicates(list(KMEANS_FEATURES))
     configs = [(config_label(dict(zip(KMEANS_FEATURES, row, strict=True))), tuple(float(v) for v in row))
@@ -303,6 +336,13 @@ def fixed_choices(runs: pd.DataFrame, axes: tuple[str, str]) -> tuple[list[tuple
     """Return the options for the parameter not on ``axes`` and its default (the middle value).
 
     The values of the training runs on one process (those Eq. 11 is fitted on), else of all runs.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs.
+    axes : tuple of (str, str)
+        The two parameters on the regression view's axes.
     """
     x, y = axes
     other = next(p for p in KMEANS_FEATURES if p not in (x, y))
@@ -313,7 +353,17 @@ def fixed_choices(runs: pd.DataFrame, axes: tuple[str, str]) -> tuple[list[tuple
 
 
 def data_summary_html(runs: pd.DataFrame, meta: dict, label: str) -> str:
-    """One line about the runs: counts, configurations, process counts, machine and date (escaped)."""
+    """One line about the runs: counts, configurations, process counts, machine and date (escaped).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        Measured runs.
+    meta : dict
+        Their metadata (machine, date), e.g. the sidecar.
+    label : str
+        The data source's name.
+    """
     configs = len(data_choices(runs)[0])
     train = runs[runs["role"] == "train"]
     facts = [f"{len(runs)} runs ({len(train)} train, {(runs['role'] == 'test').sum()} test)",
@@ -339,5 +389,13 @@ BASE_PROBABILITY_LABELS = {
 
 
 def base_probabilities_table(probabilities: BaseProbabilities, title: str = "") -> Table:
-    """Return :class:`~workbench.models.fim.BaseProbabilities` as a table of the five probabilities, in words."""
+    """Return :class:`~workbench.models.fim.BaseProbabilities` as a table of the five probabilities, in words.
+
+    Parameters
+    ----------
+    probabilities : BaseProbabilities
+        Probabilities of Eqs. 1-5.
+    title : str, default ""
+        Title above the table (HTML).
+    """
     return fields_table(probabilities, BASE_PROBABILITY_LABELS, title)

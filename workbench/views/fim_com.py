@@ -4,7 +4,7 @@
 receivers, replications, seed, the service parameters of Eqs. 13-16, phi, the OSU
 placement) and the measured data of that placement
 (:class:`~workbench.evaluation.fim_com.PlacementData`, None without the data mirror) and of
-Extra-P.  :func:`view` simulates the collective
+Extra-P.  :func:`fim_com_view` simulates the collective
 (:func:`~workbench.models.fim.queueing.simulate_collective`) and returns
 :class:`FiMComPanels`: the makespan distribution (main figure), the station CDFs and the
 readout rows; :func:`fit_table_html` is the table of the placement's station fits.  The
@@ -38,7 +38,8 @@ from workbench.plots.fim_com import makespan_figure, station_cdf_figure, station
 from workbench.views.panels import FitCache, frame_html
 
 __all__ = ["DEFAULT_RATES", "RATE_NAMES", "SAMPLE_LIMIT", "SWEEP_REPLICATIONS", "VARIES", "FiMComPanels",
-           "FiMComState", "FiMComSweepPanels", "fit_table_html", "simulate", "sweep_summary", "sweep_view", "view"]
+           "FiMComState", "FiMComSweepPanels", "fim_com_view", "fit_table_html", "simulate", "sweep_summary",
+           "sweep_view"]
 
 #: The service parameters of Eqs. 13-16, in slider order.
 RATE_NAMES = ("zeta_min", "zeta_max", "metadata_coef", "eta", "psi")
@@ -123,17 +124,32 @@ class FiMComSweepPanels:
 
 
 def simulate(state: FiMComState, cache: FitCache | None = None) -> CollectiveSimulation:
-    """Simulate the collective of ``state`` (reusing ``cache`` per parameters)."""
+    """Simulate the collective of ``state`` (reusing ``cache`` per parameters).
+
+    Parameters
+    ----------
+    state : FiMComState
+        The pattern, sizes and rates.
+    cache : FitCache, optional
+        Reuses simulations per parameters; default None: always simulate.
+    """
     params = state.parameters()
     run = lambda: simulate_collective(**params, sample_limit=SAMPLE_LIMIT)  # noqa: E731
     return run() if cache is None else cache.get(tuple(sorted(params.items())), run)
 
 
-def view(state: FiMComState, cache: FitCache | None = None) -> FiMComPanels:
+def fim_com_view(state: FiMComState, cache: FitCache | None = None) -> FiMComPanels:
     """Simulate (or reuse the cached run) and build every live panel of ``state``.
 
     Raises the model's :class:`~workbench.errors.ValidationError` for parameters it cannot
     use (e.g. zeta_min above zeta_max).
+
+    Parameters
+    ----------
+    state : FiMComState
+        The pattern, sizes, rates and placement.
+    cache : FitCache, optional
+        Reuses simulations per parameters; default None: always simulate.
     """
     sim = simulate(state, cache)
     curve = state.placement.curve if state.placement is not None else None
@@ -145,7 +161,13 @@ def view(state: FiMComState, cache: FitCache | None = None) -> FiMComPanels:
 
 
 def fit_table_html(placement: PlacementData | None) -> str:
-    """Return the station fits of ``placement`` with how their samples were derived (HTML)."""
+    """Return the station fits of ``placement`` with how their samples were derived (HTML).
+
+    Parameters
+    ----------
+    placement : PlacementData or None
+        A placement's station fits (None: nothing fitted).
+    """
     if placement is None:
         return "<i>No station fits: the measured OSU data are unavailable.</i>"
     notes = "".join(f"<li><b>{s}</b>: {html.escape(text)}</li>" for s, text in placement.provenance.items())
@@ -197,6 +219,15 @@ def sweep_summary(state: FiMComState, vary: str, cache: FitCache | None = None) 
 
     :data:`SWEEP_REPLICATIONS` replications per point: mean, min and max makespan per
     point (:func:`~workbench.evaluation.fim_com.summarize_sweep`; reusing ``cache``).
+
+    Parameters
+    ----------
+    state : FiMComState
+        The pattern, sizes and rates.
+    vary : {"n_jobs", "processes"}
+        The swept quantity.
+    cache : FitCache, optional
+        Reuses sweeps per parameters; default None: always simulate.
     """
     p = state.parameters()
     values = sweep_values(vary, state.processes)
@@ -215,6 +246,13 @@ def sweep_view(state: FiMComState, summaries: dict[str, pd.DataFrame]) -> FiMCom
     """Return the time-vs-N and time-vs-p figures of the :func:`sweep_summary` s (``vary`` -> summary).
 
     With the measured broadcast beside them where there is one.
+
+    Parameters
+    ----------
+    state : FiMComState
+        The pattern, sizes, rates and placement.
+    summaries : dict of str to pandas.DataFrame
+        ``vary`` -> :func:`sweep_summary`.
     """
     curve = state.placement.curve if state.placement is not None and state.pattern == "broadcast" else None
     measured_n, measured_p = measured_sweep_curves(curve, state.size_bytes, state.processes)

@@ -3,7 +3,7 @@
 :class:`FractalState` holds what the panels depend on: the profile (one row per phase per
 run) and the controls -- target size N_Lrg, the threshold of the major phases, the
 tolerance of C, C and delta (None: automatic), k and the confidence of the band.
-:func:`view` runs :func:`~workbench.evaluation.fractal.demo_experiment` and returns
+:func:`fractal_view` runs :func:`~workbench.evaluation.fractal.demo_experiment` and returns
 :class:`FractalPanels`: the log-log fits per phase (main figure), predicted vs measured at
 N_Lrg (``bars``), the shares vs size, the readout rows and the notes.  :func:`table1_view`
 is the static Table 1 check.  Times in seconds.
@@ -25,7 +25,7 @@ from workbench.evaluation.fractal import FractalExperiment, demo_experiment, tab
 from workbench.plots.fractal import loglog_figure, prediction_figure, shares_figure, table1_figure
 from workbench.views.panels import FitCache, frame_html
 
-__all__ = ["FractalPanels", "FractalState", "Table1Panels", "experiment", "table1_view", "view"]
+__all__ = ["FractalPanels", "FractalState", "Table1Panels", "experiment", "table1_view", "fractal_view"]
 
 
 
@@ -93,6 +93,13 @@ def experiment(state: FractalState, cache: FitCache | None = None) -> FractalExp
     """Run the method on ``state`` (reusing ``cache`` per data and parameters).
 
     The model's warnings are kept in the experiment's notes, not raised.
+
+    Parameters
+    ----------
+    state : FractalState
+        The profile and the control values.
+    cache : FitCache, optional
+        Reuses experiments per data and parameters; default None: always run.
     """
     params = state.parameters()
 
@@ -105,12 +112,19 @@ def experiment(state: FractalState, cache: FitCache | None = None) -> FractalExp
                                                  run)
 
 
-def view(state: FractalState, cache: FitCache | None = None) -> FractalPanels:
+def fractal_view(state: FractalState, cache: FitCache | None = None) -> FractalPanels:
     """Run (or reuse) the experiment of ``state`` and build its panels.
 
     Raises :class:`~workbench.errors.ValidationError` (in the project's words) when the
     method cannot run on the profile with these controls, e.g. a design that maps onto a
     single measured size.
+
+    Parameters
+    ----------
+    state : FractalState
+        The profile and the control values.
+    cache : FitCache, optional
+        Reuses experiments per data and parameters; default None: always run.
     """
     e = experiment(state, cache)
     actual = dict(zip(e.comparison["phase"], e.comparison["actual_s"]))

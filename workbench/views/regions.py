@@ -37,6 +37,13 @@ def synthetic_regions(processes=(2, 4, 8, 16, 32), repeats: int = 2) -> pd.DataF
 
     solve shrinks like 64/p, MPI_Allreduce grows like 0.2 log2 p, io is 1 s, main's own
     time 0.5 s; values are inclusive max-over-ranks times in seconds.
+
+    Parameters
+    ----------
+    processes : sequence of int, default (2, 4, 8, 16, 32)
+        Process counts measured.
+    repeats : int, default 2
+        Runs per process count.
     """
     rows = []
     for p in processes:
@@ -66,7 +73,15 @@ class RegionView:
 
 
 def region_table_html(frame: pd.DataFrame, target: float) -> str:
-    """Return the region table at ``target``: share, interval, rank, growth, warnings (largest first)."""
+    """Return the region table at ``target``: share, interval, rank, growth, warnings (largest first).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The region predictions (:meth:`~workbench.models.regions.RegionPredictor.predict_frame`).
+    target : float
+        The allocation shown.
+    """
     at = frame[np.isclose(frame["n"], target)].sort_values("share", ascending=False)
     shown = pd.DataFrame({
         "region": at["region"], "share at target": (100 * at["share"]).map(lambda v: f"{v:.1f} %"),
@@ -77,7 +92,15 @@ def region_table_html(frame: pd.DataFrame, target: float) -> str:
 
 
 def verdicts_html(verdicts: pd.DataFrame, consistency: pd.DataFrame) -> str:
-    """Return the verdicts in words and the check of the exclusive sum against the total."""
+    """Return the verdicts in words and the check of the exclusive sum against the total.
+
+    Parameters
+    ----------
+    verdicts : pandas.DataFrame
+        The regions' verdicts.
+    consistency : pandas.DataFrame
+        The exclusive sum against the total.
+    """
     items = [f"<li>{html.escape(m)}</li>" for m in verdicts["message"]] or [
         "<li>No region's share grows by more than 10 % and no region's time rises with n: every part of the "
         "code keeps scaling over this range.</li>"]
@@ -97,7 +120,21 @@ def verdicts_html(verdicts: pd.DataFrame, consistency: pd.DataFrame) -> str:
 
 def region_view(model: RegionPredictor, target: float, region: str | None = None, level: float = 0.8,
                 unit: str = "s") -> RegionView:
-    """Return every panel for ``target`` (``region``: the one whose fit is shown; None: the largest growing one)."""
+    """Return every panel for ``target`` (``region``: the one whose fit is shown; None: the largest growing one).
+
+    Parameters
+    ----------
+    model : RegionPredictor
+        A fitted region predictor.
+    target : float
+        The allocation asked about.
+    region : str, optional
+        The region whose fit is shown; default: the largest growing one.
+    level : float, default 0.8
+        Interval level.
+    unit : str, default "s"
+        Unit of the times.
+    """
     frame = model.predict_frame([target], level)
     verdicts, consistency = frame.attrs["verdicts"], frame.attrs["consistency"]
     lattice = np.geomspace(model.n_min_, model.n_max_ * 4096, 121)  # the model's own lattice: predictions reused

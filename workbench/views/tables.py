@@ -65,6 +65,13 @@ def format_number(value: float, digits: int = 4) -> str:
     """Return ``value`` with ``digits`` significant digits, positional unless below 1e-3 or from 1e9 up.
 
     Whole numbers are shown without decimals; ``nan`` as ``–``.
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    digits : int, default 4
+        Significant digits.
     """
     if _missing(value):
         return MISSING
@@ -85,7 +92,17 @@ def format_number(value: float, digits: int = 4) -> str:
 
 
 def format_value(value, kind: str = "auto", digits: int | None = None) -> str:
-    """Return one cell as text (see the module docstring); ``kind="auto"`` infers it from the value."""
+    """Return one cell as text (see the module docstring); ``kind="auto"`` infers it from the value.
+
+    Parameters
+    ----------
+    value : object
+        The cell.
+    kind : {"auto", "bool", "int", "number", "percent", "fraction", "text"}, default "auto"
+        How to show it; "auto" infers it from the value.
+    digits : int, optional
+        Significant digits of a number (default 4), decimals of a percentage (default 1).
+    """
     if _missing(value):
         return MISSING
     if kind == "auto":
@@ -130,6 +147,17 @@ def table_html(frame: pd.DataFrame, columns: Mapping[str, Column] | None = None,
 
     ``columns``: how to show some columns (by name; the others are inferred and keep their
     names); ``title`` (HTML) goes above, ``note`` (text) below.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    columns : mapping of str to Column, optional
+        How to show some columns (by name; the others are inferred and keep their names).
+    title : str, default ""
+        Title above the table (HTML).
+    note : str, default ""
+        Note below the table (text).
     """
     columns = dict(columns or {})
     data = _shown(frame)
@@ -184,7 +212,19 @@ class Table:
 
 def table(frame: pd.DataFrame, columns: Mapping[str, Column] | None = None, title: str = "",
           note: str = "") -> Table:
-    """Return ``frame`` as a :class:`Table`: the last expression of a notebook cell shows it formatted."""
+    """Return ``frame`` as a :class:`Table`: the last expression of a notebook cell shows it formatted.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    columns : mapping of str to Column, optional
+        How to show some columns (by name).
+    title : str, default ""
+        Title above the table (HTML).
+    note : str, default ""
+        Note below the table (text).
+    """
     return Table(frame, dict(columns or {}), title, note)
 
 
@@ -193,6 +233,15 @@ def fields_table(record, labels: Mapping[str, Column] | None = None, title: str 
 
     ``labels``: a :class:`Column` per field name (its label names the quantity, its kind
     formats the value); other fields keep their names and inferred formats.
+
+    Parameters
+    ----------
+    record : dataclass instance or mapping
+        The fields.
+    labels : mapping of str to Column, optional
+        A column per field name (label and format); other fields keep their names.
+    title : str, default ""
+        Title above the table (HTML).
     """
     items = dataclasses.asdict(record).items() if dataclasses.is_dataclass(record) else dict(record).items()
     labels = dict(labels or {})

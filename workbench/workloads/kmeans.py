@@ -93,6 +93,17 @@ def make_points(points: int, clusters: int, dims: int = 8, seed: int = 0) -> np.
     """Make ``points`` x ``dims`` float64 points in ``clusters`` Gaussian blobs, deterministic from ``seed``.
 
     Unit spread, centres uniform in [-10, 10]^dims.
+
+    Parameters
+    ----------
+    points : int
+        Number of points N.
+    clusters : int
+        Number of Gaussian blobs.
+    dims : int, default 8
+        Dimensions d.
+    seed : int, default 0
+        Seed of the data.
     """
     rng = np.random.default_rng(seed)
     centres = rng.uniform(-_CENTRE_RANGE, _CENTRE_RANGE, size=(clusters, dims))
@@ -101,7 +112,17 @@ def make_points(points: int, clusters: int, dims: int = 8, seed: int = 0) -> np.
 
 
 def initial_centroids(data: np.ndarray, clusters: int, seed: int = 0) -> np.ndarray:
-    """``clusters`` distinct points of ``data`` chosen at random (Forgy initialisation)."""
+    """``clusters`` distinct points of ``data`` chosen at random (Forgy initialisation).
+
+    Parameters
+    ----------
+    data : numpy.ndarray, shape (N, d)
+        The points.
+    clusters : int
+        Number of centroids K.
+    seed : int, default 0
+        Seed of the choice.
+    """
     rng = np.random.default_rng([seed, 1])
     return data[rng.choice(len(data), size=clusters, replace=False)].copy()
 
@@ -143,6 +164,17 @@ def lloyd(data: np.ndarray, centroids: np.ndarray, iterations: int, processes: i
 
     Returns ``(centroids, inertia_history, empty_clusters, calc_time_s)``; see
     :class:`KMeansRun`. ``data`` (N, d) is split into ``processes`` contiguous chunks.
+
+    Parameters
+    ----------
+    data : numpy.ndarray, shape (N, d)
+        The points.
+    centroids : numpy.ndarray, shape (K, d)
+        The initial centroids.
+    iterations : int
+        Lloyd iterations I.
+    processes : int
+        Forked workers t.
     """
     data = np.asarray(data, dtype=float)
     centroids = np.array(centroids, dtype=float, copy=True)
@@ -208,6 +240,21 @@ def run_kmeans(points: int, clusters: int, iterations: int, processes: int, *, d
     ``points`` N, ``clusters`` K, ``iterations`` I, ``processes`` t (workers), ``dims`` d:
     positive integers with ``processes <= points`` and ``clusters <= points``. Only the
     calculation runs inside :func:`~workbench.measure.perf.perf_region`.
+
+    Parameters
+    ----------
+    points : int
+        Number of points N (>= processes and >= clusters).
+    clusters : int
+        Number of clusters K.
+    iterations : int
+        Lloyd iterations I.
+    processes : int
+        Workers t.
+    dims : int, default 8
+        Dimensions d.
+    seed : int, default 0
+        Seed of the data and the initial centroids.
     """
     points = positive_int(points, "points", "run_kmeans")
     clusters = positive_int(clusters, "clusters", "run_kmeans")
@@ -247,6 +294,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one K-means measurement from the command line (one JSON line on stdout); return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     if any(os.environ.get(k) != v for k, v in SINGLE_THREAD_ENV.items()):

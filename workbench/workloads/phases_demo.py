@@ -114,6 +114,17 @@ def run_phases(n: int, timer: PhaseTimer, *, run: int | None = None, seed: int =
     """One run of the workload at size ``n`` recorded in ``timer``.
 
     Returns a checksum (so that no phase's result is dead code).
+
+    Parameters
+    ----------
+    n : int
+        The input size.
+    timer : PhaseTimer
+        Records the phases.
+    run : int, optional
+        The repeat index; default: the timer's count of runs at ``n``.
+    seed : int, default 0
+        Seed of the input data.
     """
     n = _size(n, "run_phases")
     rng = np.random.default_rng(seed)
@@ -166,10 +177,23 @@ def measure_phases_demo(
     idle machine both agree; on a machine shared with other processes the CPU time leaves out
     the time the scheduler gives to them, which would otherwise be measured as phase time.
 
-    ``progress``: optional callable receiving ``(round, size, seconds)`` after each run.
-
     Runs inside :func:`~workbench.measure.lock.exclusive_measurement` (one process): a
     :class:`~workbench.errors.MeasurementError` at once when another measurement is running.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        The small input sizes.
+    target_size : int
+        The large run's size.
+    repeats : int, default 3
+        Rounds over all sizes.
+    seed : int, default 0
+        Seed of the input data.
+    clock : {"cpu", "wall"}, default "cpu"
+        The measuring thread's CPU time or wall time (see below).
+    progress : callable, optional
+        Receives ``(round, size, seconds)`` after each run.
     """
     from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -238,6 +262,17 @@ def write_fractal_demo(frame: pd.DataFrame, path=None, *, command: str | None = 
     atomically (:func:`~workbench.io.sidecar.write_measured_csv`). An existing measurement,
     or a path in the repository's tracked ``data/``, is a
     :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measured profile.
+    path : str or path-like, optional
+        The CSV; default :func:`default_demo_path`.
+    command : str, optional
+        The command that measured it, for the sidecar.
+    force : bool, default False
+        Overwrite an existing measurement or write into the repository's data.
     """
     path = check_output_path(default_demo_path() if path is None else path, force=force)
     clock = frame.attrs.get("clock", "unknown")
@@ -281,6 +316,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Measure the multi-phase demo from the command line and write it; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
 

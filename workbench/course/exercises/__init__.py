@@ -24,7 +24,13 @@ def notebooks_with_exercises() -> list[str]:
 
 
 def exercises_for(notebook: str) -> tuple[Exercise, ...]:
-    """Return the exercises of notebook ``notebook`` (its stem, e.g. ``"01_downey_explorer"``)."""
+    """Return the exercises of notebook ``notebook`` (its stem, e.g. ``"01_downey_explorer"``).
+
+    Parameters
+    ----------
+    notebook : str
+        The notebook's stem, e.g. ``"01_downey_explorer"``.
+    """
     stem = notebook.removesuffix(".ipynb")
     if stem not in notebooks_with_exercises():
         raise KeyError(f"no exercises for notebook {notebook!r}; notebooks with exercises: "

@@ -1,7 +1,7 @@
 """Exercises of notebook 05, FiM-Cal ([Bhimani2019] section 2, Eqs. 1-12 and Algorithm 1).
 
 Levels 2-4 calibrate FiM on the K-means runs measured on this machine (catalogue
-``kmeans-fim``) with the dashboard's default controls, as :func:`workbench.views.fim.view`
+``kmeans-fim``) with the dashboard's default controls, as :func:`workbench.views.fim.fim_view`
 does (through :func:`~workbench.evaluation.fim_explore.calibrate_and_compare`).
 """
 

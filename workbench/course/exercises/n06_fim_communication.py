@@ -1,7 +1,7 @@
 """Exercises of notebook 06, FiM-Com ([Bhimani2019] section 3, Eqs. 13-16, Fig. 4).
 
 Every exercise simulates the collective as the dashboard does
-(:func:`workbench.views.fim_com.view`): the rates fitted to the OSU broadcast latencies of
+(:func:`workbench.views.fim_com.fim_com_view`): the rates fitted to the OSU broadcast latencies of
 ORFEO with ``--map-by core`` (catalogue ``osu-orfeo``), 20 replications, seed 0.
 """
 

@@ -4,7 +4,7 @@ Every exercise fits the dashboard's opening data: the binary-tree OSU broadcast 
 with ``--map-by core`` (catalogue ``osu-orfeo``, 1344 points) with its descriptors
 (:func:`~workbench.evaluation.comm_regression.osu_broadcast_frame`), fitted and scored by
 :func:`~workbench.evaluation.comm_regression.fit_and_evaluate` as in
-:func:`workbench.views.comm_regression.fit`.
+:func:`workbench.views.comm_regression.fit_comm_regression`.
 """
 
 from __future__ import annotations

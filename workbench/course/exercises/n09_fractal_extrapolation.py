@@ -2,7 +2,7 @@
 
 Every exercise runs the method on the measured demo profile (catalogue
 ``fractal-demo-local``) with the dashboard's controls, as
-:func:`workbench.views.fractal.view` does
+:func:`workbench.views.fractal.fractal_view` does
 (:func:`~workbench.evaluation.fractal.demo_experiment`, target N_Lrg = the largest
 measured size).
 """

@@ -84,12 +84,25 @@ def grid_side(wss_bytes: int) -> int:
     """Return the side ``n`` of the rank's ``n x n`` float64 grid for a working set of ``wss_bytes``.
 
     ``n = isqrt(wss_bytes / 8)``; 2 MiB -> 512, 8 MiB -> 1024, 32 MiB -> 2048.
+
+    Parameters
+    ----------
+    wss_bytes : int
+        Working-set size per rank, bytes.
     """
     return math.isqrt(int(wss_bytes) // 8)
 
 
 def message_bytes(msg_multiple: float, wss_bytes: int) -> int:
-    """``msg_multiple * sqrt(wss_bytes)`` rounded to a multiple of 8 bytes, at least 8 ([Branikas2024] section 2.3)."""
+    """``msg_multiple * sqrt(wss_bytes)`` rounded to a multiple of 8 bytes, at least 8 ([Branikas2024] section 2.3).
+
+    Parameters
+    ----------
+    msg_multiple : float
+        Message size as a multiple of sqrt(WSS).
+    wss_bytes : int
+        Working-set size per rank, bytes.
+    """
     return max(8, 8 * int(round(msg_multiple * math.sqrt(wss_bytes) / 8)))
 
 
@@ -137,6 +150,13 @@ class DatagenConfig:
         """Return ``item`` (a configuration or a mapping of its fields) as a configuration.
 
         ``index`` is the item's position, named in error messages.
+
+        Parameters
+        ----------
+        item : DatagenConfig or mapping
+            A configuration or a mapping of its fields.
+        index : int
+            The item's position, named in error messages.
         """
         if isinstance(item, cls):
             return item
@@ -162,6 +182,17 @@ def jacobi_sweep(u: np.ndarray, new: np.ndarray, extra_ops: int = 1, block_bytes
     operation per element streams the grid from memory (memory bound) and 16 re-use the cached
     block (compute bound), as the per-element inner loop of the listing does. The border of
     ``new`` is left untouched (fixed boundary values).
+
+    Parameters
+    ----------
+    u : numpy.ndarray
+        The grid at this time step.
+    new : numpy.ndarray
+        The grid of the next time step (written in place).
+    extra_ops : int, default 1
+        Times each element is computed (1: memory bound; 16: compute bound).
+    block_bytes : int, default 262144
+        Bytes of rows recomputed while in cache.
     """
     rows, cols = u.shape
     step = max(1, block_bytes // (8 * cols))
@@ -210,6 +241,17 @@ def run_datagen(comm, configs, *, iterations: int = 32, progress=None) -> list[d
     Rank 0 returns one row per rank and configuration (:data:`DATAGEN_COLUMNS`, ``run_id`` =
     configuration index), the other ranks ``None``. ``progress(done, total)`` is called on rank 0
     after each configuration.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator.
+    configs : sequence of DatagenConfig
+        The configurations.
+    iterations : int, default 32
+        Time steps per configuration.
+    progress : callable, optional
+        ``progress(done, total)``, called on rank 0 after each configuration.
     """
     from mpi4py import MPI
 
@@ -281,7 +323,13 @@ def _run_launch(comm, spec: dict, progress) -> list[dict] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """MPI program entry point (see the module docstring)."""
+    """MPI program entry point (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     return worker_main("datagen", _run_launch, argv)
 
 

@@ -91,6 +91,13 @@ class PingPongConfig:
         """Return ``item`` (a configuration or a mapping of its fields) as a configuration.
 
         ``index`` is the item's position, named in error messages.
+
+        Parameters
+        ----------
+        item : PingPongConfig or mapping
+            A configuration or a mapping of its fields.
+        index : int
+            The item's position, named in error messages.
         """
         if isinstance(item, cls):
             return item
@@ -112,6 +119,13 @@ def third_quartile(times, drop: float = DROP_FRACTION) -> np.ndarray:
     iterations and return the maximum of the rest ([Papadopoulou2015] section III.B: "the
     maximum time for each process is the third quantile of all iterations"). ``times``:
     ``(..., iterations)``.
+
+    Parameters
+    ----------
+    times : array-like of float, shape (..., iterations)
+        Iteration times per process.
+    drop : float, default 0.25
+        Share of the slowest iterations dropped.
     """
     arr = np.asarray(times, dtype=float)
     if arr.ndim == 0 or arr.shape[-1] == 0:
@@ -129,6 +143,13 @@ def reported_time(times, drop: float = DROP_FRACTION) -> tuple[float, float]:
 
     The maximum over processes of their :func:`third_quartile`, and (second value) the median
     over processes of the same.
+
+    Parameters
+    ----------
+    times : array-like of float, shape (processes, iterations)
+        Iteration times.
+    drop : float, default 0.25
+        Share of the slowest iterations dropped.
     """
     arr = np.asarray(times, dtype=float)
     if arr.ndim != 2:
@@ -137,7 +158,13 @@ def reported_time(times, drop: float = DROP_FRACTION) -> tuple[float, float]:
 
 
 def over_processes(quartiles) -> tuple[float, float]:
-    """``(max, median)`` over processes of their per-process :func:`third_quartile` times."""
+    """``(max, median)`` over processes of their per-process :func:`third_quartile` times.
+
+    Parameters
+    ----------
+    quartiles : array-like of float
+        Per-process :func:`third_quartile` times.
+    """
     q = np.asarray(quartiles, dtype=float)
     return float(q.max()), float(np.median(q))
 
@@ -149,6 +176,11 @@ def load_host_map(source) -> dict[str, dict[str, str]] | None:
 
     ``None`` stays ``None``: one switch and one rack. Raises DataFormatError for unreadable
     JSON and ValidationError for a malformed map.
+
+    Parameters
+    ----------
+    source : str, path-like, mapping or None
+        A JSON file path or a mapping; None: one switch and one rack.
     """
     if source is None:
         return None
@@ -173,6 +205,13 @@ def allocation_descriptors(hosts, host_map=None) -> dict[str, int]:
 
     ``SW``/``R`` count the distinct switches/racks of the hosts in ``host_map``
     (:func:`load_host_map`); without one they are 1.
+
+    Parameters
+    ----------
+    hosts : sequence of str
+        The host of every rank.
+    host_map : mapping, optional
+        Host -> switch and rack (:func:`load_host_map`); default None: one of each.
     """
     hosts = np.asarray(hosts, dtype=str)
     nodes, ppn = nodes_and_ppn(hosts)
@@ -194,6 +233,15 @@ def partner_seed(seed: int, processes: int, config: PingPongConfig) -> np.random
     """Return the seed of one configuration's random pairing.
 
     The same on every rank, different per repeat and configuration.
+
+    Parameters
+    ----------
+    seed : int
+        The sweep's seed.
+    processes : int
+        The launch's process count.
+    config : PingPongConfig
+        The configuration.
     """
     return np.random.SeedSequence([seed, processes, config.S, config.M, config.repeat])
 
@@ -225,6 +273,23 @@ def run_pingpong(comm, configs, *, iterations: int = 200, warmup: int = 5, seed:
     ranks ``None``.
 
     ``progress(done, total)`` is called on rank 0 after every configuration.
+
+    Parameters
+    ----------
+    comm : mpi4py.MPI.Comm
+        The communicator.
+    configs : sequence of PingPongConfig
+        The configurations.
+    iterations : int, default 200
+        Timed iterations per configuration.
+    warmup : int, default 5
+        Untimed iterations first.
+    seed : int, default 0
+        Seed of the random pairing.
+    host_map : mapping, optional
+        Host -> switch and rack; default None: one of each.
+    progress : callable, optional
+        ``progress(done, total)``, called on rank 0 after each configuration.
     """
     from mpi4py import MPI
 
@@ -280,7 +345,13 @@ def _run_launch(comm, spec: dict, progress) -> list[dict] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """MPI program entry point (see the module docstring)."""
+    """MPI program entry point (see the module docstring).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     return worker_main("pingpong", _run_launch, argv)
 
 

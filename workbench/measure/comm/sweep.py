@@ -154,6 +154,15 @@ def pingpong_grid(sizes: Sequence[int] = DEFAULT_SIZES, messages: Sequence[int] 
     """Return every ``(S, M)`` of ``sizes x messages``, repeat by repeat.
 
     Repeat by repeat, so that slow drifts of the machine spread over all configurations.
+
+    Parameters
+    ----------
+    sizes : sequence of int, default DEFAULT_SIZES
+        Message sizes S, bytes.
+    messages : sequence of int, default (1, 2, 3, 4)
+        Messages per process M.
+    repeats : int, default 3
+        Repeats of the whole grid.
     """
     where = "pingpong_grid"
     sizes, messages = _values(sizes, "sizes", where), _values(messages, "messages", where)
@@ -168,6 +177,20 @@ def datagen_grid(wss_bytes: Sequence[int] = (2 * 2**20, 8 * 2**20, 32 * 2**20),
     """Return the full grid ``wss_bytes x loads x msg_multiples x messages x barriers``.
 
     [Branikas2024] section 7.2's feature space, scaled down; nodes and PPN come from the launches.
+
+    Parameters
+    ----------
+    wss_bytes : sequence of int, default (2 MiB, 8 MiB, 32 MiB)
+        Working-set sizes per rank, bytes.
+    loads : sequence of str, default ("memory", "compute")
+        Computational load types.
+    msg_multiples : sequence of float, default (1, 5, 10, 50, 100)
+        Message sizes as multiples of sqrt(WSS).
+    messages : sequence of int, default (2, 4, 8)
+        Messages per rank.
+    barriers : sequence of str, default ("none",)
+        The optional barrier of each time step (``"none"``, ``"global"``, ...; see
+        :mod:`workbench.measure.comm.datagen`).
     """
     where = "datagen_grid"
     axes = [_values(v, n, where) for v, n in ((wss_bytes, "wss_bytes"), (loads, "loads"),
@@ -182,6 +205,11 @@ def find_mpiexec(mpiexec: str | os.PathLike | None = None) -> str:
 
     ``mpiexec`` if given, else the one next to ``sys.executable`` (the venv's, from the
     ``mpich`` wheel), else the first on ``PATH``.
+
+    Parameters
+    ----------
+    mpiexec : str or path-like, optional
+        The launcher to use; default: the venv's, else the first on ``PATH``.
     """
     if mpiexec is not None:
         found = shutil.which(str(mpiexec))
@@ -268,25 +296,43 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
     ``configs`` are :func:`pingpong_grid` / :func:`datagen_grid` items or mappings of their
     fields; the run facts are in ``frame.attrs`` (see the module docstring).
 
-    ``iterations``: timed iterations per configuration (default 200 for the ping-pong, 32 time
-    steps for the data generator); ``warmup``, ``seed``, ``host_map`` (path or mapping): ping-pong
-    only. ``mpiexec_args``: extra launcher options (a list, or one string split like a shell).
-    ``yield_cpu``: set :data:`YIELD_ENV`. ``timeout``: seconds per launch. Ping-pong
-    configurations with ``M > P - 1`` are skipped for ``P`` processes (listed in
+    Ping-pong configurations with ``M > P - 1`` are skipped for ``P`` processes (listed in
     ``attrs["skipped"]``). Raises :class:`~workbench.errors.ValidationError` for a bad grid or
     process list and :class:`~workbench.errors.MeasurementError` when MPI cannot run, when
     another measurement is running on this machine or when a process count exceeds
     :func:`~workbench.measure.lock.max_processes` (see
     :func:`~workbench.measure.lock.exclusive_measurement`).
+
+    Parameters
+    ----------
+    benchmark : {"pingpong", "datagen"}
+        The MPI program run.
+    configs : iterable
+        :func:`pingpong_grid` / :func:`datagen_grid` items, or mappings of their fields.
+    processes : sequence of int
+        The process counts, one launch each.
+    iterations : int, optional
+        Timed iterations per configuration; default 200 (ping-pong), 32 time steps (data generator).
+    warmup : int, default 5
+        Untimed iterations first (ping-pong only).
+    seed : int, default 0
+        Seed of the random pairing (ping-pong only).
+    host_map : str, path-like or mapping, optional
+        Host -> switch and rack (ping-pong only); default None: one of each.
+    mpiexec : str, optional
+        The launcher; default :func:`find_mpiexec`.
+    mpiexec_args : sequence of str or str, default ()
+        Extra launcher options (a list, or one string split like a shell).
+    yield_cpu : bool, default False
+        Set :data:`YIELD_ENV` (waiting ranks yield the CPU).
+    timeout : float, optional, default 3600.0
+        Seconds per launch (None: no limit).
+    progress : bool, default True
+        Show a progress bar.
+    notes : str, optional
+        Free text stored in the sidecar (e.g. machine load).
     """
-    if benchmark not in BENCHMARKS:
-        raise ValidationError(f"run_sweep: unknown benchmark {benchmark!r}; choose one of {list(BENCHMARKS)}")
-    config_type = PingPongConfig if benchmark == "pingpong" else DatagenConfig
-    plan = [config_type.from_mapping(c, i) for i, c in enumerate(configs)]
-    if not plan:
-        raise ValidationError(f"run_sweep: the {benchmark} grid has zero configurations")
-    counts = _values(processes, "processes", "run_sweep")
-    counts = [integer_at_least(p, "every process count", "run_sweep", 2) for p in counts]
+    plan, counts = _sweep_plan(benchmark, configs, processes)
     iterations = iterations if iterations is not None else (200 if benchmark == "pingpong" else 32)
     if isinstance(mpiexec_args, str):
         mpiexec_args = shlex.split(mpiexec_args)
@@ -316,7 +362,29 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
         raise ValidationError(f"run_sweep: no configuration can run on {counts} processes (all need more partners)")
     columns = PINGPONG_COLUMNS if benchmark == "pingpong" else DATAGEN_COLUMNS
     frame = pd.concat(parts, ignore_index=True)[columns]
-    frame.attrs.update({
+    pingpong = {"warmup": warmup, "seed": seed, "host_map": hosts,
+                "switches_racks": "from the host map" if hosts else "no host map: SW = R = 1"}
+    frame.attrs.update(_sweep_facts(benchmark, started_at, started, launches, env, iterations,
+                                    pingpong if benchmark == "pingpong" else {}, skipped, plan, notes))
+    return frame
+
+
+def _sweep_plan(benchmark: str, configs: Iterable, processes: Sequence[int]) -> tuple[list, list[int]]:
+    """Return the checked configurations and process counts of :func:`run_sweep`."""
+    if benchmark not in BENCHMARKS:
+        raise ValidationError(f"run_sweep: unknown benchmark {benchmark!r}; choose one of {list(BENCHMARKS)}")
+    config_type = PingPongConfig if benchmark == "pingpong" else DatagenConfig
+    plan = [config_type.from_mapping(c, i) for i, c in enumerate(configs)]
+    if not plan:
+        raise ValidationError(f"run_sweep: the {benchmark} grid has zero configurations")
+    counts = _values(processes, "processes", "run_sweep")
+    return plan, [integer_at_least(p, "every process count", "run_sweep", 2) for p in counts]
+
+
+def _sweep_facts(benchmark: str, started_at: datetime, started: float, launches: list, env: dict, iterations: int,
+                 pingpong: dict, skipped: list, plan: list, notes: str | None) -> dict:
+    """Return the run facts of a sweep for ``frame.attrs`` (the module docstring lists them)."""
+    return {
         "benchmark": benchmark,
         "machine": machine_facts(),
         "date": started_at.isoformat(timespec="seconds"),
@@ -328,17 +396,14 @@ def run_sweep(benchmark: str, configs: Iterable, processes: Sequence[int], *, it
         "load_average_after": launches[-1]["load_average_after"],
         "mpi_env": env,
         "iterations": iterations,
-        **({"warmup": warmup, "seed": seed, "host_map": hosts,
-            "switches_racks": "from the host map" if hosts else "no host map: SW = R = 1"}
-           if benchmark == "pingpong" else {}),
+        **pingpong,
         "method": _METHOD[benchmark],
         "launches": launches,
         "skipped": skipped,
         "grid": [asdict(c) for c in plan],
         "columns": _UNITS[benchmark],
         "notes": notes,
-    })
-    return frame
+    }
 
 
 # ----------------------------------------------------------------------------- files
@@ -348,6 +413,11 @@ def default_comm_path(benchmark: str) -> Path:
 
     ``comm_<benchmark>.csv`` in :func:`~workbench.io.sidecar.default_measure_dir` (outside
     the repository).
+
+    Parameters
+    ----------
+    benchmark : {"pingpong", "datagen"}
+        The benchmark.
     """
     return default_measure_dir() / f"comm_{benchmark}.csv"
 
@@ -360,6 +430,17 @@ def write_comm_sweep(frame: pd.DataFrame, path=None, *, command: str | None = No
     (:func:`~workbench.io.sidecar.write_measured_csv`); the frame is validated first. An
     existing measurement, or a path in the repository's tracked ``data/``, is a
     :class:`~workbench.errors.MeasurementError` unless ``force=True``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The sweep, its run facts in ``frame.attrs``.
+    path : str or path-like, optional
+        The CSV; default :func:`default_comm_path`.
+    command : str, optional
+        The command that ran it, for the sidecar.
+    force : bool, default False
+        Overwrite an existing measurement or write into the repository's data.
     """
     benchmark = frame.attrs.get("benchmark")
     if benchmark not in BENCHMARKS:
@@ -379,7 +460,13 @@ _UNIT = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "kb": 2**10, "m": 2**20, "mib"
 
 
 def parse_bytes(text) -> int:
-    """``"128"``, ``"4KiB"``, ``"2MiB"``, ``"32M"`` -> bytes (binary units)."""
+    """``"128"``, ``"4KiB"``, ``"2MiB"``, ``"32M"`` -> bytes (binary units).
+
+    Parameters
+    ----------
+    text : str or int
+        A size with an optional binary unit.
+    """
     match = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", str(text))
     if match is None or match.group(2).lower() not in _UNIT:
         raise ValidationError(f"cannot read {text!r} as a size in bytes (e.g. 128, 4KiB, 2MiB)")
@@ -434,7 +521,13 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a communication sweep from the command line; return the exit status."""
+    """Run a communication sweep from the command line; return the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; default None: ``sys.argv[1:]``.
+    """
     argv = sys.argv[1:] if argv is None else argv
     args = _parser().parse_args(argv)
     try:

@@ -32,7 +32,13 @@ LaunchRun = Callable[[object, dict, Callable[[int, int], None]], list[dict] | No
 
 
 def read_grid(path) -> dict:
-    """Return the grid JSON of a launch (``{"configs": [...], "iterations": ..., ...}``)."""
+    """Return the grid JSON of a launch (``{"configs": [...], "iterations": ..., ...}``).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The grid JSON file.
+    """
     spec = read_json(path, what="the sweep grid")
     if not isinstance(spec.get("configs"), list):
         raise DataFormatError(f"{path}: the sweep grid JSON must have a list 'configs'")
@@ -43,6 +49,11 @@ def library_name(version: str) -> str:
     """Return a short MPI library name from ``MPI.Get_library_version()``.
 
     For example ``"MPICH 5.0.2"``, ``"Open MPI v4.1.5"``.
+
+    Parameters
+    ----------
+    version : str
+        ``MPI.Get_library_version()``.
     """
     first = next((line for line in version.splitlines() if line.strip()), "unknown")
     return " ".join(first.split(",")[0].replace("Version:", " ").split())

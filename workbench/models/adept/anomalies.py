@@ -48,7 +48,15 @@ __all__ = ["r_metric", "anomaly_candidates", "flatness", "detect_anomalies", "An
 
 
 def r_metric(n, t) -> np.ndarray:
-    """R_i for consecutive observations ([Deshmeh2013] section 3.9.1); length len(n) - 1."""
+    """R_i for consecutive observations ([Deshmeh2013] section 3.9.1); length len(n) - 1.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    t : array-like of float, shape (M,)
+        Runtimes at ``n`` (any one unit: R is a ratio).
+    """
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -60,7 +68,15 @@ def r_metric(n, t) -> np.ndarray:
 
 
 def r_at_doubling(n, R) -> np.ndarray:
-    """R re-expressed at a doubling step with the same local scaling exponent (see above)."""
+    """R re-expressed at a doubling step with the same local scaling exponent (see above).
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    R : array-like of float, shape (M - 1,)
+        The R values of consecutive observations (:func:`r_metric`).
+    """
     r = np.asarray(n, float)[:-1] / np.asarray(n, float)[1:]
     return 1.5 * (np.asarray(R, float) / (2 - r)) ** (np.log(0.5) / np.log(r))
 
@@ -72,12 +88,30 @@ def _rise(n, R) -> np.ndarray:
 
 
 def anomaly_candidates(n, R, epsilon) -> np.ndarray:
-    """Return the indices i (into R[:-1]) whose rise exceeds 1 + epsilon; they flag observations i+1, i+2."""
+    """Return the indices i (into R[:-1]) whose rise exceeds 1 + epsilon; they flag observations i+1, i+2.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    R : array-like of float, shape (M - 1,)
+        The R values of consecutive observations (:func:`r_metric`).
+    epsilon : float
+        Tolerated relative rise of R at a doubling step before a pair is flagged.
+    """
     return np.nonzero(_rise(n, np.asarray(R, float)) > 1 + epsilon)[0]
 
 
 def flatness(n, R) -> float:
-    """Total excess rise of an R curve (0 for a curve that never rises beyond spacing)."""
+    """Total excess rise of an R curve (0 for a curve that never rises beyond spacing).
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    R : array-like of float, shape (M - 1,)
+        The R values of consecutive observations (:func:`r_metric`).
+    """
     R = np.asarray(R, float)
     return float(np.sum(np.maximum(0.0, _rise(n, R) - 1))) if len(R) > 1 else 0.0
 
@@ -267,7 +301,20 @@ def _explain_pattern(report, n, weight, live, declining, flags, remaining) -> Si
 
 
 def detect_anomalies(n, t, epsilon=0.1, theta=5.0) -> AnomalyReport:
-    """Run the anomaly-detection algorithm of [Deshmeh2013] section 3.9.2 on sorted, aggregated observations."""
+    """Run the anomaly-detection algorithm of [Deshmeh2013] section 3.9.2 on sorted, aggregated observations.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending, one per observation (aggregated).
+    t : array-like of float, shape (M,)
+        Runtimes at ``n``.
+    epsilon : float, default 0.1
+        Tolerated relative rise of R at a doubling step before observations are candidates.
+    theta : float, default 5.0
+        Anomaly magnitude D at which an observation's fit weight reaches 0: a resolved
+        anomaly's weight is scaled by ``max(0, (theta - D)/theta)``.
+    """
     n = np.asarray(n, float)
     t = np.asarray(t, float)
     M = len(n)

@@ -75,6 +75,15 @@ def range_pairs(n, t, delta) -> pd.DataFrame:
     ``n`` sorted ascending, ``t`` in model units.  Columns: A_min, A_max, sigma_min,
     sigma_max, case (1-5), i, j (the pair, indices into n) and k (case 3's third
     observation, -1 otherwise).
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    t : array-like of float, shape (M,)
+        Runtimes at ``n`` in model units.
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
     """
     n = np.asarray(n, float)
     t = np.asarray(t, float)
@@ -230,6 +239,19 @@ def feasible_columns(n, t, delta, A_grid, s_max=np.inf) -> pd.DataFrame:
     Feasible means some tau puts every tau x_i in [1 - delta, 1 + delta], i.e.
     (1 + delta) x_i - (1 - delta) x_k >= 0 for all i, k: linear in sigma on each segment.
     Returns a tidy frame (A, sigma_min, sigma_max), one row per non-empty interval.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    t : array-like of float, shape (M,)
+        Runtimes at ``n`` (any unit: the test is scale-free).
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
+    A_grid : array-like of float
+        The A values (average parallelism, >= 1) to test, one column each.
+    s_max : float, default inf
+        Upper end of the sigma range searched.
     """
     A, s_lo, s_hi = _feasible_intervals(n, t, delta, A_grid, s_max)
     return pd.DataFrame({"A": A, "sigma_min": s_lo, "sigma_max": s_hi})
@@ -287,7 +309,15 @@ class Envelope:
         return pd.DataFrame({**self.bounds, "case": 0, "i": -1, "j": -1, "k": -1})
 
     def contains(self, A, sigma) -> np.ndarray:
-        """Whether instances lie in the envelope (union of boxes / exact scale-free test)."""
+        """Whether instances lie in the envelope (union of boxes / exact scale-free test).
+
+        Parameters
+        ----------
+        A : float or array-like of float
+            Average parallelism of the instances.
+        sigma : float or array-like of float
+            Variance of parallelism of the instances, broadcast against ``A``.
+        """
         A = np.asarray(A, float)
         sigma = np.asarray(sigma, float)
         if self.empty:
@@ -322,7 +352,13 @@ class Envelope:
         return A, s
 
     def speedup_band(self, n_grid) -> tuple[np.ndarray, np.ndarray]:
-        """Pointwise lowest and highest speedup over the bound instances ([Deshmeh2013] Fig. 4)."""
+        """Pointwise lowest and highest speedup over the bound instances ([Deshmeh2013] Fig. 4).
+
+        Parameters
+        ----------
+        n_grid : array-like of float
+            Processor counts at which to evaluate the band.
+        """
         n_grid = np.asarray(n_grid, float)
         if self.empty:
             nan = np.full(n_grid.shape, np.nan)
@@ -331,11 +367,16 @@ class Envelope:
         S = downey.speedup(n_grid[None, :], A[:, None], s[:, None])
         return S.min(axis=0), S.max(axis=0)
 
-    def runtime_band(self, n_grid, scale_to=None) -> tuple[np.ndarray, np.ndarray]:
+    def runtime_band(self, n_grid) -> tuple[np.ndarray, np.ndarray]:
         """Pointwise runtime bounds.
 
         In fit mode every bound instance gets the scale that fits the observations best
         (uniform weights); in paper mode runtimes are model units.
+
+        Parameters
+        ----------
+        n_grid : array-like of float
+            Processor counts at which to evaluate the band.
         """
         n_grid = np.asarray(n_grid, float)
         if self.empty:
@@ -356,6 +397,28 @@ def fit_envelope(n, t, delta, units="fit", *, phase=None, A_max=None, sigma_max=
     ``A_max`` bounds the scale-free envelope, which is unbounded when all observations are
     in the linear section (default ``max(3000, 20 n_max)``, cf. the thesis' A in [1, 3000]).
     ``phase`` (stepwise scalability) builds the envelope as the union of each phase's own.
+
+    Parameters
+    ----------
+    n : array-like of float, shape (M,)
+        Processor counts, sorted ascending.
+    t : array-like of float, shape (M,)
+        Runtimes at ``n`` (model units when ``units="paper"``).
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
+    units : {"fit", "paper"}, default "fit"
+        ``"fit"``: scale-free envelope (the time scale is a third unknown); ``"paper"``:
+        runtimes are model units and the envelope is the union of the range pairs.
+    phase : array-like of int, shape (M,), optional
+        Phase index per observation (stepwise scalability); default: one phase.
+    A_max : float, optional
+        Upper end of the A grid of the scale-free envelope; default ``max(3000, 20 n_max)``.
+    sigma_max : float, default 3000.0
+        Upper end of the sigma range of the scale-free envelope.
+    grid_size : int, default 1200
+        Number of geometric A grid points of the scale-free envelope.
+    t_scale : float, default 1.0
+        Factor that turns the (normalised) runtimes ``t`` back into the caller's unit, for bands.
     """
     n = np.asarray(n, float)
     t = np.asarray(t, float)

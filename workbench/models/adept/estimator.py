@@ -36,7 +36,6 @@ from workbench.models.adept.fitting import (
 from workbench.models.adept.observations import (
     aggregate_columns,
     aggregate_repeats,
-    as_1d,
     check_growth,
     check_observations,
     check_size,
@@ -331,9 +330,7 @@ class Adept(FittedState, BaseEstimator):
     def _fit_targets_of(self, obs) -> np.ndarray:
         """Return the targets ``fit`` fits: ``targets``, or the default ones."""
         if self.targets is not None:
-            targets = as_1d("targets", np.atleast_1d(self.targets))
-            check_targets(targets, "targets", self.MAX_TARGETS)
-            return targets
+            return check_targets(self.targets, "targets", self.MAX_TARGETS)
         n = obs["n"]
         top = n.max()
         pow2 = 2.0 ** np.arange(0, np.floor(np.log2(4 * top)) + 1)
@@ -364,10 +361,9 @@ class Adept(FittedState, BaseEstimator):
             The columns of ``fits_``, one value per target in the given order.
         """
         check_fitted(self)
-        targets = as_1d("n_targets", np.atleast_1d(n_targets))
+        targets = check_targets(n_targets, "n_targets", self.MAX_TARGETS)
         if targets.size == 0:
             return self.target_fits_.empty()
-        check_targets(targets, "n_targets", self.MAX_TARGETS)
         memo = dict(self.search_.cache)  # a copy: fitting targets here never changes the model
         if self.targets is None:  # the default targets summarise the fit; a request is fitted as a whole
             return fit_targets(self.search_, targets, memo).rows(targets)
@@ -448,8 +444,7 @@ class Adept(FittedState, BaseEstimator):
             One row per target (index "target"), one column per observed n.
         """
         check_fitted(self)
-        targets = as_1d("n_targets", np.atleast_1d(n_targets))
-        check_targets(targets, "n_targets", self.MAX_TARGETS)
+        targets = check_targets(n_targets, "n_targets", self.MAX_TARGETS)
         return pd.DataFrame(weights(self.search_, targets), index=pd.Index(targets, name="target"),
                             columns=self.observations_["n"].to_numpy())
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from workbench import validation
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.warnings import sizes_differ_warning
@@ -146,33 +147,32 @@ def check_growth(label: str, obs, delta: float) -> None:
             "USL (workbench.models.scaling.USLScaling) models retrograde scaling")
 
 
-def check_targets(targets: np.ndarray, name: str, limit: int) -> None:
-    """Refuse prediction targets that are not finite counts >= 1, or more than ``limit`` distinct ones.
+def check_targets(targets, name: str, limit: int) -> np.ndarray:
+    """Return prediction targets as a float vector: :func:`workbench.validation.check_targets` with ADEPT's limit.
 
     Parameters
     ----------
-    targets : numpy.ndarray
-        The targets (float, one-dimensional).
+    targets : float or array-like of float
+        The targets (one-dimensional; a scalar is one target).
     name : str
-        The argument they came from, for the message.
+        The argument they came from, named first in the messages.
     limit : int
         Most distinct targets per call (``Adept.MAX_TARGETS``).
+
+    Returns
+    -------
+    numpy.ndarray
+        The targets as floats, in the given order.
 
     Raises
     ------
     ValidationError
-        Naming the first bad value, or the number of distinct targets.
+        Naming the first bad value and its position, or the number of distinct targets.
     """
-    bad = ~np.isfinite(targets) | (targets < 1)
-    if bad.any():
-        shown = targets.tolist() if targets.size <= 20 else f"{targets[bad][:5].tolist()} ..."
-        raise ValidationError(f"prediction targets must be finite processor counts >= 1, got {shown} ({name}: "
-                              f"first bad value at position {int(np.flatnonzero(bad)[0])})")
-    distinct = np.unique(targets).size
-    if distinct > limit:
-        raise ValidationError(
-            f"{name}: ADEPT predicts at most {limit} distinct targets per call, got {distinct}; "
-            "every target is its own biased fit (~4 ms each at 32 processor counts): split the request")
+    return validation.check_targets(
+        as_1d(name, np.atleast_1d(targets)), name, name="prediction targets", what="finite processor counts >= 1",
+        max_distinct=limit, too_many="ADEPT fits every target on its own (~4 ms each at 32 processor counts): "
+        "split the request")
 
 
 def _group_medians(values, gid, starts, counts):

@@ -52,7 +52,15 @@ __all__ = [
 
 
 def relative_model(n, t, A, sigma):
-    """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis."""
+    """x_i = T(n_i; A, sigma) / t_i for instances broadcast against the trailing obs axis.
+
+    Parameters
+    ----------
+    n, t : array-like of float, shape (M,)
+        Processor counts and runtimes of the observations.
+    A, sigma : float or array-like of float
+        Average and variance of parallelism of the instances (broadcast).
+    """
     n_arr, t_arr = np.asarray(n), np.asarray(t)
     if n_arr.ndim == 1 and t_arr.shape == n_arr.shape and n_arr.dtype == float and t_arr.dtype == float:
         A, sigma = np.broadcast_arrays(np.asarray(A, float), np.asarray(sigma, float))
@@ -95,14 +103,30 @@ def _runtime(m, a, s):  # pragma: no cover - compiled
 
 
 def profiled_scale(x, w, paper: bool):
-    """Return the tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode."""
+    """Return the tau minimising sum w (tau x - 1)^2: S1/S2 (closed form), or 1 in paper mode.
+
+    Parameters
+    ----------
+    x, w : ndarray of float, shape (..., M)
+        Model values relative to the observations (T(n_i)/t_i) and their weights.
+    paper : bool
+        Runtimes in model units: the scale is fixed at 1.
+    """
     if paper:
         return np.ones(np.shape(x)[:-1])
     return np.sum(w * x, axis=-1) / np.sum(w * x * x, axis=-1)
 
 
 def wssre(x, w, paper: bool):
-    """Weighted sum of squared relative errors ([Deshmeh2013] section 3.5.2) at the best scale."""
+    """Weighted sum of squared relative errors ([Deshmeh2013] section 3.5.2) at the best scale.
+
+    Parameters
+    ----------
+    x, w : ndarray of float, shape (..., M)
+        Model values relative to the observations (T(n_i)/t_i) and their weights.
+    paper : bool
+        Runtimes in model units: the scale is fixed at 1 instead of profiled.
+    """
     tau = profiled_scale(x, w, paper)
     return np.sum(w * (tau[..., None] * x - 1.0) ** 2, axis=-1)
 
@@ -198,10 +222,17 @@ def grid_argmin(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_s=500, paper=F
 
     Parameters
     ----------
-    n, t : (M,) observations (runtimes in model units when ``paper``).
-    w : (K, M) weights, one row per problem (prediction target).
-    A_lo, A_hi, s_lo, s_hi : (K,) grid windows; grids are ``lo + h k`` with
-        ``h = (hi - lo)/(size - 1)``.  A degenerate window (hi == lo) is a single value.
+    n, t : array-like of float, shape (M,)
+        Processor counts and runtimes (runtimes in model units when ``paper``).
+    w : array-like of float, shape (K, M)
+        Weights, one row per problem (prediction target).
+    A_lo, A_hi, s_lo, s_hi : float or array-like of float, shape (K,)
+        Grid windows; grids are ``lo + h k`` with ``h = (hi - lo)/(size - 1)``.  A degenerate
+        window (hi == lo) is a single value.
+    size_A, size_s : int, default 500
+        Grid points along A and along sigma.
+    paper : bool, default False
+        Runtimes in model units (the thesis' convention) instead of a profiled time scale.
     """
     n = np.ascontiguousarray(n, float)
     t = np.ascontiguousarray(t, float)
@@ -481,6 +512,17 @@ def grid_objective_bruteforce(n, t, w, A_lo, A_hi, s_lo, s_hi, size_A=500, size_
     """WSSRE on every point of one problem's grid (reference implementation, O(size^2 M)).
 
     Returns (A grid, sigma grid, objective of shape (size_A, size_s)).
+
+    Parameters
+    ----------
+    n, t, w : array-like of float, shape (M,)
+        Processor counts, runtimes and weights of the observations.
+    A_lo, A_hi, s_lo, s_hi : float
+        The grid window in A and in sigma.
+    size_A, size_s : int, default 500
+        Grid points along A and along sigma.
+    paper : bool, default False
+        Runtimes in model units instead of a profiled time scale.
     """
     hA = _grid(np.float64(A_lo), np.float64(A_hi), size_A)
     hs = _grid(np.float64(s_lo), np.float64(s_hi), size_s)
@@ -498,6 +540,19 @@ def fixed_point_sigmas(n_f, t_f, A, *, paper: bool, n_g=None, t_g=None, s_max=np
     T(n_f)/T(n_g) = t_f/t_g (the scale then makes the curve pass through the point).
     Both equations are piecewise linear in sigma; returns an (len(A), S) array of roots
     with NaN where a segment has none.
+
+    Parameters
+    ----------
+    n_f, t_f : float
+        Processor count and runtime of the fixed point.
+    A : array-like of float
+        The A grid.
+    paper : bool
+        Runtimes in model units instead of a free time scale.
+    n_g, t_g : float, optional
+        Processor count and runtime of the next-closest observation (needed unless ``paper``).
+    s_max : float, default inf
+        Largest sigma considered.
     """
     A = np.ascontiguousarray(A, float)
     pts = np.array([n_f] if paper else [n_f, n_g], float)
@@ -546,6 +601,11 @@ def containment_limit(delta: float) -> float:
 
     The largest ratio for which some time scale puts every tau x_i within [1 - delta, 1 + delta]
     (the scale-free envelope), with a rounding margin.
+
+    Parameters
+    ----------
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
     """
     return (1 + delta) / (1 - delta) * (1 + 1e-12)
 
@@ -559,6 +619,20 @@ def scale_free_candidates(n_f, t_f, n_g, t_g, A, s_max, env_n, env_t, env_phase,
     :meth:`Envelope.contains`), in grid and segment order.  One pass, without the (A x
     segment) and (candidate x observation) temporaries of doing the same with array
     operations.
+
+    Parameters
+    ----------
+    n_f, t_f, n_g, t_g : float
+        Processor count and runtime of the fixed point f and of the next-closest observation g.
+    A : array-like of float
+        The A grid.
+    s_max : float
+        Largest sigma considered.
+    env_n, env_t, env_phase : array-like, shape (M,)
+        Processor counts, runtimes and phase indices of the observations the envelope is
+        built from.
+    delta : float
+        Largest relative deviation of an observation from the true model, in (0, 1).
     """
     phases = np.unique(np.asarray(env_phase))
     codes = np.searchsorted(phases, env_phase).astype(np.int64)
@@ -614,15 +688,24 @@ def _scale_free_candidates(pts, t_f, t_g, A, s_max, env_n, env_t, codes, n_phase
 def pass1_pick(S1, S2, S0, A, A_floor, paper):  # pragma: no cover - compiled
     """Pass 1's choice among candidates (A, sigma) for each target k ([Deshmeh2013] section 3.5.2).
 
-    ``S1``, ``S2`` (K, C): the weighted sums of x and x^2 over the observations (matrix
-    products), ``S0`` (K,) the weights' sum; WSSRE is ``S0 - S1^2/S2`` (scale profiled) or
-    ``S0 - 2 S1 + S2`` (paper), floored at 0 (it can round below zero at a perfect fit), and
-    inf where A < ``A_floor[k]``.  Flat valleys (A not identifiable) give exact ties whose
-    rounding depends on how many targets share the matrix product, so among the candidates
-    within 1e-9 (relative) of the minimum the one with the largest A is taken: the data show
-    no saturation, so none is predicted earlier than they demand, and a target's fit does not
-    depend on the other targets.  Returns (objective matrix, chosen index, minimum).
-    NaN propagates like numpy's minimum (a NaN minimum ties nothing: index 0).
+    WSSRE is ``S0 - S1^2/S2`` (scale profiled) or ``S0 - 2 S1 + S2`` (paper), floored at 0 (it can round below
+    zero at a perfect fit), and inf where A < ``A_floor[k]``. Flat valleys (A not identifiable) give exact ties
+    whose rounding depends on how many targets share the matrix product, so among the candidates within 1e-9
+    (relative) of the minimum the one with the largest A is taken: the data show no saturation, so none is
+    predicted earlier than they demand, and a target's fit does not depend on the other targets. Returns
+    (objective matrix, chosen index, minimum). NaN propagates like numpy's minimum (a NaN minimum ties nothing:
+    index 0).
+
+    Parameters
+    ----------
+    S1, S2 : ndarray of float, shape (K, C)
+        Weighted sums of x and of x^2 over the observations (matrix products).
+    S0, A_floor : ndarray of float, shape (K,)
+        Sum of each target's weights, and its smallest admissible A.
+    A : ndarray of float, shape (C,)
+        The candidates' A values.
+    paper : bool
+        Runtimes in model units instead of a profiled scale.
     """
     K, C = S1.shape
     f = np.empty((K, C))
@@ -661,6 +744,18 @@ def runner_up_pick(f, A, A_best, obj, factor, ratio):  # pragma: no cover - comp
     The candidate of least objective ``f[k]`` among those with A differing from
     ``A_best[k]`` by more than ``factor`` and objective below ``ratio`` times the best
     ``obj[k]`` (> 0).  Returns (index, found).
+
+    Parameters
+    ----------
+    f : ndarray of float, shape (K, C)
+        Objective of every candidate per target.
+    A : ndarray of float, shape (C,)
+        The candidates' A values.
+    A_best, obj : ndarray of float, shape (K,)
+        The chosen A and objective per target.
+    factor, ratio : float
+        Relative difference in A a runner-up needs from ``A_best``, and the largest multiple
+        of the best objective it may have.
     """
     K, C = f.shape
     pick = np.zeros(K, np.int64)
@@ -685,6 +780,13 @@ def fixed_point_As(n_f, t_f, sigma) -> np.ndarray:
     high variance A (1 + sigma)/n + sigma (1 - 1/n) while A >= (n + sigma)/(1 + sigma).
     Pass 1 uses it to find where the fixed-point curve crosses a range pair that is thin in
     sigma, which a grid over A alone can step over.
+
+    Parameters
+    ----------
+    n_f, t_f : float
+        Processor count and runtime (model units) of the fixed point.
+    sigma : array-like of float
+        Variance-of-parallelism values.
     """
     s = np.asarray(sigma, float)
     n, t = float(n_f), float(t_f)

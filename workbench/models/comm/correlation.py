@@ -42,6 +42,17 @@ def pearson_table(frame: pd.DataFrame, target: str = TARGET, columns: Sequence[s
     ``log=True`` correlates ``log10(metric)`` with ``log10(target)``, the paper's
     logarithmic scatter plots; points where either is <= 0 (e.g. ``NT = 0`` for purely
     intra-node traffic) have no logarithm and are left out per metric.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per configuration, with the metrics and the target as columns.
+    target : str, default "comm_time_us"
+        Column correlated against (:data:`TARGET`).
+    columns : sequence of str, optional
+        Metric columns; default: the metrics of ``METRIC_COLUMNS`` present in ``frame``.
+    log : bool, default False
+        Correlate the base-10 logarithms instead of the values.
     """
     where = "pearson_table"
     if not isinstance(frame, pd.DataFrame):
@@ -83,6 +94,15 @@ def correlation_matrix(frame: pd.DataFrame, columns: Sequence[str] | None = None
     Constant columns give NaN rows and columns (r undefined; :func:`pearson_table`
     explains them).  ``log=True`` uses ``log10`` with non-positive values as missing
     (pairwise deletion).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per configuration, with the metrics as columns.
+    columns : sequence of str, optional
+        Columns to correlate; default: the metrics present plus :data:`TARGET` when present.
+    log : bool, default False
+        Correlate the base-10 logarithms instead of the values.
     """
     where = "correlation_matrix"
     if not isinstance(frame, pd.DataFrame):

@@ -98,6 +98,11 @@ def descriptors(frame: pd.DataFrame) -> pd.DataFrame:
     :class:`~workbench.errors.ValidationError` names the column and the first bad row for
     missing columns, non-numeric or NaN values, negative values, ``I`` outside [0, 1] and
     ``R <= 0``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per configuration with the base metrics ``S, M, PPN, N, I, SW, R``.
     """
     v = _checked(frame, "descriptors")
     out = frame.copy()
@@ -136,6 +141,24 @@ def mapping_descriptors(partners, rank_node, message_bytes: float, node_switch=N
     * ``I`` = :func:`~workbench.models.comm.patterns.internode_ratio`;
     * ``SW``, ``R`` = distinct switches / racks of the used nodes, 1 when not given
       (a single switch, a single rack).
+
+    Parameters
+    ----------
+    partners : array-like of int, shape (processes, messages)
+        Rank each process exchanges each message with; ``NO_PARTNER`` entries are not messages.
+    rank_node : array-like or str
+        Node of every rank, or a mapping name (``"block"``/``"core"``,
+        ``"round_robin"``/``"node"``) resolved with ``ppn`` or ``nodes``.
+    message_bytes : float
+        Message size S in bytes (>= 0).
+    node_switch : sequence or mapping, optional
+        Switch of every node, indexed by the node labels of ``rank_node``; default: one switch.
+    switch_rack : sequence or mapping, optional
+        Rack of every switch; default: one rack.
+    ppn : int, optional
+        Ranks per node, for a mapping name ``rank_node``.
+    nodes : int, optional
+        Number of nodes, for a mapping name ``rank_node``.
     """
     where = "mapping_descriptors"
     arr = np.asarray(partners)

@@ -51,7 +51,6 @@ hyper-parameters and warnings.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,10 +61,20 @@ from scipy import stats
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.inspection import permutation_importance
-from sklearn.model_selection import GroupShuffleSplit, KFold, ParameterSampler, ShuffleSplit
+from sklearn.model_selection import KFold, ParameterSampler
 
 from workbench.errors import ValidationError
 from workbench.metrics import ERROR_BAND, mape, mpe, r2, rmse, share_within
+from workbench.models.comm.scenarios import (
+    TEST_SIZE,
+    Scenario,
+    ScenarioModel,
+    Subset,
+    main_scenario,
+    message_scale_scenario,
+    split_rows,
+    train_small_test_big,
+)
 from workbench.validation import check_fitted
 
 __all__ = [
@@ -92,162 +101,10 @@ __all__ = [
 FEATURES = ("wss_bytes", "load", "message_bytes", "messages", "nodes", "ppn")
 #: The target: per-run mean communication time over ranks (s).
 TARGET = "comm_s"
-#: Share of each (sub)set held out for testing (section 7.3: 60/40).
-TEST_SIZE = 0.4
 #: The error band of the prediction-vs-actual plots and of ``within_30``, percent (``metrics.ERROR_BAND``).
 BAND_PCT = ERROR_BAND.value
 
 ProgressCallback = Callable[[int, int], None]
-
-
-# ----------------------------------------------------------------------------- scenarios
-
-
-@dataclass(frozen=True)
-class Subset:
-    """Rows a model is tested on.
-
-    ``index`` holds row labels of the scenario's frame; ``published`` names the matching
-    row of the seed table ``gbm_model_metrics_tables8`` (``subset`` column), if any.
-    """
-
-    name: str
-    index: np.ndarray
-    published: str | None = None
-
-
-@dataclass(frozen=True)
-class ScenarioModel:
-    """One model of a scenario: the rows it trains on and the subsets it is tested on."""
-
-    name: str
-    train: np.ndarray
-    tests: tuple[Subset, ...]
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A modelling scenario of [Branikas2024] section 7.3 as data.
-
-    ``name`` matches the seed table's ``scenario`` column (``message_scale``,
-    ``train_small_test_big``, ``main``).
-    """
-
-    name: str
-    models: tuple[ScenarioModel, ...]
-    description: str = ""
-    column: str | None = None  # the column whose values define the subsets, if any
-
-
-def _plain(values: Sequence) -> list:
-    """``values`` as a list of plain Python scalars (readable in messages)."""
-    return [v.item() if isinstance(v, np.generic) else v for v in values]
-
-
-def _label(column: str, values: Sequence) -> str:
-    values = sorted(values)
-    text = "_".join(f"{v:g}" if isinstance(v, (float, np.floating)) else str(v) for v in values)
-    return f"{column}_{text}" if len(values) <= 4 else f"{column}_{values[0]}-{values[-1]}"
-
-
-def split_rows(frame: pd.DataFrame, rows, *, test_size: float = TEST_SIZE, seed: int = 0,
-               group_by: Sequence[str] | None = None, where: str = "split") -> tuple[np.ndarray, np.ndarray]:
-    """Split the row labels ``rows`` of ``frame`` into (train, test), reproducibly for a ``seed``.
-
-    A share ``test_size`` is held out.  With ``group_by`` (column names) rows with equal
-    values there stay together, so the split is by configuration (``GroupShuffleSplit``);
-    else by row (``ShuffleSplit``).  Raises :class:`~workbench.errors.ValidationError`
-    when a side would be empty.
-    """
-    if not (isinstance(test_size, (int, float)) and 0 < test_size < 1):
-        raise ValidationError(f"{where}: test_size must be a fraction in (0, 1), got {test_size!r}")
-    rows = np.asarray(rows)
-    if group_by:
-        missing = [c for c in group_by if c not in frame.columns]
-        if missing:
-            raise ValidationError(f"{where}: group_by column(s) {missing} are not in the frame")
-        groups = frame.loc[rows, list(group_by)].astype(str).agg("|".join, axis=1).to_numpy()
-        units, kind = np.unique(groups).size, "configurations"
-        splitter = GroupShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
-    else:
-        groups, units, kind = None, rows.size, "rows"
-        splitter = ShuffleSplit(n_splits=1, test_size=test_size, random_state=seed)
-    if units < 2:
-        raise ValidationError(f"{where}: a train/test split needs at least 2 {kind}, got {units}")
-    n_test = math.ceil(test_size * units)  # sklearn's rounding
-    if n_test >= units:
-        raise ValidationError(f"{where}: test_size={test_size:g} of {units} {kind} leaves an empty training set")
-    train, test = next(splitter.split(rows, groups=groups))
-    return np.sort(rows[train]), np.sort(rows[test])
-
-
-def _rows_with(frame: pd.DataFrame, column: str, values: Sequence, where: str) -> np.ndarray:
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(f"{where}: expected a pandas DataFrame, got {type(frame).__name__}")
-    if column not in frame.columns:
-        raise ValidationError(f"{where}: column {column!r} is not in the frame ({list(frame.columns)})")
-    rows = frame.index[frame[column].isin(_plain(values))].to_numpy()
-    if rows.size == 0:
-        have = sorted(frame[column].dropna().unique().tolist())
-        raise ValidationError(f"{where}: no rows with {column} in {_plain(values)}; the frame has {have}")
-    return rows
-
-
-def message_scale_scenario(frame: pd.DataFrame, small: Sequence = (1, 5, 10), large: Sequence = (50, 100), *,
-                           column: str = "msg_multiple", test_size: float = TEST_SIZE, seed: int = 0,
-                           group_by: Sequence[str] | None = None) -> Scenario:
-    """[Branikas2024] section 7.3, Table 8.1.
-
-    One model on the rows with ``column`` in ``small`` (message size
-    ``[1, 5, 10] x sqrt(WSS)``), one on ``large`` (``[50, 100]``), each split 60/40 and
-    tested on its own held-out rows.
-    """
-    where = "message_scale_scenario"
-    if set(small) & set(large):
-        shared = sorted(set(_plain(small)) & set(_plain(large)))
-        raise ValidationError(f"{where}: small and large share the value(s) {shared}")
-    models = []
-    for name, values in (("small_messages", small), ("large_messages", large)):
-        rows = _rows_with(frame, column, values, f"{where} ({name})")
-        train, test = split_rows(frame, rows, test_size=test_size, seed=seed, group_by=group_by,
-                                 where=f"{where} ({name})")
-        models.append(ScenarioModel(name, train, (Subset(name, test, name),)))
-    return Scenario("message_scale", tuple(models),
-                    f"{column} in {_plain(small)} vs {_plain(large)}, {1 - test_size:.0%}/{test_size:.0%} split each",
-                    column)
-
-
-def train_small_test_big(frame: pd.DataFrame, column: str = "nodes", train: Sequence = (4, 8, 16),
-                         test: Sequence = (32, 64), *, test_size: float = TEST_SIZE, seed: int = 0,
-                         group_by: Sequence[str] | None = None) -> Scenario:
-    """[Branikas2024] section 7.3, Table 8.3.
-
-    Train on 60 % of the rows with ``column`` in ``train`` (4, 8, 16 nodes); test on the
-    other 40 % of them and on *every* row with ``column`` in ``test`` (32, 64 nodes),
-    never seen in training.  Rows with other values are not used.
-    """
-    where = "train_small_test_big"
-    if set(train) & set(test):
-        shared = sorted(set(_plain(train)) & set(_plain(test)))
-        raise ValidationError(f"{where}: train and test share the value(s) {shared}")
-    small = _rows_with(frame, column, train, f"{where} (train values)")
-    big = _rows_with(frame, column, test, f"{where} (test values)")
-    fit_rows, held_out = split_rows(frame, small, test_size=test_size, seed=seed, group_by=group_by, where=where)
-    tests = (Subset(_label(column, train), held_out, "nodes_4_8_16"), Subset(_label(column, test), big, "nodes_32_64"))
-    return Scenario("train_small_test_big", (ScenarioModel("train_small", fit_rows, tests),),
-                    f"train on {1 - test_size:.0%} of {_label(column, train)}, test on the rest and on "
-                    f"{_label(column, test)}", column)
-
-
-def main_scenario(frame: pd.DataFrame, *, test_size: float = TEST_SIZE, seed: int = 0,
-                  group_by: Sequence[str] | None = None) -> Scenario:
-    """[Branikas2024] section 7.3, Table 8.5: one model on all rows, split 60/40."""
-    if not isinstance(frame, pd.DataFrame) or frame.empty:
-        raise ValidationError("main_scenario: expected a non-empty pandas DataFrame")
-    train, test = split_rows(frame, frame.index.to_numpy(), test_size=test_size, seed=seed, group_by=group_by,
-                             where="main_scenario")
-    return Scenario("main", (ScenarioModel("main", train, (Subset("all", test, "all"),)),),
-                    f"all rows, {1 - test_size:.0%}/{test_size:.0%} split")
 
 
 # ----------------------------------------------------------------------------- estimator
@@ -414,7 +271,15 @@ class CommGBM(RegressorMixin, BaseEstimator):
     def fit(self, X: pd.DataFrame, y, progress: ProgressCallback | bool | None = None) -> CommGBM:
         """Search the hyperparameters by cross-validation, refit the best on ``X``, ``y``; return self.
 
-        ``progress``: a callback, or True for a progress bar over the search.
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Features, one row per measurement.
+        y : array-like of float
+            Target (communication time) per row.
+        progress : callable, None or False, optional
+            ``progress(done, total)`` over the search's folds; default None: a progress bar;
+            False: silent.
         """
         start = time.perf_counter()
         for name, minimum in (("n_iter", 1), ("cv", 2)):
@@ -541,6 +406,13 @@ def inverse_mean_min_depth(model, feature_names: Sequence[str] | None = None) ->
     Returns one row per feature: ``feature``, ``mean_min_depth`` (``d``),
     ``inv_mean_min_depth`` (``1 / (1 + d)``; NaN for a feature no node splits on) and
     ``used`` (bool), in the order of ``feature_names``.
+
+    Parameters
+    ----------
+    model : CommGBM or tree ensemble
+        A fitted :class:`CommGBM`, scikit-learn tree ensemble, tree, or list of trees.
+    feature_names : sequence of str, optional
+        Names of the features in column order; default: the model's own names.
     """
     trees = _trees(model)
     names = _names(model, feature_names, getattr(model, "n_features_in_", None))
@@ -587,6 +459,13 @@ def mean_min_depth_reference(model, feature_names: Sequence[str] | None = None) 
 
     YDF's recursive ``AddMinimumDepthPerPath``: a Python walk of every root-to-leaf path.
     Slow; for tests and ``bench/test_bench_comm.py``.
+
+    Parameters
+    ----------
+    model : CommGBM or tree ensemble
+        A fitted :class:`CommGBM`, scikit-learn tree ensemble, tree, or list of trees.
+    feature_names : sequence of str, optional
+        Names of the features in column order; default: the model's own names.
     """
     trees = _trees(model)
     names = _names(model, feature_names, getattr(model, "n_features_in_", None))
@@ -625,6 +504,15 @@ def subset_metrics(y_true, y_pred, pct: float = BAND_PCT) -> dict[str, float]:
     over-prediction: the thesis's section 5.2 uses the opposite sign) and ``within_30``
     (share of predictions within +-``pct`` %).  R2 is NaN below 2 points.  Arguments in
     scikit-learn's order: measured ``y_true`` first, like every metric.
+
+    Parameters
+    ----------
+    y_true : array-like of float
+        Measured values.
+    y_pred : array-like of float
+        Predicted values, same length.
+    pct : float, default 30.0
+        Half-width of the error band of ``within_30``, in percent (``ERROR_BAND``).
     """
     p = np.asarray(y_pred, dtype=float)
     a = np.asarray(y_true, dtype=float)
@@ -688,18 +576,43 @@ def _scenario_warnings(frame: pd.DataFrame, features: Sequence[str], model: Scen
     return out
 
 
+def _importances(model, first: pd.DataFrame, features: list, target: str, repeats: int, seed) -> pd.DataFrame:
+    """Inverse mean minimal depth of ``model`` and its permutation importance on the test rows ``first``."""
+    depth = inverse_mean_min_depth(model, features)
+    if len(first) >= 2:
+        perm = permutation_importance(model, first[features], first[target].to_numpy(dtype=float),
+                                      n_repeats=repeats, random_state=seed)
+        depth["permutation_mean"], depth["permutation_std"] = perm.importances_mean, perm.importances_std
+    else:
+        depth["permutation_mean"] = depth["permutation_std"] = np.nan
+    return depth
+
+
 def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[str] = FEATURES,
                  target: str = TARGET, estimator: CommGBM | None = None, permutation_repeats: int = 5,
                  progress: ProgressCallback | bool | None = None) -> ScenarioResult:
     """Fit a clone of ``estimator`` per model of ``scenario`` and score it on its test subsets.
 
-    ``estimator`` defaults to :class:`CommGBM()`; each clone is fitted on its training
-    rows of ``frame``.
+    Each clone is fitted on its training rows of ``frame``.  Raises a ValidationError for a
+    missing feature or target column, NaN targets, too few training rows or configurations.
 
-    ``progress(done, total)`` counts the folds of every model's search (see
-    :meth:`CommGBM.fit`; ``None`` -> a tqdm bar, ``False`` -> silent).  Raises
-    :class:`~workbench.errors.ValidationError` for a missing feature or target column,
-    NaN targets, too few training rows or configurations.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The measurements.
+    scenario : Scenario
+        The models and their train/test rows (e.g. :func:`main_scenario`).
+    features : sequence of str, default FEATURES
+        Feature columns.
+    target : str, default "comm_s"
+        Target column.
+    estimator : CommGBM, optional
+        Estimator cloned per model; default ``CommGBM()``.
+    permutation_repeats : int, default 5
+        Repeats of the permutation importance.
+    progress : callable, None or False, optional
+        ``progress(done, total)`` over the folds of every model's search (see
+        :meth:`CommGBM.fit`); default None: a tqdm bar; False: silent.
     """
     where = f"run_scenario ({getattr(scenario, 'name', scenario)!r})"
     if not isinstance(scenario, Scenario):
@@ -739,15 +652,8 @@ def run_scenario(frame: pd.DataFrame, scenario: Scenario, *, features: Sequence[
                 predictions.append(rows[features].assign(
                     model=spec.name, subset=subset.name, row=rows.index.to_numpy(), actual=actual, predicted=pred,
                     error_pct=100.0 * (pred - actual) / actual))
-            depth = inverse_mean_min_depth(model, features)
-            first = frame.loc[spec.tests[0].index]
-            if len(first) >= 2:
-                perm = permutation_importance(model, first[features], first[target].to_numpy(dtype=float),
-                                              n_repeats=permutation_repeats, random_state=template.random_state)
-                depth["permutation_mean"], depth["permutation_std"] = perm.importances_mean, perm.importances_std
-            else:
-                depth["permutation_mean"] = depth["permutation_std"] = np.nan
-            importances.append(depth.assign(model=spec.name))
+            importances.append(_importances(model, frame.loc[spec.tests[0].index], features, target,
+                                            permutation_repeats, template.random_state).assign(model=spec.name))
     finally:
         if bar is not None:
             bar.close()

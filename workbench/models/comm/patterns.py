@@ -55,6 +55,17 @@ def integer_at_least(value, name: str, where: str, minimum: int = 1) -> int:
 
     Bools and non-integers are refused; the error names ``where`` and ``name`` (shared with
     :mod:`workbench.measure.comm`).
+
+    Parameters
+    ----------
+    value : object
+        The value to check.
+    name : str
+        Its name in the error message.
+    where : str
+        The caller, named in the error message.
+    minimum : int, default 1
+        Smallest accepted value.
     """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise ValidationError(f"{where}: {name} must be an integer >= {minimum}, got {value!r}")
@@ -97,6 +108,15 @@ def random_partners(processes: int, messages: int, seed=None) -> np.ndarray:
 
     ``messages`` must be at most ``processes - 1`` (there are no more distinct partners; with
     2 processes only M = 1 exists). ``seed``: anything :func:`numpy.random.default_rng` accepts.
+
+    Parameters
+    ----------
+    processes : int
+        Number of processes (>= 2).
+    messages : int
+        Distinct partners per process (rounds).
+    seed : int or numpy.random.Generator, optional
+        Seed of the shuffle; default None: fresh entropy.
     """
     where = "random_partners"
     processes = integer_at_least(processes, "processes", where, minimum=2)
@@ -121,6 +141,11 @@ def grid_dims(processes: int) -> tuple[int, int]:
 
     As ``MPI_Dims_create(processes, 2)`` returns it ([Branikas2024] Table 3.1: 8 -> 4 x 2,
     16 -> 4 x 4, 80 -> 8 x 10 there, i.e. the same pair up to order).
+
+    Parameters
+    ----------
+    processes : int
+        Number of processes (>= 1).
     """
     processes = integer_at_least(processes, "processes", "grid_dims")
     cols = int(np.max(np.flatnonzero(processes % np.arange(1, int(np.sqrt(processes)) + 1) == 0)) + 1)
@@ -140,6 +165,16 @@ def halo_partners(processes: int, messages: int, dims: tuple[int, int] | None = 
     pattern repeats from Message 1"). On an axis of extent 1 the neighbour is the process
     itself and on an axis of extent 2 both neighbours are the same process, as with
     ``MPI_Cart_shift`` on a periodic grid.
+
+    Parameters
+    ----------
+    processes : int
+        Number of processes.
+    messages : int
+        Messages per process; message ``k`` goes to neighbour ``k mod 4`` (north, west,
+        south, east).
+    dims : tuple of (int, int), optional
+        Grid ``(rows, cols)`` with ``rows * cols == processes``; default :func:`grid_dims`.
     """
     where = "halo_partners"
     processes = integer_at_least(processes, "processes", where)
@@ -170,6 +205,13 @@ def block_mapping(processes: int, ppn: int) -> np.ndarray:
     """Return the node index of every rank when each node is filled before the next one.
 
     ``mpirun --map-by core``, Slurm's block distribution: rank ``r`` on node ``r // ppn``.
+
+    Parameters
+    ----------
+    processes : int
+        Number of ranks.
+    ppn : int
+        Ranks per node.
     """
     processes = integer_at_least(processes, "processes", "block_mapping")
     ppn = integer_at_least(ppn, "ppn", "block_mapping")
@@ -181,6 +223,13 @@ def round_robin_mapping(processes: int, nodes: int) -> np.ndarray:
 
     ``mpirun --map-by node``, as in [Branikas2024] section 3.1 / Fig. 3.1: rank ``r`` on node
     ``r mod nodes``.
+
+    Parameters
+    ----------
+    processes : int
+        Number of ranks.
+    nodes : int
+        Number of nodes.
     """
     processes = integer_at_least(processes, "processes", "round_robin_mapping")
     nodes = integer_at_least(nodes, "nodes", "round_robin_mapping")
@@ -193,6 +242,17 @@ def mapping(name: str, processes: int, *, ppn: int | None = None, nodes: int | N
     ``"block"`` (alias ``"core"``) or ``"round_robin"`` (alias ``"node"``). Give ``ppn``
     or ``nodes``; the other follows (``nodes = ceil(processes / ppn)``, the last node
     possibly partly filled).
+
+    Parameters
+    ----------
+    name : {"block", "core", "round_robin", "node"}
+        The mapping.
+    processes : int
+        Number of ranks.
+    ppn : int, optional
+        Ranks per node (give this or ``nodes``).
+    nodes : int, optional
+        Number of nodes (give this or ``ppn``).
     """
     where = "mapping"
     kind = MAPPINGS.get(name) if isinstance(name, str) else None
@@ -226,6 +286,13 @@ def internode_ratio(partners, rank_node) -> float:
     ``partners``: ``(processes, messages)`` ranks (:data:`NO_PARTNER` entries are not
     messages and are ignored); ``rank_node``: node label of every rank (ints or host
     names). Every entry of ``partners`` counts as one message of its row's process.
+
+    Parameters
+    ----------
+    partners : array-like of int, shape (processes, messages)
+        Partner rank of each message.
+    rank_node : array-like
+        Node label of every rank (ints or host names).
     """
     where = "internode_ratio"
     partners = np.asarray(partners)
@@ -248,6 +315,11 @@ def nodes_and_ppn(rank_node) -> tuple[int, int]:
 
     The number of distinct nodes and the largest number of ranks on one node (equal to
     processes / N for an even placement).
+
+    Parameters
+    ----------
+    rank_node : array-like
+        Node label of every rank.
     """
     _, counts = np.unique(_rank_node(rank_node, None, "nodes_and_ppn"), return_counts=True)
     return int(counts.size), int(counts.max())

@@ -114,6 +114,11 @@ class AreaSplit:
 
         Needs ``S`` and ``NT``, e.g. from
         :func:`~workbench.models.comm.descriptors.descriptors`.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Configurations with the columns ``S`` and ``NT`` (bytes).
         """
         nt = numeric_column(frame, "NT", "AreaSplit.labels")
         s = numeric_column(frame, "S", "AreaSplit.labels")
@@ -137,6 +142,13 @@ def term_values(frame: pd.DataFrame, term: str) -> np.ndarray:
 
     A term is a metric column (``"NT"``) or a product of metrics (``"NT:PPN"``, any number
     of factors).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Configurations with the metric columns.
+    term : str
+        A metric column (``"NT"``) or a product of them (``"NT:PPN"``).
     """
     factors = [f.strip() for f in str(term).split(":")]
     unknown = [f for f in factors if f not in METRIC_COLUMNS]
@@ -311,6 +323,19 @@ def robust_fit(X, y, loss: str = "bisquare", tune: float | None = None, max_iter
     the fit is well conditioned; the result is on the original scale.  ``X`` must have
     full column rank (drop constant or collinear terms first, as :class:`CommRegression`
     does).
+
+    Parameters
+    ----------
+    X : array-like of float, shape (n, k)
+        Regressors (full column rank).
+    y : array-like of float, shape (n,)
+        Response.
+    loss : {"bisquare", "huber", "ols"}, default "bisquare"
+        Weight function of the re-weighting; "ols" is ordinary least squares.
+    tune : float, optional
+        Tuning constant; default: Matlab's for ``loss`` (4.685 bisquare, 1.345 Huber).
+    max_iter : int, default 50
+        Largest number of re-weighting iterations.
     """
     where = "robust_fit"
     X, y = _robust_inputs(X, y, loss, where)

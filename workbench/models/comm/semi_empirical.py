@@ -75,6 +75,13 @@ def percentage_error(predicted, measured) -> np.ndarray:
     """Return the thesis's signed percentage error (section 5.2).
 
     ``100 (measured - predicted) / measured``; positive when the model under-predicts.
+
+    Parameters
+    ----------
+    predicted : array-like of float
+        Model times.
+    measured : array-like of float
+        Measured times (same unit, non-zero).
     """
     p = as_vector(predicted, "predicted", "percentage_error")
     m = as_vector(measured, "measured", "percentage_error")
@@ -125,6 +132,14 @@ def implied_base_us(exchange: pd.DataFrame, ratios: pd.DataFrame) -> pd.DataFram
 
     Returns ``message_size_bytes, processes_per_node, avg_comm_time_us,
     communication_ratio, implied_base_us``; for Tables 6.1 and 6.2 ten rows, all 6.10 µs.
+
+    Parameters
+    ----------
+    exchange : pandas.DataFrame
+        Exchange measurements: ``message_size_bytes, processes_per_node, avg_comm_time_us``.
+    ratios : pandas.DataFrame
+        Ratio table like Table 6.2: ``message_size_bytes, processes_per_node,
+        communication_ratio``.
     """
     exchange = _positive_columns(exchange, EXCHANGE_COLUMNS, "Exchange table")
     ratios = _ratio_table(ratios)
@@ -195,6 +210,13 @@ class ExchangeModel(BaseEstimator):
         ``message_size_bytes, processes_per_node, avg_comm_time_us`` (Table 6.1's columns;
         not needed for a numeric ``base_us``); ``ratios``: a ratio table like Table 6.2
         (for ``base_us="ratios"``/``"auto"``).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame, optional
+            Exchange measurements (Table 6.1's columns); not needed for a numeric ``base_us``.
+        ratios : pandas.DataFrame, optional
+            Ratio table like Table 6.2, for ``base_us="ratios"`` or ``"auto"``.
         """
         self._check_params()
         if not isinstance(self.base_us, str):
@@ -253,7 +275,14 @@ class PpnFactorModel(BaseEstimator):
     """
 
     def fit(self, frame: pd.DataFrame) -> PpnFactorModel:
-        """Learn ``base_by_size_`` from the 1-PpN measurements of ``frame``; return self."""
+        """Learn ``base_by_size_`` from the 1-PpN measurements of ``frame``; return self.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Measurements with ``message_size_bytes, processes_per_node, avg_comm_time_us``;
+            its 1-PpN rows give the base time per size.
+        """
         frame = _positive_columns(frame, EXCHANGE_COLUMNS, "PpnFactorModel.fit")
         ones = frame[frame["processes_per_node"] == 1]
         if ones.empty:

@@ -106,6 +106,15 @@ def rank_statistics(per_rank: pd.DataFrame, by: str | Sequence[str] = "run_id", 
     ``normaltest_p`` (D'Agostino-Pearson, from :data:`MIN_RANKS_NORMALTEST` ranks) and
     ``normality_note`` (empty, or why a test is missing: "too few ranks (n=...)", a
     constant population).  A *small* p-value rejects normality.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        One row per rank and run.
+    by : str or sequence of str, default "run_id"
+        Columns defining a group.
+    value : str, default "comm_s"
+        Column whose distribution over ranks is described.
     """
     where = "rank_statistics"
     columns = _group_columns(by)
@@ -136,6 +145,11 @@ def linked_features(feature: str) -> set[str]:
     """Return the configuration columns that change with ``feature`` (itself included).
 
     The derived columns computed from it and, for a derived column, its sources.
+
+    Parameters
+    ----------
+    feature : str
+        A configuration column.
     """
     linked = {feature, *DERIVED_FEATURES.get(feature, ())}
     linked |= {derived for derived, sources in DERIVED_FEATURES.items() if feature in sources}
@@ -150,6 +164,17 @@ def runs_varying(per_rank: pd.DataFrame, by: str, run_id, *, run: str = "run_id"
     (:func:`linked_features`): the populations of one of [Branikas2024]'s figures, e.g.
     Fig. 4.1 (working-set size varies; message size, a multiple of its square root, with
     it).
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        One row per rank and run.
+    by : str
+        The configuration column allowed to vary.
+    run_id : object
+        Identifier of the reference run.
+    run : str, default "run_id"
+        Column identifying runs.
     """
     where = "runs_varying"
     if by not in per_rank.columns:
@@ -173,6 +198,13 @@ def run_summary(per_rank: pd.DataFrame, *, run: str = "run_id") -> pd.DataFrame:
     thesis's representative value, section 3.2, and the target of chapters 7-8) and
     ``t_std`` (sample standard deviation over ranks); ``comm_fraction`` = mean ``comm_s``
     / mean ``total_s`` (section 7.2's ratio, from the per-run means).  Sorted by run.
+
+    Parameters
+    ----------
+    per_rank : pandas.DataFrame
+        One row per rank and run, with the configuration and the timers.
+    run : str, default "run_id"
+        Column identifying runs.
     """
     where = "run_summary"
     require_columns(per_rank, [run, *TIMERS], where)
@@ -223,6 +255,19 @@ def comm_fraction_filter(frame: pd.DataFrame, low: float = 0.1, high: float = 0.
     Raises :class:`~workbench.errors.ValidationError` for missing columns, NaN or
     infinite times, a non-positive total time (naming the row), negative communication
     times or bounds outside ``0 <= low < high``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per run (e.g. :func:`run_summary`).
+    low : float, default 0.1
+        Smallest kept communication share.
+    high : float, default 0.8
+        Largest kept communication share.
+    comm : str, default "comm_s"
+        Communication-time column.
+    total : str, default "total_s"
+        Total-time column (same unit as ``comm``).
     """
     where = "comm_fraction_filter"
     if not (np.isfinite(low) and np.isfinite(high) and 0 <= low < high):

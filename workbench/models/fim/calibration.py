@@ -83,12 +83,26 @@ MODELS = ("paper", "barrier")
 
 
 def feature_columns(features) -> list[str]:
-    """Return the frame columns that ``features`` (possibly products ``"a*b"``) read."""
+    """Return the frame columns that ``features`` (possibly products ``"a*b"``) read.
+
+    Parameters
+    ----------
+    features : sequence of str
+        Feature names; ``"a*b"`` is the product of columns ``a`` and ``b``.
+    """
     return sorted({part.strip() for f in features for part in f.split("*")})
 
 
 def feature_matrix(frame: pd.DataFrame, features) -> np.ndarray:
-    """Design matrix ``[1, x_1, ..., x_p]`` of Eq. 11; a feature ``"a*b"`` is the product of columns ``a`` and ``b``."""
+    """Design matrix ``[1, x_1, ..., x_p]`` of Eq. 11; a feature ``"a*b"`` is the product of columns ``a`` and ``b``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Runs with the columns ``features`` read (:func:`feature_columns`).
+    features : sequence of str
+        Feature names; ``"a*b"`` is the product of columns ``a`` and ``b``.
+    """
     cols = [np.ones(len(frame))]
     for f in features:
         col = np.ones(len(frame))
@@ -106,13 +120,25 @@ class HardwareRegression(BaseEstimator):
 
     Fitted: ``coef_`` (DataFrame, rows TC/SC/U by column name, columns ``intercept`` and
     the features), ``r2_`` (in-sample R^2 per variable).
+
+    Parameters
+    ----------
+    features : sequence of str, default ("iterations", "clusters", "points")
+        Application-parameter columns of Eq. 11 (``"a*b"`` for a product).
     """
 
     def __init__(self, features=("iterations", "clusters", "points")):
         self.features = features
 
     def fit(self, frame: pd.DataFrame) -> HardwareRegression:
-        """Fit Eq. 11, one least-squares regression per hardware variable, on ``frame``; return self."""
+        """Fit Eq. 11, one least-squares regression per hardware variable, on ``frame``; return self.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Runs with the feature columns and the measured ``cycles``, ``stall_cycles`` and
+            ``utilization``.
+        """
         where = "HardwareRegression.fit"
         features = list(self.features)
         if not features:
@@ -143,7 +169,15 @@ class HardwareRegression(BaseEstimator):
         return self
 
     def predict(self, frame: pd.DataFrame, alpha: float = 1.0) -> pd.DataFrame:
-        """Predicted TC, SC, U (columns ``cycles``, ``stall_cycles``, ``utilization``)."""
+        """Predicted TC, SC, U (columns ``cycles``, ``stall_cycles``, ``utilization``).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Rows with the feature columns.
+        alpha : float, default 1.0
+            Sensitivity constant of Eq. 12 multiplying every regressed variable.
+        """
         check_fitted(self, "coef_", "HardwareRegression.predict", fit="fit(frame)")
         frame = numeric_columns(frame, feature_columns(self.features), "HardwareRegression.predict")
         values = alpha * feature_matrix(frame, self.features) @ self.coef_.to_numpy().T
@@ -160,6 +194,19 @@ def markov_times(hardware: np.ndarray, processes, freq_hz, stages=1, model: str 
     ``model="paper"``: Eqs. 9-10 with stage chaining (:func:`calculation_time`);
     ``model="barrier"``: the barrier-synchronised extension (:func:`barrier_stage_time`).
     Rows with invalid hardware variables give NaN.  Broadcasts.
+
+    Parameters
+    ----------
+    hardware : ndarray of float, shape (..., 3)
+        TC (cycles), SC (stall cycles) and U (utilisation, 0..1) in the last axis.
+    processes : int or array-like of int
+        Process counts t.
+    freq_hz : float or array-like of float
+        Clock rate F in Hz.
+    stages : int or array-like of int, default 1
+        Barrier-separated stages of the application.
+    model : {"paper", "barrier"}, default "paper"
+        Eqs. 9-10 or the barrier-synchronised extension.
     """
     hardware = np.asarray(hardware, dtype=float)
     tc, sc, u = hardware[..., 0], hardware[..., 1], hardware[..., 2]
@@ -220,6 +267,13 @@ def alpha_scaling(alpha, scale_utilization: bool = True) -> np.ndarray:
     """Eq. 12 multipliers of (TC, SC, U) for ``alpha`` (shape ``alpha.shape + (3,)``).
 
     With ``scale_utilization=False`` U keeps its regressed value.
+
+    Parameters
+    ----------
+    alpha : float or array-like of float
+        Sensitivity constants of Eq. 12.
+    scale_utilization : bool, default True
+        Scale U with alpha as Eq. 12 does; False keeps U at its regressed value.
     """
     alpha = np.asarray(alpha, dtype=float)[..., None]
     return np.concatenate([np.repeat(alpha, 2, axis=-1), alpha if scale_utilization else np.ones_like(alpha)], axis=-1)
@@ -436,12 +490,36 @@ def calibrate_alpha(hardware, processes, actual, freq_hz, stages=1, *, model="pa
     """Run Algorithm 1: walk alpha in steps of ``epsilon`` until the RMS error is below ``tau``.
 
     The RMS error is between the Markov predictions from ``alpha * hardware`` (Eq. 12) and
-    ``actual``.
+    ``actual``.  Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U``
+    without making every prediction invalid (the walk stops there).  See the module
+    docstring for the decisions.  Vectorised over chunks of alphas.
 
-    ``hardware``: array (rows, 3) of regression-predicted TC, SC, U at alpha = 1.
-    Eq. 12 scales U as well, so alpha cannot exceed ``(1 + U_TOLERANCE) / U`` without
-    making every prediction invalid (the walk stops there); ``scale_utilization=False`` scales only TC and SC.
-    See the module docstring for the decisions.  Vectorised over chunks of alphas.
+    Parameters
+    ----------
+    hardware : ndarray of float, shape (rows, 3)
+        Regression-predicted TC, SC, U at alpha = 1.
+    processes : array-like of int, shape (rows,)
+        Process count of each training run.
+    actual : array-like of float, shape (rows,)
+        Measured calculation time of each run, seconds.
+    freq_hz : float or array-like of float
+        Clock rate F in Hz.
+    stages : int or array-like of int, default 1
+        Barrier-separated stages of each run.
+    model : {"paper", "barrier"}, default "paper"
+        Eqs. 9-10 or the barrier-synchronised extension.
+    alpha_init : float, default 1.0
+        Where the walk starts.
+    epsilon : float, default 1e-5
+        Step of the walk in alpha.
+    tau : float, default 0.01
+        RMS error at which the walk stops.
+    max_iter : int, default 200000
+        Largest number of steps (lowered for large inputs, see ``WALK_EVALUATIONS``).
+    error : {"relative", "absolute"}, default "relative"
+        Whether the RMS error is of relative or absolute (s) differences.
+    scale_utilization : bool, default True
+        Scale U with alpha as Eq. 12 does; False scales only TC and SC.
     """
     where = "calibrate_alpha"
     epsilon, tau, alpha_init, max_iter = _walk_settings(model, alpha_init, epsilon, tau, max_iter, error, where)
@@ -496,17 +574,33 @@ class FiMCal(BaseEstimator):
 
     Parameters
     ----------
-    features : application-parameter columns of Eq. 11 (``"a*b"`` for a product).
-    model : ``"paper"`` (Eqs. 9-10) or ``"barrier"`` (straggler extension, not in the paper).
-    stages : ``None`` for one stage (Eq. 10) or the name of a column holding the number of
-        stages (``"iterations"`` for an iterative application).
-    alpha_init, epsilon, tau, max_iter, error : Algorithm 1, see :func:`calibrate_alpha`.
-    scale_utilization : Eq. 12 scales U with alpha (paper, True), which caps alpha below
-        ~1/U; False scales only TC and SC.
-    regression_processes : process count of the runs the hardware variables are regressed on.
-    freq_hz : clock rate F for predictions; ``None`` takes the median measured ``freq_hz`` of
+    features : sequence of str, default ("iterations", "clusters", "points")
+        Application-parameter columns of Eq. 11 (``"a*b"`` for a product).
+    model : {"paper", "barrier"}, default "paper"
+        ``"paper"``: Eqs. 9-10; ``"barrier"``: the straggler extension (not in the paper).
+    stages : str, optional
+        Name of a column holding the number of stages (``"iterations"`` for an iterative
+        application); default None: one stage (Eq. 10).
+    alpha_init : float, default 1.0
+        Where Algorithm 1's walk starts.
+    epsilon : float, default 1e-5
+        Step of the walk in alpha.
+    tau : float, default 0.01
+        RMS error at which the walk stops.
+    max_iter : int, default 200000
+        Largest number of steps of the walk.
+    error : {"relative", "absolute"}, default "relative"
+        Whether the RMS error is of relative or absolute (s) differences.
+    scale_utilization : bool, default True
+        Eq. 12 scales U with alpha (the paper), which caps alpha below ~1/U; False scales
+        only TC and SC.
+    regression_processes : int, default 1
+        Process count of the runs the hardware variables are regressed on.
+    freq_hz : float, optional
+        Clock rate F (Hz) for predictions; default None: the median measured ``freq_hz`` of
         the regression runs.
-    target : measured time column, seconds.
+    target : str, default "calc_time_s"
+        Measured time column, seconds.
 
     Notes
     -----
@@ -574,7 +668,14 @@ class FiMCal(BaseEstimator):
         return frame
 
     def fit(self, frame: pd.DataFrame) -> FiMCal:
-        """Fit the hardware regression and calibrate alpha (Algorithm 1) on the runs ``frame``; return self."""
+        """Fit the hardware regression and calibrate alpha (Algorithm 1) on the runs ``frame``; return self.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Training runs: the feature columns, ``processes``, the target (s), ``cycles``,
+            ``stall_cycles``, ``utilization`` and ``freq_hz``.
+        """
         where = "FiMCal.fit"
         if self.model not in MODELS:
             raise ValidationError(f"{where}: model must be one of {MODELS}, got {self.model!r}")
@@ -604,7 +705,15 @@ class FiMCal(BaseEstimator):
         check_fitted(self, "alpha_", where, fit="fit(...)")
 
     def predict_hardware(self, frame: pd.DataFrame, alpha: float | None = None) -> pd.DataFrame:
-        """Eq. 12: predicted TC, SC, U for the rows of ``frame`` (default alpha: ``alpha_``)."""
+        """Eq. 12: predicted TC, SC, U for the rows of ``frame`` (default alpha: ``alpha_``).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Rows with the feature columns.
+        alpha : float, optional
+            Sensitivity constant; default: the calibrated ``alpha_``.
+        """
         self._check_fitted("FiMCal.predict_hardware")
         base = self.regression_.predict(frame)
         return base * alpha_scaling(self.alpha_ if alpha is None else alpha, self.scale_utilization)
@@ -613,6 +722,13 @@ class FiMCal(BaseEstimator):
         """Predicted calculation time in seconds per row (needs the feature columns and ``processes``).
 
         NaN where the predicted hardware variables are invalid.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Rows with the feature columns and ``processes`` (and the stages column if set).
+        alpha : float, optional
+            Sensitivity constant; default: the calibrated ``alpha_``.
         """
         where = "FiMCal.predict"
         self._check_fitted(where)

@@ -85,6 +85,13 @@ def effective_utilization(u, tc):
     1 would make P_a2p = -1/TC < 0; it is read as P_a2p = 0, i.e. U = 1 - 1/TC.  Other
     values are returned unchanged (and a U above 1 + U_TOLERANCE stays invalid).
     Broadcasts.
+
+    Parameters
+    ----------
+    u : float or array-like of float
+        Utilisation U (0..1).
+    tc : float or array-like of float
+        Total cycles TC.
     """
     u, tc = np.asarray(u, dtype=float), np.asarray(tc, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -95,6 +102,15 @@ def hardware_valid(tc, sc, u) -> np.ndarray:
     """Element-wise validity of hardware variables for the base case (Algorithm 1, line 3 plus ``P_a2p >= 0``).
 
     ``0 <= U <= 1 - 1/TC``, ``TC > 1``, ``0 < SC < TC``, all finite.
+
+    Parameters
+    ----------
+    tc : float or array-like of float
+        Total cycles TC.
+    sc : float or array-like of float
+        Stall cycles SC.
+    u : float or array-like of float
+        Utilisation U.
     """
     tc, sc, u = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (tc, sc, u)))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -111,6 +127,15 @@ def base_probabilities(tc: float, sc: float, u: float) -> BaseProbabilities:
 
     Raises :class:`ValidationError` naming the violated condition: U outside [0, 1],
     TC <= 1, SC <= 0, SC >= TC, or P_a2p < 0 (U > 1 - 1/TC).
+
+    Parameters
+    ----------
+    tc : float
+        Total cycles TC (> 1).
+    sc : float
+        Stall cycles SC (0 < SC < TC).
+    u : float
+        Utilisation U (0 <= U <= 1 - 1/TC).
     """
     values = {"TC": tc, "SC": sc, "U": u}
     for name, v in values.items():
@@ -187,6 +212,13 @@ def transition_matrix(t: int, p_act: float, p_a2p: float, p_pass: float, p_p2a: 
 
     The rows are sub-stochastic when ``P_act + P_a2p < 1``: the missing mass of row
     ``i`` is the probability that some active process completes the stage.
+
+    Parameters
+    ----------
+    t : int
+        Number of processes.
+    p_act, p_a2p, p_pass, p_p2a : float
+        Base-case probabilities of Eqs. 1-4 (:func:`base_probabilities`).
     """
     where = "transition_matrix"
     t_arr = _check_processes(t, where)
@@ -231,6 +263,13 @@ def transition_matrix_literal(t: int, p_act: float, p_a2p: float, p_pass: float,
 
     The reference that :func:`transition_matrix` is tested and benchmarked against (O(t^3)
     Python loops: for checking only, t up to ~100).
+
+    Parameters
+    ----------
+    t : int
+        Number of processes.
+    p_act, p_a2p, p_pass, p_p2a : float
+        Base-case probabilities of Eqs. 1-4 (:func:`base_probabilities`).
     """
     c = math.comb
     out = np.zeros((t + 1, t + 1))
@@ -254,6 +293,13 @@ def stage_completion_probability(t, tc) -> np.ndarray | float:
     ``P_s = 1 - sum_j P_tj(t) = 1 - (P_act + P_a2p)^t = 1 - (1 - 1/TC)^t`` (by Eq. 2),
     evaluated as ``-expm1(t log1p(-1/TC))`` so that TC ~ 1e12 keeps full precision.
     Broadcasts over ``t`` and ``tc``.
+
+    Parameters
+    ----------
+    t : int or array-like of int
+        Number of processes.
+    tc : float or array-like of float
+        Total cycles TC of the stage.
     """
     t = _check_processes(t, "stage_completion_probability")
     tc = _floats(tc, "TC", "stage_completion_probability")
@@ -275,6 +321,15 @@ def stage_time(t, tc, f_hz) -> np.ndarray | float:
 
     For TC >> t this is ``TC / (t F)``; at t = 1 exactly ``TC / F``. Broadcasts over all
     arguments.
+
+    Parameters
+    ----------
+    t : int or array-like of int
+        Number of processes.
+    tc : float or array-like of float
+        Total cycles TC of the stage.
+    f_hz : float or array-like of float
+        Clock rate F in Hz.
     """
     f = _check_frequency(f_hz, "stage_time")
     out = 1.0 / (np.asarray(stage_completion_probability(t, tc)) * f)
@@ -289,6 +344,17 @@ def calculation_time(t, tc, f_hz, stages=1) -> np.ndarray | float:
     ``TC / stages`` cycles, so ``T_n = stages / (F (1 - (1 - stages/TC)^t))``.  With
     ``stages = 1`` this is Eq. 10; for TC >> stages * t every choice gives TC / (t F).
     Broadcasts over all arguments.
+
+    Parameters
+    ----------
+    t : int or array-like of int
+        Number of processes.
+    tc : float or array-like of float
+        Total cycles TC of the application.
+    f_hz : float or array-like of float
+        Clock rate F in Hz.
+    stages : int or array-like of int, default 1
+        Barrier-separated stages, each carrying ``TC / stages`` cycles.
     """
     n = _floats(stages, "stages", "calculation_time")
     if not np.all(np.isfinite(n)) or np.any(n < 1):
@@ -306,6 +372,15 @@ def state_occupancy(matrix: np.ndarray, cycles: int, start: int | None = None) -
     Returns shape ``(cycles + 1, t + 2)``: columns 0..t are the states (number of active
     processes) and the last column is the probability that the stage has completed.
     ``start`` is the initial number of active processes (default: all, t).
+
+    Parameters
+    ----------
+    matrix : ndarray of float, shape (t + 1, t + 1)
+        Transition matrix (:func:`transition_matrix`).
+    cycles : int
+        Number of cycles to follow.
+    start : int, optional
+        Initial number of active processes; default: all, t.
     """
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -322,22 +397,8 @@ def state_occupancy(matrix: np.ndarray, cycles: int, start: int | None = None) -
     return np.hstack([pi, np.clip(done, 0.0, 1.0)])
 
 
-def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
-    """EXTENSION (not in the paper): expected time of barrier-synchronised stages.
-
-    Each of the ``t`` processes runs the base chain of Eqs. 1-5 on its own share of the
-    stage's work, ``W = TC / (stages * t)`` cycles: it is active with P_act = U, turns
-    passive with ``1 - U - 1/W``, stays passive with SC/TC and completes with 1/W per
-    active cycle.  Its completion time is phase-type; the stage ends at the *maximum*
-    of the t completion times (the barrier), so the expected stage time is
-    ``E[max] = sum_k (1 - (1 - S(k))^t)`` with the survival ``S(k) = e_A Q^k 1``
-    of the 2x2 transient matrix ``Q``.  This exposes straggler effects (growing like
-    the harmonic number H_t) and makes SC and U matter, which Eq. 9 cannot.
-
-    Evaluated exactly for the first cycles (both eigenvalues of Q) and by the
-    Euler-Maclaurin integral of the dominant eigen-term for the tail (Simpson's rule on
-    a log grid); relative accuracy ~1e-7.  Returns seconds, ``stages * E[max] / F``.  Broadcasts.
-    """
+def _barrier_inputs(t, tc, sc, u, f_hz, stages) -> tuple[np.ndarray, ...]:
+    """Check and broadcast :func:`barrier_stage_time`'s inputs; add W = TC / (stages t) (cycles per process, stage)."""
     where = "barrier_stage_time"
     t = _check_processes(t, where).astype(float)
     f = _check_frequency(f_hz, where)
@@ -357,6 +418,41 @@ def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
             f"{where}: invalid hardware variables (need 0 <= U <= 1 - 1/W with W = TC/(stages t) "
             "the cycles per process and stage, and 0 < SC < TC)"
         )
+    return t, tc, sc, u, f, n, w
+
+
+def barrier_stage_time(t, tc, sc, u, f_hz, stages=1) -> np.ndarray | float:
+    """EXTENSION (not in the paper): expected time of barrier-synchronised stages.
+
+    Each of the ``t`` processes runs the base chain of Eqs. 1-5 on its own share of the
+    stage's work, ``W = TC / (stages * t)`` cycles: it is active with P_act = U, turns
+    passive with ``1 - U - 1/W``, stays passive with SC/TC and completes with 1/W per
+    active cycle.  Its completion time is phase-type; the stage ends at the *maximum*
+    of the t completion times (the barrier), so the expected stage time is
+    ``E[max] = sum_k (1 - (1 - S(k))^t)`` with the survival ``S(k) = e_A Q^k 1``
+    of the 2x2 transient matrix ``Q``.  This exposes straggler effects (growing like
+    the harmonic number H_t) and makes SC and U matter, which Eq. 9 cannot.
+
+    Evaluated exactly for the first cycles (both eigenvalues of Q) and by the
+    Euler-Maclaurin integral of the dominant eigen-term for the tail (Simpson's rule on
+    a log grid); relative accuracy ~1e-7.  Returns seconds, ``stages * E[max] / F``.  Broadcasts.
+
+    Parameters
+    ----------
+    t : int or array-like of int
+        Number of processes.
+    tc : float or array-like of float
+        Total cycles TC of the application.
+    sc : float or array-like of float
+        Stall cycles SC.
+    u : float or array-like of float
+        Utilisation U.
+    f_hz : float or array-like of float
+        Clock rate F in Hz.
+    stages : int or array-like of int, default 1
+        Barrier-separated stages, each carrying ``TC / stages`` cycles.
+    """
+    t, tc, sc, u, f, n, w = _barrier_inputs(t, tc, sc, u, f_hz, stages)
     s = sc / tc                       # P_pass
     a, b, d = u, 1 - u - 1 / w, s        # Q = [[a, b], [1 - s, d]]
     # Eigenvalues of Q via mu = 1 - lambda of (I - Q), computed stably: det(I - Q) = (1-s)/W.

@@ -115,6 +115,13 @@ def default_phi(pattern: str, processes: int) -> float:
 
     1 for scatter and gather, the number of receiving processes for broadcast (all fetch
     simultaneously).
+
+    Parameters
+    ----------
+    pattern : {"scatter", "broadcast", "gather"}
+        The collective.
+    processes : int
+        Number of processes.
     """
     return float(processes) if pattern == "broadcast" else 1.0
 
@@ -177,6 +184,15 @@ def fifo_departures(arrivals, service, axis: int = -1) -> np.ndarray:
     with ``S`` the cumulative service (one vectorised pass along ``axis``; several
     queues at once along the other axes).  ``arrivals`` must be sorted along ``axis``
     (FIFO order); ``-inf`` arrivals with zero service are padding and stay ``-inf``.
+
+    Parameters
+    ----------
+    arrivals : array-like of float
+        Arrival times, sorted along ``axis``.
+    service : array-like of float
+        Service times, same shape.
+    axis : int, default -1
+        Axis along which the jobs of one queue lie.
     """
     arrivals = np.asarray(arrivals, dtype=float)
     service = np.asarray(service, dtype=float)
@@ -225,6 +241,15 @@ def metadata_departures(arrivals, coef: float, offsets=None):
     (``[0, ..., n]``) splits them into independent lines (gather: one M per sender).
 
     Returns ``(departures, service, load)``; ``load`` is chi per job.
+
+    Parameters
+    ----------
+    arrivals : array-like of float
+        Arrival times, sorted within each line.
+    coef : float
+        Service coefficient c of Eq. 14 (time unit of ``arrivals``).
+    offsets : array-like of int, optional
+        ``[0, ..., n]`` boundaries of independent lines; default: one line.
     """
     arrivals = np.ascontiguousarray(arrivals, dtype=float)
     if offsets is None:
@@ -240,6 +265,13 @@ def metadata_departures_reference(arrivals, coef: float):
     """Literal event-by-event M station (one line), the check of :func:`metadata_departures`.
 
     Before each service start, count the jobs that have arrived and not yet left.
+
+    Parameters
+    ----------
+    arrivals : array-like of float
+        Sorted arrival times of one line.
+    coef : float
+        Service coefficient c of Eq. 14.
     """
     arrivals = [float(a) for a in arrivals]
     departures, service, load = [], [], []
@@ -389,11 +421,12 @@ def simulate_collective(
         Mean of R's exponential receive time (Eq. 16), multiplied by ``phi``.
     phi : float > 0, optional
         Simultaneous receivers (Eq. 16); default :func:`default_phi`.
-    seed : int
+    seed : int, default 0
         Seeds a numpy ``SeedSequence``; replication ``r`` uses its ``r``-th spawned
         child, so it is the same whatever the number of replications.
-    replications : int >= 1
-    sample_limit : int
+    replications : int >= 1, default 1
+        Independent simulations of the collective.
+    sample_limit : int, default 10000
         Per-station service samples kept from replication 0.
 
     Returns
@@ -422,14 +455,6 @@ def simulate_collective(
         finish[r] = (*line_finish, makespan[r])
         if r == 0:
             samples = {k: _subsample(v, sample_limit) for k, v in {**line_samples, "R": receive}.items()}
-    return CollectiveSimulation(
-        pattern=pattern,
-        n_jobs=n_jobs,
-        processes=processes,
-        rates=rates,
-        phi=phi_used,
-        seed=int(seed),
-        makespan=makespan,
-        station_finish=pd.DataFrame(finish, columns=list(STATIONS)),
-        samples=samples,
-    )
+    return CollectiveSimulation(pattern=pattern, n_jobs=n_jobs, processes=processes, rates=rates, phi=phi_used,
+                                seed=int(seed), makespan=makespan,
+                                station_finish=pd.DataFrame(finish, columns=list(STATIONS)), samples=samples)

@@ -91,6 +91,13 @@ def metadata_station_des(arrivals, coef: float):
 
     Returns ``(departures, service, load)`` like
     :func:`workbench.models.fim.queueing.metadata_departures`, ``load`` being chi.
+
+    Parameters
+    ----------
+    arrivals : array-like of float
+        Sorted arrival times.
+    coef : float
+        Service coefficient c of Eq. 14.
     """
     simpy = _simpy()
     arrivals = np.asarray(arrivals, dtype=float)
@@ -169,6 +176,29 @@ def simulate_collective_des(
     :func:`workbench.models.fim.queueing.simulate_collective` (section 3, Eqs. 13-16);
     the same validation errors.  Replication ``r`` uses the ``r``-th child of
     ``numpy.random.SeedSequence(seed)``.
+
+    Parameters
+    ----------
+    pattern : {"scatter", "broadcast", "gather"}
+        The collective.
+    n_jobs : int
+        Data points (jobs), all present at D at time 0 (>= 1).
+    processes : int
+        Receivers (scatter, broadcast) or senders (gather), >= 1.
+    zeta_min, zeta_max : float
+        Bounds of D's per-job transfer rate (Eq. 13).
+    metadata_coef : float
+        M's service coefficient (Eq. 14).
+    eta : float
+        Mean of C's exponential delay (Eq. 15).
+    psi : float
+        Mean of R's exponential receive time (Eq. 16).
+    phi : float, optional
+        Simultaneous receivers (Eq. 16); default :func:`~workbench.models.fim.queueing.default_phi`.
+    seed : int, default 0
+        Seed of the ``SeedSequence`` whose children seed the replications.
+    replications : int, default 1
+        Independent simulations.
 
     Returns
     -------

@@ -29,6 +29,19 @@ class RBASP(BaseEstimator):
     Fitted: ``coef_`` (Series: ``intercept``, the features, ``q`` and for a quadratic
     ``g`` also ``q^2``), ``residual_std_`` (standard deviation of the log2 residuals),
     ``train_rows_`` (number of runs used).
+
+    Parameters
+    ----------
+    features : sequence of str, default ("iterations", "clusters", "points")
+        Application-parameter columns (``"a*b"`` for a product).
+    g : {"linear", "quadratic"}, default "linear"
+        Form of the process-count term of Eq. 17.
+    train_processes : sequence of int, default (1, 2, 4)
+        Process counts of the runs fitted on.
+    log_features : bool, default False
+        Use log2 of the features and of the process count.
+    target : str, default "calc_time_s"
+        Measured time column, seconds.
     """
 
     def __init__(self, features=("iterations", "clusters", "points"), g="linear", train_processes=(1, 2, 4),
@@ -54,7 +67,13 @@ class RBASP(BaseEstimator):
         return np.hstack(cols)
 
     def fit(self, frame: pd.DataFrame) -> RBASP:
-        """Fit Eq. 17 to the runs ``frame`` by least squares on log2 times; return self."""
+        """Fit Eq. 17 to the runs ``frame`` by least squares on log2 times; return self.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Runs with the feature columns, ``processes`` and the target.
+        """
         where = "RBASP.fit"
         if self.g not in ("linear", "quadratic"):
             raise ValidationError(f"{where}: g must be 'linear' or 'quadratic', got {self.g!r}")
@@ -87,7 +106,13 @@ class RBASP(BaseEstimator):
         return self
 
     def predict(self, frame: pd.DataFrame) -> np.ndarray:
-        """Predicted time per row, in the unit of the training target (seconds)."""
+        """Predicted time per row, in the unit of the training target (seconds).
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            Rows with the feature columns and ``processes``.
+        """
         check_fitted(self, "coef_", "RBASP.predict", fit="fit(frame)")
         with np.errstate(over="ignore", invalid="ignore"):
             pred = np.exp2(self._design(frame, "RBASP.predict") @ self.coef_.to_numpy())

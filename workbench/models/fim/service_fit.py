@@ -82,7 +82,13 @@ class StationFit:
         return float(p.get("loc", 0.0) + p["scale"])
 
     def cdf(self, x) -> np.ndarray:
-        """Return the fitted distribution's CDF at service times ``x``."""
+        """Return the fitted distribution's CDF at service times ``x``.
+
+        Parameters
+        ----------
+        x : array-like of float
+            Service times.
+        """
         x = np.asarray(x, dtype=float)
         p = self.params
         if self.family == "uniform_rate":
@@ -98,7 +104,13 @@ class StationFit:
         return np.where(x >= loc, -np.expm1(-(x - loc) / p["scale"]), 0.0)
 
     def cdf_left(self, x) -> np.ndarray:
-        """Left limits of :meth:`cdf` (differ only at the steps of the ``log`` form)."""
+        """Left limits of :meth:`cdf` (differ only at the steps of the ``log`` form).
+
+        Parameters
+        ----------
+        x : array-like of float
+            Service times.
+        """
         if self.family != "log":
             return self.cdf(x)
         return self._log_step_cdf(np.asarray(x, dtype=float), "left")
@@ -124,6 +136,17 @@ def chi_square_test(samples, cdf, n_params: int, bins: int | None = None) -> tup
     fewer than 5 under the model are merged.  Returns ``(statistic, dof, p_value,
     warning)``; with fewer than ``n_params + 2`` usable bins the test has no degrees of
     freedom and NaNs are returned with the reason.
+
+    Parameters
+    ----------
+    samples : array-like of float
+        Measured values.
+    cdf : callable
+        The fitted distribution's CDF.
+    n_params : int
+        Parameters fitted (subtracted from the degrees of freedom).
+    bins : int, optional
+        Number of equiprobable bins; default ``2 n^0.4`` capped so each expects >= 5.
     """
     x = np.sort(np.asarray(samples, dtype=float))
     n = x.size
@@ -169,10 +192,17 @@ def fit_station(samples, family: str, *, station: str = "", loads=None, bins: in
 
     Parameters
     ----------
-    samples : array of service times (one time unit throughout).
-    family : ``uniform_rate`` (Eq. 13), ``log`` (Eq. 14, needs ``loads``),
-        ``exponential`` (Eqs. 15-16) or ``shifted_exponential``.
-    loads : queue lengths chi >= 1 paired with the samples (``log`` only).
+    samples : array-like of float
+        Service times (one time unit throughout).
+    family : {"uniform_rate", "log", "exponential", "shifted_exponential"}
+        ``uniform_rate`` (Eq. 13), ``log`` (Eq. 14, needs ``loads``), ``exponential``
+        (Eqs. 15-16) or ``shifted_exponential``.
+    station : str, default ""
+        Station name (D, M, C or R) for messages; default: the family's name.
+    loads : array-like of float, optional
+        Queue lengths chi >= 1 paired with the samples (``log`` only).
+    bins : int, optional
+        Bins of the chi-square test; default: :func:`chi_square_test`'s choice.
 
     Notes
     -----
@@ -255,6 +285,11 @@ def rates_from_fits(fits: dict[str, StationFit]) -> dict[str, float]:
 
     The stations are ``{"D": ..., "M": ..., "C": ..., "R": ...}``: D's rate bounds, M's
     coefficient, and the mean times of C (``eta``) and R (``psi``).
+
+    Parameters
+    ----------
+    fits : dict of str to StationFit
+        Fitted stations ``{"D": ..., "M": ..., "C": ..., "R": ...}``.
     """
     missing = [s for s in ("D", "M", "C", "R") if s not in fits]
     if missing:

@@ -158,6 +158,11 @@ class WorkbenchKernelManager(AsyncMappingKernelManager):
     "Left the pool" is when a page got the kernel (:meth:`admit_page`'s slot), else when
     culler passes start seeing it (Voila's manager does not pass pooled kernels on): the first
     pass that sees it, or the first after a gap of more than two intervals.
+
+    Parameters
+    ----------
+    **kwargs
+        Traitlets configuration, as jupyter_server's kernel manager takes it.
     """
 
     never_connected_timeout = Integer(
