@@ -62,7 +62,15 @@ __all__ = [
 
 
 def allocation_medians(n: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct allocations (ascending) and the median runtime at each (repeats pooled)."""
+    """Distinct allocations (ascending) and the median runtime at each (repeats pooled).
+
+    Parameters
+    ----------
+    n, t : numpy.ndarray of float
+        Allocations and runtimes of the runs, one each per run (already checked, e.g. by
+        :func:`check_runs`); repeated allocations are pooled into one median (the mean of the
+        two middle runtimes for an even count).
+    """
     alloc, inverse = np.unique(n, return_inverse=True)
     order = np.lexsort((t, inverse))
     counts = np.bincount(inverse)
@@ -81,6 +89,13 @@ def check_model_names(models, where: str) -> tuple[str, ...]:
 
     ``None`` is all of them, a string may list several ("adept,pmnf"); else a ValidationError
     naming the unknown ones.
+
+    Parameters
+    ----------
+    models : str, sequence of str or None
+        Model names (keys of :data:`MODELS`), comma-separated in a string; None for all.
+    where : str
+        The caller, named first in the error message.
     """
     return check_names(models, MODELS, where, "model")
 
@@ -116,7 +131,16 @@ class ScalingModel(FittedState, BaseEstimator):
     min_points: ClassVar[int] = 3
 
     def fit(self, n, t) -> ScalingModel:
-        """Fit on runs: ``n`` allocations (>= 1, repeats allowed), ``t`` runtimes (> 0)."""
+        """Fit on runs, with the in-sample error ``fit_error_`` and the ``warnings_`` (emitted once).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Allocations of the runs (processes, nodes, GPUs; finite, >= 1, repeats allowed),
+            at least ``min_points`` distinct ones.
+        t : array-like of float
+            Runtime of each run (finite, > 0, any unit: predictions come in the same unit).
+        """
         self.fit_for_prediction(n, t)
         # in-sample misfit: RMS of log(prediction / median) over the allocations, a feature
         # of the interval calibration (a model that cannot follow its own data extrapolates worse)
@@ -133,6 +157,12 @@ class ScalingModel(FittedState, BaseEstimator):
 
         Everything :meth:`predict` needs, without the in-sample error ``fit_error_`` and the
         ``warnings_`` (all a cross-validation refit uses); nothing is emitted.
+
+        Parameters
+        ----------
+        n, t : array-like of float
+            Allocations (>= 1, repeats allowed) and runtimes (> 0), one each per run, as in
+            :meth:`fit`.
         """
         n, t = check_runs(n, t, self.min_points, f"{type(self).__name__}.fit")
         self.allocations_, self.medians_ = allocation_medians(n, t)
@@ -155,6 +185,11 @@ class ScalingModel(FittedState, BaseEstimator):
         NaN where the model refuses (ADEPT past an ambiguous last point).  A prediction
         beyond the float range (e.g. USL's slowdown at n = 1e300) is a ValidationError
         naming the target.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in the unit of the fitted ``n``.
         """
         self._check_fitted()
         where = f"{type(self).__name__}.predict"
@@ -190,6 +225,11 @@ class ScalingModel(FittedState, BaseEstimator):
 
         ``distance`` (log2 of target / largest observed allocation), ``n_points``
         (distinct allocations fitted) and ``fit_error`` (in-sample RMS log residual).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1); each feature has one value per target.
         """
         self._check_fitted()
         n = check_targets(n, f"{type(self).__name__}.interval_features")
@@ -205,6 +245,16 @@ class ScalingModel(FittedState, BaseEstimator):
         The prediction times the calibrated quantiles of this model's error on unseen real
         curves (:class:`~workbench.models.scaling.calibration.Calibration`; default: the
         table shipped with the package).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1).
+        level : float, default 0.8
+            Probability that the interval holds the actual runtime, in (0, 1).
+        calibration : Calibration, optional
+            The error models to read the quantiles from; None (default) is the calibration
+            shipped with the package (``calibration.json``).
         """
         from workbench.models.scaling.calibration import default_calibration
 
@@ -252,6 +302,14 @@ class DowneyLMScaling(ScalingModel):
     """[Downey1997] speedup model fitted by Levenberg-Marquardt with the time scale profiled out.
 
     :class:`~workbench.models.baselines.DowneyLM`, ``units="fit"``.
+
+    Parameters
+    ----------
+    x0 : tuple of (float, float), default (10.0, 2.0)
+        Levenberg-Marquardt's starting (A0, sigma0): average parallelism (>= 1) and its
+        variance (>= 0) in Downey's model.
+    max_nfev : int, default 2000
+        Most model evaluations LM may spend (>= 1).
     """
 
     name = "downey-lm"
@@ -280,6 +338,20 @@ class AdeptScaling(ScalingModel):
     ``warnings_`` holds ADEPT's own warnings (kinds of
     :class:`~workbench.errors.ModelWarning`) for the fitted allocations;
     :meth:`warnings_for` gives those of given targets.
+
+    Parameters
+    ----------
+    q : float, default 2.0
+        Weight sensitivity to prediction distance of the biased fits (>= 1;
+        [Deshmeh2013] section 3.5.2).
+    delta : float, default 0.05
+        Initial envelope deviation bound (a fraction), raised until the reference instance
+        fits within it ([Deshmeh2013] section 3.5.1).
+    saturation : {"evidence", "thesis"}, default "evidence"
+        "thesis" uses the best WSSRE fit whatever it predicts, as the thesis did;
+        "evidence" keeps a fit whose speedup stops just past the largest run only if the
+        data demand it (else a refit and a "saturation-undetermined" warning) and searches
+        a geometric A grid too (:class:`~workbench.models.adept.Adept`, Notes).
     """
 
     name = "adept"
@@ -297,7 +369,13 @@ class AdeptScaling(ScalingModel):
         return self.model_.explain_columns(n)["prediction"].astype(float) if n.size else np.zeros(0)
 
     def warnings_for(self, n) -> list[ModelWarning]:
-        """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole)."""
+        """ADEPT's warnings that concern the targets ``n`` (and the fit as a whole).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1).
+        """
         self._check_fitted()
         n = check_targets(n, "AdeptScaling.warnings_for")
         return [w for w in self.model_.warnings_for(n) if not w.targets or set(w.targets) & set(n.tolist())]
@@ -347,6 +425,16 @@ def fit_or_message(model: ScalingModel, n, t, in_sample: bool = True) -> str:
     Return "" on success or the reason it could not be fitted (a model that cannot describe a
     curve is not an error of the caller).  ``in_sample=False`` fits for prediction only,
     without the in-sample error and warnings (cross-validation).
+
+    Parameters
+    ----------
+    model : ScalingModel
+        The estimator to fit (changed in place).
+    n, t : array-like of float
+        Allocations (>= 1) and runtimes (> 0), one each per run.
+    in_sample : bool, default True
+        True: :meth:`ScalingModel.fit` (with ``fit_error_`` and ``warnings_``, not emitted);
+        False: :meth:`ScalingModel.fit_for_prediction`.
     """
     try:
         if in_sample:
