@@ -77,6 +77,18 @@ def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
     Features ``distance``, ``n_points``, ``fit_error``, ``disagreement``, ``cv_error``; arrays
     of one length.  Missing or NaN error-like inputs count as the floor (no evidence of a
     problem).
+
+    Parameters
+    ----------
+    features : dict of str to array-like
+        Raw features, one value per target (a scalar is broadcast): ``distance`` (log2 of
+        target / largest measured allocation) always, ``n_points`` for ``inv_points``;
+        ``fit_error``, ``disagreement``, ``cv_error``, ``noise`` (relative errors),
+        ``last_exponent``, ``mean_exponent``, ``roughness``, ``novelty`` and ``leaves_node``
+        (0/1) may be missing and then take a neutral value (no evidence of a problem).
+    names : tuple of str
+        The columns to build after the intercept, in order (from :data:`PREDICTOR_FEATURES`,
+        :data:`NOVELTY_DESCRIPTORS` or ``"leaves_node"``).
     """
     d = np.asarray(features["distance"], float)
 
@@ -108,7 +120,15 @@ def design_matrix(features: dict, names: tuple[str, ...]) -> np.ndarray:
 
 
 def novelty_stats(features: dict, weights=None) -> tuple[dict, dict]:
-    """Robust centre (weighted median) and scale (1.4826 x weighted MAD) of each novelty descriptor."""
+    """Robust centre (weighted median) and scale (1.4826 x weighted MAD) of each novelty descriptor.
+
+    Parameters
+    ----------
+    features : dict of str to array-like
+        Raw features of the calibration predictions (:func:`design_matrix`).
+    weights : array-like of float, optional
+        One weight (>= 0) per prediction; None (default) weighs all equally.
+    """
     X = design_matrix(features, NOVELTY_DESCRIPTORS)[:, 1:]
     w = np.ones(len(X)) if weights is None else np.asarray(weights, float)
     centre, scale = {}, {}
@@ -147,20 +167,44 @@ class ErrorModel:
         return mu, s, factor
 
     def error_quantile(self, features: dict, p: float) -> np.ndarray:
-        """Return the ``p`` quantile of the log error at each target."""
+        """Return the ``p`` quantile of the log error at each target.
+
+        Parameters
+        ----------
+        features : dict of str to array-like
+            Raw features per target (:func:`design_matrix`): this model's ``features`` and
+            its stretch flags (e.g. ``leaves_node``).
+        p : float
+            Probability, read within the stored range 0.005 to 0.995 (clipped beyond).
+        """
         mu, s, factor = self._mu_s(features)
         mid = np.interp(0.5, PROBABILITIES, self.quantiles)
         return mu + s * (mid + factor * (np.interp(p, PROBABILITIES, self.quantiles) - mid))
 
     def error_cdf(self, features: dict, e) -> np.ndarray:
-        """P(log error <= e) at each target (clipped to the stored probability range)."""
+        """P(log error <= e) at each target (clipped to the stored probability range).
+
+        Parameters
+        ----------
+        features : dict of str to array-like
+            Raw features per target (:func:`design_matrix`): this model's ``features`` and
+            its stretch flags (e.g. ``leaves_node``).
+        e : float or array-like of float
+            Log error ``log(actual / predicted)``, one value or one per target.
+        """
         mu, s, factor = self._mu_s(features)
         mid = np.interp(0.5, PROBABILITIES, self.quantiles)
         z = mid + ((np.asarray(e, float) - mu) / s - mid) / factor
         return np.interp(z, self.quantiles, PROBABILITIES)
 
     def stretch_factor(self, name: str) -> float:
-        """Return how much wider the interval of a target flagged ``name`` is (1.0: not stretched)."""
+        """Return how much wider the interval of a target flagged ``name`` is (1.0: not stretched).
+
+        Parameters
+        ----------
+        name : str
+            A flag feature, e.g. ``"leaves_node"``.
+        """
         return float(dict(self.stretch).get(name, 1.0))
 
 
@@ -178,6 +222,21 @@ def fit_error_model(errors, features: dict, names: tuple[str, ...] = FEATURES, w
     ``weights`` (default 1) let every fitted curve count once whatever its number of targets.
     ``ridge`` is a small L2 penalty on the scale coefficients (but the intercept) that keeps
     them finite when a feature is constant in the data.
+
+    Parameters
+    ----------
+    errors : array-like of float
+        Held-back log errors ``log(actual / predicted)``; non-finite ones and
+        ``|e| >= 1000`` are left out.  At least 20 must remain.
+    features : dict of str to array-like
+        Raw features, one value per error (:func:`design_matrix`); ``distance`` and
+        ``n_points`` are required.
+    names : tuple of str, default FEATURES
+        The scale model's features (columns after the intercept).
+    weights : array-like of float, optional
+        One weight (finite, >= 0) per error; None (default) weighs all equally.
+    ridge : float, default 1e-3
+        L2 penalty on the scale coefficients but the intercept.
     """
     where = "fit_error_model"
     e = as_vector(errors, "errors", where)
@@ -233,6 +292,16 @@ def miss_probability(error_model: ErrorModel, features: dict, miss: float = 0.30
 
     Relative error ``|pred - actual| / actual``: ``e < -log(1 + miss)`` or
     ``e > -log(1 - miss)``.
+
+    Parameters
+    ----------
+    error_model : ErrorModel
+        The calibrated error distribution of the model (or of the predictor).
+    features : dict of str to array-like
+        Raw features per target (:func:`design_matrix`): the error model's ``features`` and
+        its stretch flags (e.g. ``leaves_node``).
+    miss : float, default 0.30
+        Relative error that counts as a miss, in (0, 1) (0.30: off by more than 30 %).
     """
     low = error_model.error_cdf(features, -np.log1p(miss))
     high = 1.0 - error_model.error_cdf(features, -np.log1p(-miss))
@@ -275,6 +344,12 @@ class Calibration:
 
         The root-mean-square of its :data:`NOVELTY_DESCRIPTORS`, each standardised by the
         calibration curves' median and MAD (0: a typical curve; 0 without stored statistics).
+
+        Parameters
+        ----------
+        features : dict of str to array-like
+            Raw features per target (:func:`design_matrix`): ``distance`` and the
+            :data:`NOVELTY_DESCRIPTORS` (a missing one takes its neutral value).
         """
         d = np.asarray(features["distance"], float)
         if not self.novelty_centre:
@@ -285,7 +360,13 @@ class Calibration:
         return np.sqrt(np.mean(((X - centre) / scale) ** 2, axis=1))
 
     def error_model(self, model: str) -> ErrorModel:
-        """Return the error model of ``model``, or raise a ValidationError."""
+        """Return the error model of ``model``, or raise a ValidationError.
+
+        Parameters
+        ----------
+        model : str
+            A model name of :data:`~workbench.models.scaling.MODELS` or ``"predictor"``.
+        """
         try:
             return self.error_models[model]
         except KeyError:
@@ -336,7 +417,13 @@ class Calibration:
 
     # ---------------------------------------------------------------- storage
     def to_json(self, path: str | Path) -> None:
-        """Write the calibration to ``path`` as JSON."""
+        """Write the calibration to ``path`` as JSON.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write (replaced if it exists).
+        """
         data = {
             "error_models": {k: asdict(v) for k, v in self.error_models.items()},
             "cv_prior": self.cv_prior, "temperature": self.temperature,
@@ -349,7 +436,13 @@ class Calibration:
 
     @classmethod
     def from_json(cls, path: str | Path) -> Calibration:
-        """Read a calibration written by :meth:`to_json`."""
+        """Read a calibration written by :meth:`to_json`.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            A JSON file made for the current :data:`PROBABILITIES` (else a ValidationError).
+        """
         data = json.loads(Path(path).read_text())
         if tuple(data.get("probabilities", ())) != PROBABILITIES:
             raise ValidationError(f"{path}: calibration made for other probability levels; rebuild it")
