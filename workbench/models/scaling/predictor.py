@@ -2,31 +2,28 @@
 
 With calibrated intervals and warnings that were measured as a classifier.
 
-How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`,
-by ``tools/scaling_benchmark.py``, evaluated leave-one-source-out):
+How it predicts (all parameters learnt on real curves, :mod:`~workbench.models.scaling.calibration`, by
+``tools/scaling_benchmark.py``, evaluated leave-one-source-out):
 
 1. fit every model of :data:`~workbench.models.scaling.MODELS` on all runs;
-2. *extrapolation-oriented cross-validation*: refit each model without the largest
-   allocation (and, from 4 allocations on, without the two largest) and score its
-   predictions of the left-out allocations, as a user extrapolates: the mean absolute log
-   error is the model's ``cv_error``.  A model the curve is too short to cross-validate
-   gets its median over the calibration curves (``Calibration.cv_prior``);
-3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` leaves a
-   model out of the combination or not and ``g`` says how much the curve's own
-   cross-validation counts (``Calibration``); the prediction is the weighted geometric mean of
-   the models' predictions.  Models that refuse a target drop out of it, and so do, when the
-   calibration chose it, members whose extrapolation turns upward although every measurement
-   fell (:func:`plausible`);
-4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, whose scale
-   knows how far the target is, how much the models disagree, how well they predicted this
-   curve's largest allocations, how noisy, flattening and irregular the curve is and how unlike
-   the calibration curves (its ``novelty``); its quantiles hold on sources it was not learnt from;
-5. topology: with ``unit``/``per_node`` (or the nodes of each run), a target that needs more
-   nodes than the one node every measurement ran on is warned (``leaves-node``);
-6. warnings: one kind per reason to doubt (:data:`WARNING_KINDS`, thresholds in
-   :data:`THRESHOLDS`), ``warned`` when the calibrated probability of missing by more than 30 %
-   reaches ``Calibration.risk_threshold`` (chosen so that 91 % of such misses are flagged on the
-   calibration records), and one ``verdict`` sentence per prediction.
+2. *extrapolation-oriented cross-validation*: refit each model without the largest allocation (and, from 4 allocations
+   on, without the two largest) and score its predictions of the left-out allocations, as a user extrapolates: the
+   mean absolute log error is the model's ``cv_error``.  A model the curve is too short to cross-validate gets its
+   median over the calibration curves (``Calibration.cv_prior``);
+3. weights ``w_m ~ exp(-(g cv_m + penalty_m) / temperature)``, where ``penalty_m`` leaves a model out of the
+   combination or not and ``g`` says how much the curve's own cross-validation counts (``Calibration``); the
+   prediction is the weighted geometric mean of the models' predictions.  Models that refuse a target drop out of it,
+   and so do, when the calibration chose it, members whose extrapolation turns upward although every measurement fell
+   (:func:`plausible`);
+4. the interval comes from the predictor's own :class:`~.calibration.ErrorModel`, whose scale knows how far the target
+   is, how much the models disagree, how well they predicted this curve's largest allocations, how noisy, flattening
+   and irregular the curve is and how unlike the calibration curves (its ``novelty``); its quantiles hold on sources
+   it was not learnt from;
+5. topology: with ``unit``/``per_node`` (or the nodes of each run), a target that needs more nodes than the one node
+   every measurement ran on is warned (``leaves-node``);
+6. warnings: one kind per reason to doubt (:data:`WARNING_KINDS`, thresholds in :data:`THRESHOLDS`), ``warned`` when
+   the calibrated probability of missing by more than 30 % reaches ``Calibration.risk_threshold`` (chosen so that 91 %
+   of such misses are flagged on the calibration records), and one ``verdict`` sentence per prediction.
 """
 
 from __future__ import annotations
@@ -110,11 +107,17 @@ def softmin_weights(cv_error: np.ndarray, prior: np.ndarray, temperature: float,
                     cv_weight: float = 1.0) -> np.ndarray:
     """Weights ``exp(-(cv_weight cv + penalty) / temperature)`` over models (axis 0), normalised.
 
-    ``cv_error``: the models' cross-validation errors on this curve (models, or models x
-    curves); NaN (not cross-validated) is replaced by ``prior``, the model's corpus median
-    (a NaN prior too: the worst error of the others).  ``penalty`` (per model, default 0): how
-    much worse than its cross-validation error a model extrapolates on the corpus.  An
-    infinite temperature gives equal weights.
+    Parameters
+    ----------
+    cv_error, prior : numpy.ndarray of float
+        The models' cross-validation errors on this curve (models, or models x curves) and, per
+        model, its corpus median, which replaces a NaN error (a NaN prior too: the others' worst).
+    temperature : float
+        Softmin temperature, in mean-absolute-log-error units; inf gives equal weights.
+    penalty : array-like of float, optional
+        Per model, added to its error: how much worse it extrapolates on the corpus (None, the default: 0).
+    cv_weight : float, default 1.0
+        Factor on the curve's own cross-validation error.
     """
     cv = np.asarray(cv_error, float)
     shape = (-1,) + (1,) * (cv.ndim - 1)
@@ -135,11 +138,17 @@ def combine(P: np.ndarray, weights: np.ndarray, keep: np.ndarray | None = None
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Combine the models' predictions ``P`` (models x targets) by a weighted geometric mean.
 
-    ``weights`` are per model, or models x targets; models with no (or a non-positive)
-    prediction at a target drop out of it, and so do those ``keep`` (models x targets,
-    default all) marks False, unless that would leave a target with none.  Returns the
-    prediction, the weighted standard deviation of the log predictions (disagreement) and
-    the index of the largest-weight model per target (-1 where no model predicts).
+    Returns the prediction, the weighted standard deviation of the log predictions
+    (disagreement) and the index of the largest-weight model per target (-1 where none predicts).
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float
+        Models x targets; a model with no (NaN) or a non-positive prediction drops out there.
+    weights : numpy.ndarray of float
+        Combination weights (>= 0), per model or models x targets.
+    keep : numpy.ndarray of bool, optional
+        Models x targets: False drops the model at that target unless none would be left (None, the default: all).
     """
     usable = np.isfinite(P) & (P > 0)
     weights = np.asarray(weights, float)
@@ -159,9 +168,12 @@ def combine(P: np.ndarray, weights: np.ndarray, keep: np.ndarray | None = None
 
 
 def weighted_cv_error(weights: np.ndarray, cv_error: np.ndarray) -> np.ndarray | float:
-    """Return the weighted mean (over axis 0, the models) of the cross-validation errors of the models that have one.
+    """Return the weighted mean (over axis 0, the models) of the existing cross-validation errors; NaN: none.
 
-    NaN where none was cross-validated.
+    Parameters
+    ----------
+    weights, cv_error : numpy.ndarray of float
+        Per model (axis 0; models x curves for several): weights and errors (NaN: not cross-validated).
     """
     have = np.isfinite(cv_error)
     w = np.where(have, weights, 0.0)
@@ -179,15 +191,20 @@ PLAUSIBLE_TOLERANCE = THRESHOLDS["plausible"].value
 def curve_descriptors(allocations: np.ndarray, medians: np.ndarray, noise: float = 0.0) -> dict[str, float]:
     """Describe the shape of a measured curve (its distinct allocations and median runtimes).
 
-    ``last_exponent`` and ``max_exponent``: the local scaling exponents
-    ``log(t_i / t_i+1) / log(n_i+1 / n_i)`` of the last step and the steepest one (1 = ideal
-    strong scaling, 0 = flat, < 0 = slower with more); ``mean_exponent`` over the whole curve;
-    ``roughness``: the range of the local exponents (0 for a curve that bends smoothly or not
-    at all, large for one that jumps); ``falling``: 1.0 when every step made the runtime
-    smaller; ``t_last``: the runtime at the largest allocation; ``noise``: the typical spread
-    of repeated runs (``log max/min``); ``best_work``: the smallest ``n x t`` measured (allocation
-    times runtime), so that ``best_work / n`` is the runtime at ``n`` of perfect strong scaling
-    from the most efficient measured run.
+    ``last_exponent`` and ``max_exponent``: the local scaling exponents ``log(t_i / t_i+1) / log(n_i+1 / n_i)`` of the
+    last step and the steepest one (1 = ideal strong scaling, 0 = flat, < 0 = slower with more); ``mean_exponent``
+    over the whole curve; ``roughness``: the range of the local exponents (0 for a curve that bends smoothly or not at
+    all, large for one that jumps); ``falling``: 1.0 when every step made the runtime smaller; ``t_last``: the runtime
+    at the largest allocation; ``noise``: the typical spread of repeated runs (``log max/min``); ``best_work``: the
+    smallest ``n x t`` measured (allocation times runtime), so that ``best_work / n`` is the runtime at ``n`` of
+    perfect strong scaling from the most efficient measured run.
+
+    Parameters
+    ----------
+    allocations, medians : numpy.ndarray of float
+        Distinct allocations (ascending, at least two) and the median runtime at each (> 0).
+    noise : float, default 0.0
+        The repeated runs' spread, returned as ``noise``.
     """
     a, m = np.asarray(allocations, float), np.asarray(medians, float)
     slopes = np.log(m[:-1] / m[1:]) / np.log(a[1:] / a[:-1])
@@ -204,14 +221,21 @@ def plausible(P: np.ndarray, n, n_max, t_last, falling, path_min=None,
               tolerance: float = PLAUSIBLE_TOLERANCE) -> np.ndarray:
     """Which member predictions ``P`` (models x targets) stay within what the measurements support.
 
-    Only extrapolations (``n > n_max``) are judged.  A prediction is implausible when it rises,
-    by more than ``tolerance``, above the last measured runtime ``t_last`` or above the member's
-    own lowest prediction on the way from ``n_max`` to the target (``path_min``, models x targets,
-    default ``P``), although every measurement fell (``falling``): a slowdown the data never
-    showed.  (Falling faster than ideal scaling was tried as a second rule; leave-one-source-out
-    it removed members that were right on noisy and flat-tailed sources, so it is not used.)
-    The other arguments are per target (or scalars).  Refusals (NaN) count as plausible: they
-    drop out anyway.
+    Only extrapolations (``n > n_max``) are judged: a prediction is implausible when it rises by more than ``tolerance``
+    above ``t_last`` or above ``path_min`` although every measurement fell: a slowdown the data never showed.  (Falling
+    faster than ideal scaling was tried as a second rule; leave-one-source-out it removed members that were right on
+    noisy and flat-tailed sources, so it is not used.)  Refusals (NaN) count as plausible: they drop out anyway.
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float
+        The member predictions, models x targets.
+    n, n_max, t_last, falling : float or array-like of float
+        Per target, or scalars: the target, the largest measured allocation, its runtime, whether all steps fell (> 0).
+    path_min : array-like of float, optional
+        Models x targets: each member's lowest prediction from ``n_max`` to the target (None: ``P``).
+    tolerance : float, default PLAUSIBLE_TOLERANCE
+        Relative rise allowed (0.10, ``THRESHOLDS["plausible"]``).
     """
     n, n_max, t_last = (np.asarray(x, float) for x in (n, n_max, t_last))
     falling = np.asarray(falling, float) > 0
@@ -225,11 +249,21 @@ def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, di
                   fit_error, novelty=None, leaves_node=None) -> list[tuple[str, ...]]:
     """Return the predictor's warning kinds per target (:data:`WARNING_KINDS`), in display order.
 
-    ``data_kinds`` holds the data warnings per target (one sequence for all targets, or
-    one per target); the other arguments are arrays over the targets (``novelty`` and
-    ``leaves_node`` default to 0).  A target without a prediction gets ``"no-model-fits"``
-    and the data kinds only.  Shared by :meth:`ScalingPredictor.predict_frame` and the
-    benchmark, so that what is measured is what users get.
+    A target without a prediction gets ``"no-model-fits"`` and the data kinds only.  Shared by
+    :meth:`ScalingPredictor.predict_frame` and the benchmark, so that what is measured is what users get.
+
+    Parameters
+    ----------
+    prediction, miss_probability : array-like of float
+        Per target: the point prediction (NaN: none) and the calibrated chance of a miss.
+    threshold : float
+        ``high-risk`` where ``miss_probability`` reaches it (``Calibration.risk_threshold``).
+    data_kinds : sequence of str, or sequence of sequences of str
+        The data warnings' kinds: one sequence for all targets, or one per target.
+    distance, disagreement, fit_error : array-like of float
+        Per target (:meth:`ScalingPredictor.interval_features`), compared with :data:`THRESHOLDS`.
+    novelty, leaves_node : array-like of float, optional
+        Per target (None, the default: 0 everywhere).
     """
     pred = np.asarray(prediction, float)
     zeros = np.zeros(pred.shape)
@@ -256,10 +290,12 @@ def warning_kinds(prediction, miss_probability, threshold: float, data_kinds, di
 
 
 def is_warned(kinds: tuple[str, ...]) -> bool:
-    """Return the combined flag.
+    """Return the combined flag: high miss probability, a target leaving the one node measured, or no prediction.
 
-    Set when the calibrated miss probability reached the threshold, when the target leaves the
-    node every measurement ran in (a change the data cannot show), or there is no prediction.
+    Parameters
+    ----------
+    kinds : tuple of str
+        One target's warning kinds (:func:`warning_kinds`).
     """
     return "high-risk" in kinds or "no-model-fits" in kinds or "leaves-node" in kinds
 
@@ -278,8 +314,11 @@ _REASONS = {
 def verdicts(kinds, miss_probability, warned) -> list[str]:
     """Return one sentence per prediction: how far to trust it, and the main reasons not to.
 
-    ``kinds`` are the targets' warning kinds, ``miss_probability`` the calibrated chance of
-    missing by more than the ``miss`` threshold, ``warned`` the combined flag.
+    Parameters
+    ----------
+    kinds, miss_probability, warned : sequence
+        Per target: its warning kinds (tuple of str), the calibrated chance (float) of missing by
+        more than the ``miss`` threshold and the combined flag (bool, :func:`is_warned`).
     """
     miss = _pct("miss")
     out = []
@@ -312,11 +351,7 @@ def _repeat_noise(n: np.ndarray, t: np.ndarray) -> float:
 
 
 def _member_prediction(model, n: np.ndarray) -> np.ndarray:
-    """Return ``model.predict(n)``, with NaN where the runtime is beyond the float range.
-
-    NaN (no prediction: it drops out of the combination) instead of the member's
-    ValidationError.
-    """
+    """Return ``model.predict(n)``, with NaN (it drops out) instead of its error where the runtime overflows."""
     pred = model.predict_raw(n)
     return np.where(np.isinf(pred) | (pred == 0), np.nan, pred)
 
@@ -331,17 +366,14 @@ class ScalingPredictor(FittedState, BaseEstimator):
     models : tuple of str, default all of :data:`~workbench.models.scaling.MODELS`
         Names of the models to combine.
     calibration : Calibration or None, default None
-        A :class:`~.calibration.Calibration`; None uses the table shipped with the package
-        (made from the development curves by ``tools/scaling_benchmark.py``).
+        A :class:`~.calibration.Calibration`; None: the table shipped with the package (``tools/scaling_benchmark.py``).
     unit : {"processes", "nodes", "gpus", "cores"}, default "processes"
         What an allocation ``n`` counts (:data:`~workbench.validation.UNITS`).
     per_node : int or None, default None
-        How many allocation units one node holds (cores per node for processes or cores,
-        GPUs per node for GPUs; ignored for nodes).  With it, or with ``nodes`` given to
-        :meth:`fit`, a target that needs more nodes than the measurements ever used, when they
-        all ran inside one node, is a topology change the data cannot show: its prediction
-        gets the ``leaves-node`` warning and an interval widened as calibrated on curves
-        with such a change.
+        How many allocation units one node holds (cores per node for processes or cores, GPUs per node for GPUs; ignored
+        for nodes).  With it, or with ``nodes`` given to :meth:`fit`, a target that needs more nodes than the
+        measurements ever used, when they all ran inside one node, is a topology change the data cannot show: its
+        prediction gets the ``leaves-node`` warning and an interval widened as calibrated on curves with such a change.
 
     Attributes
     ----------
@@ -350,16 +382,13 @@ class ScalingPredictor(FittedState, BaseEstimator):
     failures_ : dict of str to str
         Why a model could not be fitted, by name.
     cv_ : pandas.DataFrame
-        The cross-validation: model, train_max_n, n, actual, prediction, log_error
-        (``log(actual / prediction)``).
+        The cross-validation: model, train_max_n, n, actual, prediction, log_error (``log(actual / prediction)``).
     cv_error_ : dict of str to float
-        Mean absolute log error in ``cv_`` per model (NaN: not cross-validated, because the
-        curve is too short or the calibration leaves the model out of the combination).
+        Mean absolute log error in ``cv_`` per model (NaN: curve too short, or the calibration excludes the model).
     weights_ : dict of str to float
         Combination weight per model (sums to 1).
     combined_cv_error_ : float
-        The weighted mean of the models' ``cv_error_`` (a feature of the interval: a curve
-        whose largest allocations were mispredicted is less predictable).
+        Weighted mean of ``cv_error_``, an interval feature (mispredicted largest allocations: a harder curve).
     allocations_, medians_ : numpy.ndarray
         Distinct allocations and the median runtime at each.
     n_max_ : float
@@ -476,9 +505,12 @@ class ScalingPredictor(FittedState, BaseEstimator):
         return float(self.target_nodes([self.n_max_])[0])
 
     def target_nodes(self, n) -> np.ndarray:
-        """Return the nodes that allocations ``n`` need (NaN where the topology is unknown).
+        """Return the nodes allocations ``n`` need: ``n`` (unit="nodes"), ``ceil(n / per_node)`` or NaN (unknown).
 
-        ``n`` itself for ``unit="nodes"``; ``ceil(n / per_node)`` when ``per_node`` is given.
+        Parameters
+        ----------
+        n : array-like of float
+            Allocations (finite, >= 1), in ``unit``.
         """
         n = check_targets(n, "ScalingPredictor.target_nodes")
         unit = check_unit(self.unit, "ScalingPredictor")
@@ -505,10 +537,12 @@ class ScalingPredictor(FittedState, BaseEstimator):
 
     # ------------------------------------------------------------- predicting
     def member_predictions(self, n) -> pd.DataFrame:
-        """Every fitted model's prediction at ``n``.
+        """Every fitted model's prediction at ``n``: models x targets (NaN: refused, or beyond the float range).
 
-        Rows = models, columns = targets (NaN where a model refuses, or where its runtime
-        is beyond the float range).
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
         """
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.member_predictions")
@@ -518,19 +552,20 @@ class ScalingPredictor(FittedState, BaseEstimator):
     def plausible_members(self, n) -> pd.DataFrame:
         """Which members' predictions at ``n`` stay within what the measurements support.
 
-        Rows = models, columns = targets, booleans (:func:`plausible`): a member that turns
-        upward past the measurements although they all fell is implausible there.  Its path is
-        checked on the doublings from the largest measured allocation to each target.
+        Models x targets, booleans (:func:`plausible`): False where a member turns upward past the measurements
+        although they all fell, checked on the doublings from the largest measured allocation to each target.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
         """
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.plausible_members")
         return pd.DataFrame(self._members(n)[1], index=list(self.members_), columns=n)
 
     def _members(self, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return the members' predictions at ``n`` (models x targets) and which are plausible.
-
-        One call of every member on the targets and the doublings on the way to them.
-        """
+        """Return the members' predictions at ``n`` and which are plausible (one call each: targets and doublings)."""
         top = float(n.max()) if n.size else self.n_max_
         steps = min(np.ceil(np.log2(max(top / self.n_max_, 1.0))), 24)
         path = self.n_max_ * 2.0 ** np.arange(1, steps + 1)
@@ -556,7 +591,13 @@ class ScalingPredictor(FittedState, BaseEstimator):
         return pred, spread, chosen
 
     def interval_features(self, n) -> dict[str, np.ndarray]:
-        """Features of the predictor's error model per target (see :mod:`~workbench.models.scaling.calibration`)."""
+        """Features of the predictor's error model per target (see :mod:`~workbench.models.scaling.calibration`).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
+        """
         self._check_fitted()
         n = check_targets(n, "ScalingPredictor.interval_features")
         return self._features(n, *self._combine(n)[1:])
@@ -582,27 +623,46 @@ class ScalingPredictor(FittedState, BaseEstimator):
         return features
 
     def predict(self, n) -> np.ndarray:
-        """Return the combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits."""
+        """Return the combined prediction at ``n`` (unit of the fitted runtimes); NaN if no model fits.
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
+        """
         self._check_fitted()
         return self._combine(check_targets(n, "ScalingPredictor.predict"))[0]
 
     def predict_interval(self, n, level: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
-        """Calibrated central ``level`` interval (lower, upper) at ``n``."""
+        """Calibrated central ``level`` interval (lower, upper) at ``n`` (:meth:`predict_frame`).
+
+        Parameters
+        ----------
+        n : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
+        level : float, default 0.8
+            Probability that the interval holds the actual runtime, in (0, 1).
+        """
         frame = self.predict_frame(n, level)
         return frame["lower"].to_numpy(), frame["upper"].to_numpy()
 
     def predict_frame(self, targets, level: float = 0.8) -> pd.DataFrame:
-        """Predict at ``n``: one row per target, with interval, chosen model and warnings.
+        """Predict at ``targets``: one row per target, with interval, chosen model and warnings.
 
-        Columns ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated ``level``
-        interval; runtimes in the unit of the fitted ``t``), ``model`` (the model with the
-        largest weight, "" when none fits), ``warned`` (bool), ``warnings`` (tuple of
-        kinds, :data:`WARNING_KINDS`) and ``verdict`` (one sentence: how far to trust the row
-        and why).  ``frame.attrs["messages"]`` maps each kind that occurs to a sentence with
-        the numbers; ``attrs["weights"]`` the model weights, ``attrs["miss_probability"]``
-        the calibrated chance of each row missing by more than the ``miss`` threshold. Never
-        raises for data no model can fit: those rows have NaN predictions and intervals and
-        the kind ``"no-model-fits"``.
+        Columns ``n``, ``prediction``, ``lower``, ``upper`` (the calibrated ``level`` interval; runtimes in the unit
+        of the fitted ``t``), ``model`` (the model with the largest weight, "" when none fits), ``warned`` (bool),
+        ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`) and ``verdict`` (one sentence: how far to trust the row
+        and why).  ``frame.attrs["messages"]`` maps each kind that occurs to a sentence with the numbers;
+        ``attrs["weights"]`` the model weights, ``attrs["miss_probability"]`` the calibrated chance of each row
+        missing by more than the ``miss`` threshold. Never raises for data no model can fit: those rows have NaN
+        predictions and intervals and the kind ``"no-model-fits"``.
+
+        Parameters
+        ----------
+        targets : array-like of float
+            Target allocations (finite, >= 1), in ``unit``.
+        level : float, default 0.8
+            Probability that the interval holds the actual runtime, in (0, 1).
         """
         self._check_fitted()
         level = check_level(level)
@@ -688,10 +748,7 @@ class ScalingPredictor(FittedState, BaseEstimator):
 
     # ------------------------------------------------------- where to measure
     def crossing_allocation(self) -> float:
-        """Return the smallest allocation that needs two nodes (NaN when the topology is unknown).
-
-        2 for ``unit="nodes"``, ``per_node + 1`` otherwise.
-        """
+        """Return the smallest allocation that needs two nodes: 2 (unit="nodes"), ``per_node + 1`` or NaN (unknown)."""
         self._check_fitted()
         if self.unit_ == "nodes":
             return 2.0
@@ -700,14 +757,22 @@ class ScalingPredictor(FittedState, BaseEstimator):
     def measurement_value(self, target: float, candidates=None, level: float = 0.8) -> pd.DataFrame:
         """Where to measure next.
 
-        For each candidate allocation strictly between the largest measured one and ``target``,
-        the interval at ``target`` expected after measuring there (the predictor refitted with the
-        candidate's current prediction added as a run).  Columns ``n``, ``width_ratio`` (upper /
-        lower at the target, after), ``narrowing`` (fraction of today's log width removed, > 0);
-        sorted best first.  Default candidates: the whole powers of two between, and, when the
-        target leaves the one node every measurement ran on, the smallest run on two nodes
-        (:meth:`crossing_allocation`).  The target itself is never proposed, nor a run that
+        For each candidate allocation strictly between the largest measured one and ``target``, the interval at
+        ``target`` expected after measuring there (the predictor refitted with the candidate's current prediction
+        added as a run).  Columns ``n``, ``width_ratio`` (upper / lower at the target, after), ``narrowing`` (fraction
+        of today's log width removed, > 0); sorted best first.  The target itself is never proposed, nor a run that
         would not narrow the interval; the frame is empty when nothing lies between.
+
+        Parameters
+        ----------
+        target : float
+            The allocation to predict (finite, >= 1), in ``unit``.
+        candidates : array-like of float, optional
+            Allocations to consider (rounded; those outside the range above are ignored).  None
+            (default): the whole powers of two between, and, when the target leaves the one node
+            every measurement ran on, the smallest run on two nodes (:meth:`crossing_allocation`).
+        level : float, default 0.8
+            Probability of the interval whose width is compared, in (0, 1).
         """
         self._check_fitted()
         target = float(check_targets([target], "ScalingPredictor.measurement_value")[0])
