@@ -159,6 +159,11 @@ def synthetic_grid(seed: int = 0) -> pd.DataFrame:
     ``t = 2 + 4e-6 s^1.2 / n + 0.05 log2(n)`` seconds times 3 % log-normal noise, measured
     on a 3 x 3 corner (n = 4, 8, 16; s = 1e5, 2e5, 4e5) and a diagonal band of larger runs
     (s / n = 25 000 up to n = 64), two repetitions each.  Columns ``n``, ``s``, ``t``.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed of the noise (``numpy.random.default_rng``): the same seed gives the same runtimes.
     """
     rng = np.random.default_rng(seed)
     corner = [(n, s) for n in (4, 8, 16) for s in (1e5, 2e5, 4e5)]
@@ -172,8 +177,13 @@ def synthetic_grid(seed: int = 0) -> pd.DataFrame:
 def relearn_grids(mirror=None) -> list[tuple[str, pd.DataFrame]]:
     """Return the RELeARN regions as ``(region, frame)`` with ``n`` (processes), ``neurons`` (per rank), ``t``.
 
-    ``mirror``: the data mirror (default ``$WORKBENCH_DATA_MIRROR``); regions with a zero
-    runtime are left out.
+    Regions with a zero runtime are left out.
+
+    Parameters
+    ----------
+    mirror : str or pathlib.Path, optional
+        The data mirror holding ``extrap-mpi/relearn_data.txt``; None (default):
+        ``$WORKBENCH_DATA_MIRROR`` (a ValidationError when that is unset too).
     """
     root = mirror if mirror is not None else os.environ.get(MIRROR_ENV)
     if not root:
@@ -267,6 +277,13 @@ def split_masks(frame: pd.DataFrame, split: str) -> np.ndarray:
 
     ``bigger``: every run of the largest size; ``more-p``: the runs at the largest allocation
     of each size measured at >= 2 allocations.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One grid: ``n``, one problem-parameter column and ``t``, one row per run.
+    split : {"bigger", "more-p"}
+        The split whose left-out runs to mark (else a ValidationError).
     """
     param = [c for c in frame.columns if c not in ("n", "t")]
     S = frame[param].to_numpy(float)
@@ -283,6 +300,20 @@ def split_masks(frame: pd.DataFrame, split: str) -> np.ndarray:
 def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float = 0.1,
                       progress: bool = True, timing_repeats: int = 1) -> pd.DataFrame:
     """Fit the predictor per (source, dataset, split) and record every member's held-out predictions.
+
+    Parameters
+    ----------
+    sources : dict of str to list of (str, pandas.DataFrame)
+        ``{source: [(dataset, frame), ...]}`` as :func:`development_sources` returns (frames with
+        ``n``, one problem-parameter column and ``t``, one row per run).
+    models : sequence of str, default tuple(MEMBERS)
+        The members of :class:`~workbench.models.multiparam.MultiParameterPredictor` to fit.
+    temperature : float, default 0.1
+        Softmin temperature the predictor is fitted with (the member records do not depend on it).
+    progress : bool, default True
+        Show a progress bar over the (source, dataset, split) fits.
+    timing_repeats : int, default 1
+        Fits per (dataset, split) whose fastest gives ``fit_s`` and ``predictor_fit_s`` (>= 1).
 
     Returns
     -------
@@ -355,6 +386,16 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
     Returns one row per (source, dataset, split, target) with the columns of the records
     (``model`` = ``"predictor"``, ``chosen`` = the largest-weight member) plus
     ``disagreement`` and the weighted ``cv_error``.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Member rows of :func:`benchmark_records`.
+    calibration : Calibration
+        Whose ``temperature``, ``cv_prior`` and ``penalty`` set the weights.
+    weighting : {"pooled", "per-target"}, default "pooled"
+        As :class:`~workbench.models.multiparam.MultiParameterPredictor`'s: one set of weights
+        from both folds, or per target from the fold that extrapolates as it does.
     """
     out = []
     for key, g in records.groupby(["source", "dataset", "split"], sort=False):
@@ -401,6 +442,14 @@ def seed_rows(sources: dict, progress: bool = False) -> pd.DataFrame:
     A run a method cannot predict (too few points, a refused fit) has a NaN prediction and
     counts as a miss in :func:`summary`.  Columns: ``source, dataset, split, model, target, n,
     size, actual, prediction, fit_s``.
+
+    Parameters
+    ----------
+    sources : dict of str to list of (str, pandas.DataFrame)
+        ``{source: [(dataset, frame), ...]}`` as :func:`development_sources` returns (frames with
+        ``n``, one problem-parameter column and ``t``, one row per run).
+    progress : bool, default False
+        Show a progress bar over the datasets.
     """
     from workbench.models.adept import Adept
     from workbench.models.fractal import fit_phase
@@ -512,6 +561,13 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
     predictor (``PREDICTOR_FEATURES``), each (source, split) weighted once, with the
     location set to 0 (:func:`_centred_error_model`).  ``risk_threshold``:
     the calibrated probability of a miss (``THRESHOLDS["miss"]``) above which 90 % of such misses are flagged.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Member rows of :func:`benchmark_records`; rows without a positive prediction are left out.
+    provenance : dict, optional
+        How the records were made, stored as the calibration's ``provenance`` (None, the default: empty).
     """
     records = records[np.isfinite(records.prediction) & (records.prediction > 0)]
     prior = {m: float(np.nanmedian(g.groupby(["dataset", "split"]).cv_error.first()))
@@ -538,6 +594,13 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFr
     ``upper`` and ``covered`` (actual inside the ``level`` interval).  Rows without a
     prediction (a member that abstains or predicts a non-positive runtime) are kept, with
     NaN bounds and ``covered`` False, so that :func:`summary` counts them as misses.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Member rows of :func:`benchmark_records` from at least two sources.
+    level : float, default 0.8
+        Central probability of the intervals, in (0, 1).
     """
     out = []
     for src in records.source.unique():
@@ -562,8 +625,14 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFr
 def summary(rows: pd.DataFrame) -> pd.DataFrame:
     """Per source, split and model: median PA (%), share within 20 %, 80 % coverage and fit time.
 
-    ``rows`` need ``source, split, model, actual, prediction``; ``covered`` and ``fit_s``
-    are summarised when present.  A missing prediction counts as PA = -inf (a miss).
+    A missing prediction counts as PA = -inf (a miss).
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`benchmark_records`, :func:`predictor_rows`, :func:`seed_rows` or
+        :func:`leave_one_source_out`: ``source, split, model, actual, prediction``; ``covered``
+        and ``fit_s``, ``cpu_s`` (seconds) are summarised when present.
     """
     r = rows.copy()
     pa = 100.0 - np.abs(r.prediction - r.actual) / r.actual * 100.0
@@ -580,7 +649,15 @@ def summary(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def timed(func, *args, **kwargs):
-    """Return ``(result, seconds)`` of one call."""
+    """Return ``(result, seconds)`` of one call (wall-clock seconds, ``time.perf_counter``).
+
+    Parameters
+    ----------
+    func : callable
+        The function to call.
+    *args, **kwargs
+        Passed on to ``func``.
+    """
     start = time.perf_counter()
     out = func(*args, **kwargs)
     return out, time.perf_counter() - start
