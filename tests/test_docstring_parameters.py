@@ -34,10 +34,6 @@ _EDITED = "edited in parallel by another change of issue 26; document once merge
 BEING_EDITED: dict[str, str] = {
     "workbench/io/callpath/": _EDITED,
     "workbench/models/regions.py": _EDITED,
-    "workbench/models/multiparam/": _EDITED,
-    "workbench/models/region_sizes.py": _EDITED,
-    "workbench/evaluation/multiparam.py": _EDITED,
-    "workbench/models/scaling/": _EDITED,
 }
 
 #: Files whose public parameters are not all documented yet (strict: delete the entry once clean).
