@@ -17,7 +17,7 @@ from workbench import metrics
 from workbench.evaluation import holdout
 from workbench.models.comm.gbm import BAND_PCT
 from workbench.models.multiparam import predictor as multiparam
-from workbench.models.scaling import predictor
+from workbench.models.scaling import predictor, rules
 from workbench.plots import comm_regression as comm_plots
 from workbench.plots import scaling as scaling_plots
 from workbench.validation import Threshold
@@ -74,12 +74,12 @@ def test_each_threshold_is_declared_with_unit_meaning_and_user(name):
     assert isinstance(t, Threshold) and t.value == t.value and t.unit and t.meaning and t.used_by, name
 
 
-@pytest.mark.parametrize("module", [predictor, multiparam], ids=["scaling", "multiparam"])
+@pytest.mark.parametrize("module", [rules, multiparam], ids=["scaling", "multiparam"])
 def test_warning_texts_state_their_thresholds(module):
     """Every warning kind a threshold is used by states its value, and its literal parts no number."""
     for key, threshold in module.THRESHOLDS.items():
         kinds = [k for k in module.WARNING_KINDS if k in threshold.used_by]
-        assert kinds or module is predictor, f"{key}: used by no warning kind ({threshold.used_by})"
+        assert kinds or module is rules, f"{key}: used by no warning kind ({threshold.used_by})"
         for kind in kinds:
             assert states(threshold, module.WARNING_KINDS[kind]), (key, kind, module.WARNING_KINDS[kind])
     source = Path(module.__file__).read_text(encoding="utf-8")
@@ -117,7 +117,7 @@ def test_the_benchmark_board_states_the_predictors_miss():
 CONVERTED = ["workbench/views/comm_regression.py", "workbench/evaluation/comm_regression.py",
              "workbench/plots/comm_regression.py", "workbench/plots/comm_ml.py", "workbench/views/adept.py",
              "workbench/plots/scaling.py", "workbench/models/multiparam/predictor.py",
-             "workbench/evaluation/holdout.py"]
+             "workbench/models/scaling/rules.py", "workbench/evaluation/holdout.py"]
 
 
 @pytest.mark.parametrize("path", CONVERTED)

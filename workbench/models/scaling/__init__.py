@@ -7,7 +7,9 @@
   ``calibration.json``, is made by ``tools/scaling_benchmark.py``);
 * :mod:`.predictor` -- :class:`ScalingPredictor`, which weights every model by
   extrapolation-oriented cross-validation and returns predictions with intervals and
-  measured warnings (``predict_frame``).
+  measured warnings (``predict_frame``);
+* :mod:`.rules` -- the predictor's combination, plausibility and warning rules as functions of
+  arrays (shared with the benchmark) and the thresholds behind them.
 """
 
 from workbench.models.scaling.base import (
