@@ -38,7 +38,15 @@ def _caliper_unit(reader, attribute: str) -> str:
 
 
 def read_cali(text: str, name: str) -> pd.DataFrame:
-    """Read a Caliper ``.cali`` file's text into profile-table rows (``caliper-reader``)."""
+    """Read a Caliper ``.cali`` file's text into profile-table rows (``caliper-reader``).
+
+    Parameters
+    ----------
+    text : str
+        The ``.cali`` file's content.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     import caliperreader
 
     reader = caliperreader.CaliperReader()
@@ -108,7 +116,15 @@ def _records_frame(records, globals_: dict, units: dict, name: str, fmt: str) ->
 
 
 def read_cali_json(data, name: str) -> pd.DataFrame:
-    """Read cali-query JSON (a list of records, or ``{records, globals}``) into profile-table rows."""
+    """Read cali-query JSON (a list of records, or ``{records, globals}``) into profile-table rows.
+
+    Parameters
+    ----------
+    data : list or dict
+        Parsed cali-query JSON: a list of records, or a dict with ``records`` and ``globals``.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     if isinstance(data, dict) and "records" in data:
         records, globals_ = data["records"], data.get("globals", {}) or {}
     elif isinstance(data, dict) and {"data", "columns", "nodes"} <= set(data):

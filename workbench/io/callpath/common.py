@@ -80,12 +80,26 @@ def file_cap() -> int:
 
 
 def mib(n: int) -> str:
-    """Return a byte count in words (MiB from 1 MiB on)."""
+    """Return a byte count in words (MiB from 1 MiB on).
+
+    Parameters
+    ----------
+    n : int
+        A number of bytes.
+    """
     return f"{n / 2**20:g} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
 def read_file_bytes(path: Path, name: str) -> bytes:
-    """Return the bytes of the regular file ``path``, refused before reading when over the cap."""
+    """Return the bytes of the regular file ``path``, refused before reading when over the cap.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     cap = file_cap()
     try:
         status = os.stat(path)
@@ -116,7 +130,13 @@ def read_file_bytes(path: Path, name: str) -> bytes:
 
 
 def as_number(value):
-    """Return a float for numeric text/values, else the stripped string (None for missing)."""
+    """Return a float for numeric text/values, else the stripped string (None for missing).
+
+    Parameters
+    ----------
+    value : object
+        A value read from a profile (text, number, bool or None).
+    """
     if value is None:
         return None
     if isinstance(value, bool):
@@ -132,12 +152,24 @@ def as_number(value):
 
 
 def split_path(region: str) -> list[str]:
-    """Return the elements of a ``->``-joined call path, stripped."""
+    """Return the elements of a ``->``-joined call path, stripped.
+
+    Parameters
+    ----------
+    region : str
+        A call path such as ``"main->solve->MPI_Allreduce"``.
+    """
     return [p.strip() for p in region.split(SEP)]
 
 
 def param_columns(params: dict) -> dict:
-    """Run parameters -> allocation columns + parameter columns (names clash-free)."""
+    """Run parameters -> allocation columns + parameter columns (names clash-free).
+
+    Parameters
+    ----------
+    params : dict of str to object
+        One profile's run parameters (numbers as floats, text as str).
+    """
     lower = {k.lower(): k for k in params}
     out = {}
     for column, names in ALLOCATION_NAMES.items():
@@ -155,7 +187,15 @@ def param_columns(params: dict) -> dict:
 
 
 def table_frame(rows: dict, name: str) -> pd.DataFrame:
-    """Columns as lists -> a frame (values float)."""
+    """Columns as lists -> a frame (values float).
+
+    Parameters
+    ----------
+    rows : dict of str to list
+        Column name to its values, one entry per row.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     frame = pd.DataFrame(rows)
     if frame.empty:
         raise DataFormatError(f"{name}: no region values found in {WHAT}")
@@ -163,13 +203,33 @@ def table_frame(rows: dict, name: str) -> pd.DataFrame:
 
 
 def with_run(frame: pd.DataFrame, params: dict) -> pd.DataFrame:
-    """Attach one profile's run parameters (columns made once for all profiles, in :func:`finish_table`)."""
+    """Attach one profile's run parameters (columns made once for all profiles, in :func:`finish_table`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The profile's rows.
+    params : dict of str to object
+        Its run parameters (stored in ``frame.attrs["params"]`` as columns).
+    """
     frame.attrs["params"] = param_columns(params)
     return frame
 
 
 class Rows:
-    """One profile's rows as lists (region, metric, kind, aggregation, value, unit) and its run parameters."""
+    """One profile's rows as lists (region, metric, kind, aggregation, value, unit) and its run parameters.
+
+    Parameters
+    ----------
+    cols : dict of str to list
+        Column name to its values (``region``, ``metric``, ``kind``, ``aggregation``, ``value``, ``unit``).
+    profile : str
+        The profile's label (its file name).
+    fmt : str
+        The format it was read from, the table's ``format`` column (e.g. ``"caliper"``).
+    params : dict of str to object
+        Its run parameters.
+    """
 
     __slots__ = ("cols", "profile", "format", "params")
 

@@ -72,7 +72,18 @@ def _cube_anchor(data: bytes, name: str) -> tuple[dict, dict]:
 
 
 def read_cube(data: bytes, path: Path, name: str) -> pd.DataFrame:
-    """Read a Score-P ``.cubex`` profile (``pycubexr``) into profile-table rows."""
+    """Read a Score-P ``.cubex`` profile (``pycubexr``) into profile-table rows.
+
+    Parameters
+    ----------
+    data : bytes
+        The ``.cubex`` file's bytes (already read under the size cap).
+    path : pathlib.Path
+        The file itself: ``pycubexr`` opens it by path (``data`` is its content, read under the size cap, for
+        the checks made before the parser runs).
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     from pycubexr import CubexParser
 
     try:

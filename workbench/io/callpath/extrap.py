@@ -33,7 +33,13 @@ _EXTRAP_KEYS = ("PARAMETER", "POINTS", "REGION", "METRIC", "DATA")
 
 
 def looks_like_extrap_text(text: str) -> bool:
-    """Return whether ``text`` starts like an Extra-P text file (its keywords in the first lines)."""
+    """Return whether ``text`` starts like an Extra-P text file (its keywords in the first lines).
+
+    Parameters
+    ----------
+    text : str
+        The start of a file's content.
+    """
     for line in text.split("\n", 200)[:200]:
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -68,7 +74,15 @@ def _parse_points(value: str, n_params: int, name: str, number: int) -> list[tup
 
 
 def read_extrap_text(text: str, name: str) -> pd.DataFrame:
-    """Read Extra-P's text format into profile-table rows (indented REGION names nest)."""
+    """Read Extra-P's text format into profile-table rows (indented REGION names nest).
+
+    Parameters
+    ----------
+    text : str
+        The file's content.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     params: list[str] = []
     points: list[tuple[float, ...]] = []
     metric, region, point = "", "", 0
@@ -163,6 +177,11 @@ def parse_metric_label(label: str) -> tuple[str, str, str, str]:
 
     Caliper's ``max#inclusive#sum#time.duration`` (also what :func:`to_extrap` writes) and
     plain names (Extra-P's ``time``: inclusive, unit seconds by Extra-P's convention).
+
+    Parameters
+    ----------
+    label : str
+        A metric name as written in the file.
     """
     tokens = label.split("#")
     base = tokens[-1]
@@ -180,7 +199,15 @@ def parse_metric_label(label: str) -> tuple[str, str, str, str]:
 
 
 def json_text(text: str, name: str):
-    """Parse JSON text, raising a DataFormatError that names the file and the position."""
+    """Parse JSON text, raising a DataFormatError that names the file and the position.
+
+    Parameters
+    ----------
+    text : str
+        The JSON text.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -190,7 +217,15 @@ def json_text(text: str, name: str):
 
 
 def read_extrap_json(data: dict, name: str) -> pd.DataFrame:
-    """Read an Extra-P JSON experiment (both layouts) into profile-table rows."""
+    """Read an Extra-P JSON experiment (both layouts) into profile-table rows.
+
+    Parameters
+    ----------
+    data : dict
+        The parsed experiment.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     cols = {k: [] for k in ("coord", "rep", "region", "metric", "value")}
     try:
         if "callpaths" in data:  # Extra-P's legacy layout: ids
@@ -252,7 +287,15 @@ def _coords_frame(cols: dict, params: list[str], name: str, fmt: str) -> pd.Data
 
 
 def read_extrap_jsonl(text: str, name: str) -> pd.DataFrame:
-    """Extra-P JSON Lines; the ``workbench`` entry :func:`to_extrap` adds restores the table exactly."""
+    """Extra-P JSON Lines; the ``workbench`` entry :func:`to_extrap` adds restores the table exactly.
+
+    Parameters
+    ----------
+    text : str
+        The file's content, one JSON object per line.
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
     own = []
     cols = {k: [] for k in ("coord", "rep", "region", "metric", "value")}
     params = None
@@ -321,6 +364,13 @@ def to_extrap(table: pd.DataFrame, path) -> Path:
     present in every row (Extra-P needs the same parameters on every line). Everything else
     is under the key ``"workbench"``, which Extra-P ignores and :func:`read_profiles` uses to
     give back the same table.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        A profile table (:func:`~workbench.io.callpath.table.validate_profile_table` is applied first).
+    path : str or os.PathLike
+        The file to write (``.jsonl``).
     """
     table = validate_profile_table(table)
     target = as_path(path)

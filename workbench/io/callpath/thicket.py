@@ -26,6 +26,13 @@ def from_thicket(obj, name: str = "thicket") -> pd.DataFrame:
     ``max#inclusive#sum#time.duration``), the node objects' ``frame["name"]`` and
     ``parents``, and, for a Thicket, ``obj.metadata`` (one row per profile: the run
     parameters) and for a GraphFrame ``obj.metadata`` (a dict).
+
+    Parameters
+    ----------
+    obj : hatchet.GraphFrame or thicket.Thicket
+        The object to convert (any object with the attributes above).
+    name : str, default "thicket"
+        The label error messages start with.
     """
     try:
         data = obj.dataframe
