@@ -339,3 +339,21 @@ def test_processes_and_progress_bar_give_the_same_table(fixtures):
     mixed = read_profiles([fixtures["extrap-text"], fixtures["caliper"], fixtures["cube"]], n_jobs=2)
     assert set(mixed["format"]) == {"extrap-text", "caliper", "cube"}
     assert mixed.groupby("format")["profile"].nunique().to_dict() == {"caliper": 10, "cube": 10, "extrap-text": 10}
+
+
+def test_dask_client_gives_the_same_table_with_a_bar(fixtures, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    serial = read_profiles(fixtures["caliper"])
+    mixed = [fixtures["extrap-text"], fixtures["caliper"], fixtures["cube"]]
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        on_dask = read_profiles(fixtures["caliper"], client=client, progress=True)
+        assert "reading profiles" in capsys.readouterr().err  # the tqdm bar
+        mixed_dask = read_profiles(mixed, client=client)
+        with pytest.raises(DataFormatError, match="not a readable Caliper"):
+            bad = fixtures["caliper"].parent / "bad_for_dask"
+            bad.mkdir(exist_ok=True)
+            (bad / "broken.cali").write_text("__rec=node,id=0,attr=8,data=oops\n__rec=ctx,ref=99\n")
+            read_profiles(bad, client=client)
+    pd.testing.assert_frame_equal(serial, on_dask)
+    pd.testing.assert_frame_equal(read_profiles(mixed), mixed_dask)

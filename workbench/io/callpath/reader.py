@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import io
+import itertools
 import json
 import os
 import tarfile
@@ -176,7 +177,7 @@ def _read_files(files: list[tuple[Path, str]], single: bool, workdir) -> list[pd
     return frames
 
 
-def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None = None) -> pd.DataFrame:
+def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None = None, client=None) -> pd.DataFrame:
     """Read call-path profiles into one profile table (module docstring).
 
     Parameters
@@ -187,11 +188,14 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
         these; zip archives are unpacked. Formats are told by content.
     n_jobs : int or None, default 1
         Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
-        hundred files on (starting the workers takes about a second); with a Dask client
-        configured as joblib's backend (``joblib.parallel_backend("dask")``) the files are
-        read on the cluster.
+        hundred files on (starting the workers takes about a second). Ignored with ``client``.
     progress : bool or None, default None
         Show a progress bar (``tqdm.auto``); None: from 1,000 files on.
+    client : dask.distributed.Client or None, default None
+        Read the files on this Dask cluster instead (chunks of files as tasks, about four per
+        worker thread; the bar advances as chunks finish). The workers open the files by their
+        paths, so these must be visible to them (one machine, or a shared file system); the
+        table is the same as without a client.
 
     Returns
     -------
@@ -212,7 +216,9 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
               and files[0][0] == as_path(path_or_paths))  # one file named: not a folder or a pattern
     show = len(files) >= 1000 if progress is None else bool(progress)
     with tempfile.TemporaryDirectory(prefix="workbench-profiles-") as workdir:
-        if n_jobs == 1 or len(files) < 2:
+        if client is not None:
+            frames = _read_dask(files, client, show)
+        elif n_jobs == 1 or len(files) < 2:
             frames = []
             for chunk in _chunks(files, 256, show):
                 read = _read_files(chunk, single, workdir)
@@ -262,25 +268,68 @@ def _collect(frames: list) -> tuple[pd.DataFrame, dict]:
     params.update({r.profile: r.params for r in frames if isinstance(r, Rows)})
     if sum(len(f) for f in frames) > MAX_ROWS:
         raise DataFormatError(f"more than {MAX_ROWS:,} rows in these profiles")
-    rows = [r for r in frames if isinstance(r, Rows)]
-    frames = [f for f in frames if isinstance(f, pd.DataFrame)] + ([_rows_frame(rows)] if rows else [])
+    # in input order: each run of consecutive Rows becomes one frame (so chunking cannot reorder profiles)
+    ordered = []
+    for is_rows, group in itertools.groupby(frames, key=lambda f: isinstance(f, Rows)):
+        ordered += [_rows_frame(list(group))] if is_rows else list(group)
+    frames = ordered
     frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0].copy()
     frame.attrs = {}
     return frame, params
 
 
-def _read_chunk(chunk: list, workdir: str) -> tuple[pd.DataFrame, dict] | None:
-    """One worker's share: its files' tables concatenated (one frame to send back, not hundreds)."""
+def _read_chunk(chunk: list, workdir: str | None) -> tuple[pd.DataFrame, dict] | None:
+    """One worker's share: its files' tables concatenated (one frame to send back, not hundreds).
+
+    ``workdir`` None: zip members are unpacked into the worker's own temporary folder (a Dask
+    worker may not see the caller's).
+    """
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="workbench-profiles-") as own:
+            return _read_chunk(chunk, own)
     frames = _read_files(chunk, False, workdir)
     return _collect(frames) if frames else None
+
+
+def _chunk_size(n_files: int, workers: int) -> int:
+    return max(16, min(512, -(-n_files // (4 * workers))))  # ~4 chunks per worker: balance, little overhead
+
+
+def _read_dask(files: list, client, show: bool) -> list[tuple[pd.DataFrame, dict]]:
+    """Chunks of files as tasks on a Dask cluster; the results in input order."""
+    try:
+        from dask.distributed import as_completed
+    except ImportError:
+        raise DataFormatError("reading profiles with a Dask client needs dask.distributed: "
+                              "pip install 'workbench[batch]'") from None
+    workers = sum(client.nthreads().values()) or 1
+    chunks = list(_chunks(files, _chunk_size(len(files), workers), False))
+    futures = [client.submit(_read_chunk, chunk, None, pure=False) for chunk in chunks]
+    sizes = {future.key: len(chunk) for future, chunk in zip(futures, chunks)}
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(files), desc="reading profiles", unit="file")
+    try:
+        for future in as_completed(futures):
+            if future.status == "error":
+                break  # raised below, in input order (the first bad file of the input is named)
+            if bar is not None:
+                bar.update(sizes[future.key])
+        parts = [future.result() for future in futures]  # re-raises a worker's DataFormatError
+    finally:
+        if bar is not None:
+            bar.close()
+        client.cancel(futures)
+    return [part for part in parts if part is not None]
 
 
 def _read_parallel(files: list, n_jobs, show: bool, workdir: str) -> list[pd.DataFrame]:
     from joblib import Parallel, cpu_count, delayed
 
     workers = cpu_count() if n_jobs in (None, -1) else max(1, int(n_jobs))
-    size = max(16, min(512, -(-len(files) // (4 * workers))))  # ~4 chunks per worker: balance, little overhead
-    chunks = list(_chunks(files, size, False))
+    chunks = list(_chunks(files, _chunk_size(len(files), workers), False))
     bar = None
     if show:
         from tqdm.auto import tqdm
