@@ -12,13 +12,17 @@ Compared in the same run, on the same files:
   (``--thicket-python``, default /tmp/thicket-venv/bin/python: ``python -m venv /tmp/thicket-venv &&
   /tmp/thicket-venv/bin/pip install llnl-thicket``), timed inside that interpreter after its imports.
 
-Usage: ``python bench/profiles_read.py --n 1000 10000 [--jobs 2]``; prints seconds and files per second.
+Usage: ``python bench/profiles_read.py --n 1000 10000 [--jobs 2] [--out bench/results/profiles_read.md]``;
+prints seconds and files per second per N and writes the table (all N of one run) to ``--out``.
+The issue's goal: at 10,000 files ours at least 5x faster than Thicket's reader, same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import re
 import subprocess
 import sys
@@ -79,24 +83,71 @@ def time_thicket(paths: list[Path], python: str) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+GOAL = 5.0
+
+
+def _speed(seconds: float, n: int) -> str:
+    return f"{seconds:.1f} s ({n / seconds:,.0f} files/s)"
+
+
+def report(rows: list[dict], jobs: int, thicket_version: str) -> str:
+    """The Markdown results table of one run (every N measured in it)."""
+    lines = [
+        "# Reading Caliper profile ensembles (bench/profiles_read.py)", "",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()} VM with "
+        f"{os.cpu_count()} cores shared with other work (load average given per row: timings vary with load).",
+        "Input: the 5 real Caliper files of LLNL/thicket `thicket/tests/data/mpi_scaling_cali` (LULESH, "
+        "27..343 ranks, 45 regions x 4 metrics each) replicated to N files, each with its own launchdate, "
+        "in a temporary folder. All rows below come from one run of the script, one reader at a time.",
+        f"Thicket: {thicket_version} in its own venv, `Thicket.from_caliperreader(files, disable_tqdm=True)` "
+        "timed after its imports.", "",
+        f"| N files | read_profiles, 1 process | read_profiles, n_jobs={jobs} | Thicket.from_caliperreader | "
+        f"ours (best) vs Thicket | goal >= {GOAL:.0f}x | load average (1/5/15 min) |",
+        "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        n = row["n"]
+        best = min(row["serial"], row["parallel"])
+        if "seconds" in row.get("thicket", {}):
+            ratio = row["thicket"]["seconds"] / best
+            thicket, speedup = _speed(row["thicket"]["seconds"], n), f"{ratio:.1f}x faster"
+            goal = "met" if ratio >= GOAL else "not met"
+        else:
+            thicket, speedup, goal = row.get("thicket", {}).get("error", "not run"), "-", "-"
+        lines.append(f"| {n:,} | {_speed(row['serial'], n)} | {_speed(row['parallel'], n)} | {thicket} | "
+                     f"{speedup} | {goal} | {row['load']} |")
+    return "\n".join(lines) + "\n"
+
+
+def thicket_version(python: str) -> str:
+    done = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('llnl-thicket'))"],
+                          capture_output=True, text=True)
+    return f"llnl-thicket {done.stdout.strip()}" if done.returncode == 0 else "llnl-thicket (version unknown)"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, nargs="+", default=[1000])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--thicket-python", default="/tmp/thicket-venv/bin/python")
     parser.add_argument("--skip-thicket", action="store_true")
+    parser.add_argument("--out", default=None, help="write the Markdown table here (bench/results/profiles_read.md)")
     args = parser.parse_args(argv)
     originals = real_files()
+    rows = []
     for n in args.n:
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             paths = replicate(originals, n, folder)
             serial, profiles = time_ours(folder, 1)
             parallel, _ = time_ours(folder, args.jobs)
+            row = {"n": n, "serial": serial, "parallel": parallel,
+                   "load": " / ".join(f"{x:.1f}" for x in os.getloadavg())}
+            rows.append(row)
             line = (f"n={n}: read_profiles {serial:.2f} s ({n / serial:.0f} files/s, {profiles} profiles); "
                     f"n_jobs={args.jobs} {parallel:.2f} s ({n / parallel:.0f} files/s)")
             if not args.skip_thicket and Path(args.thicket_python).exists():
                 result = time_thicket(paths, args.thicket_python)
+                row["thicket"] = result
                 if "seconds" in result:
                     best = min(serial, parallel)
                     line += (f"; Thicket.from_caliperreader {result['seconds']:.2f} s ({result['profiles']} "
@@ -104,6 +155,8 @@ def main(argv=None) -> int:
                 else:
                     line += f"; Thicket failed: {result['error']}"
             print(line, flush=True)
+            if args.out:  # after every N, so a long run leaves its finished rows
+                Path(args.out).write_text(report(rows, args.jobs, thicket_version(args.thicket_python)))
     return 0
 
 

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import workbench.io.text as text_module
-from workbench.errors import DataFormatError, WorkbenchError
+from workbench.errors import DataFormatError, ParseWarning, WorkbenchError
 from workbench.io import (
     parse_npb_text,
     read_curves_csv,
@@ -473,3 +473,31 @@ def test_mutated_profiles(folder, example):
     path = folder / name
     path.write_bytes(data)
     _check("read_profiles", name, lambda: read_profiles(path))
+
+
+@pytest.mark.timeout(120)
+@settings(FUZZ, max_examples=60)
+@given(example=mutated_profile())
+def test_mutated_profile_in_a_folder_with_other_files(tmp_path_factory, example):
+    """A folder holding a damaged profile, a good one and non-profile files (Cube's profile.ini,
+    Score-P's scorep.cfg): either our error naming the damaged file, or a table with the good
+    profile where the damaged file was read or skipped with the one warning that names it."""
+    name, data = example
+    folder = tmp_path_factory.mktemp("mixed")
+    (folder / name).write_bytes(data)
+    (folder / "good.cali").write_bytes(PROFILE_EXAMPLES[0][1])
+    (folder / "profile.ini").write_text("[globalSettings]\nMainWindow\\coords\\size=@Size(1918 1173)\n")
+    (folder / "scorep.cfg").write_text("SCOREP_ENABLE_PROFILING=true\n")
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            table = read_profiles(folder)
+    except WorkbenchError as exc:
+        assert name in str(exc) and "good.cali" not in str(exc) and "profile.ini" not in str(exc)
+        return
+    skipped = [str(w.message) for w in caught if issubclass(w.category, ParseWarning)
+               and "no profile format skipped" in str(w.message)]
+    assert len(skipped) == 1 and "profile.ini" in skipped[0] and "scorep.cfg" in skipped[0]
+    profiles = set(table["profile"])
+    assert str(folder / "good.cali") in profiles
+    assert any(p.startswith(str(folder / name)) for p in profiles) or name in skipped[0]

@@ -5,8 +5,10 @@ caliper-reader's and pycubexr's, Extra-P JSON Lines round trips, region curves."
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -14,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.errors import DataFormatError, ValidationError
+from workbench.errors import DataFormatError, ParseWarning, ValidationError
 from workbench.io import (
     PROFILE_TABLE_COLUMNS,
     from_thicket,
@@ -176,6 +178,7 @@ def test_formats_are_told_by_content_not_name(fixtures, tmp_path):
     (b"PARAMETER p\nPOINTS 2 4\nREGION a\nDATA 1 x\n", "line 4: DATA holds a value that is not a number"),
     (b'{"params": {"p": 2}, "value": 1}\n{"params": {"q": 2}, "value": 1}\n', "line 2: parameter 'p' missing"),
     (b"__rec=node,id=12,attr=99999,data=x\n__rec=ctx,ref=12,attr=1,data=zz\n", "not a readable Caliper"),
+    (b"__rec=node,id=8,attr=8,data=x,parent=8\n__rec=ctx,ref=8\n", "node 8 names itself as its parent"),
     (b'{"parameters": ["p"], "measurements": {"a": {"time": [{"point": [1, 2], "values": [1]}]}}}',
      "measurement 1 has 2 coordinates"),
 ])
@@ -206,7 +209,8 @@ def test_validator_names_column_and_rows(fixtures):
     table = read_profiles(fixtures["extrap-json"])
     bad = table.copy()
     bad.loc[3, "value"] = np.inf
-    with pytest.raises(ValidationError, match=r"column 'value', row\(s\) 3: not a finite number"):
+    with pytest.raises(ValidationError, match=r"column 'value', row\(s\) 3 \(profile \S+extrap\.json#p1r1\): "
+                                              "not a finite number"):
         validate_profile_table(bad)
     bad = table.copy()
     bad.loc[[1, 2], "aggregation"] = "median"
@@ -291,6 +295,10 @@ def test_extrap_repository_examples(tmp_path):
                 assert len(table) > 0 and table["value"].notna().all(), path
     table = read_profiles(base / "cubeset" / "single_parameter")
     assert sorted(table["x"].unique()) == [1, 10, 25, 50, 100, 250, 500, 1000, 2000]
+    # Extra-P's multi-parameter Cube set also holds Score-P's scorep.cfg and one Cube GUI profile.ini
+    with pytest.warns(ParseWarning, match=r"skipped .*by name: scorep\.cfg \(\d+\), profile\.ini \(1\)"):
+        multi = read_profiles(base / "cubeset" / "multi_parameter")
+    assert {"x", "y", "z"} <= set(multi.columns) and multi["profile"].str.endswith("profile.cubex").all()
     from pycubexr import CubexParser
 
     cube = base / "cubeset" / "single_parameter" / "mm.x10y1z1.r1" / "profile.cubex"
@@ -339,3 +347,74 @@ def test_processes_and_progress_bar_give_the_same_table(fixtures):
     mixed = read_profiles([fixtures["extrap-text"], fixtures["caliper"], fixtures["cube"]], n_jobs=2)
     assert set(mixed["format"]) == {"extrap-text", "caliper", "cube"}
     assert mixed.groupby("format")["profile"].nunique().to_dict() == {"caliper": 10, "cube": 10, "extrap-text": 10}
+
+
+def test_dask_client_gives_the_same_table_with_a_bar(fixtures, capsys):
+    distributed = pytest.importorskip("dask.distributed")
+    serial = read_profiles(fixtures["caliper"])
+    mixed = [fixtures["extrap-text"], fixtures["caliper"], fixtures["cube"]]
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        on_dask = read_profiles(fixtures["caliper"], client=client, progress=True)
+        assert "reading profiles" in capsys.readouterr().err  # the tqdm bar
+        mixed_dask = read_profiles(mixed, client=client)
+        with pytest.raises(DataFormatError, match="not a readable Caliper"):
+            bad = fixtures["caliper"].parent / "bad_for_dask"
+            bad.mkdir(exist_ok=True)
+            (bad / "broken.cali").write_text("__rec=node,id=0,attr=8,data=oops\n__rec=ctx,ref=99\n")
+            read_profiles(bad, client=client)
+    pd.testing.assert_frame_equal(serial, on_dask)
+    pd.testing.assert_frame_equal(read_profiles(mixed), mixed_dask)
+
+
+def test_folder_with_other_files_skips_them_with_one_warning(fixtures, tmp_path):
+    folder = tmp_path / "runs"
+    shutil.copytree(fixtures["caliper"], folder)
+    (folder / "mm.r1").mkdir()
+    (folder / "mm.r1" / "profile.ini").write_text("[globalSettings]\nMainWindow\\precision\\prec0=2\n")
+    (folder / "scorep.cfg").write_text("SCOREP_ENABLE_PROFILING=true\n")
+    (folder / "notes.md").write_text("# runs of 2026-11-27\n")
+    with pytest.warns(ParseWarning, match=r"3 file\(s\) of no profile format skipped") as caught:
+        table = read_profiles(folder)
+    message = str(caught[0].message)
+    assert "profile.ini" in message and "scorep.cfg" in message and "notes.md" in message
+    assert len([w for w in caught if issubclass(w.category, ParseWarning)]) == 1
+    clean = read_profiles(fixtures["caliper"])
+    assert table["profile"].nunique() == clean["profile"].nunique() == 10
+    assert np.array_equal(table["value"].to_numpy(), clean["value"].to_numpy())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ParseWarning)
+        read_profiles(fixtures["caliper"])  # no warning when every file is a profile
+    with pytest.warns(ParseWarning, match="profile.ini"):
+        parallel = read_profiles(folder, n_jobs=2)
+    pd.testing.assert_frame_equal(table, parallel)
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("run9.cubex", b"\0\1garbage, not a tar archive" * 20, "run9.cubex: named like a profile, but its content "
+                                                           "is not a Score-P Cube profile"),
+    ("run9.cali", b"this was a Caliper file once\n", "run9.cali: named like a profile, but its content is not "
+                                                     "a Caliper"),
+    ("run9.jsonl", b"\x00\x01", "run9.jsonl: named like a profile"),
+    ("run9.txt", b"__rec=node,id=12,attr=99999,data=x\n__rec=ctx,ref=12,attr=1,data=zz\n",
+     "run9.txt: not a readable Caliper"),
+])
+def test_folder_with_a_damaged_profile_fails_naming_it(fixtures, tmp_path, name, content, words):
+    folder = tmp_path / "runs"
+    shutil.copytree(fixtures["caliper"], folder)
+    (folder / "profile.ini").write_text("[globalSettings]\n")
+    (folder / name).write_bytes(content)
+    with pytest.raises(DataFormatError, match=words):
+        read_profiles(folder)
+
+
+def test_a_file_that_breaks_the_table_is_named(fixtures, tmp_path):
+    """A Caliper file holding one region's record twice (found by the fuzz suite): our error names the file."""
+    folder = tmp_path / "runs"
+    shutil.copytree(fixtures["caliper"], folder)
+    victim = sorted(folder.glob("*.cali"))[3]
+    lines = victim.read_text().splitlines(keepends=True)
+    ctx = next(line for line in lines if line.startswith("__rec=ctx"))
+    victim.write_text("".join(lines) + ctx)
+    with pytest.raises(DataFormatError, match=rf"\(profile {victim}\): the same \(profile, region, metric"):
+        read_profiles(folder)

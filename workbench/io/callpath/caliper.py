@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pandas as pd
 
@@ -29,6 +30,11 @@ __all__ = [
 ]
 
 
+#: A node record's id and parent (Caliper writes ``__rec=node,id=..,attr=..,data=..,parent=..``;
+#: a comma inside data is escaped, so ``,parent=`` followed by digits and the line end is the parent).
+_NODE_PARENT = re.compile(r"^__rec=node,id=(\d+),.*?,parent=(\d+)[ \t\r]*$", re.M)
+
+
 def _caliper_unit(reader, attribute: str) -> str:
     try:
         unit = reader.attribute(attribute).get("attribute.unit")
@@ -49,6 +55,11 @@ def read_cali(text: str, name: str) -> pd.DataFrame:
     """
     import caliperreader
 
+    # caliper-reader links a node named as its own parent to itself, then loops forever looking
+    # up its metadata (found by the fuzz suite): refuse such a file before it gets there
+    for node, parent in _NODE_PARENT.findall(text):
+        if node == parent:
+            raise DataFormatError(f"{name}: node {node} names itself as its parent (a damaged Caliper .cali file)")
     reader = caliperreader.CaliperReader()
     try:
         reader.read(io.StringIO(text))

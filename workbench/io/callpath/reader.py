@@ -7,19 +7,23 @@ Part of :mod:`workbench.io.callpath` (the profile table is documented there).
 
 from __future__ import annotations
 
+import collections
 import glob
 import io
+import itertools
 import json
 import os
+import re
 import tarfile
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from workbench.errors import DataFormatError
+from workbench.errors import DataFormatError, ParseWarning, ValidationError
 from workbench.io import text as _text
 from workbench.io.callpath.caliper import read_cali, read_cali_json
 from workbench.io.callpath.common import (
@@ -59,6 +63,11 @@ def _is_tar(data: bytes) -> bool:
     return len(data) > 262 and data[257:262] == b"ustar"
 
 
+#: An INI section header (``[globalSettings]``) as the first line: no JSON value starts so
+#: (JSON's bare words true, false and null aside, which are no profile either).
+_INI_SECTION = re.compile(rb"\[(?!(?:true|false|null)\])[A-Za-z_][^\]\[\n\"{},]*\][ \t]*(?:\r?\n|$)")
+
+
 def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
     """One file's table, or None when its content is not a profile format (skipped in folders)."""
     if data.startswith(b"__rec="):
@@ -75,6 +84,8 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
     if data.startswith(b"PK\x03\x04"):
         raise DataFormatError(f"{name}: a zip archive inside a zip archive is not read")
     head = data[:4096].lstrip()
+    if _INI_SECTION.match(head):
+        return None  # an INI file ([section] lines: Cube GUI's profile.ini beside a profile.cubex), not JSON
     if head[:1] not in (b"{", b"[") and not looks_like_extrap_text(data[:65536].decode("utf-8", "replace")):
         return None
     text = decode(data, name, what=WHAT)
@@ -159,39 +170,72 @@ def _zip_members(data: bytes, name: str, workdir: Path) -> list[tuple[Path, str]
     return out
 
 
-def _read_files(files: list[tuple[Path, str]], single: bool, workdir) -> list[pd.DataFrame]:
+#: File name endings that claim a profile format: such a file whose content is of no profile
+#: format is an error (a damaged profile), not one of a folder's other files (skipped).
+CLAIMED_FORMATS = {".cali": "a Caliper .cali file (it starts with __rec=)",
+                   ".cubex": "a Score-P Cube profile (a tar archive holding anchor.xml)",
+                   ".jsonl": "Extra-P JSON Lines (one object with params per line)"}
+
+
+def _read_files(files: list[tuple[Path, str]], single: bool, workdir, skipped: list | None = None
+                ) -> list[pd.DataFrame]:
+    """Read ``files`` into tables; the names of files of no profile format go to ``skipped``."""
     frames = []
     for path, name in files:
         data = read_file_bytes(path, name)
         if data.startswith(b"PK\x03\x04"):
             members = _zip_members(data, name, Path(workdir))
-            frames += _read_files(members, False, workdir)
+            frames += _read_files(members, False, workdir, skipped)
             continue
         frame = _read_one(data, path, name)
         if frame is None:
             if single:
                 raise DataFormatError(f"{name}: unknown format: expected {WHAT}")
+            claimed = CLAIMED_FORMATS.get(Path(name).suffix.lower())
+            if claimed:
+                raise DataFormatError(f"{name}: named like a profile, but its content is not {claimed}: "
+                                      "a damaged or truncated file?")
+            if skipped is not None:
+                skipped.append(name)
             continue
         frames.append(frame)
     return frames
 
 
-def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None = None) -> pd.DataFrame:
+def _warn_skipped(skipped: list[str]) -> None:
+    """One warning naming the files of no profile format that were skipped."""
+    if not skipped:
+        return
+    shown = ", ".join(skipped[:5])
+    if len(skipped) > 5:  # many: also every distinct file name with its count (e.g. scorep.cfg in each run)
+        counts = collections.Counter(Path(n.replace(":", "/")).name for n in skipped)
+        shown += (f" and {len(skipped) - 5:,} more; by name: "
+                  + ", ".join(f"{k} ({v:,})" for k, v in counts.most_common(20)))
+    warnings.warn(f"{len(skipped):,} file(s) of no profile format skipped (expected {WHAT}): {shown}",
+                  ParseWarning, stacklevel=3)
+
+
+def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None = None, client=None) -> pd.DataFrame:
     """Read call-path profiles into one profile table (module docstring).
 
     Parameters
     ----------
     path_or_paths : str, path-like or list of them
         A file, a folder (read recursively: files of no profile format, such as Score-P's
-        ``scorep.cfg``, are skipped), a glob pattern (``runs/*.cali``) or a list of any of
-        these; zip archives are unpacked. Formats are told by content.
+        ``scorep.cfg`` or Cube's ``profile.ini``, are skipped with one ParseWarning naming
+        them), a glob pattern (``runs/*.cali``) or a list of any of these; zip archives are
+        unpacked. Formats are told by content; a file named ``.cali``, ``.cubex`` or
+        ``.jsonl`` whose content is of no profile format is an error, not skipped.
     n_jobs : int or None, default 1
         Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
-        hundred files on (starting the workers takes about a second); with a Dask client
-        configured as joblib's backend (``joblib.parallel_backend("dask")``) the files are
-        read on the cluster.
+        hundred files on (starting the workers takes about a second). Ignored with ``client``.
     progress : bool or None, default None
         Show a progress bar (``tqdm.auto``); None: from 1,000 files on.
+    client : dask.distributed.Client or None, default None
+        Read the files on this Dask cluster instead (chunks of files as tasks, about four per
+        worker thread; the bar advances as chunks finish). The workers open the files by their
+        paths, so these must be visible to them (one machine, or a shared file system); the
+        table is the same as without a client.
 
     Returns
     -------
@@ -203,7 +247,13 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
     ------
     DataFormatError
         A file that cannot be read or parsed (naming it and the line or record), a single
-        file of no profile format, a folder or pattern without any profile.
+        file of no profile format, a file named like a profile of no profile format, a
+        folder or pattern without any profile.
+
+    Warns
+    -----
+    ParseWarning
+        Once, naming the files of no profile format that were skipped (first five and a count).
     """
     files = _expand(path_or_paths)
     if len(files) > MAX_FILES:
@@ -211,19 +261,27 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
     single = (len(files) == 1 and not isinstance(path_or_paths, (list, tuple))
               and files[0][0] == as_path(path_or_paths))  # one file named: not a folder or a pattern
     show = len(files) >= 1000 if progress is None else bool(progress)
+    skipped: list[str] = []
     with tempfile.TemporaryDirectory(prefix="workbench-profiles-") as workdir:
-        if n_jobs == 1 or len(files) < 2:
+        if client is not None:
+            frames = _read_dask(files, client, show, skipped)
+        elif n_jobs == 1 or len(files) < 2:
             frames = []
             for chunk in _chunks(files, 256, show):
-                read = _read_files(chunk, single, workdir)
+                read = _read_files(chunk, single, workdir, skipped)
                 if read:
                     frames.append(_collect(read))
         else:
-            frames = _read_parallel(files, n_jobs, show, workdir)
+            frames = _read_parallel(files, n_jobs, show, workdir, skipped)
     if not frames:
         raise DataFormatError(f"{_label(path_or_paths)}: no profiles found (expected {WHAT})")
     params = {k: v for _, chunk_params in frames for k, v in chunk_params.items()}
-    return finish_table([f for f, _ in frames], params)
+    try:
+        table = finish_table([f for f, _ in frames], params)
+    except ValidationError as exc:  # read values that break the table (e.g. a region twice in one file)
+        raise DataFormatError(f"{exc} (a damaged file?)") from None
+    _warn_skipped(skipped)
+    return table
 
 
 def _chunks(files: list, size: int, show: bool):
@@ -262,25 +320,73 @@ def _collect(frames: list) -> tuple[pd.DataFrame, dict]:
     params.update({r.profile: r.params for r in frames if isinstance(r, Rows)})
     if sum(len(f) for f in frames) > MAX_ROWS:
         raise DataFormatError(f"more than {MAX_ROWS:,} rows in these profiles")
-    rows = [r for r in frames if isinstance(r, Rows)]
-    frames = [f for f in frames if isinstance(f, pd.DataFrame)] + ([_rows_frame(rows)] if rows else [])
+    # in input order: each run of consecutive Rows becomes one frame (so chunking cannot reorder profiles)
+    ordered = []
+    for is_rows, group in itertools.groupby(frames, key=lambda f: isinstance(f, Rows)):
+        ordered += [_rows_frame(list(group))] if is_rows else list(group)
+    frames = ordered
     frame = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0].copy()
     frame.attrs = {}
     return frame, params
 
 
-def _read_chunk(chunk: list, workdir: str) -> tuple[pd.DataFrame, dict] | None:
-    """One worker's share: its files' tables concatenated (one frame to send back, not hundreds)."""
-    frames = _read_files(chunk, False, workdir)
-    return _collect(frames) if frames else None
+def _read_chunk(chunk: list, workdir: str | None) -> tuple[tuple[pd.DataFrame, dict] | None, list[str]]:
+    """Read one worker's share: its files' tables concatenated, and its skipped files' names.
+
+    One frame goes back per chunk, not hundreds.
+
+    ``workdir`` None: zip members are unpacked into the worker's own temporary folder (a Dask
+    worker may not see the caller's).
+    """
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="workbench-profiles-") as own:
+            return _read_chunk(chunk, own)
+    skipped: list[str] = []
+    frames = _read_files(chunk, False, workdir, skipped)
+    return (_collect(frames) if frames else None), skipped
 
 
-def _read_parallel(files: list, n_jobs, show: bool, workdir: str) -> list[pd.DataFrame]:
+def _chunk_size(n_files: int, workers: int) -> int:
+    return max(16, min(512, -(-n_files // (4 * workers))))  # ~4 chunks per worker: balance, little overhead
+
+
+def _read_dask(files: list, client, show: bool, skipped: list) -> list[tuple[pd.DataFrame, dict]]:
+    """Chunks of files as tasks on a Dask cluster; the results in input order."""
+    try:
+        from dask.distributed import as_completed
+    except ImportError:
+        raise DataFormatError("reading profiles with a Dask client needs dask.distributed: "
+                              "pip install 'workbench[batch]'") from None
+    workers = sum(client.nthreads().values()) or 1
+    chunks = list(_chunks(files, _chunk_size(len(files), workers), False))
+    futures = [client.submit(_read_chunk, chunk, None, pure=False) for chunk in chunks]
+    sizes = {future.key: len(chunk) for future, chunk in zip(futures, chunks)}
+    bar = None
+    if show:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(files), desc="reading profiles", unit="file")
+    try:
+        for future in as_completed(futures):
+            if future.status == "error":
+                break  # raised below, in input order (the first bad file of the input is named)
+            if bar is not None:
+                bar.update(sizes[future.key])
+        parts = [future.result() for future in futures]  # re-raises a worker's DataFormatError
+    finally:
+        if bar is not None:
+            bar.close()
+        client.cancel(futures)
+    for _, names in parts:
+        skipped += names
+    return [part for part, _ in parts if part is not None]
+
+
+def _read_parallel(files: list, n_jobs, show: bool, workdir: str, skipped: list) -> list[pd.DataFrame]:
     from joblib import Parallel, cpu_count, delayed
 
     workers = cpu_count() if n_jobs in (None, -1) else max(1, int(n_jobs))
-    size = max(16, min(512, -(-len(files) // (4 * workers))))  # ~4 chunks per worker: balance, little overhead
-    chunks = list(_chunks(files, size, False))
+    chunks = list(_chunks(files, _chunk_size(len(files), workers), False))
     bar = None
     if show:
         from tqdm.auto import tqdm
@@ -289,7 +395,8 @@ def _read_parallel(files: list, n_jobs, show: bool, workdir: str) -> list[pd.Dat
     frames = []
     try:
         parallel = Parallel(n_jobs=workers, return_as="generator")
-        for chunk, part in zip(chunks, parallel(delayed(_read_chunk)(c, workdir) for c in chunks)):
+        for chunk, (part, names) in zip(chunks, parallel(delayed(_read_chunk)(c, workdir) for c in chunks)):
+            skipped += names
             if part is not None:
                 frames.append(part)
             if bar is not None:

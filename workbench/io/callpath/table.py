@@ -44,7 +44,10 @@ def validate_profile_table(frame, name: str = "profile table") -> pd.DataFrame:
         rows = out.index[np.asarray(mask, dtype=bool)]
         if len(rows):
             shown = ", ".join(map(str, rows[:5])) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-            raise ValidationError(f"{name}: column {column!r}, row(s) {shown}: {what}")
+            # the profiles (files) of these rows: what a user reading files can act on
+            profiles = pd.unique(out.loc[rows[:1000], "profile"].astype(str))
+            where = ", ".join(profiles[:3]) + (" ..." if len(profiles) > 3 else "")
+            raise ValidationError(f"{name}: column {column!r}, row(s) {shown} (profile {where}): {what}")
 
     for column in ("profile", "region", "metric", "name", "format", "kind", "aggregation"):
         bad(out[column].isna() | (out[column].astype(str).str.strip() == ""), column, "empty")
