@@ -9,10 +9,7 @@ type, and a parameter with a default says ``default`` (or ``optional``) on its l
 parameters of a public class's ``__init__`` are documented in the class docstring, as numpy
 and scikit-learn do.  A property's setter is documented by its property.
 
-One test per file.  The allow-list only shrinks: an entry names a file that still lacks some
-of those sections.  Its test is an ``xfail(strict=True)``, so it fails as soon as the file is
-clean: then delete the entry.  Files other changes are editing now (``BEING_EDITED``, path
-prefixes) are reported, not failed, until those changes are merged.
+One test per file, no exceptions.
 """
 
 from __future__ import annotations
@@ -26,18 +23,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 FILES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "workbench").rglob("*.py"))
-
-_EDITED = "edited in parallel by another change of issue 26; document once merged"
-
-#: Path prefixes other changes are editing right now, and why: xfail (not strict) while they
-#: still lack sections.  Delete an entry once its change is merged.
-BEING_EDITED: dict[str, str] = {
-    "workbench/io/callpath/": _EDITED,
-    "workbench/models/regions.py": _EDITED,
-}
-
-#: Files whose public parameters are not all documented yet (strict: delete the entry once clean).
-UNDOCUMENTED_ALLOWED: dict[str, str] = {}
 
 _SECTION = re.compile(r"^Parameters\n-{3,}\n(.*?)(?=\n\n[A-Z][A-Za-z ]+\n-{3,}\n|\Z)", re.S | re.M)
 _ENTRY = re.compile(r"^([*\w][\w, *]*?)\s*:\s*(.*)$")
@@ -105,29 +90,10 @@ def _function_problems(function: ast.FunctionDef, prefix: str, doc: str | None =
     return out
 
 
-def _params() -> list:
-    """One parameter per file; allow-listed files are strict xfails, edited files with problems plain xfails."""
-    out = []
-    for path in FILES:
-        edited = next((reason for prefix, reason in BEING_EDITED.items() if path.startswith(prefix)), None)
-        if edited and problems((ROOT / path).read_text(encoding="utf-8")):
-            out.append(pytest.param(path, marks=pytest.mark.xfail(strict=False, reason=edited)))
-        elif path in UNDOCUMENTED_ALLOWED:
-            out.append(pytest.param(path, marks=pytest.mark.xfail(strict=True, reason=UNDOCUMENTED_ALLOWED[path])))
-        else:
-            out.append(path)
-    return out
-
-
-@pytest.mark.parametrize("path", _params())
+@pytest.mark.parametrize("path", FILES)
 def test_public_parameters_are_documented_with_type_and_default(path):
     found = problems((ROOT / path).read_text(encoding="utf-8"))
     assert not found, f"{path}: " + "; ".join(found)
-
-
-def test_allow_list_names_existing_files():
-    assert set(UNDOCUMENTED_ALLOWED) <= set(FILES)
-    assert all(any(f.startswith(prefix) for f in FILES) for prefix in BEING_EDITED)
 
 
 def test_the_rule_on_a_hand_made_module():

@@ -86,6 +86,13 @@ def growth_words(n: np.ndarray, t: np.ndarray) -> str:
     that decays). A rising curve best followed by a decaying term (``a - b/n``) "grows and
     levels off", a falling one best followed by a growing term "shrinks and levels off".
     A curve that changes by less than 5 % over the range "stays flat".
+
+    Parameters
+    ----------
+    n : numpy.ndarray
+        Allocations, increasing.
+    t : numpy.ndarray
+        The predicted times at ``n`` (positive).
     """
     n, t = np.asarray(n, float), np.asarray(t, float)
     ok = np.isfinite(t) & (t > 0) & np.isfinite(n) & (n > 0)
@@ -325,6 +332,17 @@ class RegionPredictor(BaseEstimator):
         (the ScalingPredictor's). ``exclusive`` selects the
         model of its exclusive time. Predictions are kept per allocation, so asking again
         for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
+
+        Parameters
+        ----------
+        region : str
+            The region's call path (a row of ``regions_``).
+        targets : array-like of float
+            Allocations to predict at.
+        level : float, default 0.8
+            Central probability of the interval.
+        exclusive : bool, default False
+            Predict the region's exclusive time instead of its inclusive time.
         """
         self._check()
         if getattr(self, "parameters_", ()):
@@ -402,6 +420,14 @@ class RegionPredictor(BaseEstimator):
     def predict_frame(self, targets, level: float = 0.8) -> pd.DataFrame:
         """Predict every region at the allocations ``targets``.
 
+        Parameters
+        ----------
+        targets : array-like of float or pandas.DataFrame
+            Allocations to predict at; fitted with ``parameters``, a DataFrame with the
+            allocation column and every parameter.
+        level : float, default 0.8
+            Central probability of the intervals.
+
         Returns
         -------
         pandas.DataFrame
@@ -453,6 +479,11 @@ class RegionPredictor(BaseEstimator):
         Columns region, n, exclusive (its own model's prediction, or the region's inclusive
         prediction minus its children's where its exclusive times could not be modelled);
         stacked over the regions under the root, they make the predicted total.
+
+        Parameters
+        ----------
+        targets : array-like of float or pandas.DataFrame
+            Allocations to predict at (a DataFrame of targets when fitted with ``parameters``).
         """
         self._check()
         if getattr(self, "parameters_", ()):
@@ -473,7 +504,13 @@ class RegionPredictor(BaseEstimator):
         return growth_words(grid, self._predict(region, grid))
 
     def growth(self, targets) -> pd.DataFrame:
-        """Return the trend in words of every region from the smallest allocation to ``max(targets)``."""
+        """Return the trend in words of every region from the smallest allocation to ``max(targets)``.
+
+        Parameters
+        ----------
+        targets : array-like of float or pandas.DataFrame
+            Allocations the trend runs to (a DataFrame of targets when fitted with ``parameters``).
+        """
         self._check()
         if getattr(self, "parameters_", ()):
             return region_sizes.growth_over_sizes(self, targets, self._lattice(), _LIMITS, growth_words)
@@ -563,6 +600,11 @@ class RegionPredictor(BaseEstimator):
 
     def consistency_frame(self, targets) -> pd.DataFrame:
         """Compare the sum of the regions' exclusive predictions with the predicted total.
+
+        Parameters
+        ----------
+        targets : array-like of float or pandas.DataFrame
+            Allocations to compare at (a DataFrame of targets when fitted with ``parameters``).
 
         Returns
         -------

@@ -413,6 +413,11 @@ def read_profile_files(files) -> pd.DataFrame:
     Each file is written under its base name into a private temporary folder (a zip archive
     is unpacked as with :func:`read_profiles`), so formats are told by content as for files
     on disk; at most :data:`MAX_FILES` files and ``MAX_FILE_BYTES`` each.
+
+    Parameters
+    ----------
+    files : iterable of (str, bytes)
+        The uploaded files: a file name (only its base name is used) and its content.
     """
     files = list(files)
     if not files:
@@ -444,7 +449,15 @@ def _label(source) -> str:
 
 
 def finish_table(frames: list[pd.DataFrame], params: dict | None = None) -> pd.DataFrame:
-    """Concatenate per-file frames, add the run parameters, fill the region and run columns, order the columns."""
+    """Concatenate per-file frames, add the run parameters, fill the region and run columns, order the columns.
+
+    Parameters
+    ----------
+    frames : list of pandas.DataFrame
+        The files' tables (one per file, or the rows of a chunk of files).
+    params : dict of str to dict, optional
+        Run parameters per profile label, added to those the files carried.
+    """
     single = len(frames) == 1 and isinstance(frames[0], pd.DataFrame) and "params" not in frames[0].attrs
     frame, found = (frames[0], {}) if single else _collect(frames)
     params = {**found, **(params or {})}

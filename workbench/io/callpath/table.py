@@ -29,6 +29,13 @@ def validate_profile_table(frame, name: str = "profile table") -> pd.DataFrame:
     table, an empty region or metric, a value that is not a finite number, a ``kind`` or
     ``aggregation`` outside the documented words, an allocation below 1, a negative ``run``,
     a repeated (profile, region, metric, kind, aggregation).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A profile table (:data:`PROFILE_TABLE_COLUMNS`, plus run parameter columns).
+    name : str, default "profile table"
+        The label every message starts with.
     """
     if not isinstance(frame, pd.DataFrame):
         raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
