@@ -278,10 +278,22 @@ def read_pprof(source, size=None, *, run: int = 0, table: str | None = None, nam
         What messages call a text or bytes source (e.g. an uploaded file's name); default
         ``"<pprof text>"``.
 
-    Raises :class:`~workbench.errors.DataFormatError` when no pprof table is found or a file
-    cannot be read, :class:`~workbench.errors.ValidationError` for a missing ``size``, an
-    unknown ``table`` and bad values; lines inside a table that are not rows are skipped with
-    a :class:`~workbench.errors.ParseWarning` naming the line.
+    Returns
+    -------
+    pandas.DataFrame
+        The profile frame (the module docstring lists its columns).
+
+    Raises
+    ------
+    DataFormatError
+        When no pprof table is found or a file cannot be read.
+    ValidationError
+        For a missing ``size``, an unknown ``table`` and bad values.
+
+    Warns
+    -----
+    ParseWarning
+        For each line inside a table that is not a row (it is skipped), naming the line.
     """
     if isinstance(source, (bytes, bytearray)):
         name = name or "<pprof text>"
