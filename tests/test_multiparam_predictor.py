@@ -103,3 +103,13 @@ def test_shipped_calibration_is_complete():
     assert cal.provenance["made_by"] == "tools/multiparam_calibrate.py"
     assert 0 < cal.temperature and 0 < cal.risk_threshold < 1
     assert all(em.n_records >= 20 for em in cal.error_models.values())
+
+
+def test_shipped_intervals_are_symmetric_in_log_space():
+    # the quantiles of the standardised errors are mirrored |z| quantiles: no source's bias sign
+    # is carried to another (bench/results/multiparam_round3.md), so q(p) = -q(1 - p)
+    cal = default_calibration()
+    for name, em in cal.error_models.items():
+        q = np.asarray(em.quantiles)
+        np.testing.assert_allclose(q, -q[::-1], atol=1e-12, err_msg=name)
+        assert np.all(np.diff(q) >= 0)

@@ -63,7 +63,8 @@ def main(argv=None) -> int:
         "method": ("per member: weighted median regression of log(actual/predicted) on [1, extrapolation] and a "
                    "Laplace scale model on the features (distance past the measured box in doublings, inside, "
                    "in-sample misfit, 1/points; the predictor also the members' disagreement and its "
-                   "cross-validation error); empirical quantiles of the standardised errors; each (source, split) "
+                   "cross-validation error); symmetric empirical quantiles of the standardised errors (of their "
+                   "absolute values, mirrored); each (source, split) "
                    "weighted once; temperature chosen from workbench.evaluation.multiparam.TEMPERATURES"),
     }
     cal = calibrate(records, provenance)

@@ -533,21 +533,24 @@ def _choose_temperature(records: pd.DataFrame, prior: dict) -> float:
 
 
 def _centred_error_model(errors, features: dict, names, weights) -> ErrorModel:
-    """Fit an error model whose location is 0: the scale model, then quantiles of ``e / s``.
+    """Fit an error model whose location is 0: the scale model, then symmetric quantiles of ``e / s``.
 
     A location learnt on other sources moves a narrow interval off a model's own prediction
-    (other applications' biases are not this one's); the standardised errors' quantiles keep
-    any pooled asymmetry instead.
+    (other applications' biases are not this one's).  The quantiles are those of ``|e / s|``,
+    mirrored: a pooled asymmetry is one source's bias sign carried to another (with Gunrock
+    held out, the others' under-predictions narrowed the side where Gunrock's over-predictions
+    fall; ``bench/results/multiparam_round3.md``), so the interval is symmetric in log space.
     """
     em = fit_error_model(errors, features, names, weights)
     e = np.asarray(errors, float)
     X = design_matrix(features, names)
     ok = np.isfinite(e) & (np.abs(e) < 1e3) & np.isfinite(X).all(axis=1)
-    z = e[ok] / np.exp(np.clip(X[ok] @ np.asarray(em.scale), -12, 5))
+    z = np.abs(e[ok] / np.exp(np.clip(X[ok] @ np.asarray(em.scale), -12, 5)))
     w = np.asarray(weights, float)[ok]
     order = np.argsort(z)
     cum = (np.cumsum(w[order]) - 0.5 * w[order]) / w.sum()
-    q = np.interp(PROBABILITIES, cum, z[order])
+    p = np.asarray(PROBABILITIES, float)
+    q = np.sign(p - 0.5) * np.interp(np.abs(2.0 * p - 1.0), cum, z[order])
     return ErrorModel(em.features, (0.0, 0.0), em.scale, tuple(map(float, q)), em.n_records)
 
 
