@@ -17,35 +17,12 @@ from workbench.models.adept.anomalies import AnomalyReport, detect_anomalies
 from workbench.models.adept.warnings import sizes_differ_warning
 from workbench.validation import one_dimensional, require_none, require_span
 
-__all__ = ["MAX_PROCESSORS", "aggregate_columns", "aggregate_repeats", "as_1d", "check_growth",
+__all__ = ["MAX_PROCESSORS", "aggregate_columns", "aggregate_repeats", "check_growth",
            "check_observations", "check_size", "check_targets", "cross_size_union", "single_size_columns",
            "target_weights"]
 
 #: Largest processor count ADEPT accepts in observations: 2^53.
 MAX_PROCESSORS = float(2**53)
-
-
-def as_1d(name: str, values) -> np.ndarray:
-    """Return ``values`` as a one-dimensional float array (:func:`workbench.validation.one_dimensional`).
-
-    Parameters
-    ----------
-    name : str
-        What the values are, for the error message.
-    values : array_like
-        The values.
-
-    Returns
-    -------
-    numpy.ndarray
-        The values as floats.
-
-    Raises
-    ------
-    ValidationError
-        If the values are not numeric or not one-dimensional.
-    """
-    return one_dimensional(values, name)
 
 
 def check_observations(n, t, label: str = "observations") -> tuple[np.ndarray, np.ndarray]:
@@ -74,8 +51,8 @@ def check_observations(n, t, label: str = "observations") -> tuple[np.ndarray, n
         runtimes spanning more than :data:`workbench.validation.MAX_RUNTIME_SPAN`; the
         positions (and values) concerned.
     """
-    n = as_1d("n (processor counts)", n)
-    t = as_1d("t (runtimes)", t)
+    n = one_dimensional(n, "n (processor counts)")
+    t = one_dimensional(t, "t (runtimes)")
     if len(n) != len(t):
         raise ValidationError(f"{label}: n has {len(n)} values but t has {len(t)}")
     if len(n) == 0:
@@ -170,9 +147,9 @@ def check_targets(targets, name: str, limit: int) -> np.ndarray:
         Naming the first bad value and its position, or the number of distinct targets.
     """
     return validation.check_targets(
-        as_1d(name, np.atleast_1d(targets)), name, name="prediction targets", what="finite processor counts >= 1",
-        max_distinct=limit, too_many="ADEPT fits every target on its own (~4 ms each at 32 processor counts): "
-        "split the request")
+        one_dimensional(np.atleast_1d(targets), name), name, name="prediction targets",
+        what="finite processor counts >= 1", max_distinct=limit,
+        too_many="ADEPT fits every target on its own (~4 ms each at 32 processor counts): split the request")
 
 
 def _group_medians(values, gid, starts, counts):
