@@ -47,6 +47,9 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+import git_mirror  # noqa: E402
+
 MIRROR = Path("/work/.mirror/extra-p+extrap/repo")
 DEFAULT_EXTRAP_PYTHON = "/tmp/extrap-venv/bin/python"
 # data files of tests/data that are not experiments
@@ -55,13 +58,7 @@ _NOT_EXPERIMENTS = ("mpi_data.csv", "synthetic-data.py")
 
 def _extract(git: Path, out: Path) -> list[Path]:
     """Write the files of ``tests/data`` at HEAD of the mirror under ``out``; return the experiments."""
-    names = subprocess.run(["git", "-C", str(git), "ls-tree", "-r", "--name-only", "HEAD", "tests/data"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    for name in names:
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(subprocess.run(["git", "-C", str(git), "show", f"HEAD:{name}"],
-                                          capture_output=True, check=True).stdout)
+    names = git_mirror.extract(git, "tests/data", out)
     files = [out / n for n in names if not n.endswith(_NOT_EXPERIMENTS) and "/cubeset/" not in n]
     # a Cube experiment is a folder of profiles (one per parameter value)
     cube_sets = sorted({(out / n).parent.parent for n in names if "/cubeset/" in n and n.endswith(".cubex")})

@@ -32,6 +32,9 @@ from pathlib import Path
 
 from workbench.io import read_profiles
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import git_mirror  # noqa: E402
+
 MIRROR = Path("/work/.mirror/LLNL+thicket/repo")
 PREFIX = "thicket/tests/data/mpi_scaling_cali"
 THICKET_TIMER = r"""
@@ -48,10 +51,7 @@ print(json.dumps({"seconds": time.perf_counter() - start, "profiles": len(tk.pro
 def real_files() -> list[bytes]:
     if not MIRROR.exists():
         sys.exit("LLNL/thicket is not fetched (/work/.mirror/LLNL+thicket); fetch github:LLNL/thicket first")
-    names = subprocess.run(["git", "-C", str(MIRROR), "ls-tree", "-r", "--name-only", "HEAD", PREFIX],
-                           capture_output=True, text=True, check=True).stdout.split()
-    return [subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:{n}"], capture_output=True, check=True).stdout
-            for n in names if n.endswith(".cali")]
+    return [git_mirror.file_bytes(MIRROR, n) for n in git_mirror.file_names(MIRROR, PREFIX) if n.endswith(".cali")]
 
 
 def replicate(originals: list[bytes], n: int, folder: Path) -> list[Path]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import subprocess
 import sys
 import warnings
 import zipfile
@@ -31,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
 import make_profiles as gen  # noqa: E402  (the fixture generator lives beside its outputs)
 
+sys.path.insert(0, str(ROOT / "tools"))
+import git_mirror  # noqa: E402
+
 RELEARN = Path("/work/shared/data/extrap-mpi/relearn_data.txt")
 MIRROR = Path("/work/.mirror")
 EXTRAP_REPO = MIRROR / "extra-p+extrap" / "repo"
@@ -46,13 +48,7 @@ def _git_files(repo: Path, prefix: str, out: Path) -> Path:
     """Files under ``prefix`` of a fetched mirror (read with git, never copied into the tree)."""
     if not repo.exists():
         pytest.skip(f"{repo.name} is not mirrored here (fetch github:{repo.parent.name.replace('+', '/')})")
-    names = subprocess.run(["git", "-C", str(repo), "ls-tree", "-r", "--name-only", "HEAD", prefix],
-                           capture_output=True, text=True, check=True).stdout.split()
-    for name in names:
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{name}"],
-                                          capture_output=True, check=True).stdout)
+    git_mirror.extract(repo, prefix, out)
     return out / prefix
 
 

@@ -33,12 +33,12 @@ Usage: ``python tools/region_coverage.py [--holdout 1|2] [--all-cuts] [--out res
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
+import git_mirror  # tools/, this script's folder
 import numpy as np
 import pandas as pd
 
@@ -55,13 +55,7 @@ def _from_mirror(repo: str, prefix: str, out: Path) -> Path | None:
     git = MIRROR / repo.replace("/", "+") / "repo"
     if not git.exists():
         return None
-    names = subprocess.run(["git", "-C", str(git), "ls-tree", "-r", "--name-only", "HEAD", prefix],
-                           capture_output=True, text=True, check=True).stdout.split()
-    for name in names:
-        target = out / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(subprocess.run(["git", "-C", str(git), "show", f"HEAD:{name}"],
-                                          capture_output=True, check=True).stdout)
+    git_mirror.extract(git, prefix, out)
     return out / prefix
 
 
