@@ -296,27 +296,58 @@ def predict_frame_over_sizes(model, targets, level: float, lattice: np.ndarray, 
     frames = {r: m.predict_frame(X, level) for r, m in model.predictors_.items()}
     inclusive = {r: f["prediction"].to_numpy(float) for r, f in frames.items()}
     exclusive = _exclusive(model, X, inclusive)
-    regions = list(frames)
-    ex = np.vstack([exclusive[r] for r in regions])
-    order = np.argsort(np.argsort(-np.where(np.isfinite(ex), ex, -np.inf), axis=0, kind="stable"), axis=0) + 1
     growth, kinds, verdicts = _along_n(model, X, lattice, limits, words_of)
-    total = inclusive[model.root_]
+    frame = region_rows(frames, exclusive, model.root_, {c: table[c].to_numpy(float) for c in (n_col, *params)},
+                        growth, kinds)[frame_columns(n_col, params)]
+    frame.attrs["verdicts"] = verdicts
+    frame.attrs["consistency"] = _consistency(model, table, inclusive[model.root_], exclusive)
+    frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
+    return frame
+
+
+def region_rows(frames: dict, exclusive: dict, root: str, coordinates: dict, growth: dict, kinds: dict
+                ) -> pd.DataFrame:
+    """Stack every region's predictions into the rows of ``RegionPredictor.predict_frame``.
+
+    Parameters
+    ----------
+    frames : dict of str to pandas.DataFrame
+        Each region's prediction frame at the targets (``prediction``, ``lower``, ``upper``,
+        ``warned``, ``warnings``), in the regions' order.
+    exclusive : dict of str to numpy.ndarray
+        Each region's predicted exclusive time at the targets (ranks the regions).
+    root : str
+        The root region (``share`` is of its predicted time).
+    coordinates : dict of str to numpy.ndarray
+        The target columns (the allocation, and the problem parameters over p x s).
+    growth : dict of str to str or array-like of str
+        Each region's trend in words (one for all targets, or one per target).
+    kinds : dict of str to sequence of tuple of str
+        Each region's own warning kinds per target, appended to its predictor's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (region, target): ``region``, the coordinates, ``prediction``, ``lower``,
+        ``upper``, ``share``, ``rank`` (1 = largest predicted exclusive time at that
+        target), ``growth``, ``warned`` and ``warnings``.
+    """
+    regions = list(frames)
+    ex = np.vstack([exclusive[r] for r in regions])  # (regions, targets)
+    order = np.argsort(np.argsort(-np.where(np.isfinite(ex), ex, -np.inf), axis=0, kind="stable"), axis=0) + 1
+    total = frames[root]["prediction"].to_numpy(float)
     parts = []
     for i, region in enumerate(regions):
         f = frames[region]
+        prediction = f["prediction"].to_numpy(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = inclusive[region] / total
+            share = prediction / total
         parts.append(pd.DataFrame({
-            "region": region, **{c: table[c].to_numpy(float) for c in (n_col, *params)},
-            "prediction": inclusive[region], "lower": f["lower"].to_numpy(float),
+            "region": region, **coordinates, "prediction": prediction, "lower": f["lower"].to_numpy(float),
             "upper": f["upper"].to_numpy(float), "share": share, "rank": order[i].astype(np.int64),
             "growth": growth[region], "warned": f["warned"].to_numpy(bool),
-            "warnings": [tuple(w) + k for w, k in zip(f["warnings"], kinds[region])]}))
-    frame = pd.concat(parts, ignore_index=True)[frame_columns(n_col, params)]
-    frame.attrs["verdicts"] = verdicts
-    frame.attrs["consistency"] = _consistency(model, table, total, exclusive)
-    frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
-    return frame
+            "warnings": [tuple(w) + tuple(k) for w, k in zip(f["warnings"], kinds[region])]}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def _consistency(model, table: pd.DataFrame, total: np.ndarray, exclusive: dict) -> pd.DataFrame:

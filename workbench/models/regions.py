@@ -450,24 +450,10 @@ class RegionPredictor(BaseEstimator):
         n = frames[self.root_]["n"].to_numpy(float)
         inclusive = {r: f["prediction"].to_numpy(float) for r, f in frames.items()}
         exclusive = self._exclusive(n, inclusive)
-        total = inclusive[self.root_]
-        regions = list(frames)
-        ex = np.vstack([exclusive[r] for r in regions])  # (regions, targets)
-        order = np.argsort(np.argsort(-np.where(np.isfinite(ex), ex, -np.inf), axis=0, kind="stable"), axis=0) + 1
         verdicts = self.verdicts(n, level)
-        flags = {r: tuple(verdicts.loc[verdicts["region"] == r, "kind"]) for r in regions}
-        growth = {r: self._growth(r, n) for r in regions}
-        parts = []
-        for i, region in enumerate(regions):
-            f = frames[region]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                share = inclusive[region] / total
-            parts.append(pd.DataFrame({
-                "region": region, "n": n, "prediction": f["prediction"].to_numpy(float),
-                "lower": f["lower"].to_numpy(float), "upper": f["upper"].to_numpy(float), "share": share,
-                "rank": order[i].astype(np.int64), "growth": growth[region], "warned": f["warned"].to_numpy(bool),
-                "warnings": [tuple(w) + flags[region] for w in f["warnings"]]}))
-        frame = pd.concat(parts, ignore_index=True)[REGION_FRAME_COLUMNS]
+        flags = {r: [tuple(verdicts.loc[verdicts["region"] == r, "kind"])] * n.size for r in frames}
+        growth = {r: self._growth(r, n) for r in frames}
+        frame = region_sizes.region_rows(frames, exclusive, self.root_, {"n": n}, growth, flags)[REGION_FRAME_COLUMNS]
         frame.attrs["verdicts"] = verdicts
         frame.attrs["consistency"] = self.consistency_frame(n)
         frame.attrs["messages"] = {r: f.attrs.get("messages", {}) for r, f in frames.items()}
