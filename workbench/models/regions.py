@@ -51,7 +51,7 @@ from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit
 from workbench.models import region_sizes
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling import MODELS, ScalingPredictor
-from workbench.validation import check_fitted
+from workbench.validation import FittedState, check_fitted
 
 __all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "growth_words"]
 
@@ -117,7 +117,7 @@ def growth_words(n: np.ndarray, t: np.ndarray) -> str:
     return f"{'grows' if rising else 'shrinks'} like {_TERMS[best][2]}"
 
 
-class RegionPredictor(BaseEstimator):
+class RegionPredictor(FittedState, BaseEstimator):
     """Predict every region of an application's profiles, with intervals and warnings per region.
 
     Parameters
@@ -158,6 +158,9 @@ class RegionPredictor(BaseEstimator):
     warnings_ : list of :class:`~workbench.errors.ModelWarning` (skipped regions, chosen
         configuration).
     """
+
+    #: set by ``fit``: one predictor per modelled region
+    fitted_attribute = "predictors_"
 
     def __init__(self, models=tuple(MODELS), calibration=None, config=None):
         self.models = models
@@ -322,7 +325,7 @@ class RegionPredictor(BaseEstimator):
             f"the most profiles); choose another with config={{...}}")
 
     def _check(self):
-        check_fitted(self, "predictors_", fit="fit(table)")
+        check_fitted(self, fit="fit(table)")
 
     def region_frame(self, region: str, targets, level: float = 0.8, exclusive: bool = False) -> pd.DataFrame:
         """Return one region's predictions at ``targets``.

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator
 from workbench.errors import ModelWarning, ValidationError, WorkbenchWarning, emit_warnings
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.scaling.calibration import check_level
-from workbench.validation import check_fitted, numeric_column
+from workbench.validation import FittedState, check_fitted, numeric_column
 
 __all__ = [
     "ALLOCATION",
@@ -288,7 +288,7 @@ def line_distance(n, S, n_train, S_train) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------- base
-class MultiParameterModel(BaseEstimator):
+class MultiParameterModel(FittedState, BaseEstimator):
     """Base of the runtime models over ``n`` x problem parameters (module docstring).
 
     :meth:`fit` sets the attributes below in every subclass.
@@ -311,6 +311,9 @@ class MultiParameterModel(BaseEstimator):
 
     name = "base"
     min_points = 3
+
+    #: set last by ``fit``: the model can predict
+    fitted_attribute = "fit_error_"
 
     def fit(self, X, t) -> MultiParameterModel:
         """Fit to runs ``(X, t)``; returns self.
@@ -371,11 +374,8 @@ class MultiParameterModel(BaseEstimator):
         emit_warnings(notes)
         return self
 
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "fit_error_")
-
     def _check_fitted(self, where: str) -> None:
-        check_fitted(self, "fit_error_", where, fit="fit(X, t)")
+        check_fitted(self, where=where, fit="fit(X, t)")
 
     def _targets(self, X, where: str) -> tuple[np.ndarray, np.ndarray]:
         self._check_fitted(where)

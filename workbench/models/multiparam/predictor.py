@@ -25,7 +25,7 @@ from workbench.models.multiparam.work import ExpertWorkModel, WorkAwareModel
 from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
 from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
 from workbench.models.scaling.predictor import combine, softmin_weights
-from workbench.validation import Threshold, check_fitted
+from workbench.validation import FittedState, Threshold, check_fitted
 
 __all__ = [
     "MEMBERS",
@@ -191,7 +191,7 @@ def _mean_errors(cv: pd.DataFrame, names: list) -> tuple[dict, dict]:
     return overall, per_fold
 
 
-class MultiParameterPredictor(BaseEstimator):
+class MultiParameterPredictor(FittedState, BaseEstimator):
     """Runtime over allocation x problem size from several models, with calibrated intervals.
 
     1. fit every member (:data:`MEMBERS`) on all runs;
@@ -259,6 +259,9 @@ class MultiParameterPredictor(BaseEstimator):
     >>> round(float(model.predict(pd.DataFrame({"n": [32.0], "s": [400.0]}))[0]), 2)
     1.0
     """
+
+    #: set by ``fit`` once the members are weighted
+    fitted_attribute = "weights_"
 
     def __init__(self, models=tuple(MEMBERS), calibration=None, weighting: str = "pooled"):
         self.models = models
@@ -341,11 +344,8 @@ class MultiParameterPredictor(BaseEstimator):
         emit_warnings(notes)
         return self
 
-    def __sklearn_is_fitted__(self) -> bool:
-        return hasattr(self, "weights_")
-
     def _check_fitted(self, where: str) -> None:
-        check_fitted(self, "weights_", where, fit="fit(X, t)")
+        check_fitted(self, where=where, fit="fit(X, t)")
 
     def _combine(self, n, S):
         names = list(self.members_)
