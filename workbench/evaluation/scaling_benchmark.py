@@ -200,7 +200,6 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
                         "failure": predictor.failures_.get(name, ""), "predictor_ms": elapsed_ms,
                         "data_warnings": tuple(w.kind for w in predictor.warnings_),
                         "leaves_node": float(leave), "plausible": bool(good), **shape,
-                        "perfect_scaling": shape["best_work"] / target,
                     })
     if not rows:
         raise ValidationError("no curve is long enough for the protocols (k3 needs 4 allocations, k4 and spread 5)")
@@ -212,14 +211,17 @@ def benchmark_records(curves: pd.DataFrame, protocols: Sequence[str] = PROTOCOLS
 
 #: Per-record columns the interval features are read from (what a predictor knows at fit time).
 FEATURE_COLUMNS = ("distance", "n_points", "fit_error", "disagreement", "cv_error", "noise", "last_exponent",
-                   "mean_exponent", "roughness", "leaves_node", "novelty", "perfect_scaling")
+                   "mean_exponent", "roughness", "leaves_node", "novelty")
 #: Per-(curve, protocol) shape of the measured runs (:func:`~workbench.models.scaling.predictor.curve_descriptors`).
 SHAPE_COLUMNS = ("noise", "last_exponent", "mean_exponent", "max_exponent", "roughness", "falling", "t_last",
-                 "n_max", "best_work", "leaves_node", "perfect_scaling")
+                 "n_max", "best_work", "leaves_node")
 
 
 def _features(frame: pd.DataFrame) -> dict:
-    return {k: frame[k].to_numpy(float) for k in FEATURE_COLUMNS if k in frame.columns}
+    features = {k: frame[k].to_numpy(float) for k in FEATURE_COLUMNS if k in frame.columns}
+    if "best_work" in frame.columns:  # perfect scaling at the target, as ScalingPredictor's features have it
+        features["perfect_scaling"] = frame["best_work"].to_numpy(float) / frame["n"].to_numpy(float)
+    return features
 
 
 def _fit_weights(frame: pd.DataFrame) -> np.ndarray:
