@@ -59,8 +59,9 @@ def test_list_datasets_without_mirror(monkeypatch):
     assert not mirror["available"].any() and mirror["path"].isna().all()
     bundled = table[table["kind"] == "bundled"]
     # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local, two synthetic
-    # tables, the seed tables, the curve extracts under data/external
-    assert bundled["available"].all() and len(bundled) == 6 + len(SEED_STEMS) + len(EXTERNAL_EXTRACTS)
+    # tables, the seed tables, the curve extracts under data/external and the per-region profile extracts
+    assert bundled["available"].all() and len(bundled) == (6 + len(SEED_STEMS) + len(EXTERNAL_EXTRACTS)
+                                                          + len(PROFILE_EXTRACTS))
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
     assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
 
@@ -156,6 +157,8 @@ def test_data_readme_mentions_every_file():
         assert name in readme
     assert "SYNTHETIC" in readme
     for name, (folder, *_rest) in EXTERNAL_EXTRACTS.items():  # the data/external table lists every extract
+        assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
+    for name, (folder, *_rest) in PROFILE_EXTRACTS.items():
         assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
     seed_readme = (REPO / "data" / "seed-tables" / "README.md").read_text()
     assert all(f"{stem}.csv" in seed_readme for stem in SEED_STEMS)
@@ -380,3 +383,75 @@ def test_azure_hbv3_apps_start_inside_one_node_and_cross_it():
     # AcuSolve's single-node table is in hours (x 3600); tNavigator on HBv4 crosses at 144 of 176 cores
     assert times[("azure-hbv3-acusolve-impinging-nozzle", 16, 0)] == 13.48 * 3600
     assert times[("azure-hbv4-tnavigator-speedtest9", 1152, 0)] == 958
+
+
+#: Per-region profile extracts under data/external: name -> (folder, repository, licence, curves, runs, regions).
+PROFILE_EXTRACTS = {
+    "lammps-cloud-regions": ("converged-computing+performance-study/regions/lammps",
+                             "converged-computing/performance-study", "MIT", 11, 203, 7),
+    "kripke-cloud-regions": ("converged-computing+performance-study/regions/kripke",
+                             "converged-computing/performance-study", "MIT", 8, 144, 9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROFILE_EXTRACTS))
+def test_profile_extracts_are_documented_and_load(name):
+    from workbench.io import read_profiles, validate_profile_table
+
+    folder, repo, licence, n_curves, n_runs, n_regions = PROFILE_EXTRACTS[name]
+    entry = list_datasets().set_index("name").loc[name]
+    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == licence
+    ds = fetch_dataset(name)
+    here = DATA_DIR / "external" / folder
+    assert ds.path == here and repo in ds.source
+    table = validate_profile_table(ds.frame)
+    assert table["curve"].nunique() == n_curves and table["profile"].nunique() == n_runs
+    assert table["region"].nunique() == n_regions and set(table["metric"]) == {"time"} and set(table["unit"]) == {"s"}
+    assert (table["value"] >= 0).all() and table["processes"].notna().all()
+    assert table.groupby("curve")["processes"].nunique().min() >= 4  # >= 4 allocations per curve
+    # every run holds every region once
+    assert table.groupby("profile")["region"].nunique().eq(n_regions).all()
+    # one file is one curve, read alone (an Extra-P experiment over the parameter processes)
+    first = sorted(here.glob("*.jsonl"))[0]
+    alone = read_profiles(first)
+    assert len(alone) == (table["curve"] == first.stem).sum() and alone["processes"].nunique() >= 4
+    # provenance: licence file, README with the full pinned commit, the build script with the same commit
+    root = here.parents[1]
+    assert "MIT License" in (root / "LICENSE").read_text()
+    readme = (root / "README.md").read_text()
+    build = (root / "build_regions.py").read_text()
+    commit = re.search(r"COMMIT = \"([0-9a-f]{40})\"", build).group(1)
+    assert commit in readme and commit[:8] in ds.source and "SCALING_MIRROR" in build
+    assert f"`{name}`" in readme and all(f"`{curve}`" in readme for curve in table["curve"].unique())
+
+
+def test_lammps_regions_add_up_to_the_loop_time_of_lammps_cloud():
+    table = fetch_dataset("lammps-cloud-regions").frame
+    values = table.pivot_table(index="profile", columns="region", values="value")
+    sections = values.drop(columns="Loop").sum(axis=1)
+    # LAMMPS's sections are means over ranks, printed with 5 significant digits: they add up to the loop time
+    assert np.allclose(sections, values["Loop"], rtol=2e-3)
+    # the Loop times are the 203 runs of the curve extract lammps-cloud
+    curves = fetch_dataset("lammps-cloud").frame
+    curve_of = curves["curve_id"].str.replace(r"lammps-reaxff-(\w+)-(.*)", r"lammps-\2-\1", regex=True)
+    expected = curves.assign(curve=curve_of).groupby(["curve", "processes"])["time_s"].apply(sorted)
+    loops = table[table["region"] == "Loop"]
+    measured = loops.groupby(["curve", "processes"])["value"].apply(sorted)
+    expected.index = expected.index.set_levels(expected.index.levels[1].astype(float), level=1)
+    assert measured.to_dict() == expected.to_dict()
+
+
+def test_kripke_regions_nest_and_fit_per_curve():
+    from workbench.models.regions import RegionPredictor
+
+    table = fetch_dataset("kripke-cloud-regions").frame
+    values = table.pivot_table(index="profile", columns="region", values="value")
+    children = [c for c in values.columns if c.startswith("Solve->") and c.count("->") == 1]
+    assert len(children) == 6 and (values[children].sum(axis=1) <= values["Solve"]).all()
+    assert (values["Solve->SweepSolver->SweepSubdomain"] <= values["Solve->SweepSolver"]).all()
+    cpu = table[table["curve"] == "kripke-aws-parallel-cluster-cpu"]
+    assert sorted(cpu["processes"].unique()) == [3072, 6144, 12288, 24576]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor(config={"curve": "kripke-aws-parallel-cluster-cpu"}).fit(table)
+    assert model.root_ == "Solve" and len(model.regions_) == 9 and model.metric_ == ("time", "inclusive", "none")

@@ -288,6 +288,45 @@ _EXTERNAL = {
     ),
 }
 
+#: Per-region profile extracts bundled under data/external (Extra-P JSON Lines, one file per curve):
+#: name -> (folder, title, description, source, licence)
+_EXTERNAL_PROFILES = {
+    "lammps-cloud-regions": (
+        "converged-computing+performance-study/regions/lammps",
+        "LAMMPS ReaxFF per-section timers (Pair, Neigh, Comm, Output, Modify, Other) on AWS, Azure and Google Cloud, "
+        "CPU and GPU, 4 cluster sizes",
+        "203 real runs in 11 curves, one file per curve (the curves of lammps-cloud): LAMMPS ReaxFF HNS (fixed "
+        "problem, 100 MD steps: strong scaling) on AWS (ParallelCluster, EKS), Azure (CycleCloud, AKS) and Google "
+        "Cloud (Compute Engine, GKE), CPU clusters of 32-256 VMs (processes 1792-24576) and GPU clusters of 4-32 "
+        "VMs with 8 V100 (processes = GPUs 32-256), about 5 repetitions per size. Regions: Loop (LAMMPS's loop "
+        "time, the mean over ranks) and its children Loop->Pair, Neigh, Comm, Output, Modify, Other (the 'MPI "
+        "task timing breakdown' avg column: they add up to Loop); aggregation avg, seconds. frame: the profile "
+        "table of workbench.io.read_profiles for every file, plus a column curve (the file's name); model one "
+        "curve with workbench.models.regions.RegionPredictor(config={'curve': ...}) or read one file under "
+        "path. Noisy and retrograde tails (GKE CPU 256 nodes, Azure CycleCloud CPU).",
+        "GitHub converged-computing/performance-study at 6f3df687 (experiments/*/*/*/size*/results/lammps-reax/"
+        "*.out; data/external/converged-computing+performance-study/README.md, build_regions.py)",
+        "MIT",
+    ),
+    "kripke-cloud-regions": (
+        "converged-computing+performance-study/regions/kripke",
+        "Kripke per-timer breakdown (Generate, Solve and its kernels) on AWS, Azure and Google Cloud, CPU and GPU, "
+        "4 cluster sizes",
+        "144 real runs in 8 curves, one file per curve: Kripke (deterministic Sn particle transport, LLNL) with a "
+        "fixed problem per curve (strong scaling): 6 CPU curves (448x168x256 zones, 16 groups, 500 iterations) "
+        "on AWS (ParallelCluster, EKS), Azure (CycleCloud, AKS) and Google Cloud (Compute Engine, GKE), clusters "
+        "of 32-256 VMs (processes 1792-24576), and 2 GPU curves (128^3 zones, 64 groups, 50 iterations, CUDA) on "
+        "Azure AKS and Google Compute Engine, 4-32 VMs with 8 V100 (processes = GPUs 32-256); 1-7 repetitions "
+        "per size. Regions: Kripke's timers of rank 0, nested as in its solver: Generate; Solve with children "
+        "LTimes, LPlusTimes, Scattering, Source, Population, SweepSolver (and its child SweepSubdomain); "
+        "aggregation none, seconds. frame: the profile table of workbench.io.read_profiles for every file, plus "
+        "a column curve (the file's name); model one curve with RegionPredictor(config={'curve': ...}).",
+        "GitHub converged-computing/performance-study at 6f3df687 (experiments/*/*/*/size*/results/kripke/*.out; "
+        "data/external/converged-computing+performance-study/README.md, build_regions.py)",
+        "MIT",
+    ),
+}
+
 _SEED_TABLES = {
     "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
                               "actual phase runtimes",
@@ -442,6 +481,14 @@ _FIXED_ENTRIES = (
 )
 
 
+def _read_region_profiles(folder: Path) -> pd.DataFrame:
+    """The profile table of every curve file in ``folder`` (Extra-P JSON Lines), with a ``curve`` column."""
+    table = read_profiles(sorted(folder.glob("*.jsonl")))
+    # the profile label is "<file>#p<point>r<repetition>": the file names the curve
+    table["curve"] = table["profile"].str.split("#").str[0].map(lambda f: Path(f).stem)
+    return table
+
+
 def _registry() -> list[_Entry]:
     entries = list(_FIXED_ENTRIES)
     for name, (folder, title, description, source, licence) in _SCALING_EXTRA.items():
@@ -450,6 +497,9 @@ def _registry() -> list[_Entry]:
     for name, (folder, title, description, source, licence) in _EXTERNAL.items():
         entries.append(_Entry(name, title, "bundled", f"external/{folder}/curves.csv", description, source,
                               licence, partial(read_curve_extract, licence=licence)))
+    for name, (folder, title, description, source, licence) in _EXTERNAL_PROFILES.items():
+        entries.append(_Entry(name, title, "bundled", f"external/{folder}", description, source, licence,
+                              _read_region_profiles))
     for stem, title in _SEED_TABLES.items():
         paper = _SEED_PAPERS.get(stem, _BRANIKAS)
         entries.append(
@@ -618,7 +668,8 @@ def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
         When the mirror is not configured or a mirrored set is missing.
     """
     names = list(DEVELOPMENT_DATASETS) + [e.name for e in _REGISTRY
-                                          if e.kind == "bundled" and e.relpath.startswith("external/")]
+                                          if e.kind == "bundled" and e.relpath.startswith("external/")
+                                          and e.relpath.endswith("/curves.csv")]
     parts = []
     for name in names:
         if name == "npb-pi-cluster":
