@@ -25,7 +25,27 @@ i.e. the evaluation is leave-one-source-out by construction):
   curves under several region names are counted once;
 * ``extrap-cube`` - extra-p/extrap tests/data/cubeset/single_parameter (Score-P Cube, 4
   regions of a matrix multiplication at problem sizes x = 1..2000: not an allocation, but
-  the region curves RegionPredictor is asked to model), read from the fetched mirror.
+  the region curves RegionPredictor is asked to model), read from the fetched mirror;
+* ``lammps-cloud`` - the catalogue's ``lammps-cloud-regions`` (bundled extract of
+  converged-computing/performance-study): LAMMPS ReaxFF's timing breakdown (Loop and its
+  sections Pair, Neigh, Comm, Output, Modify, Other; mean over ranks), strong scaling, 11
+  curves (one per cloud environment, CPU 32-256 VMs or GPU 4-32 VMs), 4 sizes each;
+* ``kripke-cloud`` - the catalogue's ``kripke-cloud-regions`` (same study): Kripke's timers
+  (Generate, Solve and its kernels, SweepSolver and SweepSubdomain; rank 0), strong scaling,
+  8 curves, 4 sizes each;
+* ``hecbiosim-archer2`` - HECBioSim/benchmark-results (no licence: read from the fetched mirror
+  by ``tools/hecbiosim_profiles.py``, never copied): GROMACS 2022.4's cycle and time accounting
+  (``mdrun`` and its rows: Force, PME mesh, Domain decomp., ...) and LAMMPS's timing breakdown
+  (``Loop``: Pair, Kspace, Neigh, Comm, Modify, ...) on ARCHER2, 5 molecular systems (20k-3000k
+  atoms) x 8 splits of a node into MPI tasks x OpenMP threads, strong scaling over nodes; the
+  suite ran every node count 1-16, this source takes the doubling sequence 1, 2, 4, 8, 16 (the
+  usual design of a scaling study, and 5 allocations make every cut affordable: fitting at all
+  16 counts costs about 2 minutes of CPU per GROMACS curve).
+
+The two cloud sources are real applications measured on 6 cloud environments each, but with
+4 allocations per curve: every cut that leaves 3 allocations is the holdout-1 cut, and
+``--holdout 2`` leaves too few to fit (no rows). HECBioSim's curves have 5 allocations (those
+with fewer than 4 of 1, 2, 4, 8, 16 give no rows).
 
 Usage: ``python tools/region_coverage.py [--holdout 1|2] [--all-cuts] [--out results.csv]``.
 """
@@ -39,15 +59,18 @@ import warnings
 from pathlib import Path
 
 import git_mirror  # tools/, this script's folder
+import hecbiosim_profiles  # tools/
 import numpy as np
 import pandas as pd
 
-from workbench.io import read_profiles
+from workbench.io import fetch_dataset, read_profiles
 from workbench.models.regions import RegionPredictor
 
 RELEARN = Path("/work/shared/data/extrap-mpi/relearn_data.txt")
 MIRROR = Path("/work/.mirror")
 LEVEL, MISS = 0.8, np.log(1.3)
+#: node counts of HECBioSim's curves evaluated (the suite measured 1..16)
+HECBIOSIM_NODES = (1, 2, 4, 8, 16)
 
 
 def _from_mirror(repo: str, prefix: str, out: Path) -> Path | None:
@@ -152,6 +175,21 @@ def main(argv=None) -> int:
         if cube is not None:
             parts.append(evaluate(read_profiles(cube), "x", args.holdout, None, args.all_cuts).assign(
                 source="extrap-cube"))
+        for source, name in (("lammps-cloud", "lammps-cloud-regions"), ("kripke-cloud", "kripke-cloud-regions")):
+            table = fetch_dataset(name).frame
+            for curve in sorted(table["curve"].unique()):
+                parts.append(evaluate(table, "processes", args.holdout, {"curve": curve}, args.all_cuts).assign(
+                    source=source))
+        hecbiosim = MIRROR / "HECBioSim+benchmark-results" / "repo"
+        if hecbiosim.exists():
+            table = hecbiosim_profiles.profile_table(hecbiosim)
+            table = table[table["nodes"].isin(HECBIOSIM_NODES)]
+            sizes = table.groupby("curve")["nodes"].nunique()
+            for curve in sorted(sizes.index[sizes >= 4]):  # 3 to fit and at least one to predict
+                parts.append(evaluate(table, "processes", args.holdout, {"curve": curve}, args.all_cuts).assign(
+                    source="hecbiosim-archer2"))
+        else:
+            print("hecbiosim-archer2: HECBioSim/benchmark-results not fetched, skipped", file=sys.stderr)
     frame = pd.concat([p for p in parts if len(p)], ignore_index=True)
     # Extra-P's test files repeat one curve under many region names: count each curve once
     frame = frame.drop_duplicates(["source", "config", "cut", "n", "actual", "prediction"])

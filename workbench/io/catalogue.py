@@ -482,7 +482,7 @@ _FIXED_ENTRIES = (
 
 
 def _read_region_profiles(folder: Path) -> pd.DataFrame:
-    """The profile table of every curve file in ``folder`` (Extra-P JSON Lines), with a ``curve`` column."""
+    """Read every curve file in ``folder`` (Extra-P JSON Lines) into one profile table with a ``curve`` column."""
     table = read_profiles(sorted(folder.glob("*.jsonl")))
     # the profile label is "<file>#p<point>r<repetition>": the file names the curve
     table["curve"] = table["profile"].str.split("#").str[0].map(lambda f: Path(f).stem)

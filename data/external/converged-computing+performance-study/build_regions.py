@@ -47,7 +47,6 @@ import re
 import subprocess
 import sys
 
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = "converged-computing/performance-study"
 COMMIT = "6f3df687c43df5c3a7b76a73e206481cbbd16457"  # 2025-10-01
