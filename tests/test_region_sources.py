@@ -36,6 +36,7 @@ def test_hecbiosim_reads_every_job_as_a_profile_table(hecbiosim):
     assert table["curve"].nunique() == 79 and set(table["app"]) == {"gromacs", "lammps"}
     assert set(table["atoms"]) == {"20k", "61k", "465k", "1400k", "3000k"}
     assert (table["processes"] == table["nodes"] * 128 / table["threads"]).all()
+    assert (table["cores"] == table["nodes"] * 128).all()
     assert table["nodes"].between(1, 16).all() and set(table["threads"]) == {1, 2, 4, 8, 16, 32, 64, 128}
     assert table.groupby("profile")["region"].apply(lambda r: r.is_unique).all()
     assert all(name.startswith("archer/lammps/") for name in table.attrs["skipped"])

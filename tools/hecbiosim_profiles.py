@@ -25,7 +25,8 @@ Regions per run (seconds):
   the loop time).
 
 ``processes`` = MPI tasks (nodes x tasks per node), ``nodes`` from the directory (checked
-against the job's Slurm ``nodes``), ``threads`` = OpenMP threads per task; ``curve`` names the
+against the job's Slurm ``nodes``), ``threads`` = OpenMP threads per task, ``cores`` = nodes x
+128 (every split fills the node); ``curve`` names the
 (application, system, split); ``run`` counts the files of one job size (the LAMMPS 128 x 1
 split has a second file at 58 sizes: another Slurm job of the same input, a day apart). Files
 that are empty or whose content the mirror lacks (at HEAD 64f6b3b2: 35 LAMMPS files, mostly of
@@ -42,6 +43,8 @@ from pathlib import Path
 import pandas as pd
 
 REPO = "HECBioSim/benchmark-results"
+#: cores of an ARCHER2 node (2x AMD EPYC 7742): every split of the suite fills them (tasks x threads = 128)
+CORES_PER_NODE = 128
 PATH = re.compile(r"^archer/(gromacs|lammps)/(\d+)threads-(\d+)tasks/(\d+k)-atoms/(\d+)/[^/]+\.json$")
 
 
@@ -121,6 +124,7 @@ def profile_table(git: Path) -> pd.DataFrame:
                          "depth": region.count("->"), "metric": "time", "kind": "inclusive",
                          "aggregation": "avg", "value": value, "unit": "s",
                          "processes": float(int(nodes) * int(tasks)), "nodes": float(nodes),
+                         "cores": float(int(nodes) * CORES_PER_NODE),
                          "threads": float(threads), "gpus": float("nan"), "run": runs[key], "curve": curve,
                          "app": app, "atoms": atoms})
     table = pd.DataFrame(rows)

@@ -40,7 +40,10 @@ i.e. the evaluation is leave-one-source-out by construction):
   atoms) x 8 splits of a node into MPI tasks x OpenMP threads, strong scaling over nodes; the
   suite ran every node count 1-16, this source takes the doubling sequence 1, 2, 4, 8, 16 (the
   usual design of a scaling study, and 5 allocations make every cut affordable: fitting at all
-  16 counts costs about 2 minutes of CPU per GROMACS curve).
+  16 counts costs about 2 minutes of CPU per GROMACS curve). The allocation is the cores
+  (nodes x 128, 128-2048), the same for the 8 splits of a node into tasks x threads: with the
+  MPI processes, the 1-task splits start at n = 1, where RegionPredictor.predict_frame raises
+  (a region's PMNF with a negative power of log2(n) is asked for its value at n = 1).
 
 The two cloud sources are real applications measured on 6 cloud environments each, but with
 4 allocations per curve: every cut that leaves 3 allocations is the holdout-1 cut, and
@@ -186,7 +189,7 @@ def main(argv=None) -> int:
             table = table[table["nodes"].isin(HECBIOSIM_NODES)]
             sizes = table.groupby("curve")["nodes"].nunique()
             for curve in sorted(sizes.index[sizes >= 4]):  # 3 to fit and at least one to predict
-                parts.append(evaluate(table, "processes", args.holdout, {"curve": curve}, args.all_cuts).assign(
+                parts.append(evaluate(table, "cores", args.holdout, {"curve": curve}, args.all_cuts).assign(
                     source="hecbiosim-archer2"))
         else:
             print("hecbiosim-archer2: HECBioSim/benchmark-results not fetched, skipped", file=sys.stderr)
