@@ -18,8 +18,8 @@ same log):
   is one run: region ``Loop`` = T (the timed MD loop), its children ``Loop->Pair``, ``Neigh``,
   ``Comm``, ``Output``, ``Modify``, ``Other`` = the table's ``avg time`` column (the mean over the
   MPI ranks; LAMMPS's ``%total`` is avg / T, so the children add up to ``Loop``). Aggregation
-  ``avg`` for every row (the loop time is the same on every rank: LAMMPS synchronises before
-  and after the loop).
+  ``avg`` for every row (LAMMPS's finish.cpp prints the loop time as the mean over the ranks
+  too: summed with MPI_Allreduce and divided by the ranks).
 * ``regions/kripke/`` - Kripke (deterministic Sn transport; the same zones, groups and
   directions at every size: strong scaling). The ``TIMER_NAMES:`` / ``TIMER_DATA:`` lines give
   the seconds of each timer, nested as in Kripke's SteadyStateSolver: ``Solve`` encloses the
