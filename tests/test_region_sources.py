@@ -3,7 +3,7 @@
 HECBioSim/benchmark-results has no licence: tools/hecbiosim_profiles.py reads it from the
 mirror when an evaluation runs, and these tests check that reader on the mirror (skipped where
 the repository is not fetched). The bundled extracts (lammps-cloud-regions,
-kripke-cloud-regions) are tested in test_catalogue.py.
+kripke-cloud-regions) are tested in test_catalogue.py; here, how the tool evaluates one of their curves.
 """
 
 from __future__ import annotations
@@ -68,3 +68,20 @@ def test_hecbiosim_separate_pme_ranks_each_add_up_to_the_wall_time(hecbiosim):
     ratio = children / values["mdrun"]
     assert ratio[pme].between(1.85, 2.001).all() and (ratio[pme].median() - 2) ** 2 < 1e-6
     assert np.allclose(ratio[~pme], 1, rtol=1e-3)
+
+
+def test_region_coverage_evaluates_one_cloud_curve_at_its_last_size():
+    import region_coverage
+
+    from workbench.io import fetch_dataset
+
+    table = fetch_dataset("lammps-cloud-regions").frame
+    rows = region_coverage.evaluate(table, "processes", 1, {"curve": "lammps-aws-parallel-cluster-cpu-64x64x32"})
+    # 7 regions fitted on 32, 64, 128 VMs (96 ranks each), predicted at 256 VMs against the median of 5 runs
+    assert len(rows) == 7 and set(rows["n"]) == {24576} and set(rows["cut"]) == {3}
+    curve = table[(table["curve"] == "lammps-aws-parallel-cluster-cpu-64x64x32") & (table["processes"] == 24576)]
+    median = curve.groupby("region")["value"].median()
+    assert np.allclose(rows.set_index("region")["actual"].sort_index(), median.sort_index())
+    assert (rows["inside"] == ((rows["lower"] <= rows["actual"]) & (rows["actual"] <= rows["upper"]))).all()
+    # the four-size curves give no row when two sizes are held out (3 are needed to fit)
+    assert region_coverage.evaluate(table, "processes", 2, {"curve": "lammps-aws-parallel-cluster-cpu-64x64x32"}).empty
