@@ -201,6 +201,13 @@ def baseline(f: Fold) -> pd.DataFrame:
     return scored(f.held, abs_quantile(f.em, LEVEL) * scale(f.em, features(f.held)))
 
 
+def distance_capped(f: Fold) -> pd.DataFrame:
+    """V9: the distance feature capped at the largest distance among the calibration rows."""
+    feats = features(f.held)
+    feats["distance"] = np.minimum(feats["distance"], f.train.distance.max())
+    return scored(f.held, abs_quantile(f.em, LEVEL) * scale(f.em, feats))
+
+
 def shrunk_factor(f: Fold, m0: float, stat: str = "median", widen_only=False, direction=False,
                   requantile=True) -> pd.DataFrame:
     """V1 (V2 widen only, V6 direction folds): scale times exp(m / (m + m0) log(zb / zc)), re-quantiled."""
@@ -335,6 +342,7 @@ def main(argv=None) -> int:
         variant(f"V7, m0 = {m0}", conformal_blend, m0)
     for m0 in (3, 10, 30, 100):
         variant(f"V7 direction folds, m0 = {m0}", conformal_blend, m0, direction=True)
+    variant("V9 distance capped at the calibration's largest", distance_capped)
     for criterion in ("score", "deviation", "in-band, larger m0", "in-band, smaller m0"):
         chosen = {src: learnt_m0(f, criterion) for src, f in folds.items()}
         rows = pd.concat([conformal_blend(f, chosen[src]) for src, f in folds.items()], ignore_index=True)
