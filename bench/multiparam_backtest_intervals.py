@@ -11,7 +11,7 @@ share within 20 % are those of ``multiparam.md`` in every variant.  Run::
     WORKBENCH_DATA_MIRROR=../shared/data .venv/bin/python bench/multiparam_backtest_intervals.py
 
 ``--extrap-repo`` (default ``/work/.mirror/extra-p+extrap/repo`` if present): a git mirror of ``extra-p/extrap``
-for the ``extrap-tests`` source.  About a minute of CPU.  Prints markdown; not part of any test run.
+for the ``extrap-tests`` source.  About 1.5 minutes of CPU.  Prints markdown; not part of any test run.
 """
 
 from __future__ import annotations
@@ -299,6 +299,31 @@ def learnt_m0(f: Fold, criterion: str) -> float:
     return best_m0
 
 
+def nested_m0(records: pd.DataFrame, bt: pd.DataFrame, held: str) -> dict:
+    """V7's m0 chosen by leave-one-source-out *inside* the calibration sources of ``held``, by three criteria.
+
+    For each m0 of ``M0_GRID``: calibrate on two of the three, score V7 on the third, for each third.  Returns
+    ``{criterion: m0}``: ``"in-band"`` (most inner cells in 0.70-0.90; the middle of the tied m0s),
+    ``"deviation"`` (smallest mean |coverage - 0.80| over the inner cells), ``"score"`` (smallest weighted
+    interval score).
+    """
+    sub = records[records.source != held]
+    inner = [Fold(sub, bt, src) for src in sub.source.unique()]
+    stats = {}
+    for m0 in M0_GRID:
+        rows = pd.concat([conformal_blend(f, m0) for f in inner], ignore_index=True)
+        cov = rows.groupby(["source", "split"]).covered.mean()
+        e, h = np.abs(log_error(rows)), rows.logwidth.to_numpy() / 2
+        score = 2 * h + 2 / (1 - LEVEL) * np.maximum(e - h, 0)
+        w, ok = cell_weights(rows), np.isfinite(score)
+        stats[m0] = (int(((cov >= 0.7) & (cov <= 0.9)).sum()), float(np.mean(np.abs(cov - LEVEL))),
+                     float(np.sum(w[ok] * score[ok]) / w[ok].sum()))
+    most = max(v[0] for v in stats.values())
+    tied = [m0 for m0 in M0_GRID if stats[m0][0] == most]
+    return {"in-band": tied[len(tied) // 2], "deviation": min(M0_GRID, key=lambda m0: stats[m0][1]),
+            "score": min(M0_GRID, key=lambda m0: stats[m0][2])}
+
+
 # ------------------------------------------------------------------------------------ report
 def cells(rows: pd.DataFrame) -> str:
     out = []
@@ -347,6 +372,11 @@ def main(argv=None) -> int:
         chosen = {src: learnt_m0(f, criterion) for src, f in folds.items()}
         rows = pd.concat([conformal_blend(f, chosen[src]) for src, f in folds.items()], ignore_index=True)
         print(f"| V7, m0 learnt ({criterion}: {chosen}) | {cells(rows)} |")
+    nested = {src: nested_m0(records, bt, src) for src in folds}
+    for criterion in ("in-band", "deviation", "score"):
+        chosen = {src: nested[src][criterion] for src in folds}
+        rows = pd.concat([conformal_blend(f, chosen[src]) for src, f in folds.items()], ignore_index=True)
+        print(f"| V7, m0 by nested leave-one-source-out ({criterion}: {chosen}) | {cells(rows)} |")
     return 0
 
 
