@@ -49,6 +49,8 @@ from workbench.io.callpath.extrap import (
     read_extrap_jsonl,
     read_extrap_text,
 )
+from workbench.io.callpath.gptl import gptl_layout, read_gptl
+from workbench.io.callpath.phiprof import looks_like_phiprof, read_phiprof
 from workbench.io.callpath.table import validate_profile_table
 from workbench.io.text import as_path, decode
 
@@ -86,8 +88,14 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
     head = data[:4096].lstrip()
     if _INI_SECTION.match(head):
         return None  # an INI file ([section] lines: Cube GUI's profile.ini beside a profile.cubex), not JSON
-    if head[:1] not in (b"{", b"[") and not looks_like_extrap_text(data[:65536].decode("utf-8", "replace")):
-        return None
+    if head[:1] not in (b"{", b"["):
+        sample = data[:65536].decode("utf-8", "replace")
+        if gptl_layout(sample):
+            return read_gptl(decode(data, name, what=WHAT), name)
+        if looks_like_phiprof(sample):
+            return read_phiprof(decode(data, name, what=WHAT), name)
+        if not looks_like_extrap_text(sample):
+            return None
     text = decode(data, name, what=WHAT)
     if head[:1] == b"[":
         return read_cali_json(json_text(text, name), name)
@@ -108,6 +116,23 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
             return read_cali_json(data_, name)
         return None
     return read_extrap_text(text, name)
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    """The content of a gzip-compressed file (E3SM keeps its GPTL timing files so), read under the size cap."""
+    import gzip
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+            out = unzipped.read(file_cap() + 1)
+    except (OSError, EOFError, zlib.error, ValueError):
+        raise DataFormatError(f"{name}: a damaged gzip file") from None
+    if len(out) > file_cap():
+        raise DataFormatError(f"{name}: the gzip file unpacks to more than the {mib(file_cap())} accepted for {WHAT}")
+    if out[:2] == b"\x1f\x8b":
+        raise DataFormatError(f"{name}: a gzip file inside a gzip file is not read")
+    return out
 
 
 def _expand(source) -> list[tuple[Path, str]]:
@@ -183,6 +208,8 @@ def _read_files(files: list[tuple[Path, str]], single: bool, workdir, skipped: l
     frames = []
     for path, name in files:
         data = read_file_bytes(path, name)
+        if data[:2] == b"\x1f\x8b":
+            data = _gunzip(data, name)
         if data.startswith(b"PK\x03\x04"):
             members = _zip_members(data, name, Path(workdir))
             frames += _read_files(members, False, workdir, skipped)
