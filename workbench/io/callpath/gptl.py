@@ -163,7 +163,7 @@ def _read_summary(lines: list[str], header: int, layout: str, name: str) -> pd.D
     for number in range(header + 1, len(lines) + 1):
         line = lines[number - 1].rstrip("\r")
         if not line.strip():
-            closed = True
+            closed = number < len(lines)  # (the text after the file's last line end is no blank line)
             break
         if layout == "gptl" and " NOT PRINTED: timer is currently ON" in line:
             continue  # GPTL prints no statistics of a timer still running
@@ -227,7 +227,7 @@ def _read_rank(lines: list[str], start: int, name: str) -> pd.DataFrame:
     for number in range(start + 2, len(lines) + 1):
         line = lines[number - 1].rstrip("\r")
         if not line.strip():
-            closed = True
+            closed = number < len(lines)  # (the text after the file's last line end is no blank line)
             break
         field, values = line[:cut], line[cut:].split()
         body = field[2:]

@@ -147,8 +147,8 @@ def _read_v2(lines: list[str], name: str) -> tuple[dict, dict]:
             if number > open_at + 1:  # the rule right under the titles opens the rows; the next one closes them
                 kind = None
             continue
-        if kind == "Group":
-            continue
+        if kind == "Group" or (number == len(lines) and not line.strip()):
+            continue  # (the text after the file's last line end is no row)
         expected = _CELLS[kind]
         if cells is None or len(cells) < expected:
             raise DataFormatError(f"{name}, line {number}: not a row of phiprof's timer table (expected "
