@@ -454,7 +454,8 @@ def _timer_examples() -> list[tuple[str, bytes]]:
     sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
     import make_profiles as gen
 
-    return [("model_timing_stats", gen.gptl_summary(8, 0).encode()), ("timing.summary", gen.gptl_summary_v8(8, 0).encode()),
+    return [("model_timing_stats", gen.gptl_summary(8, 0).encode()),
+            ("timing.summary", gen.gptl_summary_v8(8, 0).encode()),
             ("model_timing.0001", gen.gptl_rank(4, 0, 1).encode()), ("phiprof_0.txt", gen.phiprof_text(8, 0).encode()),
             ("phiprof_1.txt", gen.phiprof_v1_text(8, 0).encode()),
             ("e3sm_timing_stats.gz", gzip.compress(gen.gptl_summary(4, 1).encode(), mtime=0))]

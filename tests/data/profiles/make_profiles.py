@@ -316,8 +316,8 @@ def gptl_rank(p: int, rep: int, rank: int) -> str:
         if thread:
             lines.append("")
         lines.append(f"Stats for thread {thread}:")
-        lines.append("  " * (depth + 1) + " " * (width + 2) + " On  Called Recurse   Wallclock          max          min"
-                     "     UTR Overhead ")
+        lines.append("  " * (depth + 1) + " " * (width + 2) + " On  Called Recurse"
+                     + "   Wallclock          max          min" + "     UTR Overhead ")
         for region in LAWS:
             if thread and region not in THREADED:
                 continue

@@ -148,7 +148,7 @@ def _add(rows: dict, key: tuple, value: float, unit: str, name: str, number: int
 
 
 def _read_summary(lines: list[str], header: int, layout: str, name: str) -> pd.DataFrame:
-    """The summary table whose header is on line ``header`` (1-based)."""
+    """Read the summary table whose header is on line ``header`` (1-based)."""
     processes = threads = np.nan
     for line in lines[:header]:
         if (match := _GLOBAL.search(line)) or (match := _RANKS.match(line)):
@@ -206,7 +206,7 @@ def _read_summary(lines: list[str], header: int, layout: str, name: str) -> pd.D
 
 
 def _read_rank(lines: list[str], start: int, name: str) -> pd.DataFrame:
-    """One rank's timers: thread 0's table, whose ``Stats for thread`` line is line ``start``."""
+    """Read one rank's timers: thread 0's table, whose ``Stats for thread`` line is line ``start``."""
     number = start + 1
     if number > len(lines) or "Called" not in lines[number - 1].split():
         raise DataFormatError(f"{name}, line {number}: expected the titles of GPTL's table (... Called Recurse "

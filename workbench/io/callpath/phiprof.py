@@ -68,7 +68,7 @@ def looks_like_phiprof(text: str) -> bool:
 
 
 def _cells(line: str) -> list[str] | None:
-    """The stripped cells of a ``| a | b |`` table row, or None for any other line."""
+    """Return the stripped cells of a ``| a | b |`` table row, or None for any other line."""
     stripped = line.strip()
     if len(stripped) < 2 or stripped[0] != "|" or stripped[-1] != "|":
         return None

@@ -119,7 +119,7 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
 
 
 def _gunzip(data: bytes, name: str) -> bytes:
-    """The content of a gzip-compressed file (E3SM keeps its GPTL timing files so), read under the size cap."""
+    """Return the content of a gzip-compressed file (E3SM keeps its GPTL timing files so), read under the cap."""
     import gzip
     import zlib
 
@@ -250,8 +250,8 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
     path_or_paths : str, path-like or list of them
         A file, a folder (read recursively: files of no profile format, such as Score-P's
         ``scorep.cfg`` or Cube's ``profile.ini``, are skipped with one ParseWarning naming
-        them), a glob pattern (``runs/*.cali``) or a list of any of these; zip archives are
-        unpacked. Formats are told by content; a file named ``.cali``, ``.cubex`` or
+        them), a glob pattern (``runs/*.cali``) or a list of any of these; zip archives and
+        gzip-compressed files are unpacked. Formats are told by content; a file named ``.cali``, ``.cubex`` or
         ``.jsonl`` whose content is of no profile format is an error, not skipped.
     n_jobs : int or None, default 1
         Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
