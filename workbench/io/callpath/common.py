@@ -41,7 +41,7 @@ __all__ = [
     "read_file_bytes",
     "split_path",
     "table_frame",
-    "timer_frame",
+    "timer_rows",
     "TreePath",
     "with_run",
 ]
@@ -245,8 +245,11 @@ class Rows:
 
 
 
-def timer_frame(rows: dict, name: str, fmt: str, params: dict) -> pd.DataFrame:
-    """One timer report's rows -> a profile's frame with its run parameters (GPTL, phiprof).
+def timer_rows(rows: dict, name: str, fmt: str, params: dict) -> Rows:
+    """One timer report's rows -> a profile's :class:`Rows` with its run parameters (GPTL, phiprof).
+
+    Rows as lists, not a frame: an ensemble's files become one frame per chunk (a frame per
+    file costs more than parsing it).
 
     Parameters
     ----------
@@ -262,13 +265,11 @@ def timer_frame(rows: dict, name: str, fmt: str, params: dict) -> pd.DataFrame:
     if not rows:
         raise DataFormatError(f"{name}: no timers found in this {fmt} file")
     keys = list(rows)
-    frame = pd.DataFrame({"region": [k[0] for k in keys], "metric": [k[1] for k in keys],
-                          "kind": [k[2] for k in keys], "aggregation": [k[3] for k in keys],
-                          "value": np.fromiter((rows[k][0] for k in keys), dtype=float, count=len(keys)),
-                          "unit": [rows[k][1] for k in keys]})
-    frame["profile"] = name
-    frame["format"] = fmt
-    return with_run(frame, {k: v for k, v in params.items() if not (isinstance(v, float) and math.isnan(v))})
+    cols = {"region": [k[0] for k in keys], "metric": [k[1] for k in keys], "kind": [k[2] for k in keys],
+            "aggregation": [k[3] for k in keys], "value": [rows[k][0] for k in keys],
+            "unit": [rows[k][1] for k in keys]}
+    known = {k: v for k, v in params.items() if not (isinstance(v, float) and math.isnan(v))}
+    return Rows(cols, name, fmt, param_columns(known))
 
 
 class TreePath:

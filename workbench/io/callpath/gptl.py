@@ -39,10 +39,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 
 from workbench.errors import DataFormatError
-from workbench.io.callpath.common import TreePath, timer_frame
+from workbench.io.callpath.common import Rows, TreePath, timer_rows
 
 __all__ = [
     "gptl_layout",
@@ -99,7 +98,7 @@ def gptl_layout(text: str) -> str | None:
     return None
 
 
-def read_gptl(text: str, name: str) -> pd.DataFrame:
+def read_gptl(text: str, name: str) -> Rows:
     """Read a GPTL timing file (a summary over ranks or one rank's timers) into profile-table rows.
 
     Parameters
@@ -111,8 +110,8 @@ def read_gptl(text: str, name: str) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame
-        The profile's rows (format ``gptl``), its run parameters in ``attrs["params"]``.
+    Rows
+        The profile's rows (format ``gptl``) and its run parameters.
 
     Raises
     ------
@@ -147,7 +146,7 @@ def _add(rows: dict, key: tuple, value: float, unit: str, name: str, number: int
     rows[key] = (value, unit)
 
 
-def _read_summary(lines: list[str], header: int, layout: str, name: str) -> pd.DataFrame:
+def _read_summary(lines: list[str], header: int, layout: str, name: str) -> Rows:
     """Read the summary table whose header is on line ``header`` (1-based)."""
     processes = threads = np.nan
     for line in lines[:header]:
@@ -202,10 +201,10 @@ def _read_summary(lines: list[str], header: int, layout: str, name: str) -> pd.D
         processes = most_processes
     if np.isnan(threads) and most_threads >= 1:
         threads = most_threads
-    return timer_frame(rows, name, "gptl", {"processes": processes, "threads": threads})
+    return timer_rows(rows, name, "gptl", {"processes": processes, "threads": threads})
 
 
-def _read_rank(lines: list[str], start: int, name: str) -> pd.DataFrame:
+def _read_rank(lines: list[str], start: int, name: str) -> Rows:
     """Read one rank's timers: thread 0's table, whose ``Stats for thread`` line is line ``start``."""
     number = start + 1
     if number > len(lines) or "Called" not in lines[number - 1].split():
@@ -253,4 +252,4 @@ def _read_rank(lines: list[str], start: int, name: str) -> pd.DataFrame:
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     if match := _RANK_IN_NAME.search(base):
         params["rank"] = float(match.group(1))
-    return timer_frame(rows, name, "gptl", params)
+    return timer_rows(rows, name, "gptl", params)

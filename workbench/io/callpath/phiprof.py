@@ -29,10 +29,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pandas as pd
 
 from workbench.errors import DataFormatError
-from workbench.io.callpath.common import TreePath, timer_frame
+from workbench.io.callpath.common import Rows, TreePath, timer_rows
 
 __all__ = [
     "looks_like_phiprof",
@@ -91,7 +90,7 @@ def _level(value: str, name: str, number: int) -> int:
     return int(value)
 
 
-def read_phiprof(text: str, name: str) -> pd.DataFrame:
+def read_phiprof(text: str, name: str) -> Rows:
     """Read a phiprof report (phiprof 2 tables or phiprof 1 columns) into profile-table rows.
 
     Parameters
@@ -103,8 +102,8 @@ def read_phiprof(text: str, name: str) -> pd.DataFrame:
 
     Returns
     -------
-    pandas.DataFrame
-        The profile's rows (format ``phiprof``), its run parameters in ``attrs["params"]``.
+    Rows
+        The profile's rows (format ``phiprof``) and its run parameters.
 
     Raises
     ------
@@ -117,7 +116,7 @@ def read_phiprof(text: str, name: str) -> pd.DataFrame:
         rows, params = _read_v1(lines, name)
     else:
         rows, params = _read_v2(lines, name)
-    return timer_frame(rows, name, "phiprof", params)
+    return timer_rows(rows, name, "phiprof", params)
 
 
 def _put(rows: dict, key: tuple, value: float, unit: str) -> None:
