@@ -22,6 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
 import make_profiles as gen  # noqa: E402  (the fixture generator lives beside its outputs)
 
+sys.path.insert(0, str(ROOT / "tools"))
+import git_mirror  # noqa: E402
+
+GPTL_REPO = Path("/work/.mirror/jmrosinski+GPTL/repo")
+
 
 @pytest.fixture(scope="module")
 def timers(tmp_path_factory):
@@ -170,3 +175,25 @@ def test_region_predictor_over_runs_at_several_process_counts(timers, kind):
     # 0.2 log2(128) = 1.4 s on the slowest rank (x 1.01): within the interval
     lower, upper = frame.loc[(allreduce, 128.0), ["lower", "upper"]]
     assert lower < 1.4 * 1.0099 < upper
+
+
+# ----------------------------------------------------------------------------- upstream outputs
+
+def test_gptl_repository_outputs(tmp_path):
+    """GPTL's own example outputs (jmrosinski/GPTL, read from a fetched mirror, never copied)."""
+    if not GPTL_REPO.exists():
+        pytest.skip("jmrosinski/GPTL is not mirrored here (fetch github:jmrosinski/GPTL)")
+    git_mirror.extract(GPTL_REPO, "fortran/tests/out.utrtest.4threads", tmp_path)
+    git_mirror.extract(GPTL_REPO, "unsupported_utils/cprsummary", tmp_path)
+    # GPTL 8's per-rank layout: no On column, unquoted names, Wall/max/min, selfOH/parentOH
+    rank = read_profiles(tmp_path / "fortran/tests/out.utrtest.4threads")
+    assert (rank["threads"] == 4).all()  # Stats for thread 0 .. 3
+    row = rank[rank["region"] == "total_startstop->1e7x1"].set_index("metric")["value"]
+    assert row.to_dict() == {"time": 0.261, "count": 1.0e7}  # "1e7x1  1.0e+07  -  0.261 2.27e-05 ..."
+    assert rank["depth"].max() == 1 and rank["region"].str.startswith("total_").any()
+    # a GPTL 8 summary without its header lines: processes from the most ranks of any timer
+    summary = read_profiles(tmp_path / "unsupported_utils/cprsummary/file1")
+    # "coupler_main  24  24  259.602  0.343  260.351 (0 0)  259.443 (12 0)"
+    assert _stats(summary, "coupler_main")[0] == {"max": 260.351, "avg": 259.602, "min": 259.443}
+    assert _stats(summary, "coupler_main", "count")[0] == {"sum": 24.0}
+    assert (summary["processes"] == 24).all()
