@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import git_mirror  # noqa: E402
 
 GPTL_REPO = Path("/work/.mirror/jmrosinski+GPTL/repo")
+PHIPROF_REPO = Path("/work/.mirror/fmihpc+phiprof/repo")
 
 
 @pytest.fixture(scope="module")
@@ -197,3 +198,26 @@ def test_gptl_repository_outputs(tmp_path):
     assert _stats(summary, "coupler_main")[0] == {"max": 260.351, "avg": 259.602, "min": 259.443}
     assert _stats(summary, "coupler_main", "count")[0] == {"sum": 24.0}
     assert (summary["processes"] == 24).all()
+
+
+def test_phiprof_repository_example(tmp_path):
+    """phiprof's hello-world report (fmihpc/phiprof, read from a fetched mirror, never copied)."""
+    if not PHIPROF_REPO.exists():
+        pytest.skip("fmihpc/phiprof is not mirrored here (fetch github:fmihpc/phiprof)")
+    git_mirror.extract(PHIPROF_REPO, "example/hello_world/profile_0.txt", tmp_path)
+    table = read_profiles(tmp_path / "example/hello_world/profile_0.txt")
+    # its groups and compact tables: "| 3 | 2 | |   cout | 1 | 0.001401 | ..." under "Greetings"
+    assert set(table["region"]) == {"Greetings", "Greetings->cout", "LB"}  # the Other rows are no timers
+    assert _stats(table, "Greetings->cout")[0] == {"avg": 0.001401}
+    assert (table["processes"] == 4).all() and (table["threads"] == 4).all()
+
+
+def test_gptl8_summary_with_older_lower_case_header(tmp_path):
+    """GPTL 8's summary as its manual page shows it (synthetic values): "total ranks" in lower case."""
+    text = ("total ranks in communicator=3\nnthreads on rank 0=1\n\n"
+            "name   ncalls nranks mean_time std_dev wallmax (rank thread) wallmin (rank thread)\n"
+            "step        3      3     2.000   0.100   2.100 (   2      0)   1.900 (   0      0)\n"
+            "halo        6      3     0.500   0.050   0.550 (   1      0)   0.450 (   2      0)\n")
+    table = read_profiles(_write(tmp_path / "timing.summary", text))
+    assert _stats(table, "halo")[0] == {"max": 0.55, "avg": 0.5, "min": 0.45}
+    assert (table["processes"] == 3).all() and (table["threads"] == 1).all()

@@ -63,7 +63,7 @@ _SUMMARY_COLUMNS = {"cime": "name on processes threads count walltotal wallmax (
                     "gptl": "name ncalls nranks mean_time std_dev wallmax (rank thread) wallmin (rank thread)",
                     "old": "name count wallmax (proc thrd) wallmin (proc thrd)"}
 _GLOBAL = re.compile(r"GLOBAL STATISTICS\s*\(\s*(\d+)\s+MPI TASKS\s*\)")
-_RANKS = re.compile(r"^Total ranks in communicator\s*=\s*(\d+)\s*$")
+_RANKS = re.compile(r"^Total ranks in communicator\s*=\s*(\d+)\s*$", re.I)  # "total" before GPTL 8
 _NTHREADS = re.compile(r"^nthreads on rank 0\s*=\s*(\d+)\s*$")
 _THREAD_TABLE = re.compile(r"^Stats for thread (\d+):\s*$")
 _RANK_IN_NAME = re.compile(r"[._-](\d+)$")
