@@ -221,3 +221,18 @@ def test_gptl8_summary_with_older_lower_case_header(tmp_path):
     table = read_profiles(_write(tmp_path / "timing.summary", text))
     assert _stats(table, "halo")[0] == {"max": 0.55, "avg": 0.5, "min": 0.45}
     assert (table["processes"] == 3).all() and (table["threads"] == 1).all()
+
+
+def test_gptl_rank_file_of_older_gptl(tmp_path):
+    """Older GPTL (its GPTLpr(3) example's layout, synthetic values): no On column, unquoted names,
+    the overhead totals right under the table instead of a blank line."""
+    text = ("Stats for thread 0:\n"
+            "               Called  Recurse Wallclock max       min       UTR_Overhead\n"
+            "  step               10    -       5.000     0.600     0.400         0.000\n"
+            "    halo             20    -       1.500     0.100     0.050         0.000\n"
+            "Overhead sum          =  0.000276 wallclock seconds\n"
+            "Total calls           = 30\n")
+    table = read_profiles(_write(tmp_path / "timing.7", text))
+    time, row = _stats(table, "step->halo")
+    assert time == {"none": 1.5} and (row["depth"], row["parent"]) == (1, "step")
+    assert (table["rank"] == 7).all() and (table["threads"] == 1).all()

@@ -66,6 +66,7 @@ _GLOBAL = re.compile(r"GLOBAL STATISTICS\s*\(\s*(\d+)\s+MPI TASKS\s*\)")
 _RANKS = re.compile(r"^Total ranks in communicator\s*=\s*(\d+)\s*$", re.I)  # "total" before GPTL 8
 _NTHREADS = re.compile(r"^nthreads on rank 0\s*=\s*(\d+)\s*$")
 _THREAD_TABLE = re.compile(r"^Stats for thread (\d+):\s*$")
+_TABLE_FOOTER = re.compile(r"^(?:Overhead sum|Total calls|Total recursive calls)\s*=")
 _RANK_IN_NAME = re.compile(r"[._-](\d+)$")
 #: how far into a file its layout is looked for (GPTL's preamble is some 30 lines)
 _SNIFF_LINES = 400
@@ -225,7 +226,8 @@ def _read_rank(lines: list[str], start: int, name: str) -> Rows:
     closed = False
     for number in range(start + 2, len(lines) + 1):
         line = lines[number - 1].rstrip("\r")
-        if not line.strip():
+        if not line.strip() or _TABLE_FOOTER.match(line):
+            # a blank line ends the table; older GPTL wrote its overhead totals right under it
             closed = number < len(lines)  # (the text after the file's last line end is no blank line)
             break
         field, values = line[:cut], line[cut:].split()
