@@ -195,7 +195,7 @@ def _read_summary(lines: list[str], header: int, layout: str, name: str) -> Rows
             if aggregation in stats:
                 _add(rows, (region, "time", "inclusive", aggregation), stats[aggregation], "s", name, number)
         _add(rows, (region, "count", "n/a", "sum"), count, "", name, number)
-    if not closed and layout != "gptl":
+    if not closed and layout == "cime":
         # CIME's summary ends with a blank line: without it the file was cut short
         raise DataFormatError(f"{name}: the GPTL timer table ends without its closing blank line: a truncated file?")
     if np.isnan(processes) and most_processes >= 1:
