@@ -236,3 +236,18 @@ def test_gptl_rank_file_of_older_gptl(tmp_path):
     time, row = _stats(table, "step->halo")
     assert time == {"none": 1.5} and (row["depth"], row["parent"]) == (1, "step")
     assert (table["rank"] == 7).all() and (table["threads"] == 1).all()
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize("row", ["a" + " " * 16_000 + "b", "x " + " ".join(["1" * 300] * 50) + " z", "a 1 " * 4_000,
+                                 "b" * 20_000])
+def test_hostile_timer_lines_end_quickly_with_our_error(tmp_path, row):
+    """Lines built to make a backtracking pattern take quadratic or exponential time (they did, before
+    the patterns matched each token one way only), and a line over the length cap."""
+    for header in ("name on processes threads count walltotal wallmax (proc thrd) wallmin (proc thrd)",
+                   "name ncalls nranks mean_time std_dev wallmax (rank thread) wallmin (rank thread)",
+                   "Stats for thread 0:\n        Called Recurse Wallclock max min"):
+        path = _write(tmp_path / "timing.0", f"{header}\n{row}\n\n")
+        with pytest.raises(DataFormatError, match=r"timing\.0, line \d: ") as info:
+            read_profiles(path)
+        assert len(row) < 16_384 or "more than the 16,384" in str(info.value)

@@ -48,10 +48,12 @@ __all__ = [
     "read_gptl",
 ]
 
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+# patterns with one way to match each token (a name ends on a non-blank, a number's digits
+# split only at its point), so that a hostile line costs time linear in its length
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _WHERE2 = r"\(\s*-?\d+\s+-?\d+\s*\)"  # (proc thrd)
 _WHERE12 = r"\(\s*-?\d+(?:\s+-?\d+)?\s*\)"  # (rank [thread])
-_NAME = r"(?P<indent>[ \t]*)(?:\"(?P<quoted>[^\"]*)\"|(?P<plain>\S.*?))"
+_NAME = r"(?P<indent>[ \t]*)(?:\"(?P<quoted>[^\"]*)\"|(?P<plain>\S(?:.*?\S)?))"
 _SUMMARY_ROWS = {
     "cime": re.compile(rf"^{_NAME}\s+(?P<on>[y*-]\s+)?(?P<processes>\d+)\s+(?P<threads>\d+)\s+(?P<count>{_NUM})\s+"
                        rf"(?P<total>{_NUM})\s+(?P<max>{_NUM})\s*{_WHERE2}\s+(?P<min>{_NUM})\s*{_WHERE2}"),
@@ -66,6 +68,8 @@ _GLOBAL = re.compile(r"GLOBAL STATISTICS\s*\(\s*(\d+)\s+MPI TASKS\s*\)")
 _RANKS = re.compile(r"^Total ranks in communicator\s*=\s*(\d+)\s*$", re.I)  # "total" before GPTL 8
 _NTHREADS = re.compile(r"^nthreads on rank 0\s*=\s*(\d+)\s*$")
 _THREAD_TABLE = re.compile(r"^Stats for thread (\d+):\s*$")
+#: longest timer line read (GPTL's longest names and many PAPI columns stay far below)
+MAX_ROW_CHARS = 16_384
 _TABLE_FOOTER = re.compile(r"^(?:Overhead sum|Total calls|Total recursive calls)\s*=")
 _RANK_IN_NAME = re.compile(r"[._-](\d+)$")
 #: how far into a file its layout is looked for (GPTL's preamble is some 30 lines)
@@ -131,6 +135,12 @@ def read_gptl(text: str, name: str) -> Rows:
                           "'Stats for thread 0:' line)")
 
 
+def _check_length(line: str, name: str, number: int) -> None:
+    if len(line) > MAX_ROW_CHARS:
+        raise DataFormatError(f"{name}, line {number}: {len(line):,} characters, more than the {MAX_ROW_CHARS:,} "
+                              "of a timer line")
+
+
 def _number(value: str, what: str, name: str, number: int) -> float:
     try:
         out = float(value)
@@ -167,6 +177,7 @@ def _read_summary(lines: list[str], header: int, layout: str, name: str) -> Rows
             break
         if layout == "gptl" and " NOT PRINTED: timer is currently ON" in line:
             continue  # GPTL prints no statistics of a timer still running
+        _check_length(line, name, number)
         match = pattern.match(line)
         if not match:
             raise DataFormatError(f"{name}, line {number}: not a timer line of this GPTL summary (expected "
@@ -230,6 +241,7 @@ def _read_rank(lines: list[str], start: int, name: str) -> Rows:
             # a blank line ends the table; older GPTL wrote its overhead totals right under it
             closed = number < len(lines)  # (the text after the file's last line end is no blank line)
             break
+        _check_length(line, name, number)
         field, values = line[:cut], line[cut:].split()
         body = field[2:]
         label = body.strip()

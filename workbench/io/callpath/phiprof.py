@@ -42,8 +42,11 @@ _TITLE2 = re.compile(r"Set of identical timers has (\d+) processes(?: with up to
 _TITLE1 = re.compile(r"^Processes in set of timers (\d+)(?: with \(up to\) (\d+) threads)?")
 _RULE = re.compile(r"^-{10,}\s*$")
 _MARK = re.compile(r"^-+ (Profile|Groups) -+\s*$")
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|nan"
-_ROW1 = re.compile(rf"^(?P<label>.*?)\s+(?P<nums>(?:{_NUM})(?:\s+(?:{_NUM})){{7}})(?:\s+(?P<wu>\S.*/s))?\s*$")
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf|nan"  # one way to match a number
+_ROW1 = re.compile(rf"^\s*(?P<label>\S(?:.*?\S)?)\s+(?P<nums>(?:{_NUM})(?:\s+(?:{_NUM})){{7}})"
+                   rf"(?:\s+(?P<wu>\S.*/s))?\s*$")
+#: longest table line read (phiprof's longest labels and all its columns stay far below)
+MAX_ROW_CHARS = 16_384
 #: cells of a phiprof 2 row: compact/full tables and the detailed table
 _CELLS = {"Name": 12, "Label": 15}
 _SNIFF_LINES = 200
@@ -72,6 +75,12 @@ def _cells(line: str) -> list[str] | None:
     if len(stripped) < 2 or stripped[0] != "|" or stripped[-1] != "|":
         return None
     return [c.strip() for c in stripped[1:-1].split("|")]
+
+
+def _check_length(line: str, name: str, number: int) -> None:
+    if len(line) > MAX_ROW_CHARS:
+        raise DataFormatError(f"{name}, line {number}: {len(line):,} characters, more than the {MAX_ROW_CHARS:,} "
+                              "of a phiprof table line")
 
 
 def _number(value: str, what: str, name: str, number: int) -> float:
@@ -130,6 +139,7 @@ def _read_v2(lines: list[str], name: str) -> tuple[dict, dict]:
     tree = TreePath(name)
     open_at = 0
     for number, line in enumerate(lines, start=1):
+        _check_length(line, name, number)
         if match := _TITLE2.search(line):
             params["processes"] = float(match.group(1))
             if match.group(2):
@@ -203,6 +213,7 @@ def _read_v1(lines: list[str], name: str) -> tuple[dict, dict]:
     inside = closed = False
     for number in range(header + 1, len(lines) + 1):
         line = lines[number - 1]
+        _check_length(line, name, number)
         mark = _MARK.match(line)
         if mark:
             inside = mark.group(1) == "Profile"
