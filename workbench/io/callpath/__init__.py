@@ -57,8 +57,10 @@ timing files (a ``name ... wallmax ... wallmin`` table: the summaries over ranks
 and CESM write, ``model_timing_stats``/``e3sm_timing_stats.*``; a ``Stats for thread 0:``
 call tree: one rank's ``timing.N``; :mod:`workbench.io.callpath.gptl`), phiprof reports
 (``Set of identical timers has N processes`` tables or phiprof 1's columns;
-:mod:`workbench.io.callpath.phiprof`), zip archives of any of these, and gzip-compressed
-files of any of these (E3SM keeps its timing files so; unpacked under the size cap).
+:mod:`workbench.io.callpath.phiprof`), zip and tar archives of any of these (a tar archive
+holding ``anchor.xml`` is a Cube profile; E3SM keeps a run's GPTL files as
+``timing.<LID>.tar.gz``), and gzip-compressed files of any of these (unpacked under the size
+caps; an archive inside a tar archive is refused).
 :func:`from_thicket` takes a Hatchet GraphFrame or a Thicket.
 
 GPTL and phiprof timers are inclusive: their time rows are ``kind`` inclusive, with the
@@ -71,8 +73,8 @@ Extra-P text files give no call tree; where ``REGION`` names are indented (as in
 data), the indentation is taken as nesting (Extra-P itself reads them as flat regions).
 
 Safety is that of the other readers (:mod:`workbench.io.text`): regular files only, size
-caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip members
-capped in number and size), and only the project's errors, naming the file (and the line or
+caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip and tar
+members capped in number and size, only regular tar members unpacked), and only the project's errors, naming the file (and the line or
 record): a parser's own exception never reaches the user.
 """
 
