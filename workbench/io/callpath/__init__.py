@@ -74,8 +74,9 @@ data), the indentation is taken as nesting (Extra-P itself reads them as flat re
 
 Safety is that of the other readers (:mod:`workbench.io.text`): regular files only, size
 caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip and tar
-members capped in number and size, only regular tar members unpacked), and only the project's errors, naming the file (and the line or
-record): a parser's own exception never reaches the user.
+members capped in number and size, only regular tar members unpacked), and only the
+project's errors, naming the file (and the line or record): a parser's own exception never
+reaches the user.
 """
 
 from workbench.io.callpath.common import MAX_FILES, PROFILE_TABLE_COLUMNS

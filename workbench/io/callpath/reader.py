@@ -298,8 +298,9 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
         A file, a folder (read recursively: files of no profile format, such as Score-P's
         ``scorep.cfg`` or Cube's ``profile.ini``, are skipped with one ParseWarning naming
         them), a glob pattern (``runs/*.cali``) or a list of any of these; zip and tar
-        archives and gzip-compressed files are unpacked. Formats are told by content; a file named ``.cali``, ``.cubex`` or
-        ``.jsonl`` whose content is of no profile format is an error, not skipped.
+        archives and gzip-compressed files are unpacked. Formats are told by content; a file
+        named ``.cali``, ``.cubex`` or ``.jsonl`` whose content is of no profile format is an
+        error, not skipped.
     n_jobs : int or None, default 1
         Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
         hundred files on (starting the workers takes about a second). Ignored with ``client``.
