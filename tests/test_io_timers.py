@@ -297,3 +297,19 @@ def _plain_tar(members: list[tuple[str, bytes]]) -> bytes:
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def test_phiprof_sets_of_processes_stay_apart(tmp_path):
+    """phiprof writes one report per set of processes with identical timers (phiprof_0.txt: the
+    largest): a smaller set's report must not become a point of the largest set's curves."""
+    for p in gen.PROCESSES:
+        run = tmp_path / f"run-{p}"
+        run.mkdir()
+        _write(run / "phiprof_0.txt", gen.phiprof_text(p, 0))
+        _write(run / "phiprof_1.txt", gen.phiprof_text(2, 0))  # two processes that ran other timers
+    table = read_profiles(tmp_path)
+    assert sorted(table["timer_set"].unique()) == [0, 1]
+    curves = region_curves(table)
+    largest = curves[curves["config"] == "timer_set=0.0"]
+    assert sorted(largest["n"].unique()) == list(map(float, gen.PROCESSES))
+    assert set(curves[curves["config"] == "timer_set=1.0"]["n"]) == {2.0}

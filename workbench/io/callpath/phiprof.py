@@ -19,7 +19,10 @@ Rows: time (inclusive, seconds) ``avg`` and, where printed, ``max`` and ``min`` 
 processes; ``count`` (``avg``: calls per process). The ``Lvl``/``Level`` column gives the
 nesting (level 1 timers are roots). phiprof's ``Other`` rows (a parent's time outside its
 children) are left out: they are no timer, and the exclusive time follows from the tree.
-``processes`` and ``threads`` come from the title.
+``processes`` and ``threads`` come from the title (the processes of the report's set: phiprof
+writes one report per set of processes with identical timers, ``phiprof_0.txt`` for the
+largest); a report named ``phiprof_N.txt`` or ``profile_N.txt`` has run parameter
+``timer_set`` = N, so that the sets of one run stay apart.
 
 Part of :mod:`workbench.io.callpath` (the profile table is documented there).
 """
@@ -49,6 +52,9 @@ _ROW1 = re.compile(rf"^\s*(?P<label>\S(?:.*?\S)?)\s+(?P<nums>(?:{_NUM})(?:\s+(?:
 MAX_ROW_CHARS = 16_384
 #: cells of a phiprof 2 row: compact/full tables and the detailed table
 _CELLS = {"Name": 12, "Label": 15}
+#: phiprof's default report names (``<prefix>_<set>.txt``): set 0 holds the most processes, the
+#: others smaller sets of processes whose timers differ
+_SET_IN_NAME = re.compile(r"^(?:phiprof|profile)_(\d+)\.txt$")
 _SNIFF_LINES = 200
 
 
@@ -125,6 +131,9 @@ def read_phiprof(text: str, name: str) -> Rows:
         rows, params = _read_v1(lines, name)
     else:
         rows, params = _read_v2(lines, name)
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if match := _SET_IN_NAME.match(base):
+        params["timer_set"] = float(match.group(1))
     return timer_rows(rows, name, "phiprof", params)
 
 
