@@ -80,6 +80,9 @@ def test_gptl_rank_file_tree(timers):
     assert (table["threads"] == 2).all() and (table["rank"] == 1).all() and table["processes"].isna().all()
     folder = read_profiles(timers["gptl-rank"])
     assert sorted(folder["rank"].unique()) == [0, 1, 2, 3]
+    gz = timers["gptl-rank"].parent / "model_timing.0003.gz"
+    gz.write_bytes(gzip.compress((timers["gptl-rank"] / "model_timing.0003").read_bytes()))
+    assert (read_profiles(gz)["rank"] == 3).all()
 
 
 def test_gptl_is_told_by_content_and_gzip(timers, tmp_path):

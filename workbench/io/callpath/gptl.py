@@ -263,7 +263,7 @@ def _read_rank(lines: list[str], start: int, name: str) -> Rows:
                               "truncated file?")
     threads = sum(1 for line in lines if _THREAD_TABLE.match(line.rstrip("\r")))
     params = {"threads": float(threads)}
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".gz")
     if match := _RANK_IN_NAME.search(base):
         params["rank"] = float(match.group(1))
     return timer_rows(rows, name, "gptl", params)
