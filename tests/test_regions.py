@@ -227,3 +227,14 @@ def test_a_region_whose_two_models_disagree_by_more_than_e_is_warned(tmp_path):
     far = model.predict_frame([1024.0])
     assert "trend-disagrees" in far.attrs["messages"]["main->fast"]
     assert "2.7x" in far.attrs["messages"]["main->fast"]["trend-disagrees"]
+
+
+def test_fit_shows_a_progress_bar_over_the_regions_when_asked(table, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        RegionPredictor(models=("amdahl",)).fit(table, progress=True)
+        shown = capsys.readouterr().err
+        RegionPredictor(models=("amdahl",)).fit(table)  # 4 regions: under the threshold, silent
+        silent = capsys.readouterr().err
+    assert "regions: 100%|" in shown and f"{len(gen.LAWS)}/{len(gen.LAWS)}" in shown
+    assert "regions:" not in silent

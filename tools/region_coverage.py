@@ -31,7 +31,7 @@ them, and the region calibration of the loso column never on the source it is sc
   regions of a matrix multiplication at problem sizes x = 1..2000: not an allocation, but
   the region curves RegionPredictor is asked to model), read from the fetched mirror.
 
-Usage: ``python tools/region_coverage.py [--calibrate] [--out results.csv]``.
+Usage: ``python tools/region_coverage.py [--calibrate] [--write results.md] [--out results.csv]``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -189,6 +190,8 @@ def collect(tmp: Path) -> pd.DataFrame:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=None, help="CSV of every held-out point")
+    parser.add_argument("--write", type=Path, default=None,
+                        help="write the tables as markdown (bench/results/region_coverage.md)")
     parser.add_argument("--calibrate", action="store_true",
                         help=f"write the region interval calibration ({CALIBRATION_PATH.name}) from these rows")
     args = parser.parse_args(argv)
@@ -207,7 +210,32 @@ def main(argv=None) -> int:
         for name, part in views.items():
             print(f"\nRegionPredictor, {LEVEL:.0%} intervals, {name}")
             print(summarise(part).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if args.write:
+        args.write.write_text(markdown({name: summarise(part) for name, part in views.items()}))
     return 0
+
+
+def markdown(tables: dict) -> str:
+    """The results page: how the rows were made, then one table per view."""
+    calibration = json.loads(CALIBRATION_PATH.read_text())
+    lines = ["# RegionPredictor: per-region coverage and warned recall (tools/region_coverage.py --write)", "",
+             f"Written by the script on {time.strftime('%Y-%m-%d')} (never by hand). Every region curve of every "
+             "source is fitted at every cut that leaves at least 3 allocations and predicts every larger one "
+             "(module docstring of tools/region_coverage.py). `coverage_80_loso`: the 80 % interval calibrated on "
+             "the *other* sources' rows; `coverage_80_shipped`: the shipped calibration "
+             f"(`workbench/models/region_calibration.json`, shape {calibration['shape']:g}, q(0.8) = "
+             f"{calibration['quantiles'][calibration['levels'].index(LEVEL)]:.3f}, learnt on "
+             f"{', '.join(f'{k} ({v} rows)' for k, v in calibration['sources'].items())}). A miss is an error of "
+             "more than 30 %; warned recall = share of misses whose row is `warned`; false alarms = share of the "
+             "rows that did not miss but are warned. Goals (issue 24): coverage 0.70-0.90 and warned recall "
+             ">= 0.90 per source. Earlier rounds: `region_coverage_history.md`.", ""]
+    for name, table in tables.items():
+        lines += [f"## {name[0].upper() + name[1:]}", "", "| " + " | ".join(table.columns) + " |",
+                  "|" + "---|" * len(table.columns)]
+        lines += ["| " + " | ".join(f"{v:.3f}" if isinstance(v, float) else str(v) for v in row) + " |"
+                  for row in table.itertuples(index=False)]
+        lines.append("")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

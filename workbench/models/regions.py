@@ -11,10 +11,11 @@ members assume strong scaling (time that falls with n, then levels off), but a r
 often rises with n (communication, or a code whose work per process is fixed, as RELeARN's):
 they level such a region off even inside the measured range. Measured by
 ``tools/region_coverage.py`` on four sources of region curves (every cut leaving >= 3
-allocations), the combination lowers the median |log error| on each (RELeARN 0.34 -> 0.28,
-LULESH 0.38 -> 0.33, Extra-P's synthetic strong scaling 0.85 -> 0.47, Extra-P's Cube set
-0.58 -> 0.39); fitted on 3 allocations only, RELeARN's PMNF overshoots (holding out its two
-largest: 0.22 -> 0.37).
+allocations, all five scaling models), the combination lowers the median |log error| on each
+(RELeARN 0.34 -> 0.28, LULESH 0.38 -> 0.33, Extra-P's synthetic strong scaling 0.85 -> 0.47,
+Extra-P's Cube set 0.58 -> 0.39); fitted on 3 allocations only, RELeARN's PMNF overshoots
+(holding out its two largest: 0.22 -> 0.37). The default models leave ADEPT out
+(:data:`REGION_MODELS`: 6-10x faster; 0.29, 0.35, 0.50 and 0.39).
 
 The interval is calibrated on region predictions, not on whole programs: ``point x/÷
 exp(q(level) * (shape + sqrt(ln(n / n_fitted))))`` (:func:`interval_half_width`), where
@@ -59,6 +60,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from tqdm.auto import tqdm
 
 from workbench.calltree import exclusive_from_inclusive, inclusive_from_exclusive, time_metric
 from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
@@ -67,8 +69,8 @@ from workbench.models.pmnf import PMNF
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.validation import FittedState, Threshold, check_fitted
 
-__all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "DISAGREE", "growth_words",
-           "interval_half_width", "interval_scale", "shipped_region_calibration"]
+__all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "DISAGREE", "REGION_MODELS",
+           "growth_words", "interval_half_width", "interval_scale", "shipped_region_calibration"]
 
 REGION_FRAME_COLUMNS = ["region", "n", "prediction", "lower", "upper", "share", "rank", "growth", "warned",
                         "warnings"]
@@ -82,6 +84,13 @@ REGION_WARNING_KINDS = {
 DISAGREE = Threshold(1.0, "|log ratio|", "a region's strong-scaling predictor and its measured trend (PMNF) differ by "
                      "more than a factor e = 2.7 at the target", "trend-disagrees")
 REGION_WARNING_KINDS["trend-disagrees"] = DISAGREE.meaning
+#: The models each region's ScalingPredictor combines by default: every one but ADEPT, whose fit
+#: per target is ~90 % of a region's fit and prediction time (40 regions: fit 5.8 -> 0.6 s,
+#: predict 9.2 -> 1.0 s, bench/region_speed.py) for a median |log error| 0.3-2.5 points lower
+#: (tools/region_coverage.py); pass ``models=tuple(MODELS)`` to include it.
+REGION_MODELS = tuple(m for m in MODELS if m != "adept")
+# a progress bar over the regions from this many on (progress=None)
+_PROGRESS_FROM = 20
 #: The shipped region interval calibration (numbers only), made by ``tools/region_coverage.py --calibrate``.
 CALIBRATION_PATH = Path(__file__).with_name("region_calibration.json")
 _SHARE_RISE, _RISE = 0.10, 0.05
@@ -213,8 +222,9 @@ class RegionPredictor(FittedState, BaseEstimator):
 
     Parameters
     ----------
-    models : tuple of str, default all of :data:`~workbench.models.scaling.MODELS`
-        The models each region's :class:`~workbench.models.scaling.ScalingPredictor` combines.
+    models : tuple of str, default :data:`REGION_MODELS`
+        The models each region's :class:`~workbench.models.scaling.ScalingPredictor` combines
+        (names of :data:`~workbench.models.scaling.MODELS`; the default leaves ADEPT out).
     calibration : Calibration or None, default None
         Passed to every ScalingPredictor (None: the shipped table).
     config : dict or None, default None
@@ -256,7 +266,7 @@ class RegionPredictor(FittedState, BaseEstimator):
     #: set by ``fit``: one predictor per modelled region
     fitted_attribute = "predictors_"
 
-    def __init__(self, models=tuple(MODELS), calibration=None, config=None, region_calibration=None):
+    def __init__(self, models=REGION_MODELS, calibration=None, config=None, region_calibration=None):
         self.models = models
         self.calibration = calibration
         self.config = config
@@ -264,7 +274,7 @@ class RegionPredictor(FittedState, BaseEstimator):
 
     # ------------------------------------------------------------------ fitting
     def fit(self, table: pd.DataFrame, metric: str | None = None, n: str = "processes",
-            parameters=None) -> RegionPredictor:
+            parameters=None, progress: bool | None = None) -> RegionPredictor:
         """Fit one ScalingPredictor per region (inclusive and exclusive time) on a profile table.
 
         Parameters
@@ -284,6 +294,8 @@ class RegionPredictor(FittedState, BaseEstimator):
             (:mod:`workbench.models.region_sizes`; ``models`` and ``calibration`` are the
             scaling predictors' and do not apply), and :meth:`predict_frame` takes a
             DataFrame of targets.  None: one allocation axis, one configuration.
+        progress : bool or None, default None
+            Show a progress bar over the regions (``tqdm.auto``); None: from 20 regions on.
 
         Returns
         -------
@@ -308,14 +320,7 @@ class RegionPredictor(FittedState, BaseEstimator):
         rows, note = self._one_configuration(rows, n, axes)
         if note:
             warnings.append(note)
-        inclusive = rows[rows["kind"] == "inclusive"]
-        if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
-            inclusive = inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
-        elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
-            inclusive = rows.assign(kind="inclusive")
-        exclusive = rows[rows["kind"] == "exclusive"]
-        if exclusive.empty:
-            exclusive = exclusive_from_inclusive(inclusive)
+        inclusive, exclusive = _both_kinds(rows)
         runs = _runs(inclusive, exclusive)
         if axes:  # each run's problem parameters beside its times
             runs = runs.merge(region_sizes.profile_parameters(rows, axes), on="profile", how="left")
@@ -333,7 +338,7 @@ class RegionPredictor(FittedState, BaseEstimator):
                 runs, info, axes)
             warnings += notes
         else:
-            records = self._fit_regions(runs, info, warnings)
+            records = self._fit_regions(runs, info, warnings, progress)
         if not records:
             raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
                                   f"values of {n!r}" + (f" and {region_sizes.MIN_POINTS} points of {n!r} x "
@@ -344,10 +349,13 @@ class RegionPredictor(FittedState, BaseEstimator):
         emit_warnings(self.warnings_)
         return self
 
-    def _fit_regions(self, runs: pd.DataFrame, info: pd.DataFrame, warnings: list) -> list[dict]:
+    def _fit_regions(self, runs: pd.DataFrame, info: pd.DataFrame, warnings: list,
+                     progress: bool | None) -> list[dict]:
         """Fit the inclusive (and, where measured, exclusive) predictor of every region; one record each."""
         records = []
-        for region, group in runs.groupby("region", sort=False):
+        groups = runs.groupby("region", sort=False)
+        show = groups.ngroups >= _PROGRESS_FROM if progress is None else bool(progress)
+        for region, group in tqdm(groups, total=groups.ngroups, desc="regions", unit="region", disable=not show):
             incl = group[group["inclusive"] > 0]
             if incl["n"].nunique() < 3:
                 warnings.append(ModelWarning("region-skipped", f"region {region!r}: only {incl['n'].nunique()} "
@@ -733,6 +741,19 @@ def _region_pmnf(n: np.ndarray, t: np.ndarray) -> PMNF | None:
         return PMNF(strong_scaling=False, allow_negative_exponents=True).fit(n, t)
     except WorkbenchError:
         return None
+
+
+def _both_kinds(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the inclusive and exclusive rows of one metric, each derived from the other where missing."""
+    inclusive = rows[rows["kind"] == "inclusive"]
+    if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
+        inclusive = inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
+    elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
+        inclusive = rows.assign(kind="inclusive")
+    exclusive = rows[rows["kind"] == "exclusive"]
+    if exclusive.empty:
+        exclusive = exclusive_from_inclusive(inclusive)
+    return inclusive, exclusive
 
 
 def _runs(inclusive: pd.DataFrame, exclusive: pd.DataFrame) -> pd.DataFrame:
