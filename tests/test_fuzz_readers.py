@@ -446,12 +446,43 @@ def _profile_examples() -> list[tuple[str, bytes]]:
             ("q.json", gen.cali_query_json(8, 0).encode())]
 
 
-PROFILE_EXAMPLES = _profile_examples()
+def _timer_examples() -> list[tuple[str, bytes]]:
+    """The generated GPTL and phiprof reports (make_profiles.write_timers' layouts) as (name, bytes)."""
+    import gzip
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
+    import make_profiles as gen
+
+    return [("model_timing_stats", gen.gptl_summary(8, 0).encode()),
+            ("timing.summary", gen.gptl_summary_v8(8, 0).encode()),
+            ("model_timing.0001", gen.gptl_rank(4, 0, 1).encode()), ("phiprof_0.txt", gen.phiprof_text(8, 0).encode()),
+            ("phiprof_1.txt", gen.phiprof_v1_text(8, 0).encode()),
+            ("e3sm_timing_stats.gz", gzip.compress(gen.gptl_summary(4, 1).encode(), mtime=0)),
+            ("timing.1.tar", _tar([("timing/model_timing_stats", gen.gptl_summary(2, 0).encode()),
+                                   ("timing/model_timing.0", gen.gptl_rank(2, 0, 0).encode())]))]
+
+
+def _tar(members: list[tuple[str, bytes]]) -> bytes:
+    """A tar archive of ``members`` (E3SM keeps a run's timing folder so)."""
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+TIMER_EXAMPLES = _timer_examples()
+PROFILE_EXAMPLES = _profile_examples() + TIMER_EXAMPLES
 
 
 @st.composite
-def mutated_profile(draw):
-    name, data = draw(st.sampled_from(PROFILE_EXAMPLES))
+def mutated_profile(draw, examples=None):
+    name, data = draw(st.sampled_from(examples or PROFILE_EXAMPLES))
     how = draw(st.sampled_from(["truncate", "flip", "splice", "zero"]))
     i = draw(st.integers(0, max(len(data) - 1, 0)))
     if how == "truncate":
@@ -469,6 +500,17 @@ def mutated_profile(draw):
 @settings(FUZZ, max_examples=150)
 @given(example=mutated_profile())
 def test_mutated_profiles(folder, example):
+    name, data = example
+    path = folder / name
+    path.write_bytes(data)
+    _check("read_profiles", name, lambda: read_profiles(path))
+
+
+@pytest.mark.timeout(120)
+@settings(FUZZ, max_examples=150)
+@given(example=mutated_profile(TIMER_EXAMPLES))
+def test_mutated_timer_reports(folder, example):
+    """GPTL and phiprof reports truncated, flipped, spliced or zeroed: a table or our error naming the file."""
     name, data = example
     path = folder / name
     path.write_bytes(data)

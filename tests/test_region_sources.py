@@ -76,12 +76,11 @@ def test_region_coverage_evaluates_one_cloud_curve_at_its_last_size():
     from workbench.io import fetch_dataset
 
     table = fetch_dataset("lammps-cloud-regions").frame
-    rows = region_coverage.evaluate(table, "processes", 1, {"curve": "lammps-aws-parallel-cluster-cpu-64x64x32"})
-    # 7 regions fitted on 32, 64, 128 VMs (96 ranks each), predicted at 256 VMs against the median of 5 runs
-    assert len(rows) == 7 and set(rows["n"]) == {24576} and set(rows["cut"]) == {3}
+    rows = region_coverage.evaluate(table, "processes", {"curve": "lammps-aws-parallel-cluster-cpu-64x64x32"})
+    # 7 regions fitted on 32, 64, 128 VMs (96 ranks each), predicted at 256 VMs against the median of 5 runs:
+    # the four-size curves have one cut, the one holding out the largest allocation (3 are needed to fit)
+    assert len(rows) == 7 and set(rows["n"]) == {24576} and set(rows["cut"]) == {3} and set(rows["held"]) == {1}
     curve = table[(table["curve"] == "lammps-aws-parallel-cluster-cpu-64x64x32") & (table["processes"] == 24576)]
     median = curve.groupby("region")["value"].median()
     assert np.allclose(rows.set_index("region")["actual"].sort_index(), median.sort_index())
     assert (rows["inside"] == ((rows["lower"] <= rows["actual"]) & (rows["actual"] <= rows["upper"]))).all()
-    # the four-size curves give no row when two sizes are held out (3 are needed to fit)
-    assert region_coverage.evaluate(table, "processes", 2, {"curve": "lammps-aws-parallel-cluster-cpu-64x64x32"}).empty

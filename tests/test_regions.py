@@ -17,7 +17,13 @@ from sklearn.base import clone
 
 from workbench.errors import ModelWarning, NotFittedError, ValidationError
 from workbench.io import read_profiles
-from workbench.models.regions import REGION_FRAME_COLUMNS, RegionPredictor, growth_words
+from workbench.models.regions import (
+    REGION_FRAME_COLUMNS,
+    RegionPredictor,
+    growth_words,
+    interval_half_width,
+    shipped_region_calibration,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "data" / "profiles"))
@@ -159,12 +165,76 @@ def test_each_region_also_has_extrap_s_pmnf_and_the_point_combines_both(fitted):
     frame = fitted.region_frame("main->solve->MPI_Allreduce", n)
     alone = fitted.predictors_["main->solve->MPI_Allreduce"].predict_frame(n)
     pmnf = fitted.pmnf_["main->solve->MPI_Allreduce"].predict(n)
-    # the point is the geometric mean of both; the interval keeps the predictor's relative width
+    # the point is the geometric mean of both; the interval is the region calibration's about it
     np.testing.assert_allclose(frame["prediction"], np.sqrt(alone["prediction"] * pmnf), rtol=1e-12)
-    np.testing.assert_allclose(frame["upper"] / frame["lower"], alone["upper"] / alone["lower"], rtol=1e-12)
+    half = interval_half_width(n, fitted.predictors_["main->solve->MPI_Allreduce"].n_max_, 0.8)
+    np.testing.assert_allclose(np.log(frame["upper"] / frame["prediction"]), half, rtol=1e-12)
+    np.testing.assert_allclose(np.log(frame["prediction"] / frame["lower"]), half, rtol=1e-12)
     # the strong-scaling members level a rising region off: the combination is closer to the law
     law = 0.2 * np.log2(n)
     assert (np.abs(np.log(frame["prediction"] / law)) < np.abs(np.log(alone["prediction"] / law))).all()
     # predict_frame gives the same rows as region_frame
     rows = fitted.predict_frame(n).set_index(["region", "n"])
     np.testing.assert_allclose(rows.loc["main->solve->MPI_Allreduce", "prediction"], frame["prediction"])
+
+
+def test_the_region_interval_is_the_calibrated_quantile_times_the_distance_scale(table):
+    # hand-made calibration: q(0.8) = 0.25, floor 2; half-width 0.25 * (2 + sqrt(ln(n / n_fitted)))
+    cal = {"shape": 2.0, "levels": [0.5, 0.8], "quantiles": [0.1, 0.25]}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor(region_calibration=cal).fit(table)
+    n_fitted = model.predictors_["main->io"].n_max_
+    frame = model.region_frame("main->io", [n_fitted, 4 * n_fitted], level=0.8)
+    expected = 0.25 * np.array([2.0, 2.0 + np.sqrt(np.log(4.0))])
+    np.testing.assert_allclose(np.log(frame["upper"] / frame["prediction"]), expected, rtol=1e-12)
+    # level 0.65: halfway between the stored levels' quantiles
+    frame = model.region_frame("main->io", [n_fitted], level=0.65)
+    np.testing.assert_allclose(np.log(frame["upper"] / frame["prediction"]), 0.175 * 2.0, rtol=1e-12)
+    with pytest.raises(ValidationError, match="calibrated for levels in"):
+        model.region_frame("main->io", [n_fitted], level=0.9)
+
+
+def test_the_shipped_region_calibration_is_monotone_and_says_how_it_was_made():
+    cal = shipped_region_calibration()
+    assert cal["made_by"].startswith("tools/region_coverage.py")
+    assert len(cal["sources"]) >= 4 and min(cal["sources"].values()) > 0
+    assert np.all(np.diff(cal["levels"]) > 0) and np.all(np.diff(cal["quantiles"]) > 0)
+    # wider at a larger level and further from the measurements
+    assert interval_half_width([64.0], 32.0, 0.9)[0] > interval_half_width([64.0], 32.0, 0.8)[0] > \
+        interval_half_width([32.0], 32.0, 0.8)[0] > 0
+
+
+def test_a_region_whose_two_models_disagree_by_more_than_e_is_warned(tmp_path):
+    # a region that falls like 1/p^2 inside the range: the strong-scaling members level it off,
+    # Extra-P's PMNF follows 1/p^2, and far out they are apart by more than a factor e
+    p = np.array([1.0, 2, 4, 8, 16])
+    rows = [{"profile": f"r{i}", "region": region, "parent": parent, "depth": depth, "metric": "time",
+             "kind": "inclusive", "aggregation": "max", "value": value, "unit": "s", "processes": n}
+            for i, n in enumerate(p)
+            for region, parent, depth, value in (("main", "", 0, 1000 / n ** 2 + 5.0),
+                                                  ("main->fast", "main", 1, 1000 / n ** 2))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor().fit(pd.DataFrame(rows))
+    frame = model.region_frame("main->fast", [16.0, 1024.0])
+    alone = model.predictors_["main->fast"].predict_frame([16.0, 1024.0])["prediction"].to_numpy()
+    pmnf = model.pmnf_["main->fast"].predict(np.array([16.0, 1024.0]))
+    apart = np.abs(np.log(pmnf / alone)) > 1.0
+    assert apart[-1] and not apart[0]
+    assert frame["warned"].iloc[-1] and "trend-disagrees" in frame["warnings"].iloc[-1]
+    assert "trend-disagrees" not in frame["warnings"].iloc[0]
+    far = model.predict_frame([1024.0])
+    assert "trend-disagrees" in far.attrs["messages"]["main->fast"]
+    assert "2.7x" in far.attrs["messages"]["main->fast"]["trend-disagrees"]
+
+
+def test_fit_shows_a_progress_bar_over_the_regions_when_asked(table, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        RegionPredictor(models=("amdahl",)).fit(table, progress=True)
+        shown = capsys.readouterr().err
+        RegionPredictor(models=("amdahl",)).fit(table)  # 4 regions: under the threshold, silent
+        silent = capsys.readouterr().err
+    assert "regions: 100%|" in shown and f"{len(gen.LAWS)}/{len(gen.LAWS)}" in shown
+    assert "regions:" not in silent

@@ -230,7 +230,9 @@ def _gunrock(mirror) -> list[tuple[str, pd.DataFrame]]:
 
 
 def _extrap_tests(repo) -> list[tuple[str, pd.DataFrame]]:
-    out = []
+    # Extra-P's test files repeat grids under other names (two_parameter_2:reg is two_parameter_1:reg,
+    # two_parameter_7:main is two_parameter_6:main, ...): each grid is scored once
+    out, seen = [], set()
     for path in _EXTRAP_TEST_FILES:
         try:
             text = subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True,
@@ -240,9 +242,11 @@ def _extrap_tests(repo) -> list[tuple[str, pd.DataFrame]]:
         frame = read_extrap_text(text, path)
         a, b = frame.columns[2], frame.columns[3]
         for region, g in frame.groupby("region", sort=False):
-            if (g.value > 0).all():
-                out.append((f"{Path(path).stem}:{region}", pd.DataFrame(
-                    {"n": g[a].to_numpy(), "y": g[b].to_numpy(), "t": g.value.to_numpy()})))
+            grid = pd.DataFrame({"n": g[a].to_numpy(), "y": g[b].to_numpy(), "t": g.value.to_numpy()})
+            key = grid.to_numpy(float).tobytes()
+            if (g.value > 0).all() and key not in seen:
+                seen.add(key)
+                out.append((f"{Path(path).stem}:{region}", grid))
     return out
 
 

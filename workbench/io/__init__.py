@@ -28,7 +28,8 @@
   (:mod:`workbench.io.profiles`).
 * :func:`read_profiles`, :func:`from_thicket`, :func:`to_extrap`, :func:`validate_profile_table`,
   :func:`region_curves` - call-path profiles of whole applications (Caliper ``.cali``,
-  cali-query JSON, Score-P ``.cubex``, Extra-P text/JSON/JSON Lines, Hatchet/Thicket objects) in
+  cali-query JSON, Score-P ``.cubex``, Extra-P text/JSON/JSON Lines, GPTL timing files of
+  CESM/E3SM, phiprof reports, Hatchet/Thicket objects) in
   one tidy *profile table* (one row per profile, region and metric), and per-region scaling
   curves from it (:mod:`workbench.io.callpath`).
 * :func:`read_measured_kmeans`, :func:`read_comm_pingpong`, :func:`read_comm_datagen`,

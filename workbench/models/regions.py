@@ -9,13 +9,24 @@ and of Extra-P's own per-region model: :class:`~workbench.models.pmnf.PMNF` of t
 measured (``strong_scaling=False``, negative exponents allowed) [ExtraP]. The predictor's
 members assume strong scaling (time that falls with n, then levels off), but a region's time
 often rises with n (communication, or a code whose work per process is fixed, as RELeARN's):
-they level such a region off even inside the measured range. The interval keeps the
-ScalingPredictor's width relative to its point, moved with the point; ``warned`` and
-``warnings`` are the ScalingPredictor's. Measured by ``tools/region_coverage.py`` on four
-sources of region curves (every cut leaving >= 3 allocations), the combination lowers the
-median |log error| on each (RELeARN 0.34 -> 0.28, LULESH 0.38 -> 0.33, Extra-P's synthetic
-strong scaling 0.85 -> 0.47, Extra-P's Cube set 0.58 -> 0.39); fitted on 3 allocations only,
-RELeARN's PMNF overshoots (holding out its two largest: 0.22 -> 0.37).
+they level such a region off even inside the measured range. Measured by
+``tools/region_coverage.py`` on four sources of region curves (every cut leaving >= 3
+allocations, all five scaling models), the combination lowers the median |log error| on each
+(RELeARN 0.34 -> 0.28, LULESH 0.38 -> 0.33, Extra-P's synthetic strong scaling 0.85 -> 0.47,
+Extra-P's Cube set 0.58 -> 0.39); fitted on 3 allocations only, RELeARN's PMNF overshoots
+(holding out its two largest: 0.22 -> 0.37). The default models leave ADEPT out
+(:data:`REGION_MODELS`: 6-10x faster; 0.29, 0.35, 0.50 and 0.39).
+
+The interval is calibrated on region predictions, not on whole programs: ``point x/÷
+exp(q(level) * (shape + sqrt(ln(n / n_fitted))))`` (:func:`interval_half_width`), where
+``n_fitted`` is the region's largest measured allocation and ``q`` a quantile of the held-out
+errors of region predictions, each development source weighted equally
+(``region_calibration.json``, made by ``tools/region_coverage.py --calibrate``). The
+ScalingPredictor's own interval is calibrated on whole programs that scale strongly; around
+the combined point it was too wide where region times rise (RELeARN: 95 % of held-out points
+inside its 80 % interval; Extra-P's Cube set: 100 %). ``warned`` and ``warnings`` are the
+ScalingPredictor's, plus ``trend-disagrees`` where its point and the PMNF's differ by more
+than :data:`DISAGREE`.
 
 * ``share`` - the region's predicted (inclusive) time as a fraction of the root's, the
   predicted total of the run;
@@ -42,18 +53,24 @@ sibling floor).
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from tqdm.auto import tqdm
 
 from workbench.calltree import exclusive_from_inclusive, inclusive_from_exclusive, time_metric
 from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
 from workbench.models import region_sizes
 from workbench.models.pmnf import PMNF
 from workbench.models.scaling import MODELS, ScalingPredictor
-from workbench.validation import FittedState, check_fitted
+from workbench.validation import FittedState, Threshold, check_fitted
 
-__all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "growth_words"]
+__all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "DISAGREE", "REGION_MODELS",
+           "growth_words", "interval_half_width", "interval_scale", "shipped_region_calibration"]
 
 REGION_FRAME_COLUMNS = ["region", "n", "prediction", "lower", "upper", "share", "rank", "growth", "warned",
                         "warnings"]
@@ -63,6 +80,19 @@ REGION_WARNING_KINDS = {
     "runtime-rises": "the region's predicted time at the largest target is > 5 % above that at the smallest "
                      "measured allocation",
 }
+#: Above this |log| ratio between a region's ScalingPredictor point and its PMNF, the row is ``warned``.
+DISAGREE = Threshold(1.0, "|log ratio|", "a region's strong-scaling predictor and its measured trend (PMNF) differ by "
+                     "more than a factor e = 2.7 at the target", "trend-disagrees")
+REGION_WARNING_KINDS["trend-disagrees"] = DISAGREE.meaning
+#: The models each region's ScalingPredictor combines by default: every one but ADEPT, whose fit
+#: per target is ~90 % of a region's fit and prediction time (40 regions: fit 5.8 -> 0.6 s,
+#: predict 9.2 -> 1.0 s, bench/region_speed.py) for a median |log error| 0.3-2.5 points lower
+#: (tools/region_coverage.py); pass ``models=tuple(MODELS)`` to include it.
+REGION_MODELS = tuple(m for m in MODELS if m != "adept")
+# a progress bar over the regions from this many on (progress=None)
+_PROGRESS_FROM = 20
+#: The shipped region interval calibration (numbers only), made by ``tools/region_coverage.py --calibrate``.
+CALIBRATION_PATH = Path(__file__).with_name("region_calibration.json")
 _SHARE_RISE, _RISE = 0.10, 0.05
 # a region below 1 % of the run at the largest target is not reported as growing in share
 _MIN_SHARE = 0.01
@@ -117,19 +147,93 @@ def growth_words(n: np.ndarray, t: np.ndarray) -> str:
     return f"{'grows' if rising else 'shrinks'} like {_TERMS[best][2]}"
 
 
+@functools.lru_cache(maxsize=1)
+def shipped_region_calibration() -> dict:
+    """Return the shipped region interval calibration (``region_calibration.json``).
+
+    Keys: ``shape`` (the constant of :func:`interval_scale`), ``levels`` and ``quantiles``
+    (for each central level, that quantile of the standardised |log error| of held-out
+    region predictions, every development source weighted equally), and how it was made.
+    """
+    return json.loads(CALIBRATION_PATH.read_text())
+
+
+def interval_scale(n, n_fitted, shape: float) -> np.ndarray:
+    """Return how a region prediction's log error grows with the distance past its measurements.
+
+    ``shape + sqrt(max(0, ln(n / n_fitted))))``: a floor for the error inside the measured
+    range (noise, a trend the model misses), and growth like the square root of the
+    log-distance past the largest fitted allocation beyond it (measured on held-out region
+    predictions of four sources by ``tools/region_coverage.py``: their errors grow with the
+    distance, slower than in proportion to it).
+
+    Parameters
+    ----------
+    n : array-like of float
+        Target allocations.
+    n_fitted : float or array-like of float
+        The largest allocation the region was fitted on (one per target, or one for all).
+    shape : float
+        The floor (the calibration's ``shape``).
+    """
+    x = np.log(np.maximum(np.asarray(n, float) / np.asarray(n_fitted, float), 1.0))
+    return shape + np.sqrt(x)
+
+
+def interval_half_width(n, n_fitted: float, level: float, calibration: dict | None = None) -> np.ndarray:
+    """Return the log half-width of a region's central ``level`` interval at allocations ``n``.
+
+    ``q(level) * interval_scale(n, n_fitted, shape)``, where ``q(level)`` is the calibration's
+    quantile of standardised held-out errors at that level (linear between the stored levels).
+
+    Parameters
+    ----------
+    n : array-like of float
+        Target allocations.
+    n_fitted : float
+        The largest allocation the region was fitted on.
+    level : float
+        Central probability of the interval, in (0, the largest calibrated level].
+    calibration : dict or None, default None
+        ``shape``, ``levels`` and ``quantiles``; None: :func:`shipped_region_calibration`.
+
+    Raises
+    ------
+    ValidationError
+        When ``level`` is past the calibrated levels.
+
+    Examples
+    --------
+    >>> cal = {"shape": 2.0, "levels": [0.5, 0.8], "quantiles": [0.1, 0.25]}
+    >>> interval_half_width([8, 32], 8, 0.8, cal).round(3).tolist()  # 0.25 * (2 + sqrt(ln 4))
+    [0.5, 0.794]
+    """
+    cal = calibration if calibration is not None else shipped_region_calibration()
+    levels, quantiles = np.asarray(cal["levels"], float), np.asarray(cal["quantiles"], float)
+    if not 0 < level <= levels.max():
+        raise ValidationError(f"RegionPredictor: region intervals are calibrated for levels in (0, {levels.max():g}]; "
+                              f"got {level!r}")
+    q = float(np.interp(level, np.concatenate([[0.0], levels]), np.concatenate([[0.0], quantiles])))
+    return q * interval_scale(n, n_fitted, float(cal["shape"]))
+
+
 class RegionPredictor(FittedState, BaseEstimator):
     """Predict every region of an application's profiles, with intervals and warnings per region.
 
     Parameters
     ----------
-    models : tuple of str, default all of :data:`~workbench.models.scaling.MODELS`
-        The models each region's :class:`~workbench.models.scaling.ScalingPredictor` combines.
+    models : tuple of str, default :data:`REGION_MODELS`
+        The models each region's :class:`~workbench.models.scaling.ScalingPredictor` combines
+        (names of :data:`~workbench.models.scaling.MODELS`; the default leaves ADEPT out).
     calibration : Calibration or None, default None
         Passed to every ScalingPredictor (None: the shipped table).
     config : dict or None, default None
         Run parameters that select one configuration when the profiles hold several (e.g.
         ``{"n": 5000}`` for one problem size of a p x n experiment); None takes the
         configuration with the most profiles and warns (``several-configurations``).
+    region_calibration : dict or None, default None
+        The region interval calibration (:func:`interval_half_width`: keys ``shape``,
+        ``levels``, ``quantiles``); None: the shipped table, ``region_calibration.json``.
 
     Fitted attributes
     -----------------
@@ -162,14 +266,15 @@ class RegionPredictor(FittedState, BaseEstimator):
     #: set by ``fit``: one predictor per modelled region
     fitted_attribute = "predictors_"
 
-    def __init__(self, models=tuple(MODELS), calibration=None, config=None):
+    def __init__(self, models=REGION_MODELS, calibration=None, config=None, region_calibration=None):
         self.models = models
         self.calibration = calibration
         self.config = config
+        self.region_calibration = region_calibration
 
     # ------------------------------------------------------------------ fitting
     def fit(self, table: pd.DataFrame, metric: str | None = None, n: str = "processes",
-            parameters=None) -> RegionPredictor:
+            parameters=None, progress: bool | None = None) -> RegionPredictor:
         """Fit one ScalingPredictor per region (inclusive and exclusive time) on a profile table.
 
         Parameters
@@ -189,6 +294,8 @@ class RegionPredictor(FittedState, BaseEstimator):
             (:mod:`workbench.models.region_sizes`; ``models`` and ``calibration`` are the
             scaling predictors' and do not apply), and :meth:`predict_frame` takes a
             DataFrame of targets.  None: one allocation axis, one configuration.
+        progress : bool or None, default None
+            Show a progress bar over the regions (``tqdm.auto``); None: from 20 regions on.
 
         Returns
         -------
@@ -213,14 +320,7 @@ class RegionPredictor(FittedState, BaseEstimator):
         rows, note = self._one_configuration(rows, n, axes)
         if note:
             warnings.append(note)
-        inclusive = rows[rows["kind"] == "inclusive"]
-        if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
-            inclusive = inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
-        elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
-            inclusive = rows.assign(kind="inclusive")
-        exclusive = rows[rows["kind"] == "exclusive"]
-        if exclusive.empty:
-            exclusive = exclusive_from_inclusive(inclusive)
+        inclusive, exclusive = _both_kinds(rows)
         runs = _runs(inclusive, exclusive)
         if axes:  # each run's problem parameters beside its times
             runs = runs.merge(region_sizes.profile_parameters(rows, axes), on="profile", how="left")
@@ -238,7 +338,7 @@ class RegionPredictor(FittedState, BaseEstimator):
                 runs, info, axes)
             warnings += notes
         else:
-            records = self._fit_regions(runs, info, warnings)
+            records = self._fit_regions(runs, info, warnings, progress)
         if not records:
             raise ValidationError(f"{where}: no region has 3 allocations with a positive time; measure at least 3 "
                                   f"values of {n!r}" + (f" and {region_sizes.MIN_POINTS} points of {n!r} x "
@@ -249,10 +349,13 @@ class RegionPredictor(FittedState, BaseEstimator):
         emit_warnings(self.warnings_)
         return self
 
-    def _fit_regions(self, runs: pd.DataFrame, info: pd.DataFrame, warnings: list) -> list[dict]:
+    def _fit_regions(self, runs: pd.DataFrame, info: pd.DataFrame, warnings: list,
+                     progress: bool | None) -> list[dict]:
         """Fit the inclusive (and, where measured, exclusive) predictor of every region; one record each."""
         records = []
-        for region, group in runs.groupby("region", sort=False):
+        groups = runs.groupby("region", sort=False)
+        show = groups.ngroups >= _PROGRESS_FROM if progress is None else bool(progress)
+        for region, group in tqdm(groups, total=groups.ngroups, desc="regions", unit="region", disable=not show):
             incl = group[group["inclusive"] > 0]
             if incl["n"].nunique() < 3:
                 warnings.append(ModelWarning("region-skipped", f"region {region!r}: only {incl['n'].nunique()} "
@@ -331,8 +434,8 @@ class RegionPredictor(FittedState, BaseEstimator):
         """Return one region's predictions at ``targets``.
 
         Columns n, prediction, lower, upper (the ScalingPredictor's ``predict_frame`` with its
-        point combined with the region's PMNF, the interval moved with it), warned, warnings
-        (the ScalingPredictor's). ``exclusive`` selects the
+        point combined with the region's PMNF, and the region calibration's interval about it),
+        warned, warnings (the ScalingPredictor's, and ``trend-disagrees``). ``exclusive`` selects the
         model of its exclusive time. Predictions are kept per allocation, so asking again
         for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
 
@@ -359,7 +462,7 @@ class RegionPredictor(FittedState, BaseEstimator):
         memo = self.__dict__.setdefault("_memo", {}).setdefault((exclusive, region, float(level)), {})
         missing = np.unique(n[[x not in memo for x in n]])
         if missing.size:
-            frame = self._with_pmnf(region, missing, models[region].predict_frame(missing, level), exclusive)
+            frame = self._with_pmnf(region, missing, models[region].predict_frame(missing, level), exclusive, level)
             for x, row in zip(missing, frame[["prediction", "lower", "upper", "warned", "warnings"]].itertuples(
                     index=False)):
                 memo[float(x)] = tuple(row)
@@ -379,30 +482,44 @@ class RegionPredictor(FittedState, BaseEstimator):
         frames = {}
         for region, model in self.predictors_.items():
             frame = model.predict_frame(targets, level)
-            frames[region] = self._with_pmnf(region, frame["n"].to_numpy(float), frame, exclusive=False)
+            frames[region] = self._with_pmnf(region, frame["n"].to_numpy(float), frame, False, level)
         return frames
 
-    def _with_pmnf(self, region: str, n: np.ndarray, frame: pd.DataFrame, exclusive: bool) -> pd.DataFrame:
-        """Return the ScalingPredictor's frame with its point combined with the region's PMNF.
+    def _with_pmnf(self, region: str, n: np.ndarray, frame: pd.DataFrame, exclusive: bool,
+                   level: float) -> pd.DataFrame:
+        """Return the ScalingPredictor's frame with the region's point and interval.
 
-        The point is the geometric mean of both (weight :data:`_PMNF_WEIGHT`); the interval keeps
-        the ScalingPredictor's width relative to its point, moved with it. Where the PMNF has no
-        positive prediction, the ScalingPredictor's row is kept.
+        The point is the geometric mean of the ScalingPredictor's and the region's PMNF
+        (weight :data:`_PMNF_WEIGHT`; where the PMNF has no positive prediction, the
+        ScalingPredictor's point alone). The interval is the region calibration's
+        (:func:`interval_half_width`) about that point. A row whose two points differ by more
+        than :data:`DISAGREE` is ``warned`` (``trend-disagrees``).
         """
+        models = self.exclusive_predictors_ if exclusive else self.predictors_
         pmnf = (self.exclusive_pmnf_ if exclusive else self.pmnf_).get(region)
-        if pmnf is None:
-            return frame
-        with quiet_warnings():  # a non-positive PMNF value is returned as its floor_: left out below
-            theirs = pmnf.predict(n)
         point = frame["prediction"].to_numpy(float)
-        ok = np.isfinite(theirs) & (theirs > pmnf.floor_) & np.isfinite(point) & (point > 0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            combined = np.where(ok, point ** (1 - _PMNF_WEIGHT) * np.where(ok, theirs, 1.0) ** _PMNF_WEIGHT, point)
-            moved = np.where(ok, combined / point, 1.0)
+        combined, apart = point, np.zeros(point.shape, bool)
+        if pmnf is not None:
+            with quiet_warnings():  # a non-positive PMNF value is returned as its floor_: left out below
+                theirs = pmnf.predict(n)
+            ok = np.isfinite(theirs) & (theirs > pmnf.floor_) & np.isfinite(point) & (point > 0)
+            theirs = np.where(ok, theirs, 1.0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                combined = np.where(ok, point ** (1 - _PMNF_WEIGHT) * theirs ** _PMNF_WEIGHT, point)
+                apart = ok & (np.abs(np.log(theirs / np.where(ok, point, 1.0))) > DISAGREE.value)
+        half = interval_half_width(n, models[region].n_max_, level, self.region_calibration)
         out = frame.copy()
         out["prediction"] = combined
-        out["lower"] = frame["lower"].to_numpy(float) * moved
-        out["upper"] = frame["upper"].to_numpy(float) * moved
+        out["lower"], out["upper"] = combined * np.exp(-half), combined * np.exp(half)
+        if apart.any():
+            out["warned"] = out["warned"].to_numpy(bool) | apart
+            out["warnings"] = [(*kinds, DISAGREE.used_by) if far and DISAGREE.used_by not in kinds else kinds
+                               for kinds, far in zip(out["warnings"], apart)]
+            ratio = float(np.exp(np.max(np.abs(np.log(theirs / np.where(apart, point, theirs))))))
+            out.attrs["messages"] = {**frame.attrs.get("messages", {}), DISAGREE.used_by: (
+                f"the strong-scaling models and the region's measured trend (Extra-P's PMNF) differ by up to "
+                f"{ratio:.1f}x here (more than {np.exp(DISAGREE.value):.1f}x): the point is their geometric "
+                "mean; plan with the interval")}
         return out
 
     def _exclusive(self, targets, inclusive: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -624,6 +741,19 @@ def _region_pmnf(n: np.ndarray, t: np.ndarray) -> PMNF | None:
         return PMNF(strong_scaling=False, allow_negative_exponents=True).fit(n, t)
     except WorkbenchError:
         return None
+
+
+def _both_kinds(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the inclusive and exclusive rows of one metric, each derived from the other where missing."""
+    inclusive = rows[rows["kind"] == "inclusive"]
+    if inclusive.empty and (rows["kind"] == "exclusive").any():  # inclusive = own + descendants' per profile
+        inclusive = inclusive_from_exclusive(rows[rows["kind"] == "exclusive"])
+    elif inclusive.empty:  # a value per region that says neither (kind "n/a"): modelled as it is
+        inclusive = rows.assign(kind="inclusive")
+    exclusive = rows[rows["kind"] == "exclusive"]
+    if exclusive.empty:
+        exclusive = exclusive_from_inclusive(inclusive)
+    return inclusive, exclusive
 
 
 def _runs(inclusive: pd.DataFrame, exclusive: pd.DataFrame) -> pd.DataFrame:

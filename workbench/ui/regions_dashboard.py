@@ -6,7 +6,8 @@ Wiring only: the panels are :mod:`workbench.views.regions` (widget-free), on top
 
 * **Data**: the RELeARN profiles (catalogue ``relearn-profiles``: Extra-P text, 14 regions),
   a SYNTHETIC application with exact laws, uploaded profiles (Caliper ``.cali``, Score-P
-  ``.cubex``, Extra-P text/JSON/JSON Lines, cali-query JSON, or a zip of them) or a typed
+  ``.cubex``, Extra-P text/JSON/JSON Lines, cali-query JSON, GPTL timing files, phiprof
+  reports, or a zip of them) or a typed
   path (a file, a folder, a zip). A file that cannot be read shows a red message and the
   previous data stay selected.
 * **Controls**: the target allocation (the primary slider: predictions, shares, ranks,
@@ -51,9 +52,10 @@ __all__ = ["RegionsDashboard", "regions_dashboard", "UPLOAD_FORMAT"]
 RELEARN, SYNTHETIC = "relearn", "synthetic"
 UPLOAD_FORMAT = UploadFormat(
     "The dashboard reads call-path profiles of runs at 3 or more process counts: Caliper .cali files, Score-P "
-    ".cubex profiles, Extra-P text, JSON or JSON Lines experiments, cali-query JSON, or a .zip of any of them "
-    "(formats are told by content). The process count comes from the profiles (mpi.world.size, jobsize, an "
-    "Extra-P parameter p, Cube's process locations).",
+    ".cubex profiles, Extra-P text, JSON or JSON Lines experiments, cali-query JSON, GPTL timing files "
+    "(CESM/E3SM model_timing_stats), phiprof reports, or a .zip of any of them (formats are told by content). "
+    "The process count comes from the profiles (mpi.world.size, jobsize, an Extra-P parameter p, Cube's "
+    "process locations, GPTL's MPI TASKS line, phiprof's processes).",
     "PARAMETER p / POINTS ( 2 ) ( 4 ) ( 8 ) / REGION main / METRIC time / DATA 10.1 10.2 ...")
 
 
@@ -61,8 +63,8 @@ def _checked(frame: pd.DataFrame) -> pd.DataFrame:
     table = validate_profile_table(frame, "profiles")
     if pd.to_numeric(table["processes"], errors="coerce").nunique() < 3:
         raise ValidationError("profiles: they hold fewer than 3 process counts; the regions need runs at 3 or more "
-                              "(the process count is read from mpi.world.size, jobsize, an Extra-P parameter p or "
-                              "Cube's process locations)")
+                              "(the process count is read from mpi.world.size, jobsize, an Extra-P parameter p, "
+                              "Cube's process locations, GPTL's MPI TASKS line or phiprof's processes)")
     return table
 
 

@@ -105,7 +105,7 @@ EXERCISES = (
         _warned,
         "Count the rows of the region table whose warned column is true (or whose warnings include high-risk).",
         explanation="Nearly all of them: every RELeARN region's time grows with the process count (each process "
-        "holds n neurons, so this is not strong scaling), unlike the strong-scaling curves the intervals were "
+        "holds n neurons, so this is not strong scaling), unlike the strong-scaling curves the warnings were "
         "calibrated on. Measured on held-out allocations (tools/region_coverage.py), most of these region "
         "predictions do miss by more than 30 %: the interval, not the point, is the answer here.",
         rel_tol=0.0,

@@ -1,7 +1,8 @@
 """Call-path profiles of whole applications in one tidy *profile table*.
 
-HPC users measure their codes with Caliper, Score-P (Cube) or Extra-P's own input formats,
-not as ``processes,time_s`` tables. :func:`read_profiles` reads all of them into one frame
+HPC users measure their codes with Caliper, Score-P (Cube), Extra-P's own input formats or
+the timer libraries of large simulation codes (GPTL in CESM/E3SM, phiprof), not as
+``processes,time_s`` tables. :func:`read_profiles` reads all of them into one frame
 with one row per (profile, region, metric), so that every region can be modelled
 (:func:`region_curves`, :class:`workbench.models.regions.RegionPredictor`).
 
@@ -14,7 +15,8 @@ column           dtype     meaning
 ``profile``      str       one measured run (a file, or one point and repetition of an
                            Extra-P experiment: ``file#p<point>r<repetition>``)
 ``format``       str       ``caliper``, ``cali-json``, ``cube``, ``extrap-text``,
-                           ``extrap-json``, ``extrap-jsonl``, ``thicket``
+                           ``extrap-json``, ``extrap-jsonl``, ``gptl``, ``phiprof``,
+                           ``thicket``
 ``region``       str       call path from the root, elements joined by ``->`` (Extra-P's
                            separator), e.g. ``main->solve->MPI_Allreduce``
 ``name``         str       last element of the path
@@ -50,16 +52,31 @@ Formats are told by content, not by name: ``__rec=`` lines (Caliper ``.cali``, r
 ``pycubexr``), Extra-P text (``PARAMETER``/``POINTS``/``REGION``/``METRIC``/``DATA`` lines),
 Extra-P JSON (``parameters`` and ``measurements``, both its layouts), JSON Lines of
 ``{"params": ..., "value": ...}`` (Extra-P's; :func:`to_extrap` writes it), cali-query JSON
-(a list of records, ``format json``, or ``{"records": [...], "globals": {...}}``), and zip
-archives of any of these. :func:`from_thicket` takes a Hatchet GraphFrame or a Thicket.
+(a list of records, ``format json``, or ``{"records": [...], "globals": {...}}``), GPTL
+timing files (a ``name ... wallmax ... wallmin`` table: the summaries over ranks CIME, E3SM
+and CESM write, ``model_timing_stats``/``e3sm_timing_stats.*``; a ``Stats for thread 0:``
+call tree: one rank's ``timing.N``; :mod:`workbench.io.callpath.gptl`), phiprof reports
+(``Set of identical timers has N processes`` tables or phiprof 1's columns;
+:mod:`workbench.io.callpath.phiprof`), zip and tar archives of any of these (a tar archive
+holding ``anchor.xml`` is a Cube profile; E3SM keeps a run's GPTL files as
+``timing.<LID>.tar.gz``), and gzip-compressed files of any of these (unpacked under the size
+caps; an archive inside a tar archive is refused).
+:func:`from_thicket` takes a Hatchet GraphFrame or a Thicket.
+
+GPTL and phiprof timers are inclusive: their time rows are ``kind`` inclusive, with the
+aggregations over ranks the report prints kept apart (GPTL summaries: max, min, avg and sum;
+phiprof: avg, and max and min from its detailed table), a ``count`` metric beside them, and
+``processes``/``threads`` from the report's header. GPTL's summaries list timers flat (each
+a region at depth 0); its per-rank files and phiprof give the call tree.
 
 Extra-P text files give no call tree; where ``REGION`` names are indented (as in the RELeARN
 data), the indentation is taken as nesting (Extra-P itself reads them as flat regions).
 
 Safety is that of the other readers (:mod:`workbench.io.text`): regular files only, size
-caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip members
-capped in number and size), and only the project's errors, naming the file (and the line or
-record): a parser's own exception never reaches the user.
+caps before reading (``MAX_FILE_BYTES`` per file, :data:`MAX_FILES` files, zip and tar
+members capped in number and size, only regular tar members unpacked), and only the
+project's errors, naming the file (and the line or record): a parser's own exception never
+reaches the user.
 """
 
 from workbench.io.callpath.common import MAX_FILES, PROFILE_TABLE_COLUMNS

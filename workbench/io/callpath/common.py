@@ -41,6 +41,8 @@ __all__ = [
     "read_file_bytes",
     "split_path",
     "table_frame",
+    "timer_rows",
+    "TreePath",
     "with_run",
 ]
 
@@ -68,7 +70,8 @@ ALLOCATION_NAMES = {
 PER_RUN = {"launchdate", "launchday", "elapsed_time", "figure_of_merit", "user", "cali.caliper.version",
             "executablepath", "libraries", "hostname", "jobid", "starttime", "endtime", "walltime", "date",
             "cmdline", "command", "outdir", "output_dir", "hostlist"}
-WHAT = "a call-path profile (Caliper .cali, Score-P .cubex, Extra-P text/JSON/JSON Lines, cali-query JSON)"
+WHAT = ("a call-path profile (Caliper .cali, Score-P .cubex, Extra-P text/JSON/JSON Lines, cali-query JSON, "
+        "GPTL timing file, phiprof report)")
 UNIT_ALIASES = {"sec": "s", "seconds": "s", "second": "s", "s": "s", "msec": "ms", "usec": "us", "nsec": "ns"}
 MAX_ZIP_MEMBERS = 20_000
 CUBE_PARAM_RE = re.compile(r"([A-Za-z_][A-Za-z_-]*?)([0-9][0-9.,]*)")
@@ -240,3 +243,65 @@ class Rows:
         return len(self.cols["value"])
 
 
+
+
+def timer_rows(rows: dict, name: str, fmt: str, params: dict) -> Rows:
+    """One timer report's rows -> a profile's :class:`Rows` with its run parameters (GPTL, phiprof).
+
+    Rows as lists, not a frame: an ensemble's files become one frame per chunk (a frame per
+    file costs more than parsing it).
+
+    Parameters
+    ----------
+    rows : dict of (str, str, str, str) to (float, str)
+        (region, metric, kind, aggregation) -> (value, unit), in reading order.
+    name : str
+        The file's name (or a label): the profile and what every error message starts with.
+    fmt : str
+        The table's ``format`` (e.g. ``"gptl"``).
+    params : dict of str to object
+        Run parameters (``processes``, ``threads``, ... as floats; NaN ones are left out).
+    """
+    if not rows:
+        raise DataFormatError(f"{name}: no timers found in this {fmt} file")
+    keys = list(rows)
+    cols = {"region": [k[0] for k in keys], "metric": [k[1] for k in keys], "kind": [k[2] for k in keys],
+            "aggregation": [k[3] for k in keys], "value": [rows[k][0] for k in keys],
+            "unit": [rows[k][1] for k in keys]}
+    known = {k: v for k, v in params.items() if not (isinstance(v, float) and math.isnan(v))}
+    return Rows(cols, name, fmt, param_columns(known))
+
+
+class TreePath:
+    """Call paths from a listing of timers by nesting level (an indented tree, parents first).
+
+    Parameters
+    ----------
+    name : str
+        The file's name (or a label) that every error message starts with.
+    """
+
+    __slots__ = ("name", "stack")
+
+    def __init__(self, name: str):
+        self.name, self.stack = name, []
+
+    def path(self, depth: int, label: str, number: int) -> str:
+        """Return the call path of ``label`` listed at nesting ``depth`` (0: a root) on line ``number``.
+
+        Parameters
+        ----------
+        depth : int
+            Nesting level, 0 for a root; at most one more than the previous timer's.
+        label : str
+            The timer's name.
+        number : int
+            The line number, for the error message.
+        """
+        if depth > len(self.stack):
+            raise DataFormatError(f"{self.name}, line {number}: timer {label[:60]!r} is nested {depth} levels "
+                                  f"deep under a timer nested {len(self.stack) - 1} deep (a damaged listing?)")
+        del self.stack[depth:]
+        region = SEP.join([*self.stack, label]) if self.stack else label
+        self.stack.append(label)
+        return region

@@ -49,6 +49,8 @@ from workbench.io.callpath.extrap import (
     read_extrap_jsonl,
     read_extrap_text,
 )
+from workbench.io.callpath.gptl import gptl_layout, read_gptl
+from workbench.io.callpath.phiprof import looks_like_phiprof, read_phiprof
 from workbench.io.callpath.table import validate_profile_table
 from workbench.io.text import as_path, decode
 
@@ -86,8 +88,14 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
     head = data[:4096].lstrip()
     if _INI_SECTION.match(head):
         return None  # an INI file ([section] lines: Cube GUI's profile.ini beside a profile.cubex), not JSON
-    if head[:1] not in (b"{", b"[") and not looks_like_extrap_text(data[:65536].decode("utf-8", "replace")):
-        return None
+    if head[:1] not in (b"{", b"["):
+        sample = data[:65536].decode("utf-8", "replace")
+        if gptl_layout(sample):
+            return read_gptl(decode(data, name, what=WHAT), name)
+        if looks_like_phiprof(sample):
+            return read_phiprof(decode(data, name, what=WHAT), name)
+        if not looks_like_extrap_text(sample):
+            return None
     text = decode(data, name, what=WHAT)
     if head[:1] == b"[":
         return read_cali_json(json_text(text, name), name)
@@ -108,6 +116,23 @@ def _read_one(data: bytes, path: Path, name: str) -> pd.DataFrame | None:
             return read_cali_json(data_, name)
         return None
     return read_extrap_text(text, name)
+
+
+def _gunzip(data: bytes, name: str) -> bytes:
+    """Return the content of a gzip-compressed file (E3SM keeps its GPTL timing files so), read under the cap."""
+    import gzip
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as unzipped:
+            out = unzipped.read(file_cap() + 1)
+    except (OSError, EOFError, zlib.error, ValueError):
+        raise DataFormatError(f"{name}: a damaged gzip file") from None
+    if len(out) > file_cap():
+        raise DataFormatError(f"{name}: the gzip file unpacks to more than the {mib(file_cap())} accepted for {WHAT}")
+    if out[:2] == b"\x1f\x8b":
+        raise DataFormatError(f"{name}: a gzip file inside a gzip file is not read")
+    return out
 
 
 def _expand(source) -> list[tuple[Path, str]]:
@@ -136,6 +161,45 @@ def _expand(source) -> list[tuple[Path, str]]:
             raise DataFormatError(f"{text}: an empty folder (expected {WHAT} files)")
         return [(f, str(f)) for f in files]
     return [(path, text)]
+
+
+def _tar_members(data: bytes, name: str, workdir: Path, inside: bool) -> list[tuple[Path, str]] | None:
+    """Unpack a tar archive of profiles (E3SM's ``timing.<LID>.tar.gz``) under the caps; None for a Cube profile."""
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+            infos = archive.getmembers()
+            if any(i.name == "anchor.xml" for i in infos) or Path(name).suffix.lower() == ".cubex":
+                return None  # a Score-P .cubex profile is a tar archive holding anchor.xml
+            if inside:
+                raise DataFormatError(f"{name}: a tar archive inside an archive is not read")
+            infos = [i for i in infos if i.isreg()]  # no links, devices or folders
+            if len(infos) > MAX_ZIP_MEMBERS:
+                raise DataFormatError(f"{name}: {len(infos):,} files in the tar archive, more than "
+                                      f"{MAX_ZIP_MEMBERS:,}")
+            total = sum(i.size for i in infos)
+            if total > 8 * file_cap():
+                raise DataFormatError(f"{name}: the tar archive unpacks to {total:,} bytes, more than the "
+                                      f"{mib(8 * file_cap())} accepted")
+            out = []
+            for k, info in enumerate(infos):
+                parts = [p for p in Path(info.name).parts if p not in ("", ".", "..", "/")]
+                if not parts or any(p.startswith(".") for p in parts):
+                    continue
+                if info.size > file_cap():
+                    raise DataFormatError(f"{name}: member {info.name[:80]!r} is more than the {mib(file_cap())} "
+                                          "accepted")
+                source = archive.extractfile(info)
+                chunk = source.read(file_cap() + 1) if source is not None else b""
+                target = workdir.joinpath(f"t{k:05d}", *parts)  # (no member can leave workdir)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(chunk)
+                out.append((target, f"{name}:{'/'.join(parts)}"))
+            return out
+    except DataFormatError:
+        raise
+    except (tarfile.TarError, OSError, EOFError, ValueError):
+        raise DataFormatError(f"{name}: a damaged tar archive (a Score-P .cubex profile, or a tar archive of "
+                              "profiles)") from None
 
 
 def _zip_members(data: bytes, name: str, workdir: Path) -> list[tuple[Path, str]]:
@@ -177,16 +241,26 @@ CLAIMED_FORMATS = {".cali": "a Caliper .cali file (it starts with __rec=)",
                    ".jsonl": "Extra-P JSON Lines (one object with params per line)"}
 
 
-def _read_files(files: list[tuple[Path, str]], single: bool, workdir, skipped: list | None = None
-                ) -> list[pd.DataFrame]:
-    """Read ``files`` into tables; the names of files of no profile format go to ``skipped``."""
+def _read_files(files: list[tuple[Path, str]], single: bool, workdir, skipped: list | None = None,
+                inside: bool = False) -> list[pd.DataFrame]:
+    """Read ``files`` into tables; the names of files of no profile format go to ``skipped``.
+
+    ``inside``: the files come out of an archive (a tar archive in it is refused, not unpacked).
+    """
     frames = []
     for path, name in files:
         data = read_file_bytes(path, name)
+        if data[:2] == b"\x1f\x8b":
+            data = _gunzip(data, name)
         if data.startswith(b"PK\x03\x04"):
             members = _zip_members(data, name, Path(workdir))
-            frames += _read_files(members, False, workdir, skipped)
+            frames += _read_files(members, False, workdir, skipped, inside=True)
             continue
+        if _is_tar(data):
+            members = _tar_members(data, name, Path(workdir), inside)
+            if members is not None:  # (None: a Score-P Cube profile, read below)
+                frames += _read_files(members, False, workdir, skipped, inside=True)
+                continue
         frame = _read_one(data, path, name)
         if frame is None:
             if single:
@@ -223,9 +297,10 @@ def read_profiles(path_or_paths, n_jobs: int | None = 1, progress: bool | None =
     path_or_paths : str, path-like or list of them
         A file, a folder (read recursively: files of no profile format, such as Score-P's
         ``scorep.cfg`` or Cube's ``profile.ini``, are skipped with one ParseWarning naming
-        them), a glob pattern (``runs/*.cali``) or a list of any of these; zip archives are
-        unpacked. Formats are told by content; a file named ``.cali``, ``.cubex`` or
-        ``.jsonl`` whose content is of no profile format is an error, not skipped.
+        them), a glob pattern (``runs/*.cali``) or a list of any of these; zip and tar
+        archives and gzip-compressed files are unpacked. Formats are told by content; a file
+        named ``.cali``, ``.cubex`` or ``.jsonl`` whose content is of no profile format is an
+        error, not skipped.
     n_jobs : int or None, default 1
         Processes reading the files (joblib; -1 or None: one per CPU). Worth it from a few
         hundred files on (starting the workers takes about a second). Ignored with ``client``.
