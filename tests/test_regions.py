@@ -238,3 +238,25 @@ def test_fit_shows_a_progress_bar_over_the_regions_when_asked(table, capsys):
         silent = capsys.readouterr().err
     assert "regions: 100%|" in shown and f"{len(gen.LAWS)}/{len(gen.LAWS)}" in shown
     assert "regions:" not in silent
+
+
+def test_a_region_measured_from_2_on_with_a_negative_power_of_log_n_is_predicted_from_n_1():
+    # region b is absent at p = 1; Extra-P's PMNF search picks 2.1 + c p^-2.5 log2(p)^-2 for it,
+    # which has no value at p = 1, where the verdicts start (found on HECBioSim's GROMACS timers)
+    p = np.array([1.0, 2, 4, 8, 16])
+    b = [None, 2.8232, 2.1493, 2.1208, 2.1275]
+    rows = [{"profile": f"r{i}", "region": region, "parent": parent, "depth": depth, "metric": "time",
+             "kind": "inclusive", "aggregation": "max", "value": value, "unit": "s", "processes": n}
+            for i, n in enumerate(p)
+            for region, parent, depth, value in (("main", "", 0, 100 / n + 3), ("main->a", "main", 1, 100 / n),
+                                                  ("main->b", "main", 1, b[i]))
+            if value is not None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = RegionPredictor().fit(pd.DataFrame(rows))
+    assert model.pmnf_["main->b"].hypothesis_.j < 0
+    frame = model.predict_frame([32.0, 64.0])
+    assert np.isfinite(frame["prediction"]).all() and len(frame) == 6
+    # at p = 1 the region's point is its ScalingPredictor's alone
+    alone = model.predictors_["main->b"].predict_frame([1.0])["prediction"].iloc[0]
+    assert model.region_frame("main->b", [1.0])["prediction"].iloc[0] == pytest.approx(alone)

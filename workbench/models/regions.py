@@ -500,8 +500,7 @@ class RegionPredictor(FittedState, BaseEstimator):
         point = frame["prediction"].to_numpy(float)
         combined, apart = point, np.zeros(point.shape, bool)
         if pmnf is not None:
-            with quiet_warnings():  # a non-positive PMNF value is returned as its floor_: left out below
-                theirs = pmnf.predict(n)
+            theirs = _pmnf_values(pmnf, n)
             ok = np.isfinite(theirs) & (theirs > pmnf.floor_) & np.isfinite(point) & (point > 0)
             theirs = np.where(ok, theirs, 1.0)
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -733,6 +732,20 @@ class RegionPredictor(FittedState, BaseEstimator):
             ratio = summed / total
         return pd.DataFrame({"n": n, "total": total, "sum_exclusive": summed, "ratio": ratio,
                              "measured_ratio": self.measured_ratio_})
+
+
+def _pmnf_values(pmnf: PMNF, n: np.ndarray) -> np.ndarray:
+    """Return a region's PMNF at ``n``; NaN where it is undefined.
+
+    A negative power of log2(n) has no value at n = 1: a region measured from n = 2 on can
+    have one, and the verdicts ask every region from the run's smallest allocation on.
+    """
+    defined = (n > 1) | (pmnf.hypothesis_.j >= 0)
+    out = np.full(n.shape, np.nan)
+    if defined.any():
+        with quiet_warnings():  # a non-positive PMNF value is returned as its floor_: left out by the caller
+            out[defined] = pmnf.predict(n[defined])
+    return out
 
 
 def _region_pmnf(n: np.ndarray, t: np.ndarray) -> PMNF | None:
