@@ -45,9 +45,9 @@ them, and the region calibration of the loso column never on the source it is sc
   suite ran every node count 1-16, this source takes the doubling sequence 1, 2, 4, 8, 16 (the
   usual design of a scaling study, and 5 allocations keep every cut affordable: fitting at all
   16 counts costs about 2 minutes of CPU per GROMACS curve). The allocation is the cores
-  (nodes x 128, 128-2048), the same for the 8 splits of a node into tasks x threads: with the
-  MPI processes, the 1-task splits start at n = 1, where RegionPredictor.predict_frame raised
-  (a region's PMNF with a negative power of log2(n) asked for its value at n = 1).
+  (nodes x 128, 128-2048), the same for the 8 splits of a node into tasks x threads (with
+  the MPI processes the 1-task splits start at n = 1, where RegionPredictor.predict_frame
+  raised before commit 7b3189e).
 
 The two cloud sources are real applications measured on 6 cloud environments each, but with
 4 allocations per curve: their only cut is the one holding out the largest allocation (none
