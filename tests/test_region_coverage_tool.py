@@ -41,3 +41,15 @@ def test_leave_one_source_out_never_uses_the_scored_source():
     inside = tool.loso_inside(pd.concat([small, large], ignore_index=True), level=0.8, shape=2.0)
     assert inside[:10].all()  # small errors under the large source's quantile
     assert not inside[10:].any()  # large errors over the small source's quantile
+
+
+def test_the_risk_threshold_is_the_largest_that_gives_every_source_the_recall():
+    # misses of A have risks .5 .4 .3 .2 .1 (none warned before the rule); B's one miss is warned
+    a = pd.DataFrame({"source": "A", "miss": True, "warned_base": False,
+                      "miss_probability": [0.5, 0.4, 0.3, 0.2, 0.1]})
+    b = pd.DataFrame({"source": "B", "miss": [True, False], "warned_base": [True, False],
+                      "miss_probability": [0.05, 0.9]})
+    frame = pd.concat([a, b], ignore_index=True)
+    assert tool.risk_threshold(frame, recall=0.8) == pytest.approx(0.2)  # 4 of A's 5 misses
+    assert tool.risk_threshold(frame, recall=1.0) == pytest.approx(0.1)
+    assert tool.risk_threshold(frame[frame["source"] == "B"], recall=1.0) == pytest.approx(0.5)  # needs none

@@ -260,3 +260,19 @@ def test_a_region_measured_from_2_on_with_a_negative_power_of_log_n_is_predicted
     # at p = 1 the region's point is its ScalingPredictor's alone
     alone = model.predictors_["main->b"].predict_frame([1.0])["prediction"].iloc[0]
     assert model.region_frame("main->b", [1.0])["prediction"].iloc[0] == pytest.approx(alone)
+
+
+def test_region_risk_warns_rows_whose_miss_probability_reaches_the_learnt_threshold(table):
+    base = {"shape": 2.0, "levels": [0.8], "quantiles": [0.25]}
+    frames = {}
+    for threshold in (None, 0.0, 1.01):
+        cal = base if threshold is None else {**base, "risk_threshold": threshold}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = RegionPredictor(region_calibration=cal).fit(table)
+        frames[threshold] = model.region_frame("main->io", [64.0, 1024.0])
+    risk = frames[None]["miss_probability"].to_numpy()
+    assert np.all((risk >= 0) & (risk <= 1))
+    assert frames[0.0]["warned"].all() and all("region-risk" in k for k in frames[0.0]["warnings"])
+    assert not any("region-risk" in k for k in frames[1.01]["warnings"])
+    np.testing.assert_array_equal(frames[1.01]["warned"], frames[None]["warned"])  # no threshold: no rule

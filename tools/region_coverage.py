@@ -12,9 +12,11 @@ out only the largest allocation, and for the one that holds out the two largest:
 * coverage (shipped) - the same with the shipped calibration, learnt on every source's rows
   (``--calibrate`` writes it: each source weighted equally);
 * miss - a prediction off by more than 30 % (``|log(actual / prediction)| > log 1.3``);
-* warned recall - the fraction of misses whose row is ``warned`` (target >= 0.90);
-* warned rate - the fraction of all rows that are ``warned``;
-* false alarms - the fraction of the rows that did *not* miss but are ``warned`` (a warning
+* warned recall (loso) - the fraction of misses whose row is warned, with the ``region-risk``
+  threshold learnt on the *other* sources (:func:`loso_warned`; target >= 0.90), and
+  (shipped) with the shipped threshold, learnt on every source (:func:`risk_threshold`);
+* warned rate - the fraction of all rows that are warned (loso);
+* false alarms - the fraction of the rows that did *not* miss but are warned (loso; a warning
   that fires on every row has recall 1 and false alarms 1: it carries no information).
 
 Sources (each evaluated on its own; the ScalingPredictor's calibration is fitted on none of
@@ -73,11 +75,20 @@ import numpy as np
 import pandas as pd
 
 from workbench.io import fetch_dataset, read_profiles
-from workbench.models.regions import CALIBRATION_PATH, RegionPredictor, interval_scale
+from workbench.models.regions import (
+    CALIBRATION_PATH,
+    RegionPredictor,
+    interval_scale,
+    shipped_region_calibration,
+)
 
 RELEARN = Path("/work/shared/data/extrap-mpi/relearn_data.txt")
 MIRROR = Path("/work/.mirror")
 LEVEL, MISS = 0.8, np.log(1.3)
+RECALL = 0.9  # the warned recall every source must reach (issue 24)
+# the region-risk threshold is learnt for this recall on the sources it sees, so that a source it
+# has not seen still reaches RECALL (learnt for 0.90 itself, held-out cloud curves reached 0.892)
+LEARNT_RECALL = 0.92
 #: node counts of HECBioSim's curves evaluated (the suite measured 1..16)
 HECBIOSIM_NODES = (1, 2, 4, 8, 16)
 # The floor of the interval's scale (workbench.models.regions.interval_scale): every source's 80 %
@@ -104,7 +115,7 @@ def evaluate(table: pd.DataFrame, n: str, config: dict | None = None) -> pd.Data
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        full = RegionPredictor(config=config).fit(table, n=n).runs_
+        full = RegionPredictor(config=config).fit(table, n=n, progress=False).runs_
     allocations = np.sort(full["n"].unique())
     parts = [_evaluate_cut(table, n, full, allocations, k, config) for k in range(3, allocations.size)]
     parts = [p.assign(held=allocations.size - k) for k, p in zip(range(3, allocations.size), parts) if len(p)]
@@ -118,18 +129,31 @@ def _evaluate_cut(table: pd.DataFrame, n: str, full: pd.DataFrame, allocations: 
     train = table[pd.to_numeric(table[n], errors="coerce") <= cut]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = RegionPredictor(config=config).fit(train, n=n)
+        # warned before the region-risk rule, whose threshold this tool learns: the shipped
+        # calibration without it
+        model = RegionPredictor(config=config, region_calibration=_without_risk()).fit(train, n=n, progress=False)
     held = allocations[allocations > cut]
     frame = model.predict_frame(held, LEVEL)
     actual = full[full["n"].isin(held)].groupby(["region", "n"])["inclusive"].median()
     frame = frame.join(actual.rename("actual"), on=["region", "n"]).dropna(subset=["actual", "prediction"])
     frame = frame[frame["actual"] > 0]
     frame["n_fitted"] = frame["region"].map({r: m.n_max_ for r, m in model.predictors_.items()})
+    risk = {(r, x): p for r in frame["region"].unique()
+            for x, p in zip(held, model.region_frame(r, held, LEVEL)["miss_probability"])}  # memoised rows
+    frame["miss_probability"] = [risk[key] for key in zip(frame["region"], frame["n"])]
+    frame["warned_base"] = frame["warned"].astype(bool)
+    shipped = shipped_region_calibration().get("risk_threshold")
+    frame["warned"] = frame["warned_base"] | (frame["miss_probability"] >= (np.inf if shipped is None else shipped))
     frame["inside"] = (frame["lower"] <= frame["actual"]) & (frame["actual"] <= frame["upper"])
     frame["miss"] = np.abs(np.log(frame["actual"] / frame["prediction"])) > MISS
     frame["config"] = ", ".join(f"{key}={v}" for key, v in (config or {}).items())
     frame["cut"] = k
     return frame
+
+
+def _without_risk() -> dict:
+    """The shipped region calibration without its ``risk_threshold``."""
+    return {k: v for k, v in shipped_region_calibration().items() if k != "risk_threshold"}
 
 
 def standardised_errors(frame: pd.DataFrame, shape: float = SHAPE) -> np.ndarray:
@@ -150,6 +174,30 @@ def calibrate(frame: pd.DataFrame, shape: float = SHAPE, levels=LEVELS) -> dict:
     quantiles = [float(errors[order][min(np.searchsorted(cumulative, q), len(order) - 1)]) for q in levels]
     return {"shape": shape, "levels": list(levels), "quantiles": quantiles,
             "sources": frame.groupby("source").size().to_dict()}
+
+
+def risk_threshold(frame: pd.DataFrame, recall: float = LEARNT_RECALL) -> float:
+    """The largest ``region-risk`` threshold at which every source's warned recall is >= ``recall``.
+
+    Warned = warned before the rule (``warned_base``) or ``miss_probability >= threshold``;
+    thresholds from 0 to 0.5 in steps of 0.01 (0: every row with a probability is warned).
+    """
+    misses = frame[frame["miss"]]
+    for threshold in np.round(np.arange(0.5, -0.001, -0.01), 2):
+        warned = misses["warned_base"] | (misses["miss_probability"] >= threshold)
+        if warned.groupby(misses["source"]).mean().min() >= recall:
+            return float(threshold)
+    return 0.0
+
+
+def loso_warned(frame: pd.DataFrame) -> np.ndarray:
+    """Whether each row is warned with the ``region-risk`` threshold learnt on the *other* sources' rows."""
+    warned = np.zeros(len(frame), bool)
+    for source in frame["source"].unique():
+        held = (frame["source"] == source).to_numpy()
+        threshold = risk_threshold(frame[~held])
+        warned[held] = (frame["warned_base"] | (frame["miss_probability"] >= threshold)).to_numpy()[held]
+    return warned
 
 
 def loso_inside(frame: pd.DataFrame, level: float = LEVEL, shape: float = SHAPE) -> np.ndarray:
@@ -175,9 +223,11 @@ def summarise(frame: pd.DataFrame) -> pd.DataFrame:
         rows.append({"source": source, "curves": part[["config", "region"]].drop_duplicates().shape[0],
                      "points": len(part), "coverage_80_loso": part["loso"].mean(),
                      "coverage_80_shipped": part["inside"].mean(), "misses_30pct": int(part["miss"].sum()),
-                     "warned_recall": misses["warned"].mean() if len(misses) else np.nan,
-                     "warned_rate": part["warned"].mean(),
-                     "false_alarms": part.loc[~part["miss"], "warned"].mean() if (~part["miss"]).any() else np.nan,
+                     "warned_recall_loso": misses["warned_loso"].mean() if len(misses) else np.nan,
+                     "warned_recall_shipped": misses["warned"].mean() if len(misses) else np.nan,
+                     "warned_rate_loso": part["warned_loso"].mean(),
+                     "false_alarms_loso": part.loc[~part["miss"], "warned_loso"].mean() if (~part["miss"]).any()
+                     else np.nan,
                      "median_abs_log_error": float(np.median(np.abs(np.log(part["actual"] / part["prediction"]))))})
     return pd.DataFrame(rows)
 
@@ -208,10 +258,11 @@ def collect(tmp: Path) -> pd.DataFrame:
     cube = _from_mirror("extra-p/extrap", "tests/data/cubeset/single_parameter", tmp / "c")
     if cube is not None:
         parts.append(evaluate(read_profiles(cube), "x").assign(source="extrap-cube"))
-    for source, name in (("lammps-cloud", "lammps-cloud-regions"), ("kripke-cloud", "kripke-cloud-regions")):
+    # one study on the same clusters: one source for leave-one-source-out (as SAME_SOURCE in the catalogue)
+    for name in ("lammps-cloud-regions", "kripke-cloud-regions"):
         table = fetch_dataset(name).frame
         for curve in sorted(table["curve"].unique()):
-            parts.append(evaluate(table, "processes", {"curve": curve}).assign(source=source))
+            parts.append(evaluate(table, "processes", {"curve": curve}).assign(source="converged-computing-cloud"))
     hecbiosim = MIRROR / "HECBioSim+benchmark-results" / "repo"
     if hecbiosim.exists():
         table = hecbiosim_profiles.profile_table(hecbiosim)
@@ -237,10 +288,12 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         frame = collect(Path(tmp))
     if args.calibrate:
-        table = calibrate(frame) | {"made_by": "tools/region_coverage.py --calibrate",
+        table = calibrate(frame) | {"risk_threshold": risk_threshold(frame),
+                                    "made_by": "tools/region_coverage.py --calibrate",
                                     "held_out": "every cut leaving >= 3 allocations"}
         CALIBRATION_PATH.write_text(json.dumps(table, indent=1) + "\n")
     frame["loso"] = loso_inside(frame)
+    frame["warned_loso"] = loso_warned(frame)
     if args.out:
         frame.to_csv(args.out, index=False)
     views = {"every cut leaving >= 3 allocations": frame, "the largest allocation held out": frame[frame["held"] == 1],
@@ -265,7 +318,9 @@ def markdown(tables: dict) -> str:
              f"(`workbench/models/region_calibration.json`, shape {calibration['shape']:g}, q(0.8) = "
              f"{calibration['quantiles'][calibration['levels'].index(LEVEL)]:.3f}, learnt on "
              f"{', '.join(f'{k} ({v} rows)' for k, v in calibration['sources'].items())}). A miss is an error of "
-             "more than 30 %; warned recall = share of misses whose row is `warned`; false alarms = share of the "
+             "more than 30 %; warned recall = share of misses whose row is warned (loso: the `region-risk` threshold "
+             "learnt on the other sources; shipped: "
+             f"{calibration.get('risk_threshold', float('nan')):.2f}, learnt on all); false alarms = share of the "
              "rows that did not miss but are warned. Goals (issue 24): coverage 0.70-0.90 and warned recall "
              ">= 0.90 per source. Earlier rounds: `region_coverage_history.md`.", ""]
     for name, table in tables.items():

@@ -20,13 +20,15 @@ Extra-P's Cube set 0.58 -> 0.39); fitted on 3 allocations only, RELeARN's PMNF o
 The interval is calibrated on region predictions, not on whole programs: ``point x/÷
 exp(q(level) * (shape + sqrt(ln(n / n_fitted))))`` (:func:`interval_half_width`), where
 ``n_fitted`` is the region's largest measured allocation and ``q`` a quantile of the held-out
-errors of region predictions, each development source weighted equally
+errors of region predictions of six development sources, each weighted equally
 (``region_calibration.json``, made by ``tools/region_coverage.py --calibrate``). The
 ScalingPredictor's own interval is calibrated on whole programs that scale strongly; around
 the combined point it was too wide where region times rise (RELeARN: 95 % of held-out points
 inside its 80 % interval; Extra-P's Cube set: 100 %). ``warned`` and ``warnings`` are the
 ScalingPredictor's, plus ``trend-disagrees`` where its point and the PMNF's differ by more
-than :data:`DISAGREE`.
+than :data:`DISAGREE`, and ``region-risk`` where its calibrated chance of a miss of more than
+30 % reaches the region calibration's ``risk_threshold`` (learnt so that every development
+source's warned recall is >= 0.92).
 
 * ``share`` - the region's predicted (inclusive) time as a fraction of the root's, the
   predicted total of the run;
@@ -84,6 +86,12 @@ REGION_WARNING_KINDS = {
 DISAGREE = Threshold(1.0, "|log ratio|", "a region's strong-scaling predictor and its measured trend (PMNF) differ by "
                      "more than a factor e = 2.7 at the target", "trend-disagrees")
 REGION_WARNING_KINDS["trend-disagrees"] = DISAGREE.meaning
+RISK_KIND = "region-risk"
+REGION_WARNING_KINDS[RISK_KIND] = (
+    "the ScalingPredictor's calibrated chance of a miss of more than 30 % is at least the region calibration's "
+    "risk_threshold (learnt on held-out region predictions)")
+# the columns of region_frame (after n)
+_REGION_FRAME = ["prediction", "lower", "upper", "warned", "warnings", "miss_probability"]
 #: The models each region's ScalingPredictor combines by default: every one but ADEPT, whose fit
 #: per target is ~90 % of a region's fit and prediction time (40 regions: fit 5.8 -> 0.6 s,
 #: predict 9.2 -> 1.0 s, bench/region_speed.py) for a median |log error| 0.3-2.5 points lower
@@ -435,7 +443,9 @@ class RegionPredictor(FittedState, BaseEstimator):
 
         Columns n, prediction, lower, upper (the ScalingPredictor's ``predict_frame`` with its
         point combined with the region's PMNF, and the region calibration's interval about it),
-        warned, warnings (the ScalingPredictor's, and ``trend-disagrees``). ``exclusive`` selects the
+        warned, warnings (the ScalingPredictor's, ``trend-disagrees`` and ``region-risk``),
+        miss_probability (the ScalingPredictor's calibrated chance of a miss of more than 30 %,
+        which ``region-risk`` compares with the region calibration's ``risk_threshold``). ``exclusive`` selects the
         model of its exclusive time. Predictions are kept per allocation, so asking again
         for the same n costs nothing (each new n of an ADEPT member is a fit of its own).
 
@@ -463,12 +473,11 @@ class RegionPredictor(FittedState, BaseEstimator):
         missing = np.unique(n[[x not in memo for x in n]])
         if missing.size:
             frame = self._with_pmnf(region, missing, models[region].predict_frame(missing, level), exclusive, level)
-            for x, row in zip(missing, frame[["prediction", "lower", "upper", "warned", "warnings"]].itertuples(
+            for x, row in zip(missing, frame[_REGION_FRAME].itertuples(
                     index=False)):
                 memo[float(x)] = tuple(row)
         rows = [memo[float(x)] for x in n]
-        return pd.DataFrame(rows, columns=["prediction", "lower", "upper", "warned", "warnings"]).assign(n=n)[
-            ["n", "prediction", "lower", "upper", "warned", "warnings"]]
+        return pd.DataFrame(rows, columns=_REGION_FRAME).assign(n=n)[["n", *_REGION_FRAME]]
 
     def _predict(self, region: str, n, exclusive: bool = False) -> np.ndarray:
         return self.region_frame(region, n, exclusive=exclusive)["prediction"].to_numpy(float)
@@ -493,7 +502,9 @@ class RegionPredictor(FittedState, BaseEstimator):
         (weight :data:`_PMNF_WEIGHT`; where the PMNF has no positive prediction, the
         ScalingPredictor's point alone). The interval is the region calibration's
         (:func:`interval_half_width`) about that point. A row whose two points differ by more
-        than :data:`DISAGREE` is ``warned`` (``trend-disagrees``).
+        than :data:`DISAGREE` is ``warned`` (``trend-disagrees``), and so is one whose
+        ScalingPredictor gives a miss of more than 30 % a calibrated chance of at least the
+        region calibration's ``risk_threshold`` (``region-risk``).
         """
         models = self.exclusive_predictors_ if exclusive else self.predictors_
         pmnf = (self.exclusive_pmnf_ if exclusive else self.pmnf_).get(region)
@@ -510,15 +521,27 @@ class RegionPredictor(FittedState, BaseEstimator):
         out = frame.copy()
         out["prediction"] = combined
         out["lower"], out["upper"] = combined * np.exp(-half), combined * np.exp(half)
+        risk = np.asarray(frame.attrs.get("miss_probability", np.full(point.shape, np.nan)), float)
+        out["miss_probability"] = risk
+        threshold = (self.region_calibration or shipped_region_calibration()).get("risk_threshold")
+        risky = risk >= threshold if threshold is not None else np.zeros(point.shape, bool)
+        messages = dict(frame.attrs.get("messages", {}))
         if apart.any():
-            out["warned"] = out["warned"].to_numpy(bool) | apart
-            out["warnings"] = [(*kinds, DISAGREE.used_by) if far and DISAGREE.used_by not in kinds else kinds
-                               for kinds, far in zip(out["warnings"], apart)]
             ratio = float(np.exp(np.max(np.abs(np.log(theirs / np.where(apart, point, theirs))))))
-            out.attrs["messages"] = {**frame.attrs.get("messages", {}), DISAGREE.used_by: (
+            messages[DISAGREE.used_by] = (
                 f"the strong-scaling models and the region's measured trend (Extra-P's PMNF) differ by up to "
                 f"{ratio:.1f}x here (more than {np.exp(DISAGREE.value):.1f}x): the point is their geometric "
-                "mean; plan with the interval")}
+                "mean; plan with the interval")
+        if risky.any():
+            messages[RISK_KIND] = (
+                f"a miss of more than 30 % has a calibrated chance of up to {np.nanmax(risk[risky]):.0%} here, at "
+                f"least the {threshold:.0%} above which region predictions are warned (learnt on held-out region "
+                "predictions): plan with the interval")
+        out["warned"] = out["warned"].to_numpy(bool) | apart | risky
+        out["warnings"] = [tuple(dict.fromkeys((*kinds, *([DISAGREE.used_by] if far else []),
+                                                *([RISK_KIND] if high else []))))
+                           for kinds, far, high in zip(out["warnings"], apart, risky)]
+        out.attrs["messages"] = messages
         return out
 
     def _exclusive(self, targets, inclusive: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
