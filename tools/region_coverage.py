@@ -32,11 +32,12 @@ them, and the region calibration of the loso column never on the source it is sc
 * ``extrap-cube`` - extra-p/extrap tests/data/cubeset/single_parameter (Score-P Cube, 4
   regions of a matrix multiplication at problem sizes x = 1..2000: not an allocation, but
   the region curves RegionPredictor is asked to model), read from the fetched mirror;
-* ``lammps-cloud`` - the catalogue's ``lammps-cloud-regions`` (bundled extract of
+* ``converged-computing-cloud`` - one source (one study on the same clusters) of two datasets:
+  the catalogue's ``lammps-cloud-regions`` (bundled extract of
   converged-computing/performance-study): LAMMPS ReaxFF's timing breakdown (Loop and its
   sections Pair, Neigh, Comm, Output, Modify, Other; mean over ranks), strong scaling, 11
   curves (one per cloud environment, CPU 32-256 VMs or GPU 4-32 VMs), 4 sizes each;
-* ``kripke-cloud`` - the catalogue's ``kripke-cloud-regions`` (same study): Kripke's timers
+  and ``kripke-cloud-regions`` (same study): Kripke's timers
   (Generate, Solve and its kernels, SweepSolver and SweepSubdomain; rank 0), strong scaling,
   8 curves, 4 sizes each;
 * ``hecbiosim-archer2`` - HECBioSim/benchmark-results (no licence: read from the fetched mirror
