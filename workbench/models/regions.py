@@ -55,10 +55,6 @@ sibling floor).
 
 from __future__ import annotations
 
-import functools
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
@@ -68,11 +64,17 @@ from workbench.calltree import exclusive_from_inclusive, inclusive_from_exclusiv
 from workbench.errors import ModelWarning, ValidationError, WorkbenchError, emit_warnings, quiet_warnings
 from workbench.models import region_sizes
 from workbench.models.pmnf import PMNF
+from workbench.models.region_intervals import (
+    CALIBRATION_PATH,
+    interval_half_width,
+    interval_scale,
+    shipped_region_calibration,
+)
 from workbench.models.scaling import MODELS, ScalingPredictor
 from workbench.validation import FittedState, Threshold, check_fitted
 
 __all__ = ["RegionPredictor", "REGION_FRAME_COLUMNS", "REGION_WARNING_KINDS", "DISAGREE", "REGION_MODELS",
-           "growth_words", "interval_half_width", "interval_scale", "shipped_region_calibration"]
+           "CALIBRATION_PATH", "growth_words", "interval_half_width", "interval_scale", "shipped_region_calibration"]
 
 REGION_FRAME_COLUMNS = ["region", "n", "prediction", "lower", "upper", "share", "rank", "growth", "warned",
                         "warnings"]
@@ -99,8 +101,6 @@ _REGION_FRAME = ["prediction", "lower", "upper", "warned", "warnings", "miss_pro
 REGION_MODELS = tuple(m for m in MODELS if m != "adept")
 # a progress bar over the regions from this many on (progress=None)
 _PROGRESS_FROM = 20
-#: The shipped region interval calibration (numbers only), made by ``tools/region_coverage.py --calibrate``.
-CALIBRATION_PATH = Path(__file__).with_name("region_calibration.json")
 _SHARE_RISE, _RISE = 0.10, 0.05
 # a region below 1 % of the run at the largest target is not reported as growing in share
 _MIN_SHARE = 0.01
@@ -153,76 +153,6 @@ def growth_words(n: np.ndarray, t: np.ndarray) -> str:
         return "grows and levels off" if rising else "shrinks and levels off"
     best = int(np.flatnonzero(matching)[np.argmin(residual[matching])])
     return f"{'grows' if rising else 'shrinks'} like {_TERMS[best][2]}"
-
-
-@functools.lru_cache(maxsize=1)
-def shipped_region_calibration() -> dict:
-    """Return the shipped region interval calibration (``region_calibration.json``).
-
-    Keys: ``shape`` (the constant of :func:`interval_scale`), ``levels`` and ``quantiles``
-    (for each central level, that quantile of the standardised |log error| of held-out
-    region predictions, every development source weighted equally), and how it was made.
-    """
-    return json.loads(CALIBRATION_PATH.read_text())
-
-
-def interval_scale(n, n_fitted, shape: float) -> np.ndarray:
-    """Return how a region prediction's log error grows with the distance past its measurements.
-
-    ``shape + sqrt(max(0, ln(n / n_fitted))))``: a floor for the error inside the measured
-    range (noise, a trend the model misses), and growth like the square root of the
-    log-distance past the largest fitted allocation beyond it (measured on held-out region
-    predictions of four sources by ``tools/region_coverage.py``: their errors grow with the
-    distance, slower than in proportion to it).
-
-    Parameters
-    ----------
-    n : array-like of float
-        Target allocations.
-    n_fitted : float or array-like of float
-        The largest allocation the region was fitted on (one per target, or one for all).
-    shape : float
-        The floor (the calibration's ``shape``).
-    """
-    x = np.log(np.maximum(np.asarray(n, float) / np.asarray(n_fitted, float), 1.0))
-    return shape + np.sqrt(x)
-
-
-def interval_half_width(n, n_fitted: float, level: float, calibration: dict | None = None) -> np.ndarray:
-    """Return the log half-width of a region's central ``level`` interval at allocations ``n``.
-
-    ``q(level) * interval_scale(n, n_fitted, shape)``, where ``q(level)`` is the calibration's
-    quantile of standardised held-out errors at that level (linear between the stored levels).
-
-    Parameters
-    ----------
-    n : array-like of float
-        Target allocations.
-    n_fitted : float
-        The largest allocation the region was fitted on.
-    level : float
-        Central probability of the interval, in (0, the largest calibrated level].
-    calibration : dict or None, default None
-        ``shape``, ``levels`` and ``quantiles``; None: :func:`shipped_region_calibration`.
-
-    Raises
-    ------
-    ValidationError
-        When ``level`` is past the calibrated levels.
-
-    Examples
-    --------
-    >>> cal = {"shape": 2.0, "levels": [0.5, 0.8], "quantiles": [0.1, 0.25]}
-    >>> interval_half_width([8, 32], 8, 0.8, cal).round(3).tolist()  # 0.25 * (2 + sqrt(ln 4))
-    [0.5, 0.794]
-    """
-    cal = calibration if calibration is not None else shipped_region_calibration()
-    levels, quantiles = np.asarray(cal["levels"], float), np.asarray(cal["quantiles"], float)
-    if not 0 < level <= levels.max():
-        raise ValidationError(f"RegionPredictor: region intervals are calibrated for levels in (0, {levels.max():g}]; "
-                              f"got {level!r}")
-    q = float(np.interp(level, np.concatenate([[0.0], levels]), np.concatenate([[0.0], quantiles])))
-    return q * interval_scale(n, n_fitted, float(cal["shape"]))
 
 
 class RegionPredictor(FittedState, BaseEstimator):
