@@ -89,7 +89,8 @@ class RegionsDashboard(QuietChanges, NamedFigures, widgets.VBox):
                     Dataset(SYNTHETIC, "SYNTHETIC application: solve 64/p, MPI_Allreduce 0.2 log2 p, io 1 s",
                             synthetic_regions)]
         self.data = DataSource(datasets, value=source, upload=UPLOAD_FORMAT, read_upload=read_profile_files,
-                               accept=".zip,.cali,.cubex,.txt,.json,.jsonl,.gz,.tgz,.tar", upload_label="Upload profiles",
+                               accept=".zip,.cali,.cubex,.txt,.json,.jsonl,.gz,.tgz,.tar",
+                               upload_label="Upload profiles",
                                path=True, read_path=read_profiles, validate=_checked, messages=self.messages,
                                description="data", row_noun="values")
         self.target = slider("target processes", 1024, 2, 4096, log=True, primary=True)
