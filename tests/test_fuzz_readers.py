@@ -459,21 +459,8 @@ def _timer_examples() -> list[tuple[str, bytes]]:
             ("model_timing.0001", gen.gptl_rank(4, 0, 1).encode()), ("phiprof_0.txt", gen.phiprof_text(8, 0).encode()),
             ("phiprof_1.txt", gen.phiprof_v1_text(8, 0).encode()),
             ("e3sm_timing_stats.gz", gzip.compress(gen.gptl_summary(4, 1).encode(), mtime=0)),
-            ("timing.1.tar", _tar([("timing/model_timing_stats", gen.gptl_summary(2, 0).encode()),
+            ("timing.1.tar", gen.tar_bytes([("timing/model_timing_stats", gen.gptl_summary(2, 0).encode()),
                                    ("timing/model_timing.0", gen.gptl_rank(2, 0, 0).encode())]))]
-
-
-def _tar(members: list[tuple[str, bytes]]) -> bytes:
-    """A tar archive of ``members`` (E3SM keeps a run's timing folder so)."""
-    import tarfile
-
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 TIMER_EXAMPLES = _timer_examples()

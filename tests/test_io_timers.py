@@ -8,9 +8,7 @@ the generator's laws (rank r of p takes (1 + 0.01 r / p) times the region's incl
 from __future__ import annotations
 
 import gzip
-import io
 import sys
-import tarfile
 from pathlib import Path
 
 import numpy as np
@@ -258,27 +256,13 @@ def test_hostile_timer_lines_end_quickly_with_our_error(tmp_path, row):
         assert len(row) < 16_384 or "more than the 16,384" in str(info.value)
 
 
-def _tar_gz(members: list[tuple[str, bytes]], symlink: str | None = None) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-        if symlink:
-            info = tarfile.TarInfo(symlink)
-            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
-            archive.addfile(info)
-    return buffer.getvalue()
-
-
 def test_timing_tarball_of_a_run(tmp_path):
     """E3SM keeps a run's timing folder as timing.<LID>.tar.gz: its GPTL files are read, others skipped."""
     members = [("timing/model_timing_stats", gen.gptl_summary(8, 0).encode()),
                *((f"timing/model_timing.{r:04d}", gen.gptl_rank(4, 0, r).encode()) for r in range(2)),
                ("timing/../../escape.txt", b"not a profile\n"), ("timing/notes.txt", b"not a profile\n")]
     path = tmp_path / "timing.43235257.210608-222102.tar.gz"
-    path.write_bytes(_tar_gz(members, symlink="timing/link"))
+    path.write_bytes(gen.tar_bytes(members, compress=True, symlink="timing/link"))
     with pytest.warns(ParseWarning, match=r"2 file\(s\) of no profile format skipped"):
         table = read_profiles(path)
     names = sorted({p.rsplit(":", 1)[-1] for p in table["profile"]})
@@ -287,19 +271,9 @@ def test_timing_tarball_of_a_run(tmp_path):
     assert _stats(summary, "solve")[0]["max"] == 8.675 and (summary["processes"] == 8).all()
     assert not (tmp_path.parent / "escape.txt").exists()
     nested = tmp_path / "nested.tar.gz"
-    nested.write_bytes(_tar_gz([("inner.tar", _plain_tar(members[:1]))]))
+    nested.write_bytes(gen.tar_bytes([("inner.tar", gen.tar_bytes(members[:1]))], compress=True))
     with pytest.raises(DataFormatError, match=r"nested\.tar\.gz:inner\.tar: a tar archive inside an archive"):
         read_profiles(nested)
-
-
-def _plain_tar(members: list[tuple[str, bytes]]) -> bytes:
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as archive:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            archive.addfile(info, io.BytesIO(data))
-    return buffer.getvalue()
 
 
 def test_phiprof_sets_of_processes_stay_apart(tmp_path):

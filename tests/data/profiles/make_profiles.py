@@ -509,6 +509,22 @@ def phiprof_v1_text(p: int, rep: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tar_bytes(members: list[tuple[str, bytes]], compress: bool = False, symlink: str | None = None) -> bytes:
+    """A tar archive (gzip-compressed with ``compress``) of ``members``, plus a symbolic link
+    ``symlink`` to /etc/passwd when given (E3SM keeps a run's timing folder as a tar archive)."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz" if compress else "w") as archive:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+        if symlink:
+            info = tarfile.TarInfo(symlink)
+            info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
+            archive.addfile(info)
+    return buffer.getvalue()
+
+
 def write_timers(out: Path) -> dict[str, Path]:
     """Write the GPTL and phiprof fixtures under ``out``; return {name: file or folder}.
 
