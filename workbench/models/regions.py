@@ -507,8 +507,9 @@ class RegionPredictor(FittedState, BaseEstimator):
             ``lower``, ``upper`` (the calibrated ``level`` interval of the region's
             inclusive time, in the unit of the profiles), ``share`` (of the root's
             predicted time), ``rank`` (1 = largest predicted exclusive time at that n),
-            ``growth`` (words), ``warned`` (the region's ScalingPredictor warns at that n)
-            and ``warnings`` (its kinds plus :data:`REGION_WARNING_KINDS`).
+            ``growth`` (words), ``warned`` (the region's ScalingPredictor warns at that n, or
+            ``trend-disagrees`` or ``region-risk`` holds) and ``warnings`` (its kinds plus
+            :data:`REGION_WARNING_KINDS`).
             ``attrs["verdicts"]`` holds :meth:`verdicts`, ``attrs["consistency"]``
             :meth:`consistency_frame` and ``attrs["messages"]`` the sentences of every
             region's warnings.  Fitted with ``parameters``: ``targets`` is a DataFrame
