@@ -191,25 +191,25 @@ def risk_threshold(frame: pd.DataFrame, recall: float = LEARNT_RECALL) -> float:
     return 0.0
 
 
-def loso_warned(frame: pd.DataFrame) -> np.ndarray:
-    """Whether each row is warned with the ``region-risk`` threshold learnt on the *other* sources' rows."""
-    warned = np.zeros(len(frame), bool)
+def _each_source_held_out(frame: pd.DataFrame, learn_and_apply) -> np.ndarray:
+    """``learn_and_apply(others, held)`` for every source: a bool per row of ``held``, learnt on ``others``."""
+    out = np.zeros(len(frame), bool)
     for source in frame["source"].unique():
         held = (frame["source"] == source).to_numpy()
-        threshold = risk_threshold(frame[~held])
-        warned[held] = (frame["warned_base"] | (frame["miss_probability"] >= threshold)).to_numpy()[held]
-    return warned
+        out[held] = learn_and_apply(frame[~held], frame[held])
+    return out
+
+
+def loso_warned(frame: pd.DataFrame) -> np.ndarray:
+    """Whether each row is warned with the ``region-risk`` threshold learnt on the *other* sources' rows."""
+    return _each_source_held_out(frame, lambda others, held: (
+        held["warned_base"] | (held["miss_probability"] >= risk_threshold(others))).to_numpy())
 
 
 def loso_inside(frame: pd.DataFrame, level: float = LEVEL, shape: float = SHAPE) -> np.ndarray:
     """Whether each row is inside the ``level`` interval calibrated on the *other* sources' rows."""
-    errors = standardised_errors(frame, shape)
-    inside = np.zeros(len(frame), bool)
-    for source in frame["source"].unique():
-        held = (frame["source"] == source).to_numpy()
-        q = calibrate(frame[~held], shape, (level,))["quantiles"][0]
-        inside[held] = errors[held] <= q
-    return inside
+    return _each_source_held_out(frame, lambda others, held: (
+        standardised_errors(held, shape) <= calibrate(others, shape, (level,))["quantiles"][0]))
 
 
 def summarise(frame: pd.DataFrame) -> pd.DataFrame:

@@ -447,13 +447,14 @@ class RegionPredictor(FittedState, BaseEstimator):
             with np.errstate(invalid="ignore", divide="ignore"):
                 combined = np.where(ok, point ** (1 - _PMNF_WEIGHT) * theirs ** _PMNF_WEIGHT, point)
                 apart = ok & (np.abs(np.log(theirs / np.where(ok, point, 1.0))) > DISAGREE.value)
-        half = interval_half_width(n, models[region].n_max_, level, self.region_calibration)
+        calibration = self.region_calibration if self.region_calibration is not None else shipped_region_calibration()
+        half = interval_half_width(n, models[region].n_max_, level, calibration)
         out = frame.copy()
         out["prediction"] = combined
         out["lower"], out["upper"] = combined * np.exp(-half), combined * np.exp(half)
         risk = np.asarray(frame.attrs.get("miss_probability", np.full(point.shape, np.nan)), float)
         out["miss_probability"] = risk
-        threshold = (self.region_calibration or shipped_region_calibration()).get("risk_threshold")
+        threshold = calibration.get("risk_threshold")
         risky = risk >= threshold if threshold is not None else np.zeros(point.shape, bool)
         messages = dict(frame.attrs.get("messages", {}))
         if apart.any():
