@@ -29,6 +29,10 @@ predictions differ.  Run::
 
 ``--extrap-repo`` (default ``/work/.mirror/extra-p+extrap/repo`` if present): a git mirror of
 ``extra-p/extrap`` for the ``extrap-tests`` source (read with ``git show``, nothing copied).
+``--hecbiosim-repo`` (default ``/work/.mirror/HECBioSim+benchmark-results/repo``): a git mirror of
+``HECBioSim/benchmark-results`` for the ``hecbiosim-archer2`` source (four MD engines over five
+molecular systems on 1-16 ARCHER2 nodes; :func:`tools/hecbiosim_profiles.size_grids`; the
+repository has no licence, so it is read, never copied).
 The report holds only derived numbers.  Not part of any test run.
 """
 
@@ -162,6 +166,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--extrap-python", default=os.environ.get("EXTRAP_PYTHON", DEFAULT_EXTRAP_PYTHON))
     ap.add_argument("--extrap-repo", default=DEFAULT_EXTRAP_REPO if Path(DEFAULT_EXTRAP_REPO).exists() else None)
+    ap.add_argument("--hecbiosim-repo", default=None,
+                    help="a git mirror of HECBioSim/benchmark-results (default: tools/hecbiosim_profiles.DEFAULT_MIRROR)")
     ap.add_argument("--out", default=str(HERE / "results" / "multiparam.md"))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -182,8 +188,12 @@ def main(argv=None) -> int:
         summary,
     )
 
+    sys.path.insert(0, str(HERE.parent / "tools"))
+    import hecbiosim_profiles  # tools/
+
     warnings.simplefilter("ignore")
     sources = development_sources(extrap_repo=args.extrap_repo)
+    sources.update(hecbiosim_profiles.size_sources(args.hecbiosim_repo or hecbiosim_profiles.DEFAULT_MIRROR))
     start = time.perf_counter()
     records = benchmark_records(sources, progress=False, timing_repeats=TIMING_REPEATS)
     seconds_ours = time.perf_counter() - start

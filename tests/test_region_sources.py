@@ -84,3 +84,31 @@ def test_region_coverage_evaluates_one_cloud_curve_at_its_last_size():
     median = curve.groupby("region")["value"].median()
     assert np.allclose(rows.set_index("region")["actual"].sort_index(), median.sort_index())
     assert (rows["inside"] == ((rows["lower"] <= rows["actual"]) & (rows["actual"] <= rows["upper"]))).all()
+
+
+@pytest.fixture(scope="module")
+def hecbiosim_sizes():
+    if not HECBIOSIM_REPO.exists():
+        pytest.skip("HECBioSim/benchmark-results is not mirrored here (fetch github:HECBioSim/benchmark-results)")
+    return dict(hecbiosim_profiles.size_grids(HECBIOSIM_REPO))
+
+
+def test_hecbiosim_size_grids_are_five_systems_at_node_doublings(hecbiosim_sizes):
+    # 4 engines: AMBER (one split) and GROMACS, LAMMPS, NAMD (8, 8, 7 splits of a node)
+    assert len(hecbiosim_sizes) == 24
+    assert {name.split("-")[0] for name in hecbiosim_sizes} == {"amber", "gromacs", "lammps", "namd"}
+    for name, grid in hecbiosim_sizes.items():
+        assert list(grid.columns) == ["n", "atoms", "t"] and (grid.t > 0).all()
+        tasks = int(name.split("-")[1].removesuffix("tasks"))
+        assert set(grid.n / tasks) <= set(hecbiosim_profiles.NODE_DOUBLINGS)
+        assert grid.atoms.nunique() >= 4 and grid.atoms.between(19_000, 3_000_000).all()
+
+
+def test_hecbiosim_size_grid_runtime_is_seconds_per_step(hecbiosim_sizes):
+    # GROMACS, 1400k atoms, 4 nodes x 1 task x 128 threads: 681.202 s wall for 10,000 steps
+    grid = hecbiosim_sizes["gromacs-1tasks-x-128threads"]
+    row = grid[(grid.n == 4) & (grid.atoms == 1403180)]
+    assert len(row) == 1 and row.t.iloc[0] == pytest.approx(681.202 / 10_000)
+    # the smallest system ran 50,000 steps and the others 10,000: per step, bigger is slower at every allocation
+    per_size = hecbiosim_sizes["namd-128tasks-x-1threads"].pivot_table(index="n", columns="atoms", values="t")
+    assert (np.diff(per_size.to_numpy(), axis=1) > 0).all()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -130,3 +131,77 @@ def profile_table(git: Path) -> pd.DataFrame:
     table = pd.DataFrame(rows)
     table.attrs["skipped"] = skipped
     return table
+
+
+#: every MD engine of the suite: ``<app>/<threads>threads-<tasks>tasks/<system>-atoms/<nodes>/`` (AMBER:
+#: ``amber/<system>-atoms/<nodes>/``, tasks and threads from the job's Slurm request)
+SIZE_PATH = re.compile(r"^archer/(gromacs|lammps|namd|amber)/(?:(\d+)threads-(\d+)tasks/)?(\d+k)-atoms/(\d+)/"
+                       r"[^/]+\.json$")
+
+
+#: the allocations :func:`size_grids` keeps (nodes)
+NODE_DOUBLINGS = (1, 2, 4, 8, 16)
+
+
+def size_grids(git: Path) -> list[tuple[str, pd.DataFrame]]:
+    """Processes x problem-size grids of the suite: one per (engine, split of a node into tasks x threads).
+
+    The five molecular systems (19,605 to 2,997,924 atoms) ran a different number of MD steps
+    (50,000 for the smallest, 10,000 for the others), so the runtime is the wall-clock time per
+    step (hpcbench's ``s/step`` = wall time / steps) and the size the system's exact atom count,
+    both as the job's output reports them.  Only the jobs on 1, 2, 4, 8 and 16 nodes are kept:
+    campaigns double the allocation (the suite steps by one node), and on 1-16 nodes the split
+    *more-p* would otherwise predict 16 nodes from 15, which is no extrapolation.
+
+    Parameters
+    ----------
+    git : pathlib.Path
+        The fetched repository (``/work/.mirror/HECBioSim+benchmark-results/repo``).
+
+    Returns
+    -------
+    list of (str, pandas.DataFrame)
+        ``(grid, frame)`` with ``grid`` = ``<app>-<tasks>tasks-x-<threads>threads`` and the frame's
+        columns ``n`` (MPI processes = nodes x tasks per node), ``atoms`` and ``t`` (seconds per MD
+        step), one row per job; grids with fewer than 3 systems are left out.
+    """
+    names = [n for n in _git(git, "ls-tree", "-r", "--name-only", "HEAD", "archer").decode().split()
+             if SIZE_PATH.match(n)]
+    rows = []
+    for name, raw in _contents(git, sorted(names)).items():
+        if raw is None or not raw.strip():
+            continue
+        app, threads, tasks, _, nodes = SIZE_PATH.match(name).groups()
+        job = json.loads(raw)
+        slurm = job["slurm"]["slurm"]
+        if int(slurm["nodes"]) != int(nodes):
+            raise ValueError(f"{name}: Slurm nodes {slurm['nodes']} in a folder of {nodes} nodes")
+        tasks = int(tasks or slurm["ntasks-per-node"])
+        threads = int(threads or slurm.get("cpus-per-task", 1))
+        totals = job["run"]["Totals"]
+        if int(nodes) not in NODE_DOUBLINGS:
+            continue
+        rows.append({"grid": f"{app}-{tasks}tasks-x-{threads}threads", "n": float(int(nodes) * tasks),
+                     "atoms": _number(totals["Number of atoms"]), "t": _number(totals["s/step"])})
+    table = pd.DataFrame(rows)
+    table = table[table.t > 0]
+    return [(grid, g.drop(columns="grid").sort_values(["atoms", "n"]).reset_index(drop=True))
+            for grid, g in table.groupby("grid", sort=True) if g.atoms.nunique() >= 3]
+
+
+#: where ``fetch github:HECBioSim/benchmark-results`` puts the repository on the development machine
+DEFAULT_MIRROR = Path("/work/.mirror/HECBioSim+benchmark-results/repo")
+
+
+def size_sources(git: Path | None) -> dict[str, list[tuple[str, pd.DataFrame]]]:
+    """``{"hecbiosim-archer2": size_grids(git)}``, or ``{}`` (with a note on stderr) when ``git`` is absent.
+
+    Parameters
+    ----------
+    git : pathlib.Path or None
+        The fetched repository; None or a missing folder: the source is left out.
+    """
+    if git is None or not Path(git).exists():
+        print("hecbiosim-archer2: HECBioSim/benchmark-results not fetched, left out", file=sys.stderr)
+        return {}
+    return {"hecbiosim-archer2": size_grids(Path(git))}

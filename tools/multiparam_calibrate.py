@@ -1,11 +1,12 @@
 """Rebuild the shipped interval calibration of the multi-parameter predictor.
 
     WORKBENCH_DATA_MIRROR=../shared/data .venv/bin/python tools/multiparam_calibrate.py \
-        [--extrap-repo /path/to/extra-p+extrap/repo] [--no-write]
+        [--extrap-repo /path/to/extra-p+extrap/repo] [--hecbiosim-repo /path/to/repo] [--no-write]
 
 1. Reads the development grids (:func:`workbench.evaluation.multiparam.development_sources`:
    RELeARN, NPB on a Pi cluster, Gunrock on R-MAT graphs and, with ``--extrap-repo``, Extra-P's
-   own two-parameter test experiments).
+   own two-parameter test experiments; with ``--hecbiosim-repo``, HECBioSim's four MD engines on
+   ARCHER2 over five molecular systems, :func:`hecbiosim_profiles.size_grids`).
 2. Fits the predictor per grid and split (*bigger*, *more-p*) and records every member's
    held-out predictions (:func:`~workbench.evaluation.multiparam.benchmark_records`).
 3. Prints the leave-one-source-out accuracy and 80 % coverage (calibrated on the other
@@ -25,6 +26,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+import hecbiosim_profiles  # noqa: E402  (tools/)
 
 from workbench.evaluation.multiparam import (  # noqa: E402
     SPLITS,
@@ -43,10 +47,13 @@ def main(argv=None) -> int:
     """Run the calibration (module docstring)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--extrap-repo", default=DEFAULT_EXTRAP_REPO if Path(DEFAULT_EXTRAP_REPO).exists() else None)
+    ap.add_argument("--hecbiosim-repo", default=str(hecbiosim_profiles.DEFAULT_MIRROR),
+                    help="a git mirror of HECBioSim/benchmark-results (no licence: read, never copied)")
     ap.add_argument("--no-write", action="store_true", help="print only; do not write the calibration")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     sources = development_sources(extrap_repo=args.extrap_repo)
+    sources.update(hecbiosim_profiles.size_sources(args.hecbiosim_repo))
     records = benchmark_records(sources)
     held = summary(leave_one_source_out(records))
     print(held.to_string(index=False))
