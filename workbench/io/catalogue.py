@@ -542,7 +542,7 @@ def read_size_grids(path: Path) -> pd.DataFrame:
         bad = ~(values > 0)
         if bad.any():
             line = frame.index[bad.to_numpy()][0]
-            raise DataFormatError(f"{path}, line {line}: {col} must be a positive number, got {frame.loc[line, col]!r}")
+            raise DataFormatError(f"{path}, line {line}: {col} must be a positive number, got {frame.loc[line, col]}")
         frame[col] = values.astype(float)
     return frame[SIZE_GRID_COLUMNS].reset_index(drop=True)
 
