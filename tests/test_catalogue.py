@@ -389,7 +389,7 @@ def test_azure_hbv3_apps_start_inside_one_node_and_cross_it():
 
 #: Size-grid extracts under data/external: name -> (folder, repository, licence, grids, rows, licence words).
 SIZE_GRID_EXTRACTS = {
-    "lanl-size-grids": ("lanl+benchmarks", "lanl/benchmarks", "BSD-3-Clause", 9, 104, "BSD 3-Clause License"),
+    "lanl-size-grids": ("lanl+benchmarks", "lanl/benchmarks", "BSD-3-Clause", 11, 131, "BSD 3-Clause License"),
 }
 
 

@@ -338,23 +338,24 @@ SIZE_GRID_COLUMNS = ["grid", "app", "machine", "scaling", "n", "n_unit", "size_n
 _EXTERNAL_GRIDS = {
     "lanl-size-grids": (
         "lanl+benchmarks",
-        "LANL ATS-5 benchmarks on Crossroads: Branson, AMG2023, Parthenon-VIBE, MLMD, MiniEM over cores/nodes x "
-        "problem size",
-        "104 published runs in 9 grids of LANL's ATS-5 benchmark documentation, one row per (grid, allocation, "
-        "size): Branson on one Crossroads node (8-112 cores x 10M, 66M, 200M photons), on one Rocinante HBM node "
-        "(same sizes), on 32/64/96 Rocinante nodes (200M-8000M photons) and a weak line (85M photons per node); "
-        "MLMD (LAMMPS + HIPNN) on one Crossroads node (8-112 cores x 4544, 18176 atoms); MiniEM on one Crossroads "
-        "node (8-112 ranks x 768k, 2592k, 4116k cells); weak-scaling lines of AMG2023 problems 1 and 2 (32-2048 "
-        "nodes, 108 ranks per node) and Parthenon-VIBE (2-4096 nodes). Time: measured seconds where the run "
-        "outputs print them (AMG setup + solve, VIBE walltime), else derived from the FOM as work / FOM where the "
-        "documentation defines FOM = work / time with the work known (Branson photons / FOM = transport time; "
-        "MLMD atoms x 10000 steps / FOM; MiniEM cells / FOM = solver seconds per time step): read time_unit. "
-        "frame: the tidy table grids.csv (columns grid, app, machine, scaling (strong/weak), n, n_unit, size_name, "
-        "size, size_scope, time, time_unit, fom, fom_unit, path); one source (lanl/benchmarks) for "
-        "leave-one-source-out. Tables whose runtime cannot be derived (AMG2023 and VIBE single-node strong "
-        "scaling, SPARTA, UMT with one size, single-GPU sweeps) are listed in the README.",
+        "LANL ATS-5 benchmarks on Crossroads: Branson, AMG2023, Parthenon-VIBE, MLMD, MiniEM, SPARTA over "
+        "cores/nodes x problem size",
+        "131 published runs in 11 grids of LANL's ATS-5 benchmark documentation, one row per (grid, allocation, "
+        "size): strong scaling over 8-112 cores or ranks of one node at 2-3 sizes each: Branson on Crossroads and "
+        "on Rocinante HBM (10M, 66M, 200M photons), MLMD (LAMMPS + HIPNN; 4544, 18176 atoms), MiniEM (768k, "
+        "2592k, 4116k cells), SPARTA (15, 35, 55 particles per cell: 107M-393M particles); Branson on 32/64/96 "
+        "Rocinante nodes at 7 photon counts (200M-8000M); weak-scaling lines of Branson (32-96 nodes), AMG2023 "
+        "problems 1 and 2 (32-2048 nodes), Parthenon-VIBE (2-4096 nodes) and SPARTA (1-2048 nodes). Time: "
+        "measured seconds where the outputs print them (AMG setup + solve, VIBE walltime, SPARTA loop time; "
+        "SPARTA on one node per time step), else derived as work / FOM where the documentation defines FOM = "
+        "work / time with the work known (Branson photons / FOM = transport time; MLMD atoms x 10000 steps / "
+        "FOM; MiniEM cells / FOM = solver seconds per time step): read time_unit. frame: the tidy table "
+        "grids.csv (columns grid, app, machine, scaling (strong/weak), n, n_unit, size_name, size, size_scope, "
+        "time, time_unit, fom, fom_unit, path); one source (lanl/benchmarks) for leave-one-source-out. Tables "
+        "whose runtime cannot be derived (AMG2023 and VIBE single-node strong scaling: the FOM's work count is "
+        "not published), UMT (one size) and single-GPU sweeps are listed in the README.",
         "GitHub lanl/benchmarks at 7e0fdf9f (doc/sphinx/{01_branson,02_amg/scaling/output,03_vibe/scaling/output,"
-        "05_mlmd,07_miniem}; data/external/lanl+benchmarks/README.md, build.py)",
+        "05_mlmd,07_miniem,08_sparta}; data/external/lanl+benchmarks/README.md, build.py)",
         "BSD-3-Clause",
     ),
 }
