@@ -56,6 +56,8 @@ __all__ = [
     "fetch_seed_table",
     "development_curves",
     "DEVELOPMENT_DATASETS",
+    "SIZE_GRID_COLUMNS",
+    "read_size_grids",
 ]
 
 #: Cores per node of the Raspberry Pi 4 cluster (16 workers x 4 cores).
@@ -327,6 +329,37 @@ _EXTERNAL_PROFILES = {
     ),
 }
 
+#: Columns of a size-grid extract (data/external/*/grids.csv): runtime over allocation n x problem size.
+SIZE_GRID_COLUMNS = ["grid", "app", "machine", "scaling", "n", "n_unit", "size_name", "size", "size_scope", "time",
+                     "time_unit", "fom", "fom_unit", "path"]
+
+#: Size-grid extracts bundled under data/external (runs at several allocations and problem sizes):
+#: name -> (folder, title, description, source, licence)
+_EXTERNAL_GRIDS = {
+    "lanl-size-grids": (
+        "lanl+benchmarks",
+        "LANL ATS-5 benchmarks on Crossroads: Branson, AMG2023, Parthenon-VIBE, MLMD, MiniEM, SPARTA over "
+        "cores/nodes x problem size",
+        "131 published runs in 11 grids of LANL's ATS-5 benchmark documentation, one row per (grid, allocation, "
+        "size): strong scaling over 8-112 cores or ranks of one node at 2-3 sizes each: Branson on Crossroads and "
+        "on Rocinante HBM (10M, 66M, 200M photons), MLMD (LAMMPS + HIPNN; 4544, 18176 atoms), MiniEM (768k, "
+        "2592k, 4116k cells), SPARTA (15, 35, 55 particles per cell: 107M-393M particles); Branson on 32/64/96 "
+        "Rocinante nodes at 7 photon counts (200M-8000M); weak-scaling lines of Branson (32-96 nodes), AMG2023 "
+        "problems 1 and 2 (32-2048 nodes), Parthenon-VIBE (2-4096 nodes) and SPARTA (1-2048 nodes). Time: "
+        "measured seconds where the outputs print them (AMG setup + solve, VIBE walltime, SPARTA loop time; "
+        "SPARTA on one node per time step), else derived as work / FOM where the documentation defines FOM = "
+        "work / time with the work known (Branson photons / FOM = transport time; MLMD atoms x 10000 steps / "
+        "FOM; MiniEM cells / FOM = solver seconds per time step): read time_unit. frame: the tidy table "
+        "grids.csv (columns grid, app, machine, scaling (strong/weak), n, n_unit, size_name, size, size_scope, "
+        "time, time_unit, fom, fom_unit, path); one source (lanl/benchmarks) for leave-one-source-out. Tables "
+        "whose runtime cannot be derived (AMG2023 and VIBE single-node strong scaling: the FOM's work count is "
+        "not published), UMT (one size) and single-GPU sweeps are listed in the README.",
+        "GitHub lanl/benchmarks at 7e0fdf9f (doc/sphinx/{01_branson,02_amg/scaling/output,03_vibe/scaling/output,"
+        "05_mlmd,07_miniem,08_sparta}; data/external/lanl+benchmarks/README.md, build.py)",
+        "BSD-3-Clause",
+    ),
+}
+
 _SEED_TABLES = {
     "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
                               "actual phase runtimes",
@@ -481,6 +514,40 @@ _FIXED_ENTRIES = (
 )
 
 
+def read_size_grids(path: Path) -> pd.DataFrame:
+    """Read a size-grid extract (``data/external/*/grids.csv``): one row per grid, allocation and problem size.
+
+    Columns :data:`SIZE_GRID_COLUMNS`: ``grid`` (one workload definition on one machine),
+    ``app``, ``machine``, ``scaling`` (``"strong"``: the size is fixed while n varies;
+    ``"weak"``: the size grows with n), ``n`` (allocation, in ``n_unit``), ``size_name``,
+    ``size`` (in that unit; ``size_scope`` says whether it is the total problem), ``time``
+    (runtime in ``time_unit``), ``fom``, ``fom_unit`` and ``path`` (the upstream file).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The ``grids.csv`` file.
+
+    Raises
+    ------
+    DataFormatError
+        When a column is missing or ``n``, ``size``, ``time`` or ``fom`` is not a positive number.
+    """
+    text = read_file(path, what="a size-grid extract (CSV)")
+    frame = csv_frame(text, str(path), example=",".join(SIZE_GRID_COLUMNS), strings=False, lower=False, sep=",")
+    missing = [c for c in SIZE_GRID_COLUMNS if c not in frame.columns]
+    if missing:
+        raise DataFormatError(f"{path}: missing column(s) {missing}; expected {SIZE_GRID_COLUMNS}")
+    for col in ("n", "size", "time", "fom"):
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = ~(values > 0)
+        if bad.any():
+            line = frame.index[bad.to_numpy()][0]
+            raise DataFormatError(f"{path}, line {line}: {col} must be a positive number, got {frame.loc[line, col]}")
+        frame[col] = values.astype(float)
+    return frame[SIZE_GRID_COLUMNS].reset_index(drop=True)
+
+
 def _read_region_profiles(folder: Path) -> pd.DataFrame:
     """Read every curve file in ``folder`` (Extra-P JSON Lines) into one profile table with a ``curve`` column."""
     table = read_profiles(sorted(folder.glob("*.jsonl")))
@@ -500,6 +567,9 @@ def _registry() -> list[_Entry]:
     for name, (folder, title, description, source, licence) in _EXTERNAL_PROFILES.items():
         entries.append(_Entry(name, title, "bundled", f"external/{folder}", description, source, licence,
                               _read_region_profiles))
+    for name, (folder, title, description, source, licence) in _EXTERNAL_GRIDS.items():
+        entries.append(_Entry(name, title, "bundled", f"external/{folder}/grids.csv", description, source, licence,
+                              read_size_grids))
     for stem, title in _SEED_TABLES.items():
         paper = _SEED_PAPERS.get(stem, _BRANIKAS)
         entries.append(
