@@ -12,6 +12,14 @@ Sources (each a set of p x s grids; a *dataset* is one grid):
 * ``gunrock``: Gunrock's multi-GPU runs on the R-MAT graphs ``rmat_n20_e512`` ...
   ``rmat_n25_e16`` (same 2^29 edges, 2^20..2^25 vertices; ``vertices``) over 1-6 GPUs, one
   grid per primitive (scaling corpus);
+* ``excalibur-alaska``: GROMACS 2016.4 on AlaSKA (ukri-excalibur/excalibur-tests, scaling-extra)
+  over three HECBioSim systems (61k, 1.4M, 3M atoms -> ``atoms``, :data:`HECBIOSIM_ATOMS`) on
+  1-16 nodes; the runtime is the wall time per MD step (:data:`HECBIOSIM_STEPS`: the inputs
+  run different numbers of steps);
+* ``lanl-benchmarks``: LANL's benchmark campaigns on Crossroads and Rocinante (bundled
+  ``lanl-size-grids``: Branson, MiniEM and SPARTA on one node at 3 sizes, Branson on 32-96
+  nodes at 7 photon counts, and weak-scaling lines of AMG, Branson, SPARTA and VIBE), the grids
+  with >= 3 sizes, the size column named as the extract's ``size_name``;
 * ``extrap-tests``: Extra-P's own two-parameter test experiments
   (``tests/data/text/two_parameter_*.txt`` of ``extra-p/extrap``, synthetic data with noise;
   first parameter -> ``n``), read from a local git mirror if one is given; nothing is copied.
@@ -50,6 +58,7 @@ from workbench.models.multiparam import (
     MultiParameterPredictor,
     extrapolation_folds,
     line_distance,
+    weighting_folds,
     target_direction,
     target_weights,
 )
@@ -66,6 +75,8 @@ from workbench.models.scaling.calibration import (
 from workbench.models.scaling.predictor import combine
 
 __all__ = [
+    "HECBIOSIM_ATOMS",
+    "HECBIOSIM_STEPS",
     "NPB_SIZES",
     "SPLITS",
     "TEMPERATURES",
@@ -229,6 +240,30 @@ def _gunrock(mirror) -> list[tuple[str, pd.DataFrame]]:
             if d.vertices.nunique() >= 3]
 
 
+#: MD steps of the HECBioSim benchmark inputs (``benchmark.tpr``) as their GROMACS logs report them
+#: (HECBioSim/benchmark-results, ARCHER2): the 20k- and 61k-atom systems run 50,000 steps, the others 10,000
+HECBIOSIM_STEPS = {"61k": 50_000, "1.4M": 10_000, "3M": 10_000}
+HECBIOSIM_ATOMS = {"61k": 69_866, "1.4M": 1_403_180, "3M": 2_997_924}
+
+
+def _excalibur(mirror) -> list[tuple[str, pd.DataFrame]]:
+    # GROMACS on AlaSKA over three HECBioSim systems: the wall time covers each input's own number of steps
+    frame = fetch_dataset("excalibur-alaska", mirror=mirror).frame
+    g = frame[frame.app.str.startswith("GROMACS") & frame.problem.str.contains("HECBioSim")]
+    system = g.problem.str.extract(r"HECBioSim ([0-9.]+[kM])-atom")[0]
+    data = pd.DataFrame({"n": g.n.to_numpy(float), "atoms": system.map(HECBIOSIM_ATOMS).to_numpy(float),
+                         "t": (g.time_s / system.map(HECBIOSIM_STEPS)).to_numpy(float)})
+    return [("gromacs", data.dropna().reset_index(drop=True))]
+
+
+def _lanl(mirror) -> list[tuple[str, pd.DataFrame]]:
+    # bundled (data/external/lanl+benchmarks): mirror unused, kept for the loaders' one signature
+    frame = fetch_dataset("lanl-size-grids").frame
+    return [(grid, pd.DataFrame({"n": g.n.to_numpy(float), g.size_name.iloc[0]: g["size"].to_numpy(float),
+                                 "t": g.time.to_numpy(float)}))
+            for grid, g in frame.groupby("grid", sort=True) if g["size"].nunique() >= 3]
+
+
 def _extrap_tests(repo) -> list[tuple[str, pd.DataFrame]]:
     # Extra-P's test files repeat grids under other names (two_parameter_2:reg is two_parameter_1:reg,
     # two_parameter_7:main is two_parameter_6:main, ...): each grid is scored once
@@ -267,7 +302,8 @@ def development_sources(mirror=None, extrap_repo=None) -> dict[str, list[tuple[s
     if not root:
         raise ValidationError(f"development_sources: no data mirror; set {MIRROR_ENV}")
     root = Path(root)
-    out = {"relearn": _relearn(root), "npb": _npb(root), "gunrock": _gunrock(root)}
+    out = {"relearn": _relearn(root), "npb": _npb(root), "gunrock": _gunrock(root),
+           "excalibur-alaska": _excalibur(root), "lanl-benchmarks": _lanl(root)}
     if extrap_repo is not None:
         tests = _extrap_tests(extrap_repo)
         if tests:
@@ -382,7 +418,7 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "pooled") -> pd.DataFrame:
+def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "per-target") -> pd.DataFrame:
     """Combine the members' records into the predictor's, as :class:`MultiParameterPredictor` does.
 
     Same weighting function (:func:`~workbench.models.multiparam.target_weights`) with the
@@ -397,7 +433,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         Member rows of :func:`benchmark_records`.
     calibration : Calibration
         Whose ``temperature``, ``cv_prior`` and ``penalty`` set the weights.
-    weighting : {"pooled", "per-target"}, default "pooled"
+    weighting : {"per-target", "pooled"}, default "per-target"
         As :class:`~workbench.models.multiparam.MultiParameterPredictor`'s: one set of weights
         from both folds, or per target from the fold that extrapolates as it does.
     """
@@ -410,7 +446,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
                    for fold, col in (("all", "cv_error"), ("bigger", "cv_bigger"), ("more-n", "cv_more_n"))
                    if np.isfinite(first_rows[col].to_numpy(float)).any()}
         first = g[g.model == names[0]].set_index("target").loc[wide.index]
-        direction = first.direction.to_numpy(str) if weighting == "per-target" else np.full(len(first), "all")
+        direction = weighting_folds(first.direction.to_numpy(str), fold_cv, weighting)
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
         pred, spread, best = combine(wide.to_numpy().T, w)
         fit_err = first_rows.fit_error.to_numpy(float)
@@ -561,7 +597,7 @@ def _centred_error_model(errors, features: dict, names, weights) -> ErrorModel:
 def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibration:
     """Learn the predictor's temperature and every interval error model from benchmark records.
 
-    ``cv_prior``: the median cross-validation error per member.  ``temperature``: chosen from
+    ``cv_prior``: per member, the median over sources of each source's median cross-validation error.  ``temperature``: chosen from
     :data:`TEMPERATURES` (smallest mean over sources of the predictor's median absolute log
     error).  Error models: :func:`~workbench.models.scaling.calibration.fit_error_model` per
     member (features :data:`~workbench.models.scaling.calibration.FEATURES`) and for the
@@ -577,8 +613,11 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
         How the records were made, stored as the calibration's ``provenance`` (None, the default: empty).
     """
     records = records[np.isfinite(records.prediction) & (records.prediction > 0)]
-    prior = {m: float(np.nanmedian(g.groupby(["dataset", "split"]).cv_error.first()))
-             for m, g in records.groupby("model")}
+    # each source once (as the error models weigh it): the median over sources of each source's
+    # median over its (grid, split) fits -- a source with many grids must not set everybody's prior
+    per_fit = records.groupby(["model", "source", "dataset", "split"]).cv_error.first()
+    prior = {m: float(np.nanmedian(g.groupby(level="source").median()))
+             for m, g in per_fit.groupby(level="model")}
     temperature = _choose_temperature(records, prior)
     pred = predictor_rows(records, Calibration({}, prior, temperature, 1.0))
     pred = pred[np.isfinite(pred.prediction)]

@@ -82,6 +82,8 @@ from workbench.models.multiparam.predictor import (
     THRESHOLDS,
     WARNING_KINDS,
     MultiParameterPredictor,
+    UNSEEN_SIZE,
+    weighting_folds,
     target_direction,
     target_weights,
 )
@@ -113,6 +115,8 @@ __all__ = [
     "extrapolation_splits",
     "line_distance",
     "size_key",
+    "UNSEEN_SIZE",
+    "weighting_folds",
     "target_direction",
     "target_weights",
     "unique_rows",

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError
-from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits
+from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits, size_key
 
-__all__ = ["OVERHEAD_TERMS", "SCOPES", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
 
 #: What the work of the problem parameters measures -> the exponent of ``n`` in ``W``.
 SCOPES = {"total": 0.0, "per-process": 1.0}
@@ -30,6 +30,9 @@ OVERHEAD_TERMS = {
     "W*n^(1/2)": lambda n, w: w * np.sqrt(n),
     "W*n": lambda n, w: w * n,
 }
+#: Fewest distinct sizes from which :class:`WorkAwareModel` also tries overheads that grow with the
+#: work; with fewer, only overheads in ``n`` (so that the sizes pin the work exponent).
+MIN_SIZES_FOR_EXPONENT = 3
 # beam of the work model's forward selection: best single terms and work exponents kept
 _BEAM_TERMS, _BEAM_EXPONENTS = 4, 3
 
@@ -72,7 +75,8 @@ class WorkAwareModel(MultiParameterModel):
         prod s^a``: the parameters are weak-scaling inputs, as RELeARN's neurons per rank).
         A user's ``work`` function gives the total work.
     overheads : sequence of str, default all of :data:`OVERHEAD_TERMS`
-        Candidate overhead terms.
+        Candidate overhead terms; from fewer than :data:`MIN_SIZES_FOR_EXPONENT` distinct sizes
+        only those in ``n`` alone (no ``W``), whose sizes then pin the work exponent.
     max_terms : int, default 2
         Most overhead terms in one model.  Sets of two or more terms are searched among the 4
         best single terms at the 3 best work exponents (forward selection with a beam).
@@ -100,6 +104,8 @@ class WorkAwareModel(MultiParameterModel):
     """
 
     name = "work"
+    # from two sizes its shared c0 and n-terms leave one size law that fits (no free constant per size)
+    size_law_needs_3_sizes = False
 
     def __init__(self, work=None, exponents=WORK_EXPONENTS, overheads=tuple(OVERHEAD_TERMS), max_terms: int = 2,
                  select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES)):
@@ -129,14 +135,19 @@ class WorkAwareModel(MultiParameterModel):
                 for a in itertools.product(ex, repeat=S.shape[1])]
         return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
 
-    def _subsets(self, where):
+    def _subsets(self, where, sizes: int):
         unknown = [h for h in self.overheads if h not in OVERHEAD_TERMS]
         if unknown:
             raise ValidationError(f"{where}: unknown overhead term(s) {unknown}; known: {list(OVERHEAD_TERMS)}")
         if not self.select_terms:
             return [tuple(self.overheads)]
+        terms = self.overheads
+        if sizes < MIN_SIZES_FOR_EXPONENT:
+            # from two sizes c1 s^a/n pins the exponent only if nothing else scales with the size:
+            # an overhead in W would trade its share of the growth against a, and no run could tell
+            terms = [h for h in terms if "W" not in h]
         kmax = int(self.max_terms)
-        return [c for k in range(kmax + 1) for c in itertools.combinations(self.overheads, k)]
+        return [c for k in range(kmax + 1) for c in itertools.combinations(terms, k)]
 
     @staticmethod
     def _columns(n, logw, terms) -> np.ndarray:
@@ -150,7 +161,7 @@ class WorkAwareModel(MultiParameterModel):
         grid, logw = self._work_grid(n, S, where)
         # scale the work so that W/n is near the runtimes (conditioning only)
         logw = logw - np.median(logw - np.log(n), axis=1, keepdims=True) + np.log(np.median(t))
-        subsets = self._subsets(where)
+        subsets = self._subsets(where, np.unique(size_key(S)).size)
         terms_all = list(dict.fromkeys(h for sub in subsets for h in sub))
         base = self._columns(n, logw, terms_all) / t[None, :, None]  # (A, m, 2 + T): relative least squares
         splits = extrapolation_splits(n, S)
