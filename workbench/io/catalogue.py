@@ -43,6 +43,7 @@ from workbench.io.locations import DATA_DIR, MIRROR_ENV
 from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
+from workbench.io.size_grids import read_size_grids
 from workbench.io.text import csv_frame, is_folder, path_exists, read_file
 
 __all__ = [
@@ -327,6 +328,33 @@ _EXTERNAL_PROFILES = {
     ),
 }
 
+#: Size-grid extracts bundled under data/external (workbench.io.size_grids tables: one application on one
+#: machine at several problem sizes and allocations): name -> (file, title, description, source, licence)
+_EXTERNAL_SIZE_GRIDS = {
+    "cloud-size-grids": (
+        "converged-computing+performance-study/size_grids.csv",
+        "AMG2023 weak scaling on AWS, Azure and Google Cloud (CPU and GPU): 3 per-process sizes x 4 GPU counts on "
+        "Google Compute Engine, one size x 3-4 cluster sizes elsewhere",
+        "271 real runs of AMG2023 (hypre's algebraic-multigrid proxy: PCG with BoomerAMG on a 7-point Laplacian, "
+        "-problem 2) in 11 grids, one per cloud environment: every MPI process owns a fixed block, so the "
+        "problem grows with the allocation (weak scaling). Grid amg2023-google-compute-engine-gpu (n1-standard-32 "
+        "VMs with 8 V100, one rank per GPU): blocks 128x128x128, 256x128x128 and 256x256x128 per process at "
+        "n = 32, 64, 128, 256 GPUs (256x128x128 not at 128), 5 runs per cell: a process x size grid. Ten more "
+        "grids (AWS ParallelCluster, EKS; Azure CycleCloud, AKS; Google Compute Engine, GKE; CPU clusters in "
+        "nodes 32-256, GPU clusters in gpus 32-256) each run one block, 256x256x128, at 3-4 allocations: "
+        "weak-scaling lines. size = cells per process (size_scope per-process; the whole problem = size x "
+        "processes); time = AMG's PCG setup + solve wall-clock time (s; setup_s, solve_s and iterations are "
+        "columns too). frame: a size-grid table (workbench.io.size_grids: grid, app, machine, n, n_unit, "
+        "size_name, size, size_scope, time, time_unit, run, path, processes, nodes, setup_s, solve_s, iterations). "
+        "Noisy and retrograde (GKE CPU: 78 s on 64 nodes, 205 s on 128); Azure GPU at 256 GPUs stops at 100 "
+        "iterations; on Google Compute Engine GPU the 256x256x128 block ran in a second container build.",
+        "GitHub converged-computing/performance-study at 6f3df687 (experiments/*/*/*/size*/results/"
+        "{amg2023,amg2023-large}/*.out; data/external/converged-computing+performance-study/README.md, "
+        "build_size_grids.py)",
+        "MIT",
+    ),
+}
+
 _SEED_TABLES = {
     "fractal_escobar_table1": "Fractal model (Escobar): Table 1 - fractal dimension m, intercept b, predicted vs "
                               "actual phase runtimes",
@@ -500,6 +528,9 @@ def _registry() -> list[_Entry]:
     for name, (folder, title, description, source, licence) in _EXTERNAL_PROFILES.items():
         entries.append(_Entry(name, title, "bundled", f"external/{folder}", description, source, licence,
                               _read_region_profiles))
+    for name, (relpath, title, description, source, licence) in _EXTERNAL_SIZE_GRIDS.items():
+        entries.append(_Entry(name, title, "bundled", f"external/{relpath}", description, source, licence,
+                              read_size_grids))
     for stem, title in _SEED_TABLES.items():
         paper = _SEED_PAPERS.get(stem, _BRANIKAS)
         entries.append(
