@@ -353,6 +353,26 @@ _EXTERNAL_SIZE_GRIDS = {
         "build_size_grids.py)",
         "MIT",
     ),
+    "gromacs-alaska-size-grids": (
+        "ukri-excalibur+excalibur-tests/size_grids.csv",
+        "GROMACS at 3 system sizes (70k, 1.4M, 3M atoms) x 1-16 nodes on a small OpenStack cluster (AlaSKA), "
+        "InfiniBand and RoCE",
+        "139 real runs of GROMACS 2016.4 (HECBioSim benchmarks, mdrun -noconfout, one MPI rank per core) in 6 "
+        "process x size grids: systems of 69,866, 1,403,180 and 2,997,924 atoms (HECBioSim 61k, 1400k, 3000k) on "
+        "n = 1, 2, 4, 8, 16 nodes of AlaSKA (StackHPC's OpenHPC Slurm cluster on OpenStack, Dell R630, 2x Xeon "
+        "E5-2683 v4, 32 ranks per node), over 100Gb InfiniBand and RoCE, in three measurement campaigns "
+        "(gromacs-alaska-<ib|roce>-<c1|c2|c3>: c2 and c3 came after configuration changes and are slower, most for "
+        "the small system on many nodes: 70k atoms on 16 nodes 3.3-3.8 ms/step in c1, 9.5-10.2 in c2 and c3; "
+        "not exchangeable); 1-2 runs per cell. size = atoms (size_scope total); time = mdrun wall time / steps "
+        "(s/step; the systems run 50,000 or 10,000 steps; wall_s, nsteps, ns_per_day are columns too). The 70k "
+        "system slows down from 4-8 nodes on (retrograde); one c1 InfiniBand run of 1.4M atoms on 1 node is "
+        "2.2x slower than its repeat. frame: a size-grid table (workbench.io.size_grids). The same jobs are the "
+        "GROMACS curves of the mirror set excalibur-alaska: one source.",
+        "GitHub ukri-excalibur/excalibur-tests at 37bbdc95 (perflogs/alaska/*/gromacs/*/*.log, "
+        "output/alaska/*/gromacs/*/*-atoms.log; data/external/ukri-excalibur+excalibur-tests/README.md, "
+        "build_size_grids.py)",
+        "Apache-2.0",
+    ),
 }
 
 _SEED_TABLES = {
