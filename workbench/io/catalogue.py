@@ -373,6 +373,25 @@ _EXTERNAL_SIZE_GRIDS = {
         "build_size_grids.py)",
         "Apache-2.0",
     ),
+    "oceananigans-size-grids": (
+        "CliMA+Oceananigans.jl/size_grids.csv",
+        "Oceananigans.jl shallow-water and nonhydrostatic models: weak and strong scaling tables on a Xeon "
+        "E5-2683 v4 cluster (1-128 MPI ranks, 1-32 threads) and 1-3 V100 GPUs",
+        "41 published measurements (the 2021 benchmark appendix of the Oceananigans.jl documentation) in 4 grids "
+        "of seconds per time step (median of BenchmarkTools timings pooled over all ranks): "
+        "oceananigans-shallow-water-mpi-cpu (a weak-scaling line of 4096 x 256R points on R = 1-128 MPI ranks "
+        "and a strong-scaling line of 4096^2 points on 1-128 ranks, one rank per core: 8 sizes, 15 cells), "
+        "oceananigans-nonhydrostatic-mpi-cpu (weak 128 x 128 x 16R on R = 1-128 ranks, strong 256^3 on 1-128: "
+        "8 sizes, 15 cells; weak and strong meet at 4096^2 on 16 ranks and at 256^3 on 64 ranks, measured "
+        "twice), oceananigans-shallow-water-threads-cpu (weak 8192 x 512T points on T = 1-32 Julia threads) and "
+        "oceananigans-shallow-water-mpi-gpu (weak 4096 x 256R on R = 1-3 V100s). n = ranks (processes), threads "
+        "or gpus; size = grid points (size_scope total); min_s, mean_s, max_s, samples are columns too. Weak "
+        "efficiency falls to 12 % (nonhydrostatic, 128 ranks); one run per cell. frame: a size-grid table "
+        "(workbench.io.size_grids).",
+        "GitHub CliMA/Oceananigans.jl at cd518612 (docs/src/appendix/benchmarks.md; data/external/"
+        "CliMA+Oceananigans.jl/README.md, build_size_grids.py)",
+        "MIT",
+    ),
 }
 
 _SEED_TABLES = {
