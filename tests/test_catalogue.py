@@ -60,9 +60,9 @@ def test_list_datasets_without_mirror(monkeypatch):
     bundled = table[table["kind"] == "bundled"]
     # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local, two synthetic
     # tables, the seed tables, the curve extracts under data/external, the per-region profile extracts and the
-    # size grids (cloud-size-grids, gromacs-alaska-size-grids, oceananigans-size-grids: tests/test_size_grids_*.py)
+    # size grids (4 entries of _EXTERNAL_SIZE_GRIDS: tests/test_size_grids_*.py)
     assert bundled["available"].all() and len(bundled) == (6 + len(SEED_STEMS) + len(EXTERNAL_EXTRACTS)
-                                                          + len(PROFILE_EXTRACTS) + 3)
+                                                          + len(PROFILE_EXTRACTS) + 4)
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
     assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
 

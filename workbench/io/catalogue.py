@@ -392,6 +392,24 @@ _EXTERNAL_SIZE_GRIDS = {
         "CliMA+Oceananigans.jl/README.md, build_size_grids.py)",
         "MIT",
     ),
+    "pencilffts-size-grids": (
+        "jipolanco+PencilFFTs.jl/size_grids.csv",
+        "Distributed 3-D FFTs (PencilFFTs.jl, P3DFFT) at 512^3, 1024^3, 2048^3 points x 128-16384 MPI processes "
+        "on Jean-Zay",
+        "95 published measurements in 5 process x size grids (strong scaling at three sizes): a forward + backward "
+        "real-to-complex 3-D FFT of N^3 points (N = 512, 1024, 2048) with a pencil decomposition on the Jean-Zay "
+        "cluster of IDRIS (Intel Xeon Gold 6248, 40 cores per node, Omni-Path, Intel MPI 2019.9, 40 processes per "
+        "node), August 2021: processes 128-8192 for 512^3, 256-8192 for 1024^3, 512-16384 for 2048^3 (all three "
+        "sizes on 512-8192). Grids: PencilFFTs.jl v0.12 in four configurations (pencilffts-pi-jean-zay, the "
+        "default: dimension permutations and Isend/Irecv; -pa: Alltoallv; -ni, -na: no permutations) and the "
+        "Fortran P3DFFT v2.7.6 (p3dfft2-jean-zay). time = mean over 100 repetitions on rank 0 (s per transform "
+        "pair, time_unit s/step); std_s, min_s, max_s, nodes (= ceil(processes / 40)) are columns too. Retrograde "
+        "points (2048^3 on 16384 processes slower than on 8192 for pencilffts-pi and -ni; 512^3 for -ni on 2048 "
+        "and -na on 4096 processes). frame: a size-grid table (workbench.io.size_grids).",
+        "GitHub jipolanco/PencilFFTs.jl at 17bb9472 (benchmarks/clusters/idris.jean_zay/results/IntelMPI.2019.9/"
+        "N*/*.dat; data/external/jipolanco+PencilFFTs.jl/README.md, build_size_grids.py)",
+        "MIT",
+    ),
 }
 
 _SEED_TABLES = {
