@@ -44,6 +44,9 @@ def test_columns_units_sizes_and_allocations(grids):
         grid = grids[grids["grid"] == name]
         assert set(grid["n_unit"]) == {unit} and grid["size"].nunique() == sizes and len(grid) == rows
     assert (grids[["n", "size", "time", "min_s", "mean_s", "max_s"]] > 0).all().all()
+    threads = grids["n_unit"] == "threads"
+    assert (grids.loc[~threads, "processes"] == grids.loc[~threads, "n"]).all()
+    assert grids.loc[threads, "processes"].eq(1).all()
     assert (grids["min_s"] <= grids["time"]).all() and (grids["time"] <= grids["max_s"]).all()
     # weak scaling: the size grows with n (points per rank or thread fixed); strong: one size
     weak = grids[grids["scaling"] == "weak"]

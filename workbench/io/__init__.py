@@ -25,7 +25,9 @@
   topology columns :data:`TOPOLOGY_COLUMNS`), e.g. the 152-curve ``scaling-corpus``.
 * :func:`read_size_grids`, :func:`validate_size_grids` - one application on one machine at
   several problem sizes and allocations in one tidy *size-grid table* (:mod:`workbench.io.size_grids`,
-  columns :data:`SIZE_GRID_COLUMNS`), e.g. the catalogue's ``cloud-size-grids``.
+  columns :data:`SIZE_GRID_COLUMNS`), e.g. the catalogue's ``cloud-size-grids``;
+  :func:`development_size_grids` - every bundled size grid in one table, one ``source`` per
+  upstream repository.
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
@@ -62,6 +64,7 @@ from workbench.io.catalogue import (
     Dataset,
     data_mirror,
     development_curves,
+    development_size_grids,
     fetch_dataset,
     fetch_npb_pi_cluster,
     fetch_seed_table,
@@ -119,6 +122,7 @@ __all__ = [
     "curves_from_scaling_frame",
     "data_mirror",
     "development_curves",
+    "development_size_grids",
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",

@@ -43,7 +43,7 @@ from workbench.io.locations import DATA_DIR, MIRROR_ENV
 from workbench.io.measured import read_comm_datagen, read_comm_pingpong, read_fractal_demo, read_measured_kmeans
 from workbench.io.npb import read_npb_logs
 from workbench.io.scaling import read_scaling_csv
-from workbench.io.size_grids import read_size_grids
+from workbench.io.size_grids import SIZE_GRID_COLUMNS, read_size_grids
 from workbench.io.text import csv_frame, is_folder, path_exists, read_file
 
 __all__ = [
@@ -56,7 +56,9 @@ __all__ = [
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
     "development_curves",
+    "development_size_grids",
     "DEVELOPMENT_DATASETS",
+    "SIZE_GRID_DATASETS",
 ]
 
 #: Cores per node of the Raspberry Pi 4 cluster (16 workers x 4 cores).
@@ -782,3 +784,46 @@ def development_curves(mirror: str | os.PathLike | None = None) -> pd.DataFrame:
         raise DataFormatError(f"development curves: curve id(s) {ids[ids.duplicated()].tolist()} appear in more "
                               "than one dataset")
     return validate_curves(stacked, "development curves")
+
+
+#: The catalogue's bundled size-grid sets (data/external/*/size_grids.csv), in the order
+#: :func:`development_size_grids` stacks them.
+SIZE_GRID_DATASETS = tuple(_EXTERNAL_SIZE_GRIDS)
+
+
+def development_size_grids() -> pd.DataFrame:
+    """Return every bundled size grid (one application on one machine at several sizes and allocations).
+
+    Stacks the catalogue's size-grid sets (:data:`SIZE_GRID_DATASETS`: ``data/external/*/size_grids.csv``,
+    bundled, no mirror needed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A size-grid table (:mod:`workbench.io.size_grids`: ``grid, app, machine, n, n_unit,
+        size_name, size, size_scope, time, time_unit, run, path``) plus ``processes`` and
+        ``nodes`` (``Int64``, ``<NA>`` where the set does not state them), ``dataset`` (the
+        catalogue name), ``source`` (the upstream repository, ``owner/name``: hold out whole
+        sources when evaluating; the grids of one set share a source) and ``licence``.
+        ``time_unit`` differs between sets (``s``, ``s/step``), never within a grid.
+
+    Raises
+    ------
+    DataFormatError
+        When a grid name appears in two sets.
+    """
+    parts = []
+    for name in SIZE_GRID_DATASETS:
+        entry = _entry(name)
+        frame = fetch_dataset(name).frame
+        folder = entry.relpath.split("/")[1]  # external/<owner>+<repo>/size_grids.csv
+        parts.append(frame.assign(dataset=name, source=folder.replace("+", "/", 1), licence=entry.licence))
+    columns = SIZE_GRID_COLUMNS + ["processes", "nodes", "dataset", "source", "licence"]
+    stacked = pd.concat([p.reindex(columns=columns) for p in parts], ignore_index=True)
+    for col in ("processes", "nodes"):
+        stacked[col] = stacked[col].astype("Int64")
+    owners = stacked.drop_duplicates(["dataset", "grid"])["grid"]
+    if owners.duplicated().any():  # a grid name names one grid across all sets, or held-out grids would mix
+        raise DataFormatError(f"size grids: grid name(s) {owners[owners.duplicated()].tolist()} appear in more than "
+                              "one dataset")
+    return stacked

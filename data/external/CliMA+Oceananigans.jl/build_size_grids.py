@@ -27,7 +27,8 @@ Tables read (section heading -> table title -> grid):
       ((4096, 256 R) points on R ranks, one V100 each)
 A grid's tables must print the same Oceananigans version and CPU. size = grid points (the product
 of the printed size); n = ranks (the product of the printed rank layout) or threads; time = the
-median (seconds per time step); min, mean, max and samples are kept as columns. Left out: the
+median (seconds per time step); min, mean, max and samples are kept as columns; processes = the MPI
+ranks (1 for the threaded runs). Left out: the
 strong-scaling multithreaded nonhydrostatic table (one size) and the single-device CPU vs GPU
 size sweeps (one allocation each).
 """
@@ -47,7 +48,7 @@ MIRROR = os.environ.get("SCALING_MIRROR", "mirrors")
 GITDIR = os.path.join(MIRROR, REPO.replace("/", "+"), "repo")
 
 FIELDS = ["grid", "app", "machine", "n", "n_unit", "size_name", "size", "size_scope", "time", "time_unit",
-          "run", "path", "table", "scaling", "min_s", "mean_s", "max_s", "samples", "version"]
+          "run", "path", "processes", "table", "scaling", "min_s", "mean_s", "max_s", "samples", "version"]
 # (section heading, table title) -> (grid, scaling, n_unit, application)
 SW = "Oceananigans.jl ShallowWaterModel, doubly periodic 2-D domain, one time step (time_step!)"
 NH = "Oceananigans.jl NonhydrostaticModel, triply periodic 3-D domain, one time step (time_step!)"
@@ -135,7 +136,9 @@ def main():
                 "grid": grid, "app": app, "machine": machine(block, n_unit), "n": product(cells[1]),
                 "n_unit": n_unit, "size_name": f"{cells[0]} grid points", "size": product(cells[0]),
                 "size_scope": "total", "time": seconds(cells[3]), "time_unit": "s/step", "run": None,
-                "path": PATH, "table": f"{heading}: {line.strip()} (line {i + 1})", "scaling": scaling,
+                # MPI ranks (one per core or per GPU); the threaded runs are one process
+                "path": PATH, "processes": product(cells[1]) if n_unit != "threads" else 1,
+                "table": f"{heading}: {line.strip()} (line {i + 1})", "scaling": scaling,
                 "min_s": seconds(cells[2]), "mean_s": seconds(cells[4]), "max_s": seconds(cells[5]),
                 "samples": int(cells[8]), "version": version.group(1) if version else "not printed",
             })
