@@ -59,9 +59,10 @@ def test_list_datasets_without_mirror(monkeypatch):
     assert not mirror["available"].any() and mirror["path"].isna().all()
     bundled = table[table["kind"] == "bundled"]
     # kmeans-fim, comm-pingpong-local, comm-datagen-local, fractal-demo-local, two synthetic
-    # tables, the seed tables, the curve extracts under data/external and the per-region profile extracts
+    # tables, the seed tables, the curve extracts under data/external, the per-region profile extracts and the
+    # size grids (5 entries of _EXTERNAL_SIZE_GRIDS: tests/test_size_grids_*.py, tests/test_lanl_grids.py)
     assert bundled["available"].all() and len(bundled) == (6 + len(SEED_STEMS) + len(EXTERNAL_EXTRACTS)
-                                                          + len(PROFILE_EXTRACTS) + len(SIZE_GRID_EXTRACTS))
+                                                          + len(PROFILE_EXTRACTS) + 5)
     assert table.set_index("name").loc["npb-pi-cluster", "licence"] == "MIT"
     assert "SYNTHETIC" in table.set_index("name").loc["synthetic-downey", "title"]
 
@@ -159,8 +160,6 @@ def test_data_readme_mentions_every_file():
     for name, (folder, *_rest) in EXTERNAL_EXTRACTS.items():  # the data/external table lists every extract
         assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
     for name, (folder, *_rest) in PROFILE_EXTRACTS.items():
-        assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
-    for name, (folder, *_rest) in SIZE_GRID_EXTRACTS.items():
         assert f"`external/{folder}/`" in readme and f"`{name}`" in readme
     seed_readme = (REPO / "data" / "seed-tables" / "README.md").read_text()
     assert all(f"{stem}.csv" in seed_readme for stem in SEED_STEMS)
@@ -385,34 +384,6 @@ def test_azure_hbv3_apps_start_inside_one_node_and_cross_it():
     # AcuSolve's single-node table is in hours (x 3600); tNavigator on HBv4 crosses at 144 of 176 cores
     assert times[("azure-hbv3-acusolve-impinging-nozzle", 16, 0)] == 13.48 * 3600
     assert times[("azure-hbv4-tnavigator-speedtest9", 1152, 0)] == 958
-
-
-#: Size-grid extracts under data/external: name -> (folder, repository, licence, grids, rows, licence words).
-SIZE_GRID_EXTRACTS = {
-    "lanl-size-grids": ("lanl+benchmarks", "lanl/benchmarks", "BSD-3-Clause", 11, 131, "BSD 3-Clause License"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(SIZE_GRID_EXTRACTS))
-def test_size_grid_extracts_are_documented_and_load(name):
-    from workbench.io.catalogue import SIZE_GRID_COLUMNS
-
-    folder, repo, licence, n_grids, n_rows, licence_words = SIZE_GRID_EXTRACTS[name]
-    entry = list_datasets().set_index("name").loc[name]
-    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == licence
-    ds = fetch_dataset(name)
-    here = DATA_DIR / "external" / folder
-    assert ds.path == here / "grids.csv" and repo in ds.source
-    assert list(ds.frame.columns) == SIZE_GRID_COLUMNS
-    assert ds.frame["grid"].nunique() == n_grids and len(ds.frame) == n_rows
-    assert f"{n_rows} " in ds.description and f"{n_grids} grids" in ds.description
-    assert licence_words in (here / "LICENSE").read_text()
-    readme = (here / "README.md").read_text()
-    build = (here / "build.py").read_text()
-    commit = re.search(r"COMMIT = \"([0-9a-f]{40})\"", build).group(1)
-    assert commit in readme and commit[:8] in ds.source and f"Catalogue name: `{name}`" in readme
-    assert all(f"`{grid}`" in readme for grid in ds.frame["grid"].unique())
-    assert set(ds.frame["path"].str.split("/").str[2]) <= set(re.findall(r"`(\d\d_[a-z]+)/", readme))
 
 
 #: Per-region profile extracts under data/external: name -> (folder, repository, licence, curves, runs, regions).

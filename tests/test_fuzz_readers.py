@@ -44,6 +44,7 @@ from workbench.io import (
     read_scaling_corpus,
     read_scaling_csv,
     read_scaling_data,
+    read_size_grids,
 )
 from workbench.measure.comm.pingpong import load_host_map
 from workbench.measure.comm.worker import read_grid
@@ -69,6 +70,7 @@ READERS: dict[str, tuple[str, Callable[[Path], object]]] = {
     "read_extrap_mpi": ("mpi_data.csv", read_extrap_mpi),
     "read_curves_csv": ("table.csv", read_curves_csv),
     "read_scaling_corpus": ("curves.csv", read_scaling_corpus),
+    "read_size_grids": ("size_grids.csv", read_size_grids),
     "read_profile_csv": ("profile.csv", read_profile_csv),
     "read_pprof": ("profile_64.txt", lambda p: read_pprof(p, size=64)),
     "read_fractal_demo": ("demo.csv", read_fractal_demo),
@@ -187,7 +189,8 @@ def csv_like(draw) -> bytes:
 SCHEMAS = [
     "processes,time_s", "benchmark,problem_class,processes,threads,nodes,run,time_s,source",
     "size,phase,time_ms,run,total_ms", "size,phase,time_s", "curve_id,n,run,time_s,unit,app",
-    "curve_id,source_repo,n,run,time_s", "algorithm,cores,iterations,size,latency,min,max",
+    "curve_id,source_repo,n,run,time_s", "grid,app,machine,n,n_unit,size_name,size,size_scope,time,time_unit,run,path",
+    "algorithm,cores,iterations,size,latency,min,max",
     "mapby,size,latency,iterations,p50,p95,p99,recv", "mapby,p,comm,size,latency,min,max,iterations,p50,p95,p99",
     "mpi,variable,Ranks,N,mean,sd,median,min,max,iqr,ci_sd_left,ci_sd_right,ci_median_left,ci_median_right,"
     "ci_iqr_left,ci_iqr_right,smallest_left,largest_left,smallest_right,largest_right,smallest_interval,"

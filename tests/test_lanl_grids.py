@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.errors import DataFormatError
 from workbench.io import fetch_dataset
-from workbench.io.catalogue import DATA_DIR, SIZE_GRID_COLUMNS, read_size_grids
+from workbench.io.catalogue import DATA_DIR
+from workbench.io.size_grids import SIZE_GRID_COLUMNS
 
 HERE = DATA_DIR / "external" / "lanl+benchmarks"
 #: A git mirror of lanl/benchmarks (override with LANL_BENCHMARKS_MIRROR); CI has none.
@@ -31,18 +31,24 @@ def row(frame, grid, n, size):
 
 
 def test_columns_and_units(grids):
-    assert list(grids.columns) == SIZE_GRID_COLUMNS and len(grids) == 131
+    # the project's size-grid table first, then the extract's own columns
+    assert list(grids.columns) == SIZE_GRID_COLUMNS + ["scaling", "size_unit", "time_source", "fom", "fom_unit"]
+    assert len(grids) == 131 and (grids["run"] == 0).all()
     assert set(grids["n_unit"]) == {"cores", "ranks", "nodes"}
     assert set(grids["scaling"]) == {"strong", "weak"} and set(grids["size_scope"]) == {"total"}
-    assert set(grids["time_unit"]) == {
+    assert set(grids["time_source"]) == {
         "s (photons / FOM)", "s (measured AMG setup + solve wall clock)", "s (measured walltime used)",
         "s (atoms x 10000 steps / FOM)", "s per time step (cells / FOM)",
         "s per time step (measured loop time / steps)", "s (measured loop time of 6866 steps)"}
-    units = grids.groupby("grid")[["n_unit", "size_name", "time_unit", "fom_unit", "app", "machine"]].nunique()
+    per_step = grids["time_source"].str.contains("per time step")
+    assert (grids["time_unit"] == np.where(per_step, "s/step", "s")).all()
+    units = grids.groupby("grid")[["n_unit", "size_unit", "time_source", "fom_unit", "app", "machine"]].nunique()
     assert units.eq(1).all().all()  # one unit of each kind per grid
-    sizes = grids.groupby("grid")["size_name"].first().to_dict()
+    sizes = grids.groupby("grid")["size_unit"].first().to_dict()
     assert sizes["branson-crossroads-cpu"] == "photons" and sizes["amg-crossroads-p1-weak"] == "grid_points"
     assert sizes["vibe-crossroads-weak"] == "base_mesh_cells" and sizes["miniem-crossroads-cpu"] == "cells"
+    # each size_name names its size: the number and the unit
+    assert (grids["size_name"] == grids["size"].map(lambda v: f"{v:.0f}") + " " + grids["size_unit"]).all()
     # every row points at a file of the documentation tree
     assert grids["path"].str.startswith("doc/sphinx/").all()
 
@@ -92,7 +98,7 @@ def test_hand_checked_rows(grids):
 
 def test_derived_times_invert_the_fom(grids):
     # time x FOM = the work the documentation divides by: photons, atoms x steps, cells (per step)
-    photons = grids[grids.time_unit == "s (photons / FOM)"]
+    photons = grids[grids.time_source == "s (photons / FOM)"]
     assert np.allclose(photons.time * photons.fom, photons["size"], rtol=1e-9)
     mlmd = grids[grids.grid == "mlmd-crossroads-cpu"]
     assert np.allclose(mlmd.time * mlmd.fom * 1e3, mlmd["size"] * 10000, rtol=1e-9)
@@ -133,30 +139,16 @@ def test_weak_lines_keep_the_work_per_node(grids):
     assert per_node.first()["amg-crossroads-p1-weak"] == 108 * 38**3
 
 
-def test_reader_rejects_bad_files(tmp_path):
-    header = ",".join(SIZE_GRID_COLUMNS)
-    good = "g,app,m,strong,8,cores,photons,1e7,total,12.5,s,8e5,photons/s,doc/x.csv"
-    path = tmp_path / "grids.csv"
-    path.write_text(f"{header}\n{good}\n")
-    assert read_size_grids(path)["time"].tolist() == [12.5]
-    path.write_text(f"{header}\n{good.replace(',12.5,', ',0,')}\n")
-    with pytest.raises(DataFormatError, match=r"line 2: time must be a positive number, got 0"):
-        read_size_grids(path)
-    path.write_text(f"{header.replace(',fom,', ',figure,')}\n{good}\n")
-    with pytest.raises(DataFormatError, match=r"missing column\(s\) \['fom'\]"):
-        read_size_grids(path)
-
-
 @pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no git mirror of lanl/benchmarks at {MIRROR} (set "
                     "LANL_BENCHMARKS_MIRROR); CI has none, so the rebuild is checked where the mirror exists")
 def test_build_script_reproduces_the_extract(tmp_path):
-    spec = importlib.util.spec_from_file_location("lanl_build", HERE / "build.py")
+    spec = importlib.util.spec_from_file_location("lanl_build", HERE / "build_size_grids.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     known = subprocess.run(["git", "-C", str(MIRROR), "cat-file", "-e", f"{module.COMMIT}^{{commit}}"],
                            capture_output=True)
     if known.returncode != 0:
         pytest.skip(f"the mirror at {MIRROR} lacks the pinned commit {module.COMMIT}")
-    out = tmp_path / "grids.csv"
+    out = tmp_path / "size_grids.csv"
     module.main(["--repo", str(MIRROR), "--out", str(out)])
-    assert out.read_bytes() == (HERE / "grids.csv").read_bytes()
+    assert out.read_bytes() == (HERE / "size_grids.csv").read_bytes()

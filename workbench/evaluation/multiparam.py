@@ -12,14 +12,12 @@ Sources (each a set of p x s grids; a *dataset* is one grid):
 * ``gunrock``: Gunrock's multi-GPU runs on the R-MAT graphs ``rmat_n20_e512`` ...
   ``rmat_n25_e16`` (same 2^29 edges, 2^20..2^25 vertices; ``vertices``) over 1-6 GPUs, one
   grid per primitive (scaling corpus);
-* ``excalibur-alaska``: GROMACS 2016.4 on AlaSKA (ukri-excalibur/excalibur-tests, scaling-extra)
-  over three HECBioSim systems (61k, 1.4M, 3M atoms -> ``atoms``, :data:`HECBIOSIM_ATOMS`) on
-  1-16 nodes; the runtime is the wall time per MD step (:data:`HECBIOSIM_STEPS`: the inputs
-  run different numbers of steps);
-* ``lanl-benchmarks``: LANL's benchmark campaigns on Crossroads and Rocinante (bundled
-  ``lanl-size-grids``: Branson, MiniEM and SPARTA on one node at 3 sizes, Branson on 32-96
-  nodes at 7 photon counts, and weak-scaling lines of AMG, Branson, SPARTA and VIBE), the grids
-  with >= 3 sizes, the size column named as the extract's ``size_name``;
+* ``lanl``, ``gromacs-alaska``, ``cloud``, ``oceananigans``, ``pencilffts``: the bundled
+  size-grid extracts (:func:`~workbench.io.development_size_grids`: LANL's benchmark campaigns
+  on Crossroads, GROMACS on AlaSKA over three HECBioSim systems, AMG2023 on Google Cloud GPUs,
+  Oceananigans.jl's weak and strong scaling tables, PencilFFTs.jl's 3-D FFTs on Jean-Zay), one
+  source per extract, the grids with >= 3 sizes (``size``: the extract's size, of the whole
+  problem or of one process);
 * ``extrap-tests``: Extra-P's own two-parameter test experiments
   (``tests/data/text/two_parameter_*.txt`` of ``extra-p/extrap``, synthetic data with noise;
   first parameter -> ``n``), read from a local git mirror if one is given; nothing is copied.
@@ -50,12 +48,13 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from workbench.errors import DataFormatError, ParseWarning, ValidationError, quiet_warnings
-from workbench.io import fetch_dataset, fetch_npb_pi_cluster
+from workbench.io import development_size_grids, fetch_dataset, fetch_npb_pi_cluster
 from workbench.io.locations import MIRROR_ENV
 from workbench.models.multiparam import (
     MEMBERS,
     THRESHOLDS,
     MultiParameterPredictor,
+    combine_members,
     extrapolation_folds,
     line_distance,
     weighting_folds,
@@ -72,11 +71,8 @@ from workbench.models.scaling.calibration import (
     fit_error_model,
     miss_probability,
 )
-from workbench.models.scaling.predictor import combine
 
 __all__ = [
-    "HECBIOSIM_ATOMS",
-    "HECBIOSIM_STEPS",
     "NPB_SIZES",
     "SPLITS",
     "TEMPERATURES",
@@ -240,28 +236,18 @@ def _gunrock(mirror) -> list[tuple[str, pd.DataFrame]]:
             if d.vertices.nunique() >= 3]
 
 
-#: MD steps of the HECBioSim benchmark inputs (``benchmark.tpr``) as their GROMACS logs report them
-#: (HECBioSim/benchmark-results, ARCHER2): the 20k- and 61k-atom systems run 50,000 steps, the others 10,000
-HECBIOSIM_STEPS = {"61k": 50_000, "1.4M": 10_000, "3M": 10_000}
-HECBIOSIM_ATOMS = {"61k": 69_866, "1.4M": 1_403_180, "3M": 2_997_924}
-
-
-def _excalibur(mirror) -> list[tuple[str, pd.DataFrame]]:
-    # GROMACS on AlaSKA over three HECBioSim systems: the wall time covers each input's own number of steps
-    frame = fetch_dataset("excalibur-alaska", mirror=mirror).frame
-    g = frame[frame.app.str.startswith("GROMACS") & frame.problem.str.contains("HECBioSim")]
-    system = g.problem.str.extract(r"HECBioSim ([0-9.]+[kM])-atom")[0]
-    data = pd.DataFrame({"n": g.n.to_numpy(float), "atoms": system.map(HECBIOSIM_ATOMS).to_numpy(float),
-                         "t": (g.time_s / system.map(HECBIOSIM_STEPS)).to_numpy(float)})
-    return [("gromacs", data.dropna().reset_index(drop=True))]
-
-
-def _lanl(mirror) -> list[tuple[str, pd.DataFrame]]:
-    # bundled (data/external/lanl+benchmarks): mirror unused, kept for the loaders' one signature
-    frame = fetch_dataset("lanl-size-grids").frame
-    return [(grid, pd.DataFrame({"n": g.n.to_numpy(float), g.size_name.iloc[0]: g["size"].to_numpy(float),
-                                 "t": g.time.to_numpy(float)}))
-            for grid, g in frame.groupby("grid", sort=True) if g["size"].nunique() >= 3]
+def _size_grids() -> dict[str, list[tuple[str, pd.DataFrame]]]:
+    # the bundled size-grid extracts (workbench.io.development_size_grids), one source per set, the
+    # grids with >= 3 sizes; the size is the extract's own (total or per process: size_scope)
+    frame = development_size_grids()
+    out = {}
+    for dataset, part in frame.groupby("dataset", sort=False):
+        grids = [(grid, pd.DataFrame({"n": g.n.to_numpy(float), "size": g["size"].to_numpy(float),
+                                      "t": g.time.to_numpy(float)}))
+                 for grid, g in part.groupby("grid", sort=True) if g["size"].nunique() >= 3]
+        if grids:
+            out[dataset.removesuffix("-size-grids")] = grids
+    return out
 
 
 def _extrap_tests(repo) -> list[tuple[str, pd.DataFrame]]:
@@ -302,8 +288,7 @@ def development_sources(mirror=None, extrap_repo=None) -> dict[str, list[tuple[s
     if not root:
         raise ValidationError(f"development_sources: no data mirror; set {MIRROR_ENV}")
     root = Path(root)
-    out = {"relearn": _relearn(root), "npb": _npb(root), "gunrock": _gunrock(root),
-           "excalibur-alaska": _excalibur(root), "lanl-benchmarks": _lanl(root)}
+    out = {"relearn": _relearn(root), "npb": _npb(root), "gunrock": _gunrock(root), **_size_grids()}
     if extrap_repo is not None:
         tests = _extrap_tests(extrap_repo)
         if tests:
@@ -418,7 +403,7 @@ def benchmark_records(sources: dict, models=tuple(MEMBERS), temperature: float =
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "per-target") -> pd.DataFrame:
+def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: str = "pooled") -> pd.DataFrame:
     """Combine the members' records into the predictor's, as :class:`MultiParameterPredictor` does.
 
     Same weighting function (:func:`~workbench.models.multiparam.target_weights`) with the
@@ -433,7 +418,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         Member rows of :func:`benchmark_records`.
     calibration : Calibration
         Whose ``temperature``, ``cv_prior`` and ``penalty`` set the weights.
-    weighting : {"per-target", "pooled"}, default "per-target"
+    weighting : {"pooled", "per-target"}, default "pooled"
         As :class:`~workbench.models.multiparam.MultiParameterPredictor`'s: one set of weights
         from both folds, or per target from the fold that extrapolates as it does.
     """
@@ -448,7 +433,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         first = g[g.model == names[0]].set_index("target").loc[wide.index]
         direction = weighting_folds(first.direction.to_numpy(str), fold_cv, weighting)
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
-        pred, spread, best = combine(wide.to_numpy().T, w)
+        pred, spread, best = combine_members(wide.to_numpy().T, w, direction)
         fit_err = first_rows.fit_error.to_numpy(float)
         # the predictor's distance also counts how far a target lies past its own lines (as its _features)
         distance = first.distance.to_numpy(float)

@@ -23,6 +23,11 @@
   :func:`curves_from_scaling_frame`, :func:`validate_curves`, :func:`curve_summary` - many
   strong-scaling curves in one tidy *curve table* (:mod:`workbench.io.curves`, optional
   topology columns :data:`TOPOLOGY_COLUMNS`), e.g. the 152-curve ``scaling-corpus``.
+* :func:`read_size_grids`, :func:`validate_size_grids` - one application on one machine at
+  several problem sizes and allocations in one tidy *size-grid table* (:mod:`workbench.io.size_grids`,
+  columns :data:`SIZE_GRID_COLUMNS`), e.g. the catalogue's ``cloud-size-grids``;
+  :func:`development_size_grids` - every bundled size grid in one table, one ``source`` per
+  upstream repository.
 * :func:`read_profile_csv`, :func:`read_pprof` - per-phase profiles of small runs (simple
   CSV, TAU ``pprof`` text) as the profile frame of the fractal model
   (:mod:`workbench.io.profiles`).
@@ -59,6 +64,7 @@ from workbench.io.catalogue import (
     Dataset,
     data_mirror,
     development_curves,
+    development_size_grids,
     fetch_dataset,
     fetch_npb_pi_cluster,
     fetch_seed_table,
@@ -95,6 +101,7 @@ from workbench.io.scaling import (
     select_curve,
     validate_scaling_frame,
 )
+from workbench.io.size_grids import SIZE_GRID_COLUMNS, read_size_grids, validate_size_grids
 
 __all__ = [
     "CURVE_COLUMNS",
@@ -103,6 +110,7 @@ __all__ = [
     "PROFILE_TABLE_COLUMNS",
     "SCALING_COLUMNS",
     "SCALING_TOPOLOGY_COLUMNS",
+    "SIZE_GRID_COLUMNS",
     "TIME_UNITS",
     "TOPOLOGY_COLUMNS",
     "UNITS",
@@ -114,6 +122,7 @@ __all__ = [
     "curves_from_scaling_frame",
     "data_mirror",
     "development_curves",
+    "development_size_grids",
     "fetch_dataset",
     "fetch_npb_pi_cluster",
     "fetch_seed_table",
@@ -144,9 +153,11 @@ __all__ = [
     "read_scaling_corpus",
     "read_scaling_csv",
     "read_scaling_data",
+    "read_size_grids",
     "select_curve",
     "to_extrap",
     "validate_curves",
     "validate_profile_table",
     "validate_scaling_frame",
+    "validate_size_grids",
 ]

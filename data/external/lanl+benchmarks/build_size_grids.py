@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rebuild grids.csv for lanl/benchmarks (LANL's ATS-5 benchmark campaigns on Crossroads).
+"""Rebuild size_grids.csv for lanl/benchmarks (LANL's ATS-5 benchmark campaigns on Crossroads).
 
 Source: the Sphinx documentation of the ATS-5 benchmark suite (doc/sphinx/*/), which publishes
 figures of merit (FOM) of Branson, AMG2023, Parthenon-VIBE, MLMD and MiniEM at several core or
@@ -10,12 +10,13 @@ https://github.com/lanl/benchmarks lanl+benchmarks/repo``). Files are read with 
 <COMMIT>:<path>``, so the output depends only on the pinned commit. Standard library only.
 
 Usage:
-    python build.py --repo /path/to/lanl+benchmarks/repo [--out grids.csv]
+    python build_size_grids.py --repo /path/to/lanl+benchmarks/repo [--out size_grids.csv]
 
-One output row per (grid, allocation, size): see README.md for the columns and for what n, size
+One output row per (grid, allocation, size), in the project's size-grid table (workbench.io.size_grids:
+time_unit "s" or "s/step", run 0) followed by this extract's columns: see README.md for what n, size
 and time mean in each grid. Runtime is either a measured time printed by the application
-(``time_unit`` "s") or derived from a FOM whose definition the documentation gives as
-work / time with the work known for the run (``time_unit`` "s (<work> / FOM)").
+(``time_source`` "s (measured ...)") or derived from a FOM whose definition the documentation gives as
+work / time with the work known for the run (``time_source`` "s (<work> / FOM)").
 """
 import argparse
 import csv
@@ -28,8 +29,9 @@ import sys
 COMMIT = "7e0fdf9f64c956168ba45482977e9be72b3c2cae"
 HERE = os.path.dirname(os.path.abspath(__file__))
 DOC = "doc/sphinx"
-FIELDS = ["grid", "app", "machine", "scaling", "n", "n_unit", "size_name", "size", "size_scope", "time",
-          "time_unit", "fom", "fom_unit", "path"]
+# the project's size-grid table (workbench.io.size_grids) first, then this extract's own columns
+FIELDS = ["grid", "app", "machine", "n", "n_unit", "size_name", "size", "size_scope", "time", "time_unit", "run",
+          "path", "scaling", "size_unit", "time_source", "fom", "fom_unit"]
 CROSSROADS = "Crossroads (ATS-3; 2x Intel Xeon Max 9480 per node)"
 ROCINANTE = "Rocinante HBM partition (Crossroads testbed; 2x Intel Xeon Max 9480 per node)"
 # MD steps of the timed run: the last "run 10000" of kokkos_lammps_hippynn/MD-HO-cpu.in, whose LAMMPS
@@ -62,9 +64,12 @@ def num(text):
 def row(grid, app, machine, scaling, n, n_unit, size_name, size, scope, time, time_unit, fom, fom_unit, path):
     if not (n > 0 and size > 0 and time > 0 and fom > 0):
         raise SystemExit(f"{path}: non-positive value in grid {grid} (n={n}, size={size}, time={time}, fom={fom})")
-    return {"grid": grid, "app": app, "machine": machine, "scaling": scaling, "n": n, "n_unit": n_unit,
-            "size_name": size_name, "size": size, "size_scope": scope, "time": time, "time_unit": time_unit,
-            "fom": fom, "fom_unit": fom_unit, "path": path}
+    # time_unit is "s/step" where the time is per time step, else "s"; how it was obtained is time_source
+    per_step = "per time step" in time_unit or "/ steps" in time_unit
+    return {"grid": grid, "app": app, "machine": machine, "n": n, "n_unit": n_unit,
+            "size_name": f"{fmt(size)} {size_name}", "size": size, "size_scope": scope, "time": time,
+            "time_unit": "s/step" if per_step else "s", "run": 0, "path": path, "scaling": scaling,
+            "size_unit": size_name, "time_source": time_unit, "fom": fom, "fom_unit": fom_unit}
 
 
 # ---------------------------------------------------------------------------------------- Branson
@@ -280,7 +285,8 @@ def build(repo):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repo", required=True, help="git directory of a mirror of lanl/benchmarks")
-    parser.add_argument("--out", default=os.path.join(HERE, "grids.csv"), help="output file (default: grids.csv here)")
+    parser.add_argument("--out", default=os.path.join(HERE, "size_grids.csv"),
+                        help="output file (default: size_grids.csv here)")
     args = parser.parse_args(argv)
     text = build(args.repo)
     with open(args.out, "w", encoding="utf-8", newline="") as f:
