@@ -265,3 +265,17 @@ def test_line_distance_sees_extrapolation_inside_the_box():
     got = line_distance(n, S, n_train, S_train)
     # along the size: at n = 8 the largest size is 200 (400: one doubling), at n = 4 also 200 (800: two)
     np.testing.assert_allclose(got, [1.0, 0.0, 3.0, 1.0, 2.0])
+
+
+def test_work_model_from_two_sizes_tries_no_overhead_in_the_work():
+    # from two sizes an overhead in W would trade its share of the size growth against the work
+    # exponent; only overheads in n are tried, and the sizes pin the exponent (1.5 here)
+    n, s = np.meshgrid([1.0, 2.0, 4.0, 8.0, 16.0], [100.0, 400.0])
+    X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    t = 0.5 + 1e-3 * X.s**1.5 / X.n + 0.2 * np.log2(X.n)
+    model = WorkAwareModel().fit(X, t)
+    assert not any("W" in term for term in model.candidates_.terms.explode().dropna())
+    assert model.exponents_ == (1.5,) and model.terms_ == ("log2(n)",)
+    three = pd.concat([X, X.assign(s=1600.0)], ignore_index=True)
+    t3 = 0.5 + 1e-3 * three.s**1.5 / three.n + 0.2 * np.log2(three.n)
+    assert any("W" in term for term in WorkAwareModel().fit(three, t3).candidates_.terms.explode().dropna())

@@ -95,6 +95,15 @@ def test_development_sources_real_data():
     assert {"npb", "gunrock"} <= set(sources)
     for _, frame in sources["gunrock"]:
         assert frame.vertices.nunique() >= 3 and (frame.t > 0).all()
+    # the bundled size-grid extracts, one source each, the grids with >= 3 sizes
+    assert {"lanl", "gromacs-alaska", "cloud", "oceananigans", "pencilffts"} <= set(sources)
+    for src in ("lanl", "gromacs-alaska", "cloud", "oceananigans", "pencilffts"):
+        for _, frame in sources[src]:
+            assert list(frame.columns) == ["n", "size", "t"] and frame["size"].nunique() >= 3 and (frame.t > 0).all()
+    lanl = dict(sources["lanl"])
+    assert "mlmd-crossroads-cpu" not in lanl  # two sizes only
+    branson = lanl["branson-crossroads-cpu"]  # cpu_10M.csv, 8 cores: 1e7 photons / 8.85e4 photons/s
+    assert branson.loc[(branson.n == 8) & (branson["size"] == 1e7), "t"].item() == pytest.approx(1e7 / 8.85e4)
 
 
 def test_predictor_rows_reproduce_per_target_weighting():

@@ -113,3 +113,55 @@ def test_shipped_intervals_are_symmetric_in_log_space():
         q = np.asarray(em.quantiles)
         np.testing.assert_allclose(q, -q[::-1], atol=1e-12, err_msg=name)
         assert np.all(np.diff(q) >= 0)
+
+
+def test_a_size_past_two_measured_sizes_is_the_median_of_the_members():
+    # two sizes: no fold can show how the members extrapolate in the size (no "bigger" fold), so a
+    # bigger size takes the median of the members, each counted alike
+    n, s = np.meshgrid([1.0, 2.0, 4.0, 8.0], [100.0, 200.0])
+    X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    t = 0.2 + 0.05 * X.s / X.n + 0.1 * np.log2(X.n)
+    model = MultiParameterPredictor().fit(X, t)
+    assert "bigger" not in model.fold_cv_error_
+    targets = pd.DataFrame({"n": [4.0, 16.0], "s": [400.0, 100.0]})
+    folds = mp.weighting_folds(target_direction(targets.n, targets[["s"]].to_numpy(), 8.0, [200.0]),
+                               model.fold_cv_error_)
+    assert list(folds) == [mp.UNSEEN_SIZE, "all"]
+    members = np.array([model.members_[m].evaluate(targets.n.to_numpy(), targets[["s"]].to_numpy())[0]
+                        for m in model.members_])
+    assert members.size == len(MEMBERS) and np.ptp(np.log(members)) > 0.01  # they disagree
+    np.testing.assert_allclose(model.predict(targets)[0], np.exp(np.median(np.log(members))), rtol=1e-12)
+    # the work model, size-power and Extra-P's leave-one-out on 1-point sets all match the exact linear
+    # size law of these runs: the median is the truth
+    np.testing.assert_allclose(model.predict(targets)[0], 0.2 + 0.05 * 100 + 0.2, rtol=1e-6)
+
+
+def test_weighting_folds_mark_an_unseen_size_only_without_a_size_fold():
+    direction = np.array(["all", "bigger", "more-n"])
+    assert list(mp.weighting_folds(direction, {"all": {}, "more-n": {}})) == ["all", mp.UNSEEN_SIZE, "all"]
+    assert list(mp.weighting_folds(direction, {"all": {}, "bigger": {}})) == ["all", "all", "all"]
+    assert list(mp.weighting_folds(direction, {"all": {}, "more-n": {}}, "per-target")) == [
+        "all", mp.UNSEEN_SIZE, "more-n"]
+
+
+def test_a_member_a_fold_could_not_test_counts_as_the_worst_beside_those_it_could():
+    cal = default_calibration()
+    names = ["work", "expert", "size-power"]
+    # size-power abstained on the fold: its (small) prior must not make it the favourite
+    fold_cv = {"all": {"work": 0.10, "expert": 0.30, "size-power": np.nan}}
+    w, _ = mp.target_weights(fold_cv, names, np.array(["all"]), cal)
+    assert w[0, 0] > 0.99 and w[2, 0] <= w[1, 0]
+    # no member tested: the calibration's priors decide
+    w, _ = mp.target_weights({"all": {m: np.nan for m in names}}, names, np.array(["all"]), cal)
+    assert names[int(np.argmax(w[:, 0]))] == min(names, key=lambda m: cal.cv_prior[m])
+
+
+def test_combine_members_takes_the_median_at_unseen_sizes_only():
+    P = np.array([[1.0, 1.0], [2.0, 2.0], [100.0, 100.0]])
+    w = np.array([[0.2, 0.2], [0.3, 0.3], [0.5, 0.5]])
+    pred, _, _ = mp.combine_members(P, w, np.array(["all", mp.UNSEEN_SIZE], dtype=object))
+    np.testing.assert_allclose(pred[0], np.exp(0.3 * np.log(2) + 0.5 * np.log(100)))  # weighted geometric mean
+    assert pred[1] == 2.0  # one misled member cannot move the median
+    # a member with no weight or no prediction is left out of the median
+    P[2, 1], w[0, 1] = np.nan, 0.0
+    assert mp.combine_members(P, w, np.array(["all", mp.UNSEEN_SIZE], dtype=object))[0][1] == 2.0

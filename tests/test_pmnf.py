@@ -372,3 +372,25 @@ def test_real_corpus_curves(n_fit):
         # the training points are fitted to within the model's own (training) error
         means = train.groupby("n").time_s.mean().to_numpy()
         assert np.all(np.abs(model.predict(allocations[:n_fit]) / means - 1) < 1.0), cid
+
+
+def test_two_point_loo_is_extrap_leave_one_out_on_one_point_sets():
+    # Extra-P 4.2.5 runs leave-one-out on 2 points too: each fold fits c0 + c1 x to the other point
+    # by minimum-norm least squares, c = y_l [1, x_l] / (1 + x_l^2), and predicts the left-out one
+    n, y = np.array([2.0, 8.0]), np.array([4.0, 16.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = PMNF(strong_scaling=False).fit(n, y)
+        loo = PMNF(strong_scaling=False, two_point_loo=True).fit(n, y)
+    assert default.hypothesis_.formula == "c0 + c1 * log2(n)" and not default.cross_validated_
+    assert loo.hypothesis_.formula == "c0 + c1 * n" and loo.cross_validated_
+    assert loo.coefficients_ == pytest.approx((0.0, 2.0), abs=1e-12)  # refitted on both points
+    # the chosen hypothesis' score by hand: fold 1 trains on (8, 16), fold 2 on (2, 4)
+    pred = [16 * (1 + 8 * 2) / 65, 4 * (1 + 2 * 8) / 5]
+    smape = 100 * sum(abs(p - a) / (a + abs(p)) for p, a in zip(pred, y))
+    assert loo.smape_ == pytest.approx(smape, rel=1e-12)
+    # a ratio of 16 over a 4x step in n is n^2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert PMNF(strong_scaling=False, two_point_loo=True).fit(n, [4.0, 64.0]).hypothesis_.formula == \
+            "c0 + c1 * n^2"

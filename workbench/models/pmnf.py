@@ -75,7 +75,7 @@ Selection rules (what :meth:`PMNF.fit` does)
    distinct ``n`` (or ``crossvalidation=False``) the fit on all points is scored by its
    training SMAPE after cleaning ``c0`` with threshold ``1e-3`` -- Extra-P's path without
    cross-validation.  (Extra-P itself would run LOO on 1-point training sets there, an
-   under-determined least-squares problem.)  With 2 points every hypothesis interpolates
+   under-determined least-squares problem; ``two_point_loo=True`` does that.)  With 2 points every hypothesis interpolates
    both, so the choice is made by the tie rule below: the first eligible hypothesis in
    Extra-P's order, ``c0 + c1 * log2(n)``, unless cleaning ``c0`` spoils it; a
    :class:`~workbench.errors.WorkbenchWarning` says so.
@@ -292,7 +292,23 @@ def _aggregate_scaled(ns, inv, counts, t, measure):
     return ns, agg, counts
 
 
-def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
+def _two_point_loo(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Extra-P's leave-one-out on 2 points: each fold fits ``c0 + c1 x`` to 1 point (minimum norm).
+
+    ``numpy.linalg.lstsq`` of ``[1, x_l] c = y_l`` gives ``c = y_l [1, x_l] / (1 + x_l^2)``; the
+    constant is zeroed when tiny against ``y_l`` (as in the folds of :func:`_search`), and the fold
+    predicts the other point.  Returns the LOO RSS and SMAPE per hypothesis (rows of ``X``, (H, 2)).
+    """
+    other = X[:, ::-1]  # fold k trains on the other point
+    y_other = y[::-1]
+    c0k = y_other / (1.0 + other**2)
+    c1k = c0k * other
+    c0k = np.where(np.abs(c0k / y_other) < _EPS_CLEAN_LOO, 0.0, c0k)
+    d = c0k + c1k * X - y
+    return np.einsum("hk,hk->h", d, d), 100.0 * np.sum(np.abs(d) / (y + np.abs(c0k + c1k * X)), axis=1)
+
+
+def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float, two_point_loo: bool = False) -> dict:
     """Score the constant model and every hypothesis ``(I[h], J[h])`` on points ``(ns, y)``.
 
     Returns arrays over ``1 + H`` candidates (index 0 = constant): ``c0``, ``c1``, ``rss``
@@ -337,13 +353,15 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float) -> dict:
                 d = pred - y
                 cost_rss[h0:h0 + step] = np.einsum("hk,hk->h", d, d)
                 smape[h0:h0 + step] = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
+        elif two_point_loo and m == 2:
+            cost_rss, smape = _two_point_loo(X, y)
         else:
             c0 = np.where(np.abs(c0 / y.min()) < _EPS_CLEAN_TRAIN, 0.0, c0)
             pred = c0[:, None] + c1[:, None] * X
             d = pred - y
             cost_rss = np.einsum("hk,hk->h", d, d)
             smape = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
-        if crossvalidate:
+        if crossvalidate or (two_point_loo and m == 2):
             res = c0[:, None] + c1[:, None] * X - y
             rss = np.einsum("hk,hk->h", res, res)
         else:
@@ -415,6 +433,11 @@ class PMNF(FittedState, BaseEstimator):
         training SMAPE is used).  False: training SMAPE, as Extra-P's option of that name.
     min_term_contribution : float, default 0.0005
         A hypothesis whose term is below this fraction of every data value is skipped.
+    two_point_loo : bool, default False
+        With exactly 2 distinct ``n``, score the hypotheses as Extra-P 4.2.5 does: leave-one-out
+        on 1-point training sets, each the minimum-norm least squares ``c = y [1, x] / (1 + x^2)``
+        (:func:`_two_point_loo`), which ranks a hypothesis by how well ``x_2 / x_1`` matches
+        ``y_2 / y_1``.  False: training SMAPE and Extra-P's hypothesis order (rule 3).
 
     Attributes
     ----------
@@ -469,9 +492,11 @@ class PMNF(FittedState, BaseEstimator):
         measure: str = "mean",
         crossvalidation: bool = True,
         min_term_contribution: float = 0.0005,
+        two_point_loo: bool = False,
     ):
         self.poly_exponents = poly_exponents
         self.log_exponents = log_exponents
+        self.two_point_loo = two_point_loo
         self.strong_scaling = strong_scaling
         self.allow_negative_exponents = allow_negative_exponents
         self.measure = measure
@@ -539,12 +564,15 @@ class PMNF(FittedState, BaseEstimator):
                                       "negative exponents) no hypothesis with a log factor is used"))
         self._check_cost_range(ns, t_agg, where)
         y_scale, y = self._search_values(ns, t_agg)
+        two = bool(self.crossvalidation) and bool(self.two_point_loo) and m == 2
         cv = bool(self.crossvalidation) and m >= 3
         if m == 2:
             notes.append(ModelWarning("two-allocations", f"{where}: only 2 distinct n: every hypothesis "
-                                      "interpolates both points, so the choice follows Extra-P's hypothesis order, "
-                                      "not the data"))
-        res = _search(ns, y, I, J, cv, mtc)
+                                      "interpolates both points, so the choice follows " + (
+                                          "how each predicts one point from the other (Extra-P's leave-one-out)"
+                                          if two else "Extra-P's hypothesis order, not the data")))
+        res = _search(ns, y, I, J, cv, mtc, two)
+        cv = cv or two
         k = res["chosen"]
         if k < 0:
             raise ValidationError(f"{where}: no hypothesis could be scored on these runs (t from {t.min():g} to "

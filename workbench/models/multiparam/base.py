@@ -311,10 +311,6 @@ class MultiParameterModel(FittedState, BaseEstimator):
 
     name = "base"
     min_points = 3
-    #: The model's size law has a free constant of its own (as a one-parameter fit in the size):
-    #: two sizes then fit it with any exponent, so it cannot be trusted past them.  False: the size
-    #: law shares its constants with the allocation terms, and two sizes pin it.
-    size_law_needs_3_sizes = True
 
     #: set last by ``fit``: the model can predict
     fitted_attribute = "fit_error_"

@@ -136,7 +136,8 @@ class ExtraPMultiParameter(MultiParameterModel):
                 continue
             with quiet_warnings():
                 try:
-                    model = PMNF(strong_scaling=False).fit(xs, ys)
+                    # a parameter with 2 values: Extra-P's leave-one-out on 1-point training sets
+                    model = PMNF(strong_scaling=False, two_point_loo=True).fit(xs, ys)
                 except ValidationError:
                     continue
             h = model.hypothesis_

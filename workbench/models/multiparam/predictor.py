@@ -24,7 +24,7 @@ from workbench.models.multiparam.sizepower import SizePowerModel
 from workbench.models.multiparam.work import ExpertWorkModel, WorkAwareModel
 from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
 from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
-from workbench.models.scaling.predictor import EXCLUDED_PENALTY, combine, softmin_weights
+from workbench.models.scaling.predictor import combine, softmin_weights
 from workbench.validation import FittedState, Threshold, check_fitted
 
 __all__ = [
@@ -106,15 +106,11 @@ def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
 
 
 #: The weighting "fold" of a target past the largest measured size when the fit had no size fold
-#: (fewer than 3 sizes): no run showed how the members extrapolate in the size, so only members whose
-#: size law two sizes pin (:attr:`~workbench.models.multiparam.base.MultiParameterModel.size_law_needs_3_sizes`
-#: False) predict it, with equal weights.
+#: (fewer than 3 sizes): no run showed how the members extrapolate in the size, so every member
+#: counts alike and the prediction is their median (:func:`combine_members`).  Two sizes still pin
+#: each member's size law: the work model tries no overhead in the work then, size-power has no
+#: constant of its own, and Extra-P's leave-one-out on 1-point sets matches the points' ratio.
 UNSEEN_SIZE = "unseen-size"
-
-
-def _size_law_needs_3_sizes(name: str) -> bool:
-    model = MEMBERS.get(name)
-    return bool(model is None or getattr(type(model()), "size_law_needs_3_sizes", True))
 
 
 def weighting_folds(direction: np.ndarray, fold_cv: dict, weighting: str = "pooled") -> np.ndarray:
@@ -176,7 +172,7 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
     ``fold_cv[fold][member]``: the member's mean absolute log error on the left-out runs of
     ``fold`` (``"all"``: on every fold).  A target uses the errors of the fold of its
     ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
-    not possible (:data:`UNSEEN_SIZE`: equal weights, without the members whose size law needs 3 sizes); weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
+    not possible (:data:`UNSEEN_SIZE`: equal weights); weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
     with the calibration's prior, penalty, weight and temperature.
 
     Parameters
@@ -200,13 +196,9 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
         # a member the fold could not test, beside members it could, counts as the worst of them: its
         # prior is a median over the fits where it could be tested (for size-power, the easy ones)
         fold_prior = np.full(len(names), np.nan) if np.isfinite(cv).any() else prior
-        fold_penalty = penalty
-        if fold == UNSEEN_SIZE:
-            # no run showed the size law: the members whose size law two sizes cannot pin drop out and
-            # the others count alike (their errors on other sources' sizes did not carry over)
+        if fold == UNSEEN_SIZE:  # no run showed the size law: every member counts alike
             cv, fold_prior = np.zeros(len(names)), np.zeros(len(names))
-            fold_penalty = penalty + np.array([EXCLUDED_PENALTY * _size_law_needs_3_sizes(m) for m in names])
-        w = softmin_weights(cv, fold_prior, calibration.temperature, fold_penalty, calibration.cv_weight)
+        w = softmin_weights(cv, fold_prior, calibration.temperature, penalty, calibration.cv_weight)
         at = direction == fold
         W[:, at] = w[:, None]
         have = np.isfinite(cv)

@@ -30,8 +30,6 @@ class SizePowerModel(MultiParameterModel):
     """
 
     name = "size-power"
-    # no constant of its own: two sizes measured at one allocation pin the exponent
-    size_law_needs_3_sizes = False
 
     def _fit(self, n, S, t, notes) -> None:
         where = f"{type(self).__name__}.fit"

@@ -104,8 +104,6 @@ class WorkAwareModel(MultiParameterModel):
     """
 
     name = "work"
-    # from two sizes its shared c0 and n-terms leave one size law that fits (no free constant per size)
-    size_law_needs_3_sizes = False
 
     def __init__(self, work=None, exponents=WORK_EXPONENTS, overheads=tuple(OVERHEAD_TERMS), max_terms: int = 2,
                  select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES)):
