@@ -1,7 +1,8 @@
 """Benchmark the runtime-over-(n, size) models against Extra-P 4.2.5's multi-parameter modeler.
 
 On the development sources of :mod:`workbench.evaluation.multiparam` (RELeARN, NPB on a Pi
-cluster, Gunrock on R-MAT graphs, Extra-P's own two-parameter test experiments) and the
+cluster, Gunrock on R-MAT graphs, the bundled size-grid extracts, Extra-P's own two-parameter
+test experiments, HECBioSim on ARCHER2) and the
 splits *bigger* (fit the smaller sizes, predict every run of the largest) and *more-p* (fit
 all but the largest allocation of each size, predict those), it reports per source and
 split: median prediction accuracy (PA = 100 - |error| %), the share within 20 %, the 80 %
@@ -167,7 +168,7 @@ def main(argv=None) -> int:
     ap.add_argument("--extrap-python", default=os.environ.get("EXTRAP_PYTHON", DEFAULT_EXTRAP_PYTHON))
     ap.add_argument("--extrap-repo", default=DEFAULT_EXTRAP_REPO if Path(DEFAULT_EXTRAP_REPO).exists() else None)
     ap.add_argument("--hecbiosim-repo", default=None,
-                    help="a git mirror of HECBioSim/benchmark-results (default: tools/hecbiosim_profiles.DEFAULT_MIRROR)")
+                    help="a git mirror of HECBioSim/benchmark-results (default: hecbiosim_profiles.DEFAULT_MIRROR)")
     ap.add_argument("--out", default=str(HERE / "results" / "multiparam.md"))
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

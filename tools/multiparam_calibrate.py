@@ -4,9 +4,11 @@
         [--extrap-repo /path/to/extra-p+extrap/repo] [--hecbiosim-repo /path/to/repo] [--no-write]
 
 1. Reads the development grids (:func:`workbench.evaluation.multiparam.development_sources`:
-   RELeARN, NPB on a Pi cluster, Gunrock on R-MAT graphs and, with ``--extrap-repo``, Extra-P's
-   own two-parameter test experiments; with ``--hecbiosim-repo``, HECBioSim's four MD engines on
-   ARCHER2 over five molecular systems, :func:`hecbiosim_profiles.size_grids`).
+   RELeARN, NPB on a Pi cluster, Gunrock on R-MAT graphs, the bundled size-grid extracts (LANL,
+   GROMACS on AlaSKA, AMG2023 on Google Cloud, Oceananigans.jl, PencilFFTs.jl) and, with
+   ``--extrap-repo``, Extra-P's own two-parameter test experiments; with ``--hecbiosim-repo``,
+   HECBioSim's four MD engines on ARCHER2 over five molecular systems,
+   :func:`hecbiosim_profiles.size_grids`).
 2. Fits the predictor per grid and split (*bigger*, *more-p*) and records every member's
    held-out predictions (:func:`~workbench.evaluation.multiparam.benchmark_records`).
 3. Prints the leave-one-source-out accuracy and 80 % coverage (calibrated on the other

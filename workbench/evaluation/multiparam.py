@@ -57,9 +57,9 @@ from workbench.models.multiparam import (
     combine_members,
     extrapolation_folds,
     line_distance,
-    weighting_folds,
     target_direction,
     target_weights,
+    weighting_folds,
 )
 from workbench.models.scaling.calibration import (
     FEATURES,
@@ -582,7 +582,8 @@ def _centred_error_model(errors, features: dict, names, weights) -> ErrorModel:
 def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibration:
     """Learn the predictor's temperature and every interval error model from benchmark records.
 
-    ``cv_prior``: per member, the median over sources of each source's median cross-validation error.  ``temperature``: chosen from
+    ``cv_prior``: per member, the median over sources of each source's median cross-validation
+    error.  ``temperature``: chosen from
     :data:`TEMPERATURES` (smallest mean over sources of the predictor's median absolute log
     error).  Error models: :func:`~workbench.models.scaling.calibration.fit_error_model` per
     member (features :data:`~workbench.models.scaling.calibration.FEATURES`) and for the

@@ -74,9 +74,9 @@ Selection rules (what :meth:`PMNF.fit` does)
    and the reported coefficients come from a fit on all points (not cleaned).  With 2
    distinct ``n`` (or ``crossvalidation=False``) the fit on all points is scored by its
    training SMAPE after cleaning ``c0`` with threshold ``1e-3`` -- Extra-P's path without
-   cross-validation.  (Extra-P itself would run LOO on 1-point training sets there, an
-   under-determined least-squares problem; ``two_point_loo=True`` does that.)  With 2 points every hypothesis interpolates
-   both, so the choice is made by the tie rule below: the first eligible hypothesis in
+   cross-validation.  (Extra-P itself runs LOO on 1-point training sets there, an
+   under-determined least-squares problem; ``two_point_loo=True`` does that.)  With 2 points
+   every hypothesis interpolates both, so the choice is made by the tie rule below: the first eligible hypothesis in
    Extra-P's order, ``c0 + c1 * log2(n)``, unless cleaning ``c0`` spoils it; a
    :class:`~workbench.errors.WorkbenchWarning` says so.
 4. *Eligibility*: a hypothesis is skipped if its RSS is not finite (Extra-P's ``is_valid``),

@@ -80,13 +80,13 @@ from workbench.models.multiparam.predictor import (
     MEMBERS,
     PREDICT_FRAME_EXTRA,
     THRESHOLDS,
+    UNSEEN_SIZE,
     WARNING_KINDS,
     MultiParameterPredictor,
-    UNSEEN_SIZE,
     combine_members,
-    weighting_folds,
     target_direction,
     target_weights,
+    weighting_folds,
 )
 from workbench.models.multiparam.sizepower import SizePowerModel
 from workbench.models.multiparam.work import OVERHEAD_TERMS, SCOPES, WORK_EXPONENTS, ExpertWorkModel, WorkAwareModel

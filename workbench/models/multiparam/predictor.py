@@ -172,7 +172,8 @@ def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibratio
     ``fold_cv[fold][member]``: the member's mean absolute log error on the left-out runs of
     ``fold`` (``"all"``: on every fold).  A target uses the errors of the fold of its
     ``direction`` (:func:`target_direction`), falling back to ``"all"`` when that fold was
-    not possible (:data:`UNSEEN_SIZE`: equal weights); weights are :func:`~workbench.models.scaling.predictor.softmin_weights`
+    not possible (:data:`UNSEEN_SIZE`: equal weights); weights are
+    :func:`~workbench.models.scaling.predictor.softmin_weights`
     with the calibration's prior, penalty, weight and temperature.
 
     Parameters
