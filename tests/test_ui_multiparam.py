@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from workbench.errors import ValidationError
-from workbench.evaluation.multiparam import synthetic_grid
+from workbench.evaluation.multiparam import bundled_size_grids, synthetic_grid
 from workbench.models.multiparam import MultiParameterPredictor
 from workbench.plots.multiparam import prediction_grid, surface_figure
 from workbench.ui.cross_size import multiparam_dashboard
@@ -55,3 +55,19 @@ def test_dashboard_redraws_on_each_control():
             change()
             assert dash.figure.revision == before + 1
         assert dash.figure.data[0].name == "interval width"
+
+
+def test_every_bundled_size_grid_draws_without_an_error():
+    # the real size grids are in the data menu without a mirror; each fits and draws
+    labels = [label for _source, _grid, label, _frame in bundled_size_grids()]
+    assert len(labels) >= 25 and any("[branson-crossroads-cpu]" in label for label in labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dash = multiparam_dashboard()
+        assert set(labels) <= set(dash.data.options)
+        for name in labels:
+            before = dash.figure.revision
+            dash.data.value = name
+            assert "wb-error" not in dash.messages.value, (name, dash.messages.value)
+            assert dash.figure.revision > before and dash.figure.data[0].type == "heatmap", name
+            assert len(dash.figure.data[1].x) == len(dash.frame), name  # every measured run is marked

@@ -77,6 +77,7 @@ __all__ = [
     "SPLITS",
     "TEMPERATURES",
     "benchmark_records",
+    "bundled_size_grids",
     "calibrate",
     "development_sources",
     "leave_one_source_out",
@@ -236,17 +237,33 @@ def _gunrock(mirror) -> list[tuple[str, pd.DataFrame]]:
             if d.vertices.nunique() >= 3]
 
 
-def _size_grids() -> dict[str, list[tuple[str, pd.DataFrame]]]:
-    # the bundled size-grid extracts (workbench.io.development_size_grids), one source per set, the
-    # grids with >= 3 sizes; the size is the extract's own (total or per process: size_scope)
+def bundled_size_grids() -> list[tuple[str, str, str, pd.DataFrame]]:
+    """Return the bundled size grids with >= 3 sizes as ``(source, grid, label, frame)``.
+
+    From :func:`~workbench.io.development_size_grids` (no mirror needed); ``source`` is the
+    extract's catalogue name without ``-size-grids``, ``label`` names the application, the machine,
+    the grid and the units of ``t`` and ``n``, and ``frame`` has ``n``, ``size`` (the extract's size, of
+    the whole problem or of one process) and ``t`` (in the grid's ``time_unit``), one row per run.
+    """
     frame = development_size_grids()
-    out = {}
-    for dataset, part in frame.groupby("dataset", sort=False):
-        grids = [(grid, pd.DataFrame({"n": g.n.to_numpy(float), "size": g["size"].to_numpy(float),
-                                      "t": g.time.to_numpy(float)}))
-                 for grid, g in part.groupby("grid", sort=True) if g["size"].nunique() >= 3]
-        if grids:
-            out[dataset.removesuffix("-size-grids")] = grids
+    out = []
+    for (dataset, grid), g in frame.groupby(["dataset", "grid"], sort=False):
+        if g["size"].nunique() < 3:
+            continue
+        first = g.iloc[0]
+        app, machine = (re.split(r" \(|,| @", str(text))[0] for text in (first.app, first.machine))
+        label = f"{app} on {machine} [{grid}]: t in {first.time_unit}, n in {first.n_unit}"
+        out.append((dataset.removesuffix("-size-grids"), grid, label,
+                    pd.DataFrame({"n": g.n.to_numpy(float), "size": g["size"].to_numpy(float),
+                                  "t": g.time.to_numpy(float)})))
+    return out
+
+
+def _size_grids() -> dict[str, list[tuple[str, pd.DataFrame]]]:
+    # one source per extract (the grids of one extract share a source)
+    out: dict[str, list[tuple[str, pd.DataFrame]]] = {}
+    for source, grid, _label, frame in bundled_size_grids():
+        out.setdefault(source, []).append((grid, frame))
     return out
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ValidationError, WorkbenchError, quiet_warnings
-from workbench.evaluation.multiparam import relearn_grids, synthetic_grid
+from workbench.evaluation.multiparam import bundled_size_grids, relearn_grids, synthetic_grid
 from workbench.io import select_curve
 from workbench.models.adept import Adept
 from workbench.models.multiparam import MultiParameterPredictor
@@ -246,9 +246,12 @@ def cross_size_dashboard(source: str | None = None, **kwargs) -> CrossSizeDashbo
 def multiparam_datasets() -> dict:
     """Return the dashboard's data sets: name -> (frame with ``n``, one size column, ``t``; size column).
 
-    The SYNTHETIC grid always; the RELeARN regions when the data mirror is set.
+    The SYNTHETIC grid and the bundled real size grids (:func:`bundled_size_grids`) always;
+    the RELeARN regions when the data mirror is set.
     """
     sets = {"SYNTHETIC: 3 x 3 corner + diagonal band": (synthetic_grid(), "s")}
+    for _source, _grid, label, frame in bundled_size_grids():
+        sets[label] = (frame, "size")
     try:
         for region, frame in relearn_grids():
             sets[f"RELeARN (Extra-P data): {region}"] = (frame, "neurons")
