@@ -1,5 +1,6 @@
 """MultiParameterPredictor: the entry point, calibrated intervals, small grids, bands, weak scaling."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -37,8 +38,10 @@ def test_entry_point_on_a_3x3_grid():
     targets = pd.DataFrame({"n": [32.0, 16.0, 64.0], "s": [400.0, 800.0, 1600.0]})
     frame = model.predict_frame(targets, level=0.8)
     assert list(frame.columns) == COLUMNS
-    # a bigger size at a measured allocation: the work model is exact and its "bigger" fold says so
-    np.testing.assert_allclose(frame.prediction[1], truth(16.0, 800.0), rtol=1e-3)
+    # a bigger size at a measured allocation: the work model is exact and its "bigger" fold says so, so it has
+    # the largest weight; the calibrated temperature (0.1) still blends in the others: within 3 %
+    assert frame.model[1] == "work" and max(model.weights_, key=model.weights_.get) == "work"
+    np.testing.assert_allclose(frame.prediction[1], truth(16.0, 800.0), rtol=0.03)
     # past the largest allocation the "more-n" fold had only 2 allocations to learn the overhead from
     np.testing.assert_allclose(frame.prediction[[0, 2]], truth(targets.n, targets.s)[[0, 2]], rtol=0.1)
     assert (frame.lower <= frame.prediction).all() and (frame.prediction <= frame.upper).all()
@@ -145,7 +148,7 @@ def test_weighting_folds_mark_an_unseen_size_only_without_a_size_fold():
 
 
 def test_a_member_a_fold_could_not_test_counts_as_the_worst_beside_those_it_could():
-    cal = default_calibration()
+    cal = dataclasses.replace(default_calibration(), temperature=0.02)  # a cold softmin: one member wins
     names = ["work", "expert", "size-power"]
     # size-power abstained on the fold: its (small) prior must not make it the favourite
     fold_cv = {"all": {"work": 0.10, "expert": 0.30, "size-power": np.nan}}

@@ -117,24 +117,29 @@ def validate_size_grids(frame: pd.DataFrame, name: str = "size-grid table", *,
             grid = mixed[mixed > 1].index[0]
             raise ValidationError(f"{name}: grid {grid!r} mixes {col} values "
                                   f"{sorted(out.loc[out['grid'] == grid, col].unique())}; one grid has one {col}")
+    _check_names_and_repeats(out, name, row_label)
+    out["run"] = out["run"].astype("int64")
+    for col in _TEXT:
+        out[col] = out[col].astype(str)
+    extras = [c for c in out.columns if c not in SIZE_GRID_COLUMNS]
+    result = out[SIZE_GRID_COLUMNS + extras].reset_index(drop=True)
+    result.attrs = dict(frame.attrs)
+    return result
+
+
+def _check_names_and_repeats(out: pd.DataFrame, name: str, row_label: str) -> None:
+    """One size per ``size_name`` in a grid, one row per (grid, size, n, run); else a ValidationError."""
     names = out.groupby(["grid", "size_name"])["size"].nunique()
     if (names > 1).any():
         grid, size_name = names[names > 1].index[0]
         raise ValidationError(f"{name}: grid {grid!r} gives size_name {size_name!r} several sizes; one name is one "
                               "size")
-    out["run"] = out["run"].astype("int64")
-    for col in _TEXT:
-        out[col] = out[col].astype(str)
     dup = out.duplicated(["grid", "size", "n", "run"], keep=False)
     if dup.any():
         first = out.loc[dup].iloc[0]
         raise ValidationError(f"{name}: grid {first['grid']!r} has several rows with size = {first['size']:g}, n = "
-                              f"{first['n']:g} and run = {first['run']} ({row_label}s {out.index[dup][:5].tolist()}); "
-                              "number repeated runs 0, 1, 2, ... in the 'run' column")
-    extras = [c for c in out.columns if c not in SIZE_GRID_COLUMNS]
-    result = out[SIZE_GRID_COLUMNS + extras].reset_index(drop=True)
-    result.attrs = dict(frame.attrs)
-    return result
+                              f"{first['n']:g} and run = {first['run']:g} ({row_label}s "
+                              f"{out.index[dup][:5].tolist()}); number repeated runs 0, 1, 2, ... in the 'run' column")
 
 
 def read_size_grids(path: str | PathLike) -> pd.DataFrame:
