@@ -1,16 +1,12 @@
 """The bundled size grid ``cloud-size-grids``: AMG2023 weak scaling from converged-computing/performance-study."""
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from workbench.errors import ValidationError
-from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset, list_datasets, read_size_grids, validate_size_grids
+from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset, read_size_grids, validate_size_grids
 from workbench.io.catalogue import DATA_DIR
 
 FOLDER = DATA_DIR / "external" / "converged-computing+performance-study"
@@ -22,21 +18,6 @@ GCE_GPU = "amg2023-google-compute-engine-gpu"
 @pytest.fixture(scope="module")
 def grids():
     return fetch_dataset("cloud-size-grids").frame
-
-
-def test_catalogue_entry_is_bundled_with_licence_and_provenance():
-    entry = list_datasets().set_index("name").loc["cloud-size-grids"]
-    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == "MIT"
-    assert "converged-computing/performance-study" in entry["source"] and COMMIT[:8] in entry["source"]
-    ds = fetch_dataset("cloud-size-grids")
-    assert ds.path == FOLDER / "size_grids.csv"
-    assert "MIT License" in (FOLDER / "LICENSE").read_text()
-    readme = (FOLDER / "README.md").read_text()
-    build = (FOLDER / "build_size_grids.py").read_text()
-    assert "Catalogue name: `cloud-size-grids`" in readme and COMMIT in readme and COMMIT in build
-    assert all(f"`{grid}`" in readme for grid in ds.frame["grid"].unique())
-    assert "`external/converged-computing+performance-study/` | `cloud-size-grids`" in \
-        (DATA_DIR / "README.md").read_text()
 
 
 def test_columns_units_and_counts(grids):
@@ -127,20 +108,3 @@ def test_reader_refuses_bad_tables(tmp_path, grids):
     message = r"(?s)grid\.csv.*'time' must be a finite number > 0.*lines \[2, 3, 4, 5\]"
     with pytest.raises(ValidationError, match=message):
         read_size_grids(path)
-
-
-def test_build_script_reproduces_the_csv(tmp_path):
-    gitdir = MIRROR / "converged-computing+performance-study" / "repo"
-    if not gitdir.is_dir():
-        pytest.skip("converged-computing/performance-study is not mirrored here (fetch "
-                    "github:converged-computing/performance-study into /work/.mirror)")
-    if subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e", COMMIT], capture_output=True).returncode:
-        pytest.skip(f"the mirror does not hold the pinned commit {COMMIT[:8]}")
-    done = subprocess.run([sys.executable, str(FOLDER / "build_size_grids.py"), "--out", str(tmp_path)],
-                          env={"SCALING_MIRROR": str(MIRROR), "PATH": "/usr/bin:/bin"}, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "size_grids.csv").read_bytes() == (FOLDER / "size_grids.csv").read_bytes()
-    assert re.search(r"wrote 271 rows, 11 grids", done.stderr)
-    rebuilt = pd.read_csv(tmp_path / "size_grids.csv")
-    assert rebuilt["grid"].nunique() == 11

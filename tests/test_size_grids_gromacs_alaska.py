@@ -1,14 +1,11 @@
 """Bundled size grid ``gromacs-alaska-size-grids``: GROMACS, 3 sizes x 1-16 nodes, ukri-excalibur/excalibur-tests."""
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset, list_datasets
+from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset
 from workbench.io.catalogue import DATA_DIR
 
 FOLDER = DATA_DIR / "external" / "ukri-excalibur+excalibur-tests"
@@ -21,21 +18,6 @@ GRIDS = [f"gromacs-alaska-{fabric}-{campaign}" for fabric in ("ib", "roce") for 
 @pytest.fixture(scope="module")
 def grids():
     return fetch_dataset("gromacs-alaska-size-grids").frame
-
-
-def test_catalogue_entry_is_bundled_with_licence_and_provenance(grids):
-    entry = list_datasets().set_index("name").loc["gromacs-alaska-size-grids"]
-    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == "Apache-2.0"
-    assert "ukri-excalibur/excalibur-tests" in entry["source"] and COMMIT[:8] in entry["source"]
-    assert fetch_dataset("gromacs-alaska-size-grids").path == FOLDER / "size_grids.csv"
-    licence = (FOLDER / "LICENSE").read_text()
-    assert "Apache License" in licence and "Version 2.0" in licence
-    readme = (FOLDER / "README.md").read_text()
-    assert "Catalogue name: `gromacs-alaska-size-grids`" in readme and COMMIT in readme
-    assert COMMIT in (FOLDER / "build_size_grids.py").read_text()
-    assert all(f"`{grid}`" in readme for grid in GRIDS)
-    assert "`external/ukri-excalibur+excalibur-tests/` | `gromacs-alaska-size-grids`" in \
-        (DATA_DIR / "README.md").read_text()
 
 
 def test_columns_units_and_the_full_grid(grids):
@@ -83,19 +65,3 @@ def test_same_jobs_as_the_mirror_curves(grids, data_mirror):
     curves = fetch_dataset("excalibur-alaska", mirror=data_mirror).frame
     gromacs = curves[curves["curve_id"].str.contains("gromacs")]
     assert sorted(gromacs["time_s"]) == sorted(grids["wall_s"])
-
-
-def test_build_script_reproduces_the_csv(tmp_path):
-    gitdir = MIRROR / "ukri-excalibur+excalibur-tests" / "repo"
-    if not gitdir.is_dir():
-        pytest.skip("ukri-excalibur/excalibur-tests is not mirrored here (fetch github:ukri-excalibur/excalibur-tests "
-                    "into /work/.mirror)")
-    if subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e", COMMIT], capture_output=True).returncode:
-        pytest.skip(f"the mirror does not hold the pinned commit {COMMIT[:8]}")
-    done = subprocess.run([sys.executable, str(FOLDER / "build_size_grids.py"), "--out", str(tmp_path)],
-                          env={"SCALING_MIRROR": str(MIRROR), "PATH": "/usr/bin:/bin"}, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "size_grids.csv").read_bytes() == (FOLDER / "size_grids.csv").read_bytes()
-    assert "wrote 139 rows, 6 grids" in done.stderr
-    assert pd.read_csv(tmp_path / "size_grids.csv")["jobid"].is_unique

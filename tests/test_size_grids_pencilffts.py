@@ -1,14 +1,12 @@
 """Bundled size grid ``pencilffts-size-grids``: 3-D FFTs at 3 sizes x 128-16384 processes on Jean-Zay."""
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset, list_datasets
+from workbench.io import SIZE_GRID_COLUMNS, fetch_dataset
 from workbench.io.catalogue import DATA_DIR
 
 FOLDER = DATA_DIR / "external" / "jipolanco+PencilFFTs.jl"
@@ -23,19 +21,6 @@ CELLS = {512**3: [128, 256, 512, 1024, 2048, 4096, 8192], 1024**3: [256, 512, 10
 @pytest.fixture(scope="module")
 def grids():
     return fetch_dataset("pencilffts-size-grids").frame
-
-
-def test_catalogue_entry_is_bundled_with_licence_and_provenance(grids):
-    entry = list_datasets().set_index("name").loc["pencilffts-size-grids"]
-    assert entry["kind"] == "bundled" and entry["available"] and entry["licence"] == "MIT"
-    assert "jipolanco/PencilFFTs.jl" in entry["source"] and COMMIT[:8] in entry["source"]
-    assert fetch_dataset("pencilffts-size-grids").path == FOLDER / "size_grids.csv"
-    assert "MIT License" in (FOLDER / "LICENSE").read_text()
-    readme = (FOLDER / "README.md").read_text()
-    assert "Catalogue name: `pencilffts-size-grids`" in readme and COMMIT in readme
-    assert COMMIT in (FOLDER / "build_size_grids.py").read_text()
-    assert all(f"`{grid}`" in readme for grid in GRIDS)
-    assert "`external/jipolanco+PencilFFTs.jl/` | `pencilffts-size-grids`" in (DATA_DIR / "README.md").read_text()
 
 
 def test_columns_units_and_the_full_grid(grids):
@@ -75,17 +60,3 @@ def test_strong_scaling_shape(grids):
     block = pi.loc[512:8192]  # all three sizes
     assert (np.diff(block.to_numpy(), axis=1) > 0).all()  # bigger problem, longer time, on every allocation
     assert (np.diff(pi[1024**3].dropna().to_numpy()) < 0).all()  # 1024^3: monotone strong scaling
-
-
-def test_build_script_reproduces_the_csv(tmp_path):
-    gitdir = MIRROR / "jipolanco+PencilFFTs.jl" / "repo"
-    if not gitdir.is_dir():
-        pytest.skip("jipolanco/PencilFFTs.jl is not mirrored here (fetch github:jipolanco/PencilFFTs.jl)")
-    if subprocess.run(["git", "--git-dir", str(gitdir), "cat-file", "-e", COMMIT], capture_output=True).returncode:
-        pytest.skip(f"the mirror does not hold the pinned commit {COMMIT[:8]}")
-    done = subprocess.run([sys.executable, str(FOLDER / "build_size_grids.py"), "--out", str(tmp_path)],
-                          env={"SCALING_MIRROR": str(MIRROR), "PATH": "/usr/bin:/bin"}, capture_output=True,
-                          text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "size_grids.csv").read_bytes() == (FOLDER / "size_grids.csv").read_bytes()
-    assert "wrote 95 rows, 5 grids" in done.stderr
