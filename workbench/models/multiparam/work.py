@@ -101,23 +101,27 @@ class _Designs:
         self.norm = np.where(norm > 0, norm, 1.0)
         self.unit = np.ascontiguousarray((base / self.norm[:, None, :]).transpose(1, 0, 2))  # (m, A, c)
 
-    def fit(self, keep_a: np.ndarray, idx: np.ndarray, W: np.ndarray, ridge: float = 1e-9):
+    def fit(self, keep_a: np.ndarray, a: np.ndarray, idx: np.ndarray, W: np.ndarray, ridge: float = 1e-9):
         """Return the designs (C, m, k) and coefficients (F, C, k) of the candidates ``(u, a)``.
 
-        ``keep_a``: (A',) work vectors; ``idx``: (U, k) columns of each subset; candidates are
-        ordered (u, a), as the designs ``base[keep_a][:, :, idx].transpose(2, 0, 1, 3)``.
+        ``keep_a``: (A',) work vectors; ``a``: (C,) the work vector of each candidate
+        (``np.tile(keep_a, U)``); ``idx``: (U, k) columns of each subset; candidates are ordered
+        (u, a), as the designs ``base[keep_a][:, :, idx].transpose(2, 0, 1, 3)``.
         """
         A, m, c = self.base.shape
         (U, k), Ak = idx.shape, keep_a.size
         C = U * Ak
-        a, cols = np.tile(keep_a, U), np.repeat(idx, Ak, axis=0)  # (C,), (C, k)
-        D = self.base[keep_a][:, :, idx].transpose(2, 0, 1, 3).reshape(C, m, k)  # a copy: C-contiguous
+        cols = np.repeat(idx, Ak, axis=0)  # (C, k)
+        full = Ak == A  # all work vectors, in order: no selection to copy
+        D = (self.base if full else self.base[keep_a])[:, :, idx].transpose(2, 0, 1, 3).reshape(C, m, k)  # a copy
         unit = np.take(self.unit.reshape(m, A * c), (a[:, None] * c + cols).ravel(), axis=1)  # (m, C k)
         # the products of each column pair once (a product is symmetric bit for bit), then gathered
-        lo, hi = np.minimum(idx[:, :, None], idx[:, None, :]), np.maximum(idx[:, :, None], idx[:, None, :])
-        pairs, pos = np.unique(lo * c + hi, return_inverse=True)
-        sel = self.unit[:, keep_a]  # (m, A', c)
-        prod = (sel[:, :, pairs // c] * sel[:, :, pairs % c]).reshape(m, Ak * pairs.size)
+        code = np.minimum(idx[:, :, None], idx[:, None, :]) * c + np.maximum(idx[:, :, None], idx[:, None, :])
+        present = np.bincount(code.ravel(), minlength=c * c) > 0
+        pairs = np.flatnonzero(present)
+        pos = (np.cumsum(present) - 1)[code]  # (U, k, k): index among the pairs
+        sel = self.unit if full else self.unit[:, keep_a]  # (m, A', c)
+        prod = (np.take(sel, pairs // c, axis=2) * np.take(sel, pairs % c, axis=2)).reshape(m, Ak * pairs.size)
         P = np.take(prod, (np.arange(Ak)[:, None] * pairs.size + pos.reshape(U, 1, k * k)).ravel(), axis=1)
         # np.dot as np.tensordot calls it: the same BLAS call, hence the same sums
         G = np.dot(W, P).reshape(-1, C, k, k) + ridge * np.eye(k)
@@ -281,17 +285,21 @@ class WorkAwareModel(MultiParameterModel):
         A, m = base.shape[:2]
         counts = masks.sum(axis=1)
         blocks, designs = [], None
-        sizes = sorted({len(sub) for sub in subsets})
-        keep_a, keep_terms = np.arange(A), set(terms_all)
+        by_size: dict[int, list] = {}
+        for sub in subsets:
+            by_size.setdefault(len(sub), []).append(sub)
+        sizes = sorted(by_size)
+        keep_a, keep_terms = np.arange(A), None
         for k in sizes:
-            subs = [sub for sub in subsets if len(sub) == k and set(sub) <= keep_terms]
+            subs = by_size[k] if keep_terms is None else [sub for sub in by_size[k] if keep_terms.issuperset(sub)]
             if not subs:
                 continue
             idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
+            cand_a = np.tile(keep_a, len(subs))
             # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
             if len(subs) > 1 and keep_a.size > 1:
                 designs = designs or _Designs(base)
-                D, coef = designs.fit(keep_a, idx, masks)  # (C, m, 2 + k), (F + 1, C, 2 + k)
+                D, coef = designs.fit(keep_a, cand_a, idx, masks)  # (C, m, 2 + k), (F + 1, C, 2 + k)
             else:
                 # one subset or work vector: the design is a strided view (its norms are pairwise sums)
                 D = base[keep_a][:, :, idx].transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, m, 2 + k)
@@ -304,7 +312,7 @@ class WorkAwareModel(MultiParameterModel):
             train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
             score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
             score = np.where(feasible & np.isfinite(score), score, np.inf)
-            blocks.append((np.tile(keep_a, len(subs)), subs, cv, score, coef[0]))
+            blocks.append((cand_a, subs, cv, score, coef[0]))
             if k == 1 and self.select_terms and len(sizes) > 2:
                 # forward selection: pairs (and larger sets) only of the best single terms, at the
                 # best work exponents -- a beam that keeps the search linear in the number of terms
