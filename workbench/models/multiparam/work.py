@@ -71,8 +71,8 @@ def _fold_errors(pred: np.ndarray, folds: list) -> np.ndarray:
     """Mean over the folds of each candidate's mean absolute log error on the fold's test rows.
 
     ``pred``: (F + 1, C, m) predictions / runtimes; ``folds``: ``(f, test row indices)``.  The
-    ufuncs in place and the means as sums over the same (fancy-indexed) layout: the numbers of
-    ``mean([abs(log(maximum(pred[f][:, test], 1e-12))).mean(axis=1) ...], axis=0)``, faster.
+    numbers of ``mean([abs(log(maximum(pred[f][:, test], 1e-12))).mean(axis=1) ...], axis=0)``
+    bit for bit (the same arrays, sums and divisions), without the temporaries and wrappers.
     """
     total = None
     for f, test in folds:
@@ -285,6 +285,7 @@ class WorkAwareModel(MultiParameterModel):
         A, m = base.shape[:2]
         counts = masks.sum(axis=1)
         blocks, designs = [], None
+        column = {h: 2 + j for j, h in enumerate(terms_all)}
         by_size: dict[int, list] = {}
         for sub in subsets:
             by_size.setdefault(len(sub), []).append(sub)
@@ -294,8 +295,8 @@ class WorkAwareModel(MultiParameterModel):
             subs = by_size[k] if keep_terms is None else [sub for sub in by_size[k] if keep_terms.issuperset(sub)]
             if not subs:
                 continue
-            idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
-            cand_a = np.tile(keep_a, len(subs))
+            idx = np.array([[0, 1] + [column[h] for h in sub] for sub in subs])  # (U, 2 + k)
+            cand_a = np.concatenate([keep_a] * len(subs))  # np.tile(keep_a, U)
             # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
             if len(subs) > 1 and keep_a.size > 1:
                 designs = designs or _Designs(base)
@@ -306,10 +307,10 @@ class WorkAwareModel(MultiParameterModel):
                 coef = _batched_fit(D, masks)
             pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
             C = D.shape[0]
-            feasible = np.all(coef[0] >= -1e-12, axis=1) if self.select_terms else np.ones(C, bool)
+            feasible = (coef[0] >= -1e-12).all(axis=1) if self.select_terms else np.ones(C, bool)
             used = [f for f in range(1, counts.size) if counts[f] >= 3 + k]
             cv = _fold_errors(pred, [(f, tests[f - 1]) for f in used]) if used else np.full(C, np.nan)
-            train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
+            train = np.sqrt(np.add.reduce((pred[0] - 1.0) ** 2, axis=1) / m)  # np.mean's sum and division
             score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
             score = np.where(feasible & np.isfinite(score), score, np.inf)
             blocks.append((cand_a, subs, cv, score, coef[0]))
