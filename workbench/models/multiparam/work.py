@@ -112,7 +112,7 @@ class _Designs:
         (U, k), Ak = idx.shape, keep_a.size
         C = U * Ak
         cols = np.repeat(idx, Ak, axis=0)  # (C, k)
-        full = Ak == A  # all work vectors, in order: no selection to copy
+        full = Ak == A  # keep_a is sorted: all work vectors, in order, and no selection to copy
         D = (self.base if full else self.base[keep_a])[:, :, idx].transpose(2, 0, 1, 3).reshape(C, m, k)  # a copy
         unit = np.take(self.unit.reshape(m, A * c), (a[:, None] * c + cols).ravel(), axis=1)  # (m, C k)
         # the products of each column pair once (a product is symmetric bit for bit), then gathered
@@ -302,7 +302,8 @@ class WorkAwareModel(MultiParameterModel):
                 designs = designs or _Designs(base)
                 D, coef = designs.fit(keep_a, cand_a, idx, masks)  # (C, m, 2 + k), (F + 1, C, 2 + k)
             else:
-                # one subset or work vector: the design is a strided view (its norms are pairwise sums)
+                # one subset or one work vector: this reshape is a view, not a copy, over which numpy
+                # sums the column norms in another order (pairwise) than over _Designs' tables
                 D = base[keep_a][:, :, idx].transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, m, 2 + k)
                 coef = _batched_fit(D, masks)
             pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
