@@ -194,14 +194,17 @@ def extrapolation_folds(n, S) -> list[tuple[str, np.ndarray]]:
     """
     n = np.asarray(n, float)
     sizes, inv = np.unique(size_key(S), return_inverse=True)
-    inv = inv.reshape(-1)
+    return _folds(n, sizes.size, inv.reshape(-1))
+
+
+def _folds(n: np.ndarray, sizes: int, inv: np.ndarray) -> list[tuple[str, np.ndarray]]:
+    """:func:`extrapolation_folds` from the index ``inv`` of each run's size among ``sizes`` sizes."""
     folds = []
-    if sizes.size >= 3:
-        folds.append(("bigger", inv == sizes.size - 1))
-    nmax = np.full(sizes.size, -np.inf)
-    np.maximum.at(nmax, inv, n)
-    pairs = unique_rows(np.column_stack([inv, n]))[0]
-    count = np.bincount(pairs[:, 0].astype(int), minlength=sizes.size)
+    if sizes >= 3:
+        folds.append(("bigger", inv == sizes - 1))
+    pairs = unique_rows(np.column_stack([inv, n]))[0]  # sorted by size, then n
+    count = np.bincount(pairs[:, 0].astype(int), minlength=sizes)
+    nmax = pairs[np.cumsum(count) - 1, 1]  # every size has a run: the last pair of each is its largest n
     test = (n == nmax[inv]) & (count[inv] >= 2)
     if test.any() and (~test).sum() >= 3:
         folds.append(("more-n", test))
@@ -225,9 +228,9 @@ def extrapolation_splits(n, S) -> list[tuple[str, np.ndarray, np.ndarray]]:
     S : ndarray of shape (k, parameters)
         Their problem parameters.
     """
-    out = [(name, test, ~test) for name, test in extrapolation_folds(n, S)]
     sizes, inv = np.unique(size_key(S), return_inverse=True)
     inv = inv.reshape(-1)
+    out = [(name, test, ~test) for name, test in _folds(np.asarray(n, float), sizes.size, inv)]
     if sizes.size >= 4:
         out.append(("bigger-2", inv == sizes.size - 2, inv < sizes.size - 2))
     return out

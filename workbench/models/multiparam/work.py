@@ -58,6 +58,78 @@ def _batched_fit(D: np.ndarray, W: np.ndarray, ridge: float = 1e-9) -> np.ndarra
     return coef / norm[None]
 
 
+def _median(x: np.ndarray) -> np.ndarray:
+    """``np.median(x, axis=-1, keepdims=True)`` of finite values, bit for bit, without its overhead."""
+    h = x.shape[-1] // 2
+    if x.shape[-1] % 2:
+        return np.partition(x, h, axis=-1)[..., h:h + 1]
+    part = np.partition(x, (h - 1, h), axis=-1)
+    return (part[..., h - 1:h] + part[..., h:h + 1]) / 2
+
+
+def _fold_errors(pred: np.ndarray, folds: list) -> np.ndarray:
+    """Mean over the folds of each candidate's mean absolute log error on the fold's test rows.
+
+    ``pred``: (F + 1, C, m) predictions / runtimes; ``folds``: ``(f, test row indices)``.  The
+    numbers of ``mean([abs(log(maximum(pred[f][:, test], 1e-12))).mean(axis=1) ...], axis=0)``
+    bit for bit (the same arrays, sums and divisions), without the temporaries and wrappers.
+    """
+    total = None
+    for f, test in folds:
+        err = pred[f][:, test]
+        np.maximum(err, 1e-12, out=err)
+        np.log(err, out=err)
+        np.abs(err, out=err)
+        mean = np.add.reduce(err, axis=1) / test.size
+        total = mean if total is None else total + mean
+    return total / len(folds)
+
+
+class _Designs:
+    """The designs of every work vector, for :func:`_batched_fit` on many candidate subsets.
+
+    ``base``: (A, m, c) columns of every work vector (rows divided by the runtimes).  :meth:`fit`
+    returns bitwise what :func:`_batched_fit` returns on the C-contiguous design of the candidates:
+    the same column norms (sums over the rows, in order), the same normalised columns and products,
+    the same BLAS products ``masks @ (m, C k k)``; only gathered (``np.take``) from tables computed
+    once per fit instead of broadcast over axes of length ``k`` (numpy's slowest case).
+    """
+
+    def __init__(self, base: np.ndarray):
+        self.base = base
+        norm = np.sqrt((base * base).sum(axis=1))  # (A, c)
+        self.norm = np.where(norm > 0, norm, 1.0)
+        self.unit = np.ascontiguousarray((base / self.norm[:, None, :]).transpose(1, 0, 2))  # (m, A, c)
+
+    def fit(self, keep_a: np.ndarray, a: np.ndarray, idx: np.ndarray, W: np.ndarray, ridge: float = 1e-9):
+        """Return the designs (C, m, k) and coefficients (F, C, k) of the candidates ``(u, a)``.
+
+        ``keep_a``: (A',) work vectors; ``a``: (C,) the work vector of each candidate
+        (``np.tile(keep_a, U)``); ``idx``: (U, k) columns of each subset; candidates are ordered
+        (u, a), as the designs ``base[keep_a][:, :, idx].transpose(2, 0, 1, 3)``.
+        """
+        A, m, c = self.base.shape
+        (U, k), Ak = idx.shape, keep_a.size
+        C = U * Ak
+        cols = np.repeat(idx, Ak, axis=0)  # (C, k)
+        full = Ak == A  # keep_a is sorted: all work vectors, in order, and no selection to copy
+        D = (self.base if full else self.base[keep_a])[:, :, idx].transpose(2, 0, 1, 3).reshape(C, m, k)  # a copy
+        unit = np.take(self.unit.reshape(m, A * c), (a[:, None] * c + cols).ravel(), axis=1)  # (m, C k)
+        # the products of each column pair once (a product is symmetric bit for bit), then gathered
+        code = np.minimum(idx[:, :, None], idx[:, None, :]) * c + np.maximum(idx[:, :, None], idx[:, None, :])
+        present = np.bincount(code.ravel(), minlength=c * c) > 0
+        pairs = np.flatnonzero(present)
+        pos = (np.cumsum(present) - 1)[code]  # (U, k, k): index among the pairs
+        sel = self.unit if full else self.unit[:, keep_a]  # (m, A', c)
+        prod = (np.take(sel, pairs // c, axis=2) * np.take(sel, pairs % c, axis=2)).reshape(m, Ak * pairs.size)
+        P = np.take(prod, (np.arange(Ak)[:, None] * pairs.size + pos.reshape(U, 1, k * k)).ravel(), axis=1)
+        # np.dot as np.tensordot calls it: the same BLAS call, hence the same sums
+        G = np.dot(W, P).reshape(-1, C, k, k) + ridge * np.eye(k)
+        b = np.dot(W, unit).reshape(-1, C, k)
+        coef = np.linalg.solve(G, b[..., None])[..., 0]
+        return D, coef / self.norm[a[:, None], cols][None]
+
+
 class WorkAwareModel(MultiParameterModel):
     """``t = c0 + c1 W(s)/n + overheads``, exponents and terms chosen by cross-validation.
 
@@ -151,66 +223,43 @@ class WorkAwareModel(MultiParameterModel):
     def _columns(n, logw, terms) -> np.ndarray:
         """Return the (A, m, 2 + len(terms)) design ``1, W/n, overheads`` for every work vector."""
         w = np.exp(logw)  # (A, m)
-        cols = [np.ones_like(w), w / n] + [np.broadcast_to(OVERHEAD_TERMS[h](n, w), w.shape) for h in terms]
-        return np.stack(cols, axis=-1)
+        out = np.empty(w.shape + (2 + len(terms),))
+        out[..., 0] = 1.0
+        out[..., 1] = w / n
+        for j, h in enumerate(terms, start=2):
+            out[..., j] = OVERHEAD_TERMS[h](n, w)
+        return out
 
     def _fit(self, n, S, t, notes) -> None:
         where = f"{type(self).__name__}.fit"
         grid, logw = self._work_grid(n, S, where)
         # scale the work so that W/n is near the runtimes (conditioning only)
-        logw = logw - np.median(logw - np.log(n), axis=1, keepdims=True) + np.log(np.median(t))
+        logw = logw - _median(logw - np.log(n)) + np.log(_median(t)[0])
         subsets = self._subsets(where, np.unique(size_key(S)).size)
         terms_all = list(dict.fromkeys(h for sub in subsets for h in sub))
-        base = self._columns(n, logw, terms_all) / t[None, :, None]  # (A, m, 2 + T): relative least squares
+        base = self._columns(n, logw, terms_all)
+        base /= t[:, None]  # (A, m, 2 + T): relative least squares
         splits = extrapolation_splits(n, S)
-        folds = [(name, test) for name, test, _ in splits]
         masks = np.vstack([np.ones_like(n)] + [train.astype(float) for _, _, train in splits])
-        A = len(grid)
-        cand_a, cand_terms, cand_cv, cand_ok, cand_score, cand_coef = [], [], [], [], [], []
-        sizes = sorted({len(sub) for sub in subsets})
-        keep_a, keep_terms = np.arange(A), set(terms_all)
-        for k in sizes:
-            subs = [sub for sub in subsets if len(sub) == k and set(sub) <= keep_terms]
-            if not subs:
-                continue
-            idx = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])  # (U, 2 + k)
-            D = base[keep_a][:, :, idx]  # (A', m, U, 2 + k)
-            # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
-            D = D.transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, n.size, 2 + k)
-            coef = _batched_fit(D, masks)  # (F + 1, C, 2 + k)
-            pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
-            C = D.shape[0]
-            feasible = np.all(coef[0] >= -1e-12, axis=1) if self.select_terms else np.ones(C, bool)
-            fold_err = [np.abs(np.log(np.maximum(pred[f][:, test], 1e-12))).mean(axis=1)
-                        for f, (_, test) in enumerate(folds, start=1) if masks[f].sum() >= 3 + k]
-            cv = np.mean(fold_err, axis=0) if fold_err else np.full(C, np.nan)
-            train = np.sqrt(np.mean((pred[0] - 1.0) ** 2, axis=1))
-            score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
-            score = np.where(feasible & np.isfinite(score), score, np.inf)
-            cand_a.append(np.tile(keep_a, len(subs)))
-            cand_terms += [sub for sub in subs for _ in range(keep_a.size)]
-            cand_cv.append(cv)
-            cand_ok.append(np.isfinite(score))
-            cand_score.append(score)
-            cand_coef += list(coef[0])
-            if k == 1 and self.select_terms and len(sizes) > 2:
-                # forward selection: pairs (and larger sets) only of the best single terms, at the
-                # best work exponents -- a beam that keeps the search linear in the number of terms
-                by_term = score.reshape(len(subs), keep_a.size)
-                keep_terms = {subs[u][0] for u in np.argsort(by_term.min(axis=1), kind="stable")[:_BEAM_TERMS]}
-                keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
-        cand_a = np.concatenate(cand_a)
-        cand_cv = np.concatenate(cand_cv)
-        cand_score = np.concatenate(cand_score)
+        tests = [np.flatnonzero(test) for _, test, _ in splits]
+        blocks = self._search(base, subsets, terms_all, masks, tests)
+        cand_a = np.concatenate([b[0] for b in blocks])
+        cand_cv = np.concatenate([b[2] for b in blocks])
+        cand_score = np.concatenate([b[3] for b in blocks])
         # scores within 1e-6 of the best are ties (exact data: rounding noise must not decide)
         best = int(np.flatnonzero(cand_score <= cand_score.min() + 1e-6)[0]) if np.isfinite(cand_score).any() else 0
         if np.isfinite(cand_score[best]):
-            a, terms, coef, cv = int(cand_a[best]), cand_terms[best], cand_coef[best], float(cand_cv[best])
+            a, cv, i = int(cand_a[best]), float(cand_cv[best]), best
+            for block_a, subs, _, _, block_coef in blocks:  # the block of the best candidate
+                if i < block_a.size:
+                    break
+                i -= block_a.size
+            terms, coef = subs[i // (block_a.size // len(subs))], block_coef[i]
         else:
             # no candidate with non-negative coefficients: c0 + c1 W/n by NNLS on the middle exponent
             from scipy.optimize import nnls
 
-            a, terms, cv = A // 2, (), float("nan")
+            a, terms, cv = len(grid) // 2, (), float("nan")
             coef = nnls(self._columns(n, logw[a:a + 1], ())[0] / t[:, None], np.ones_like(t))[0]
             notes.append(ModelWarning("no-feasible-terms", f"{where}: no candidate had non-negative coefficients; "
                                       "fell back to c0 + c1 W/n by non-negative least squares"))
@@ -221,16 +270,65 @@ class WorkAwareModel(MultiParameterModel):
         self.cv_error_ = cv
         raw = self._log_work(n, S, shift=0.0)
         self._log_shift = float(logw[a][0] - raw[0])
-        self._candidates = (grid, cand_a, cand_terms, cand_cv, np.concatenate(cand_ok), cand_score)
-        if not folds:
+        ok = np.isfinite(cand_score)
+        self._candidates = (grid, cand_a, [(b[1], b[0].size // len(b[1])) for b in blocks], cand_cv, ok, cand_score)
+        if not splits:
             notes.append(ModelWarning("no-cross-validation", f"{where}: too few sizes and allocations to leave the "
                                       "largest out; terms chosen on the training error"))
+
+    def _search(self, base, subsets, terms_all, masks, tests) -> list[tuple]:
+        """Fit and score every candidate (forward selection by subset size).
+
+        Returns one block per subset size: ``(work vector indices, subsets, cv errors, scores,
+        full-data coefficients)``, candidates ordered (subset, work vector).
+        """
+        A, m = base.shape[:2]
+        counts = masks.sum(axis=1)
+        blocks, designs = [], None
+        column = {h: 2 + j for j, h in enumerate(terms_all)}
+        by_size: dict[int, list] = {}
+        for sub in subsets:
+            by_size.setdefault(len(sub), []).append(sub)
+        sizes = sorted(by_size)
+        keep_a, keep_terms = np.arange(A), None
+        for k in sizes:
+            subs = by_size[k] if keep_terms is None else [sub for sub in by_size[k] if keep_terms.issuperset(sub)]
+            if not subs:
+                continue
+            idx = np.array([[0, 1] + [column[h] for h in sub] for sub in subs])  # (U, 2 + k)
+            cand_a = np.concatenate([keep_a] * len(subs))  # np.tile(keep_a, U)
+            # candidates ordered (u, a): on a tie the earlier terms (the gentler ones) win
+            if len(subs) > 1 and keep_a.size > 1:
+                designs = designs or _Designs(base)
+                D, coef = designs.fit(keep_a, cand_a, idx, masks)  # (C, m, 2 + k), (F + 1, C, 2 + k)
+            else:
+                # one subset or one work vector: this reshape is a view, not a copy, over which numpy
+                # sums the column norms in another order (pairwise) than over _Designs' tables
+                D = base[keep_a][:, :, idx].transpose(2, 0, 1, 3).reshape(len(subs) * keep_a.size, m, 2 + k)
+                coef = _batched_fit(D, masks)
+            pred = np.matmul(D[None], coef[..., None])[..., 0]  # (F + 1, C, m): prediction / t
+            C = D.shape[0]
+            feasible = (coef[0] >= -1e-12).all(axis=1) if self.select_terms else np.ones(C, bool)
+            used = [f for f in range(1, counts.size) if counts[f] >= 3 + k]
+            cv = _fold_errors(pred, [(f, tests[f - 1]) for f in used]) if used else np.full(C, np.nan)
+            train = np.sqrt(np.add.reduce((pred[0] - 1.0) ** 2, axis=1) / m)  # np.mean's sum and division
+            score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
+            score = np.where(feasible & np.isfinite(score), score, np.inf)
+            blocks.append((cand_a, subs, cv, score, coef[0]))
+            if k == 1 and self.select_terms and len(sizes) > 2:
+                # forward selection: pairs (and larger sets) only of the best single terms, at the
+                # best work exponents -- a beam that keeps the search linear in the number of terms
+                by_term = score.reshape(len(subs), keep_a.size)
+                keep_terms = {subs[u][0] for u in np.argsort(by_term.min(axis=1), kind="stable")[:_BEAM_TERMS]}
+                keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
+        return blocks
 
     @property
     def candidates_(self) -> pd.DataFrame:
         """Every candidate: ``exponents``, ``terms``, ``cv_error``, ``feasible``, ``score`` (built lazily)."""
         self._check_fitted(f"{type(self).__name__}.candidates_")
-        grid, a, terms, cv, ok, score = self._candidates
+        grid, a, blocks, cv, ok, score = self._candidates
+        terms = [sub for subs, repeat in blocks for sub in subs for _ in range(repeat)]
         return pd.DataFrame({"exponents": [grid[i] for i in a], "terms": terms, "cv_error": cv, "feasible": ok,
                              "score": score})
 
