@@ -287,9 +287,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         the largest size by the ``bigger`` fold (:func:`target_direction`).  Either way a
         target past the largest size of a fit without a size fold is :data:`UNSEEN_SIZE`.
         Leave-one-source-out on the 11 development sources (``bench/results/multiparam.md``)
-        the two tie: per-target met the accuracy goals in 12 of 20 (source, split) cells,
-        pooled in 11, with mean median absolute log errors 0.154 and 0.161; pooled keeps
-        RELeARN *more-p* at 86 % median PA where per-target falls to 64 %.
+        the two tie: pooled met the accuracy goals in 12 of 20 (source, split) cells,
+        per-target in 11, with means over sources of the median absolute log error 0.172 and
+        0.168; pooled keeps RELeARN *more-p* at 80 % median PA where per-target falls to 74 %.
 
     Attributes
     ----------
