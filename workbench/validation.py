@@ -479,6 +479,31 @@ def _column(x):
     return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else x
 
 
+def require_table(frame, columns, name: str, needs: str, empty: str = "the table has no rows") -> None:
+    """Raise a ValidationError unless ``frame`` is a DataFrame with every one of ``columns`` and a row.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    columns : sequence of str
+        The columns it must have.
+    name : str
+        What the messages call the table, named first.
+    needs : str
+        What the message on missing columns adds after them (the columns a table of the kind has).
+    empty : str, default "the table has no rows"
+        The message on a table without rows.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValidationError(f"{name}: missing column(s) {', '.join(map(repr, missing))}; {needs}")
+    if frame.empty:
+        raise ValidationError(f"{name}: {empty}")
+
+
 def require_columns(frame, columns, where: str) -> None:
     """Raise a ValidationError unless ``frame`` is a non-empty DataFrame whose ``columns`` hold finite numbers.
 

@@ -38,6 +38,7 @@ import pandas as pd
 from workbench.errors import ValidationError
 from workbench.io.npb import MAX_COUNT
 from workbench.io.text import as_path, csv_frame, read_file
+from workbench.validation import require_table
 
 __all__ = ["SIZE_GRID_COLUMNS", "SIZE_SCOPES", "SIZE_GRID_TIME_UNITS", "read_size_grids", "validate_size_grids"]
 
@@ -78,14 +79,7 @@ def validate_size_grids(frame: pd.DataFrame, name: str = "size-grid table", *,
         The table with ``n``, ``size``, ``time`` as float64, ``run`` as int64, text columns
         as str, the module docstring's columns first and a fresh index.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
-    missing = [c for c in SIZE_GRID_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValidationError(f"{name}: missing column(s) {', '.join(map(repr, missing))}; a size-grid table needs "
-                              f"the header {_EXAMPLE!r}")
-    if frame.empty:
-        raise ValidationError(f"{name}: the table has no rows")
+    require_table(frame, SIZE_GRID_COLUMNS, name, f"a size-grid table needs the header {_EXAMPLE!r}")
     out = frame.copy()
     problems = []
     for col in _TEXT:

@@ -313,7 +313,7 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float, two_point
 
     Returns arrays over ``1 + H`` candidates (index 0 = constant): ``c0``, ``c1``, ``rss``
     (training RSS of the returned coefficients), ``smape`` (the selection score), ``valid``,
-    ``eligible``, ``contribution``, and ``chosen`` (an index).
+    ``eligible``, ``contribution``, and ``chosen`` (an index); 2 points by :func:`_two_point_loo`.
     """
     m = ns.size
     ybar = y.mean()
@@ -353,7 +353,7 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float, two_point
                 d = pred - y
                 cost_rss[h0:h0 + step] = np.einsum("hk,hk->h", d, d)
                 smape[h0:h0 + step] = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
-        elif two_point_loo and m == 2:
+        elif two_point_loo:
             cost_rss, smape = _two_point_loo(X, y)
         else:
             c0 = np.where(np.abs(c0 / y.min()) < _EPS_CLEAN_TRAIN, 0.0, c0)
@@ -361,7 +361,7 @@ def _search(ns, y, I, J, crossvalidate: bool, min_contribution: float, two_point
             d = pred - y
             cost_rss = np.einsum("hk,hk->h", d, d)
             smape = 200.0 / m * np.sum(np.abs(d) / (y + np.abs(pred)), axis=1)
-        if crossvalidate or (two_point_loo and m == 2):
+        if crossvalidate or two_point_loo:
             res = c0[:, None] + c1[:, None] * X - y
             rss = np.einsum("hk,hk->h", res, res)
         else:

@@ -13,6 +13,7 @@ import pandas as pd
 from workbench.calltree import AGGREGATION_ORDER, exclusive_from_inclusive, time_metric
 from workbench.errors import ValidationError
 from workbench.io.callpath.common import AGGREGATIONS, ALLOCATION_COLUMNS, KINDS, PER_RUN, PROFILE_TABLE_COLUMNS
+from workbench.validation import require_table
 
 __all__ = [
     "region_curves",
@@ -37,14 +38,8 @@ def validate_profile_table(frame, name: str = "profile table") -> pd.DataFrame:
     name : str, default "profile table"
         The label every message starts with.
     """
-    if not isinstance(frame, pd.DataFrame):
-        raise ValidationError(f"{name}: expected a table (pandas DataFrame), got {type(frame).__name__}")
-    missing = [c for c in PROFILE_TABLE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValidationError(f"{name}: missing column(s) {', '.join(map(repr, missing))}; a profile table has "
-                              f"{', '.join(PROFILE_TABLE_COLUMNS)}")
-    if frame.empty:
-        raise ValidationError(f"{name}: no rows")
+    require_table(frame, PROFILE_TABLE_COLUMNS, name, f"a profile table has {', '.join(PROFILE_TABLE_COLUMNS)}",
+                  empty="no rows")
     out = frame.copy()
 
     def bad(mask, column, what):
