@@ -27,6 +27,7 @@ __all__ = [
     "extrapolation_distance",
     "extrapolation_folds",
     "extrapolation_splits",
+    "ideal_speedup_floor",
     "line_distance",
     "size_key",
     "unique_rows",
@@ -35,6 +36,8 @@ __all__ = [
 #: Name of the allocation column of ``X``.
 ALLOCATION = "n"
 _FLOOR_REL = 1e-9
+# relative difference below which two coordinates are the same (a value read back from a file)
+_SAME_VALUE = 1e-9
 
 
 # ----------------------------------------------------------------------------------------- input
@@ -288,6 +291,38 @@ def line_distance(n, S, n_train, S_train) -> np.ndarray:
         along_n = np.where(np.isfinite(top_n), np.log2(n / top_n), 0.0)
         along_s = np.where(np.isfinite(top_s), (key - top_s) / np.log(2.0), 0.0)
     return np.maximum(np.maximum(along_n, along_s), 0.0)
+
+
+def ideal_speedup_floor(n, S, n_train, S_train, t_train) -> np.ndarray:
+    """Return per target the shortest runtime ideal speedup allows from the measured runs (0: no bound).
+
+    A target ``(n, S)`` does at least the work of a measured point ``(n_m, S_m)`` with
+    ``n_m <= n`` and ``S_m <= S`` (every parameter): the work grows with the problem and the
+    allocation adds none.  Spread perfectly over ``n`` processes it takes at least
+    ``t_m * n_m / n``; the floor is the largest such bound.  It holds whether a parameter
+    counts the whole problem or the work per process (then the target does more work still).
+    A runtime below it is a superlinear speedup (caches can make a small one real).
+
+    Parameters
+    ----------
+    n, S : ndarray
+        Targets: allocations (k,) and problem parameters (k, q).
+    n_train, S_train, t_train : ndarray
+        The measured points: allocations (m,), problem parameters (m, q) and (mean) runtimes (m,).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ideal_speedup_floor([64.0, 8.0], [[200.0], [50.0]], np.array([16.0, 32.0]),
+    ...                     np.array([[100.0], [200.0]]), np.array([8.0, 5.0]))
+    array([2.5, 0. ])
+    """
+    n, n_train = np.asarray(n, float).reshape(-1), np.asarray(n_train, float).reshape(-1)
+    S, S_train = np.atleast_2d(np.asarray(S, float)), np.atleast_2d(np.asarray(S_train, float))
+    below = (S_train[None, :, :] <= S[:, None, :] * (1.0 + _SAME_VALUE)).all(axis=2)  # (k, m)
+    below &= n_train[None, :] <= n[:, None] * (1.0 + _SAME_VALUE)
+    bound = np.asarray(t_train, float)[None, :] * n_train[None, :] / n[:, None]
+    return np.max(np.where(below, bound, 0.0), axis=1, initial=0.0)
 
 
 # ----------------------------------------------------------------------------------------- base

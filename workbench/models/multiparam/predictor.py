@@ -16,6 +16,7 @@ from workbench.models.multiparam.base import (
     check_runtimes,
     extrapolation_distance,
     extrapolation_splits,
+    ideal_speedup_floor,
     line_distance,
 )
 from workbench.models.multiparam.calibration import default_calibration
@@ -35,6 +36,7 @@ __all__ = [
     "MultiParameterPredictor",
     "UNSEEN_SIZE",
     "combine_members",
+    "screen_members",
     "weighting_folds",
     "target_direction",
     "target_weights",
@@ -60,6 +62,9 @@ THRESHOLDS = {
     "cv_miss": Threshold(0.15, "mean absolute log error", "left out, the largest size / allocations were "
                          "mispredicted by this much", "cv-miss"),
     "poor_fit": Threshold(0.10, "RMS log residual", "the chosen model misses its own data by this much", "poor-fit"),
+    "speedup": Threshold(2.0, "times the ideal speedup", "a prediction faster than a measured run at no larger "
+                         "size and allocation, sped up ideally, by this factor is implausible: such a member is "
+                         "set aside", "faster-than-ideal"),
 }
 
 
@@ -75,6 +80,8 @@ WARNING_KINDS = {
     "models-disagree": f"the models' predictions spread by more than {_pct('disagree')} (log standard deviation)",
     "cv-miss": f"left out, the largest size / allocations were mispredicted by more than {_pct('cv_miss')}",
     "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
+    "faster-than-ideal": f"every model predicts more than {THRESHOLDS['speedup'].value:g}x the ideal speedup from a "
+                         "measured run at no larger size and allocation",
     "no-cross-validation": "too few sizes and allocations to leave the largest out",
     "no-model-fits": "no model could be fitted to these data",
 }
@@ -163,6 +170,41 @@ def combine_members(P: np.ndarray, weights: np.ndarray, folds: np.ndarray
             med[have] = np.nanmedian(logs[:, have], axis=0)
         pred[unseen] = np.where(have, np.exp(med), pred[unseen])
     return pred, spread, best
+
+
+def screen_members(P: np.ndarray, weights: np.ndarray, floor: np.ndarray,
+                   factor: float = THRESHOLDS["speedup"].value) -> tuple[np.ndarray, np.ndarray]:
+    """Set aside, per target, the members that predict a runtime ideal speedup cannot reach.
+
+    A member predicting below ``floor / factor`` (:func:`~workbench.models.multiparam.base.ideal_speedup_floor`)
+    gets weight 0 there, as long as another member with a positive weight predicts above it:
+    an extrapolation that has the runtime collapse (Extra-P's terms with negative coefficients
+    past the data) must not drag the combination down however well it cross-validated inside
+    the data.  Where every member is below, the weights stay and the target is flagged.
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float
+        Members x targets; NaN or non-positive where a member does not predict.
+    weights : numpy.ndarray of float
+        Members x targets (:func:`target_weights`).
+    floor : numpy.ndarray of float
+        Per target the ideal-speedup floor (0: none).
+    factor : float, default THRESHOLDS["speedup"].value
+        How many times faster than ideal a prediction may be.
+
+    Returns
+    -------
+    weights : numpy.ndarray
+        The screened weights (members x targets).
+    below : numpy.ndarray of bool
+        Per target: every predicting member is below the floor (``"faster-than-ideal"``).
+    """
+    predicts = np.isfinite(P) & (P > 0) & (weights > 0)
+    low = predicts & (np.nan_to_num(P, nan=np.inf) * factor < np.asarray(floor, float)[None, :])
+    plausible = (predicts & ~low).any(axis=0)
+    screened = np.where(low & plausible[None, :], 0.0, weights)
+    return screened, predicts.any(axis=0) & ~plausible
 
 
 def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibration: Calibration
@@ -271,7 +313,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
        prior);
     3. weights ``exp(-(cv + penalty) / temperature)`` (temperature learnt on the development
        data; optionally per target from the fold that extrapolates as it does, ``weighting``);
-       the prediction is the weighted geometric mean;
+       a member predicting more than ``THRESHOLDS["speedup"]`` times the ideal speedup from a
+       measured run is set aside at that target (:func:`screen_members`); the prediction is
+       the weighted geometric mean;
     4. the interval is the calibrated error model ``"predictor"``; warnings per target.
 
     Parameters
@@ -316,6 +360,10 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
     points_ : tuple of ndarray
         The distinct measured points ``(n, S)``: how far a target lies past its own lines
         (:func:`~workbench.models.multiparam.base.line_distance`) is part of its interval's distance.
+    point_runtimes_ : ndarray
+        The mean runtime at each of ``points_``: the ideal-speedup floor of a target
+        (:func:`~workbench.models.multiparam.base.ideal_speedup_floor`) below which a member is set
+        aside (:func:`screen_members`).
     warnings_ : list of ModelWarning
         What the fit noticed about the data.
 
@@ -376,6 +424,7 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         self.S_range_ = (Sd.min(axis=0), Sd.max(axis=0))
         self.n_points_ = int(nd.size)
         self.points_ = (nd, Sd)
+        self.point_runtimes_ = td
         self.members_, self.failures_, self.fit_seconds_ = {}, {}, {}
         with quiet_warnings():
             for name in self.models:
@@ -420,16 +469,21 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
 
     def _combine(self, n, S):
         names = list(self.members_)
+        k = n.size
         if not names:
-            k = n.size
-            return np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan)
+            return np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan), np.zeros(
+                k, bool)
         P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
         direction = self._directions(n, S)
-        w, cv_t = target_weights(self.fold_cv_error_, names, direction, self._calibration())
-        pred, spread, best = combine_members(P, w, direction)
+        w, _ = target_weights(self.fold_cv_error_, names, direction, self._calibration())
+        # the spread is the members' before the screen: one member off by an implausible speedup
+        # is still a sign that the models disagree (a feature of the interval)
+        _, spread, _ = combine_members(P, w, direction)
+        w, below = screen_members(P, w, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_))
+        pred, _, best = combine_members(P, w, direction)
         chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
         fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
-        return pred, spread, chosen, fit_error
+        return pred, spread, chosen, fit_error, below
 
     def predict(self, X) -> np.ndarray:
         """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts).
@@ -504,7 +558,7 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         level = check_level(level)
         n, S, _ = check_parameters(X_targets, where, self.parameters_)
         cal = self._calibration()
-        pred, spread, chosen, fit_error = self._combine(n, S)
+        pred, spread, chosen, fit_error, below = self._combine(n, S)
         feats = self._features(n, S, spread, fit_error)
         lower, upper = cal.interval("predictor", pred, feats, level)
         risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
@@ -512,7 +566,8 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         rules = (("far-extrapolation", feats["distance"] > limit["far"]),
                  ("models-disagree", spread > limit["disagree"]),
                  ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
-                 ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]))
+                 ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]),
+                 ("faster-than-ideal", below))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):
