@@ -76,6 +76,26 @@ def test_work_model_learns_that_the_size_is_per_process():
         WorkAwareModel(scopes=("global",)).fit(X, t)
 
 
+def test_work_model_learns_time_steps_that_grow_with_the_whole_mesh():
+    # a proxy app's weak-scaling grid: s = the edge of each process's cube of cells, n cubes; an explicit
+    # solver's steps grow with the global edge s n^(1/3), so t ~ s^3 cells * s n^(1/3) steps: W = n^(4/3) s^4
+    X = grid([1, 8, 64, 512, 4096], [16, 24, 32, 48, 64, 96])
+    steps = X.s * np.cbrt(X.n)
+    t = 0.5 + 2e-6 * X.s ** 3 * steps + 1e-3 * np.log2(X.n) * steps
+    m = WorkAwareModel().fit(X, t)
+    assert m.scope_ == "per-process-steps3d" and m.exponents_ == (4.0,)
+    assert "n^1.33" in m.equation_
+    target = pd.DataFrame({"n": [32768.0, 512.0], "s": [96.0, 128.0]})
+    steps_t = target.s * np.cbrt(target.n)
+    truth = 0.5 + 2e-6 * target.s ** 3 * steps_t + 1e-3 * np.log2(target.n) * steps_t
+    np.testing.assert_allclose(m.predict(target), truth, rtol=0.03)
+    # with the part given in cells the exponent is 4/3; without the scope no reading fits as well
+    cells = X.assign(s=X.s ** 3)
+    assert WorkAwareModel().fit(cells, t).exponents_ == (4 / 3,)
+    plain = WorkAwareModel(scopes=("total", "per-process")).fit(X, t)
+    assert np.abs(plain.predict(target) / truth - 1).max() > 0.03
+
+
 def test_work_model_user_work_function():
     X = grid([1, 2, 4, 8], [10, 20, 40])
     work = lambda S: S[:, 0] * np.log2(S[:, 0])  # noqa: E731 - n log n work

@@ -5,6 +5,7 @@ main = their sum + 0.5) and the real RELeARN measurements (p x neurons per rank,
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -194,9 +195,10 @@ def test_relearn_regions_over_processes_and_neurons():
         "grows").all()
     verdicts = model.verdicts(targets.iloc[[0]])
     assert set(verdicts["line"]) == {"strong", "weak"} and set(verdicts["kind"]) <= {"share-grows", "runtime-rises"}
-    # the root's work model learns that RELeARN's neurons are per rank (W = p * neurons^a): constant work per
-    # process is then constant neurons, and the weak line is the strong one
-    assert "W = n * n^" in verdicts.attrs["work_law"]
+    # the root's work model learns that RELeARN's neurons are per rank (W = p^b * neurons^a, b >= 1; its runtime
+    # also grows with p, which a steps scope's p^(3/2) follows best): the weak line keeps the neurons per rank,
+    # and is the strong one
+    assert re.search(r"W = n(\^1\.[0-9]+)? \* n\^", verdicts.attrs["work_law"]), verdicts.attrs["work_law"]
     strong, weak = (verdicts[verdicts["line"] == line].drop(columns=["line", "message"]).reset_index(drop=True)
                     for line in ("strong", "weak"))
     pd.testing.assert_frame_equal(strong, weak)

@@ -36,6 +36,9 @@ def test_surface_figure_layers_target_and_lines(fitted):
     np.testing.assert_allclose(work.y ** 1.2 / work.x, 3.2e6**1.2 / 128, rtol=1e-9)
     assert list(strong.y) == [3.2e6, 3.2e6]
     assert star.x[0] == 128 and star.y[0] == 3.2e6 and f"{target.prediction:.3g}" in star.text[0]
+    # a parameter that is one process's part: the weak line keeps it, as a weak-scaling campaign does
+    per_process = surface_figure(grid, frame, target, "s", work_exponent=1.2, per_process=True).data[2]
+    assert set(per_process.y) == {3.2e6} and "per process" in per_process.name
     width = surface_figure(grid, frame, target, "s", layer="interval width")
     np.testing.assert_allclose(width.data[0].z, (grid.upper / grid.lower).to_numpy().reshape(10, 12))
     with pytest.raises(ValidationError, match="layer"):

@@ -86,10 +86,12 @@ __all__ = [
     "predictor_rows",
     "read_extrap_text",
     "relearn_grids",
+    "scored_rows",
     "seed_rows",
     "split_masks",
     "summary",
     "synthetic_grid",
+    "synthetic_steps_sources",
 ]
 
 SPLITS = ("bigger", "more-p")
@@ -186,6 +188,29 @@ def synthetic_grid(seed: int = 0) -> pd.DataFrame:
     n, s = np.repeat(n, 2), np.repeat(s, 2)
     t = (2 + 4e-6 * s**1.2 / n + 0.05 * np.log2(n)) * np.exp(rng.normal(0, 0.03, n.size))
     return pd.DataFrame({"n": n, "s": s, "t": t})
+
+
+def synthetic_steps_sources(seed: int = 0) -> dict[str, list[tuple[str, pd.DataFrame]]]:
+    """Return SYNTHETIC weak-scaling grids of a proxy app whose time steps grow with the mesh (not measurements).
+
+    Each process holds a cube of ``e^3`` cells (``e`` = 16, 24, 32, 48, 64, 96) on ``n`` = 1, 8,
+    64, 512, 4096 processes; an explicit solver's steps grow with the global edge ``e n^(1/3)``:
+    ``t = 0.5 + 2e-6 e^3 steps + 1e-3 log2(n) steps`` seconds times 3 % log-normal noise, one run
+    per point.  Two grids with the same runtimes, the part given as its edge (``edge``) or its
+    cells (``cells``).  A check of the kind of grid the development sources lack (a weak-scaling
+    grid where the expert form fails); it calibrates nothing.
+
+    Parameters
+    ----------
+    seed : int, default 0
+        Seed of the noise (``numpy.random.default_rng``).
+    """
+    rng = np.random.default_rng(seed)
+    n, e = (v.ravel() for v in np.meshgrid([1.0, 8.0, 64.0, 512.0, 4096.0], [16.0, 24.0, 32.0, 48.0, 64.0, 96.0]))
+    steps = e * np.cbrt(n)
+    t = (0.5 + 2e-6 * e**3 * steps + 1e-3 * np.log2(n) * steps) * np.exp(rng.normal(0, 0.03, n.size))
+    return {"synthetic-steps": [("SYNTHETIC edge per process", pd.DataFrame({"n": n, "edge": e, "t": t})),
+                                ("SYNTHETIC cells per process", pd.DataFrame({"n": n, "cells": e**3, "t": t}))]}
 
 
 def relearn_grids(mirror=None) -> list[tuple[str, pd.DataFrame]]:
@@ -647,12 +672,7 @@ def calibrate(records: pd.DataFrame, provenance: dict | None = None) -> Calibrat
 
 
 def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFrame:
-    """Calibrate on all sources but one, evaluate the intervals on it.
-
-    Returns the predictor's and every member's rows of the held-out sources with ``lower``,
-    ``upper`` and ``covered`` (actual inside the ``level`` interval).  Rows without a
-    prediction (a member that abstains or predicts a non-positive runtime) are kept, with
-    NaN bounds and ``covered`` False, so that :func:`summary` counts them as misses.
+    """Calibrate on all sources but one, evaluate the intervals on it (:func:`scored_rows`).
 
     Parameters
     ----------
@@ -661,23 +681,40 @@ def leave_one_source_out(records: pd.DataFrame, level: float = 0.8) -> pd.DataFr
     level : float, default 0.8
         Central probability of the intervals, in (0, 1).
     """
+    return pd.concat([scored_rows(records[records.source == src], calibrate(records[records.source != src]), level)
+                      for src in records.source.unique()], ignore_index=True)
+
+
+def scored_rows(records: pd.DataFrame, calibration: Calibration, level: float = 0.8) -> pd.DataFrame:
+    """Return the predictor's and every member's rows of ``records`` with their intervals under ``calibration``.
+
+    Columns of the records plus ``lower``, ``upper`` and ``covered`` (actual inside the
+    ``level`` interval).  Rows without a prediction (a member that abstains or predicts a
+    non-positive runtime) are kept, with NaN bounds and ``covered`` False, so that
+    :func:`summary` counts them as misses.
+
+    Parameters
+    ----------
+    records : pandas.DataFrame
+        Member rows of :func:`benchmark_records`.
+    calibration : Calibration
+        Learnt without these records (:func:`calibrate`).
+    level : float, default 0.8
+        Central probability of the intervals, in (0, 1).
+    """
     out = []
-    for src in records.source.unique():
-        cal = calibrate(records[records.source != src])
-        held = records[records.source == src]
-        rows = [predictor_rows(held, cal)] + [g for _, g in held.groupby("model")]
-        for r in rows:
-            r = r.copy()
-            name = r.model.iloc[0] if len(r) else None
-            if name is None or name not in cal.error_models:
-                continue
-            ok = (np.isfinite(r.prediction) & (r.prediction > 0)).to_numpy()
-            lo, hi = np.full(len(r), np.nan), np.full(len(r), np.nan)
-            if ok.any():
-                lo[ok], hi[ok] = cal.interval(name, r.prediction.to_numpy(float)[ok], _features(r[ok]), level)
-            r["lower"], r["upper"] = lo, hi
-            r["covered"] = (r.actual >= lo) & (r.actual <= hi)
-            out.append(r)
+    for r in [predictor_rows(records, calibration)] + [g for _, g in records.groupby("model")]:
+        r = r.copy()
+        name = r.model.iloc[0] if len(r) else None
+        if name is None or name not in calibration.error_models:
+            continue
+        ok = (np.isfinite(r.prediction) & (r.prediction > 0)).to_numpy()
+        lo, hi = np.full(len(r), np.nan), np.full(len(r), np.nan)
+        if ok.any():
+            lo[ok], hi[ok] = calibration.interval(name, r.prediction.to_numpy(float)[ok], _features(r[ok]), level)
+        r["lower"], r["upper"] = lo, hi
+        r["covered"] = (r.actual >= lo) & (r.actual <= hi)
+        out.append(r)
     return pd.concat(out, ignore_index=True)
 
 

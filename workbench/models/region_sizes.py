@@ -443,7 +443,11 @@ def work_law(model) -> tuple[np.ndarray, float, str]:
 
     ``W = n^e prod_j s_j^a_j``: the root's work-aware model's learnt exponents ``a_j`` and scope
     (``e`` = 0 when the parameters give the total work, 1 when they give one process's part,
-    RELeARN's neurons per rank); ``a_j = 1``, ``e = 0`` when that model is missing.
+    RELeARN's neurons per rank); ``a_j = 1``, ``e = 0`` when that model is missing.  A scope
+    whose time steps grow with the whole mesh (:data:`~workbench.models.multiparam.SCOPES`,
+    ``n^(4/3)``, ``n^(3/2)``) still gives one process's part: ``e`` = 1, so that the weak line
+    keeps the part per process, as a weak-scaling campaign does (its work per process grows
+    with the steps); the text states the whole law.
 
     Parameters
     ----------
@@ -456,8 +460,9 @@ def work_law(model) -> tuple[np.ndarray, float, str]:
     if work is None or a.size != len(model.parameters_) or not np.all(np.isfinite(a) & (a > 0)):
         return np.ones(len(model.parameters_)), 0.0, "assumed: the parameters give the total work, W = prod s"
     law = " * ".join(f"{p}^{v:.3g}" for p, v in zip(model.parameters_, a))
-    e = SCOPES[work.scope_]
-    return a, e, f"learnt by the root's work model: W = {'n * ' if e else ''}{law}"
+    b = SCOPES[work.scope_]
+    per_n = "" if b == 0 else "n * " if b == 1 else f"n^{b:.3g} * "
+    return a, min(b, 1.0), f"learnt by the root's work model: W = {per_n}{law}"
 
 
 def line_through(n_target: float, s_target: np.ndarray, n: np.ndarray, line: str, law) -> np.ndarray:

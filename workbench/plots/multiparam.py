@@ -44,7 +44,8 @@ def prediction_grid(model, n_range: tuple[float, float], s_range: tuple[float, f
 
 
 def surface_figure(grid: pd.DataFrame, measured: pd.DataFrame, target: pd.Series, parameter: str,
-                   layer: str = "runtime", work_exponent: float = 1.0, unit: str = "s") -> go.Figure:
+                   layer: str = "runtime", work_exponent: float = 1.0, per_process: bool = False,
+                   unit: str = "s") -> go.Figure:
     """Heat map of the predicted runtime (or interval width) over n x size, with the data and a target.
 
     Parameters
@@ -63,6 +64,10 @@ def surface_figure(grid: pd.DataFrame, measured: pd.DataFrame, target: pd.Series
     work_exponent : float, default 1.0
         ``a`` in ``W = s^a``: the line of constant work per process through the target is
         ``s^a / n`` constant.
+    per_process : bool, default False
+        The parameter is one process's part (the work model's scope is not ``"total"``): the
+        weak-scaling line keeps it constant, as a weak-scaling campaign does, and lies on the
+        strong-scaling line.
     unit : str, default "s"
         Runtime unit for labels.
 
@@ -96,8 +101,11 @@ def surface_figure(grid: pd.DataFrame, measured: pd.DataFrame, target: pd.Series
     nt, st = float(target["n"]), float(target[parameter])
     a = float(work_exponent) if np.isfinite(work_exponent) and work_exponent > 0 else 1.0
     line_n = np.geomspace(n[0], n[-1], 50)
-    fig.add_trace(go.Scatter(x=line_n, y=st * (line_n / nt) ** (1 / a), mode="lines", name="constant work per "
-                             "process (weak scaling)", line=dict(color="white", dash="dash", width=2)))
+    weak = np.full(line_n.shape, st) if per_process else st * (line_n / nt) ** (1 / a)
+    name = f"constant {parameter} per process (weak scaling)" if per_process else "constant work per process (weak " \
+        "scaling)"
+    fig.add_trace(go.Scatter(x=line_n, y=weak, mode="lines", name=name, line=dict(color="white", dash="dash",
+                                                                                 width=2)))
     fig.add_trace(go.Scatter(x=[n[0], n[-1]], y=[st, st], mode="lines", name=f"constant {parameter} (strong "
                              "scaling)", line=dict(color="#ff7f0e", dash="dot", width=2)))
     label = f"{target['prediction']:.3g} {unit} [{target['lower']:.3g}, {target['upper']:.3g}]"

@@ -362,7 +362,9 @@ class MultiParameterDashboard(widgets.VBox):
         grid = prediction_grid(model, (float(frame.n.min()) / 2, n_hi), (float(frame[p].min()) / 1.5, s_hi), p)
         work = model.members_.get("work")
         exponent = work.exponents_[0] if work is not None else 1.0
-        fig = surface_figure(grid, frame, target, p, layer=self.layer.value, work_exponent=exponent)
+        per_process = work is not None and work.scope_ != "total"
+        fig = surface_figure(grid, frame, target, p, layer=self.layer.value, work_exponent=exponent,
+                             per_process=per_process)
         frame_target = model.predict_frame(pd.DataFrame({"n": [target["n"]], p: [target[p]]}))
         self.summary.value = target_html(target, p, frame_target.attrs["messages"], model.weights_)
         return fig

@@ -32,7 +32,8 @@ Models
     ``t = c0 + c1 W(s)/n + sum_k c_k h_k(n, s)``: the per-process share of the work
     ``W(s) = prod_j s_j^a_j`` (exponents ``a_j`` learnt from a grid, or a user-given work
     function; or, when the parameters are weak-scaling inputs such as neurons per rank,
-    ``W = n prod_j s_j^a_j``, the scope learnt with the exponents) plus at most
+    ``W = n prod_j s_j^a_j``, and ``n^(4/3)`` / ``n^(3/2)`` when the time steps grow with the
+    whole mesh (:data:`SCOPES`), the scope learnt with the exponents) plus at most
     ``max_terms`` overhead terms from :data:`OVERHEAD_TERMS` (``log2 n``, ``n^(1/2)``,
     ``n``, halo ``(W/n)^(2/3)``, serial work ``W``, ...), every coefficient >= 0.  Fitted on
     relative errors; the work exponents and the terms are chosen by
@@ -91,13 +92,21 @@ from workbench.models.multiparam.predictor import (
     weighting_folds,
 )
 from workbench.models.multiparam.sizepower import SizePowerModel
-from workbench.models.multiparam.work import OVERHEAD_TERMS, SCOPES, WORK_EXPONENTS, ExpertWorkModel, WorkAwareModel
+from workbench.models.multiparam.work import (
+    OVERHEAD_TERMS,
+    SCOPE_EXPONENTS,
+    SCOPES,
+    WORK_EXPONENTS,
+    ExpertWorkModel,
+    WorkAwareModel,
+)
 
 __all__ = [
     "ALLOCATION",
     "CALIBRATION_PATH",
     "OVERHEAD_TERMS",
     "SCOPES",
+    "SCOPE_EXPONENTS",
     "WORK_EXPONENTS",
     "MEMBERS",
     "PREDICT_FRAME_EXTRA",

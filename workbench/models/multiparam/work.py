@@ -10,13 +10,25 @@ import pandas as pd
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits, size_key
 
-__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "SCOPE_EXPONENTS", "WORK_EXPONENTS", "ExpertWorkModel",
+           "WorkAwareModel"]
 
-#: What the work of the problem parameters measures -> the exponent of ``n`` in ``W``.
-SCOPES = {"total": 0.0, "per-process": 1.0}
+#: What the work of the problem parameters measures -> the exponent ``b`` of ``n`` in ``W = n^b prod s^a``.
+#: ``"total"``: the whole problem, shared by the processes (strong scaling).  ``"per-process"``:
+#: one process's part (weak-scaling inputs).  ``"per-process-steps3d"`` / ``"per-process-steps2d"``:
+#: one process's part of a mesh whose number of time steps grows with the global resolution, as
+#: an explicit solver's stability limit makes it (the cube root of the total cells in 3-D, the
+#: square root in 2-D), so the total work grows as ``n^(4/3)`` / ``n^(3/2)`` at a fixed part.
+SCOPES = {"total": 0.0, "per-process": 1.0, "per-process-steps3d": 4 / 3, "per-process-steps2d": 3 / 2}
+#: The work exponents a scope tries instead of ``exponents`` (per problem parameter).  With time
+#: steps that grow with the mesh the work is ``(n cells)^(1 + 1/d)`` in ``d`` dimensions: a
+#: parameter that counts cells (or one edge of several) enters with ``1 + 1/d``, the edge of a
+#: cube (square) with ``d + 1``; nothing in between has a physical reading.
+SCOPE_EXPONENTS = {"per-process-steps3d": (4 / 3, 4.0), "per-process-steps2d": (3 / 2, 3.0)}
 
-#: Default grid of work exponents ``a`` in ``W = s^a`` (per problem parameter).
-WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0)
+#: Default grid of work exponents ``a`` in ``W = s^a`` (per problem parameter); up to 4 for the
+#: edge of a 3-D mesh whose time steps grow with it (``s^3`` cells times ``s`` steps).
+WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0, 4.0)
 #: Overhead terms of :class:`WorkAwareModel`: name -> function of (n, W) (vectorised).
 OVERHEAD_TERMS = {
     "log2(n)": lambda n, w: np.log2(n),
@@ -140,12 +152,14 @@ class WorkAwareModel(MultiParameterModel):
         positive unit); None learns ``W = prod_j s_j^a_j`` with ``a_j`` from ``exponents``.
     exponents : sequence of float, default :data:`WORK_EXPONENTS`
         Grid of work exponents per problem parameter (product grid over the parameters).
-    scopes : sequence of {"total", "per-process"}, default ("total", "per-process")
-        What the learnt work of the problem parameters measures, chosen by cross-validation
-        with the exponents: ``"total"``, the whole problem (``W = prod s^a``, shared by the
-        ``n`` processes: strong scaling); ``"per-process"``, one process's part (``W = n
-        prod s^a``: the parameters are weak-scaling inputs, as RELeARN's neurons per rank).
-        A user's ``work`` function gives the total work.
+    scopes : sequence of str, default tuple(SCOPES)
+        What the learnt work of the problem parameters measures (names of :data:`SCOPES`),
+        chosen by cross-validation with the exponents: ``"total"``, the whole problem (``W =
+        prod s^a``, shared by the ``n`` processes: strong scaling); ``"per-process"``, one
+        process's part (``W = n prod s^a``: the parameters are weak-scaling inputs, as RELeARN's
+        neurons per rank); ``"per-process-steps3d"`` / ``"per-process-steps2d"``, one process's
+        part of a mesh whose time steps grow with the global resolution (``W = n^(4/3) prod
+        s^a`` / ``n^(3/2)``).  A user's ``work`` function gives the total work.
     overheads : sequence of str, default all of :data:`OVERHEAD_TERMS`
         Candidate overhead terms; from fewer than :data:`MIN_SIZES_FOR_EXPONENT` distinct sizes
         only those in ``n`` alone (no ``W``), whose sizes then pin the work exponent.
@@ -164,7 +178,7 @@ class WorkAwareModel(MultiParameterModel):
     exponents_ : tuple of float
         Work exponents (NaN with a user work function).
     scope_ : str
-        ``"total"`` or ``"per-process"`` (``scopes``).
+        The chosen name of :data:`SCOPES` (``scopes``).
     terms_ : tuple of str
         The chosen overhead terms.
     coefficients_ : ndarray
@@ -202,7 +216,7 @@ class WorkAwareModel(MultiParameterModel):
             raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
         # "total" first: on a tie the strong-scaling reading wins
         grid = [a + (SCOPES[sc],) for sc in sorted(set(scopes), key=list(SCOPES).index)
-                for a in itertools.product(ex, repeat=S.shape[1])]
+                for a in itertools.product(SCOPE_EXPONENTS.get(sc, ex), repeat=S.shape[1])]
         return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
 
     def _subsets(self, where, sizes: int):
@@ -264,7 +278,7 @@ class WorkAwareModel(MultiParameterModel):
             notes.append(ModelWarning("no-feasible-terms", f"{where}: no candidate had non-negative coefficients; "
                                       "fell back to c0 + c1 W/n by non-negative least squares"))
         self.exponents_ = tuple(float(v) for v in grid[a][:-1])
-        self.scope_ = "per-process" if grid[a][-1] else "total"
+        self.scope_ = next(name for name, b in SCOPES.items() if b == grid[a][-1])
         self.terms_ = tuple(terms)
         self.coefficients_ = np.asarray(coef, float)
         self.cv_error_ = cv
@@ -350,8 +364,9 @@ class WorkAwareModel(MultiParameterModel):
         c = self.coefficients_
         scale = np.exp(self._log_shift)
         if self.work is None:
+            b = SCOPES[self.scope_]
             w = "*".join([f"{p}^{a:.3g}" for p, a in zip(self.parameters_, self.exponents_)]
-                         + ["n"] * (self.scope_ == "per-process"))
+                         + ([] if b == 0 else ["n"] if b == 1 else [f"n^{b:.3g}"]))
         else:
             w = "W"
         parts = [f"{c[0]:.4g}", f"{c[1] * scale:.4g}*{w}/n"] + [
