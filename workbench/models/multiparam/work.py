@@ -170,8 +170,8 @@ class WorkAwareModel(MultiParameterModel):
         False: use exactly ``overheads`` (and the first work exponent vector that fits
         best), no selection -- e.g. the expert form.
     complexity : float, default 0.01
-        Added to a candidate's cross-validated log error per overhead term (prefers the
-        simpler of near ties).
+        Added to a candidate's cross-validated log error per overhead term, and once for a
+        scope whose time steps grow with the mesh (prefers the simpler of near ties).
 
     Attributes
     ----------
@@ -256,7 +256,9 @@ class WorkAwareModel(MultiParameterModel):
         splits = extrapolation_splits(n, S)
         masks = np.vstack([np.ones_like(n)] + [train.astype(float) for _, _, train in splits])
         tests = [np.flatnonzero(test) for _, test, _ in splits]
-        blocks = self._search(base, subsets, terms_all, masks, tests)
+        # a scope whose steps grow with the mesh is one more assumption: it costs as much as a term
+        assumed = self.complexity * np.array([g[-1] not in (SCOPES["total"], SCOPES["per-process"]) for g in grid])
+        blocks = self._search(base, subsets, terms_all, masks, tests, assumed)
         cand_a = np.concatenate([b[0] for b in blocks])
         cand_cv = np.concatenate([b[2] for b in blocks])
         cand_score = np.concatenate([b[3] for b in blocks])
@@ -290,8 +292,10 @@ class WorkAwareModel(MultiParameterModel):
             notes.append(ModelWarning("no-cross-validation", f"{where}: too few sizes and allocations to leave the "
                                       "largest out; terms chosen on the training error"))
 
-    def _search(self, base, subsets, terms_all, masks, tests) -> list[tuple]:
+    def _search(self, base, subsets, terms_all, masks, tests, assumed) -> list[tuple]:
         """Fit and score every candidate (forward selection by subset size).
+
+        ``assumed``: (A,) added to the score of each work vector's candidates.
 
         Returns one block per subset size: ``(work vector indices, subsets, cv errors, scores,
         full-data coefficients)``, candidates ordered (subset, work vector).
@@ -326,7 +330,7 @@ class WorkAwareModel(MultiParameterModel):
             used = [f for f in range(1, counts.size) if counts[f] >= 3 + k]
             cv = _fold_errors(pred, [(f, tests[f - 1]) for f in used]) if used else np.full(C, np.nan)
             train = np.sqrt(np.add.reduce((pred[0] - 1.0) ** 2, axis=1) / m)  # np.mean's sum and division
-            score = np.where(np.isfinite(cv), cv, train) + self.complexity * k
+            score = np.where(np.isfinite(cv), cv, train) + self.complexity * k + assumed[cand_a]
             score = np.where(feasible & np.isfinite(score), score, np.inf)
             blocks.append((cand_a, subs, cv, score, coef[0]))
             if k == 1 and self.select_terms and len(sizes) > 2:
