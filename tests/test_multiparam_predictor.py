@@ -215,3 +215,18 @@ def test_a_member_predicting_a_collapse_past_the_data_does_not_drag_the_predicti
     assert (frame.prediction <= np.nanmax(plausible, axis=1) + 1e-9).all()
     actual = grid.t[test].groupby(X[test].drop(columns="n").iloc[:, 0]).median().to_numpy()
     assert (np.abs(frame.prediction.to_numpy() / actual - 1) < 0.25).all()
+
+
+def test_a_target_every_member_puts_past_ideal_speedup_is_flagged():
+    from workbench.evaluation.multiparam import bundled_size_grids
+
+    (_, _, _, grid), = [g for g in bundled_size_grids() if g[1] == "amg2023-google-compute-engine-gpu"]
+    model = MultiParameterPredictor().fit(grid.drop(columns="t"), grid.t)
+    targets = pd.DataFrame({"n": [512.0], "size": [8388608.0]})
+    assert "faster-than-ideal" not in model.predict_frame(targets).warnings[0]
+    # measured runs 100x slower: every member's prediction is now far below what ideal speedup allows
+    model.point_runtimes_ = model.point_runtimes_ * 100
+    frame = model.predict_frame(targets)
+    assert "faster-than-ideal" in frame.warnings[0]
+    assert frame.attrs["messages"]["faster-than-ideal"] == mp.WARNING_KINDS["faster-than-ideal"]
+    assert "2x the ideal speedup" in mp.WARNING_KINDS["faster-than-ideal"]
