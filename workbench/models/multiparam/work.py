@@ -151,7 +151,9 @@ class WorkAwareModel(MultiParameterModel):
         ``work(S)`` -> total work per row from the (k, q) array of problem parameters (any
         positive unit); None learns ``W = prod_j s_j^a_j`` with ``a_j`` from ``exponents``.
     exponents : sequence of float, default :data:`WORK_EXPONENTS`
-        Grid of work exponents per problem parameter (product grid over the parameters).
+        Grid of work exponents per problem parameter (product grid over the parameters) of the
+        scopes ``"total"`` and ``"per-process"``; the others try :data:`SCOPE_EXPONENTS`
+        (leave them out of ``scopes`` to pin the work law).
     scopes : sequence of str, default tuple(SCOPES)
         What the learnt work of the problem parameters measures (names of :data:`SCOPES`),
         chosen by cross-validation with the exponents: ``"total"``, the whole problem (``W =
