@@ -253,6 +253,22 @@ def test_workbench_serve_is_the_server_command(capsys):
     assert "usage: workbench serve" in capsys.readouterr().out
 
 
+def test_kernels_talk_over_unix_sockets_where_their_paths_fit(capsys, tmp_path):
+    from workbench.cli import main as workbench
+    from workbench.ui.serving.kernels import UNIX_SOCKET_PATH_MAX, kernel_transport
+
+    # a TCP kernel's ports are found free, let go and bound later: an outgoing connection can take one
+    # in between ("Address already in use"); Unix sockets in the kernel's folder cannot be taken
+    assert workbench(["serve", "--print-config"]) == 0
+    assert json.loads(capsys.readouterr().out)["kernel_transport"] == "ipc"
+    assert workbench(["serve", "--print-config", "--KernelManager.transport=tcp"]) == 0  # the user's choice wins
+    assert json.loads(capsys.readouterr().out)["kernel_transport"] == "tcp"
+    # the longest socket path: /<root>/voila_XXXXXXXX/kernel-<36>-ipc-9
+    room = UNIX_SOCKET_PATH_MAX - len("/voila_12345678/kernel-") - 36 - len("-ipc-9")
+    assert kernel_transport("/" + "r" * (room - 1)) == "ipc"
+    assert kernel_transport("/" + "r" * room) == "tcp"
+
+
 def test_memory_kernel_cap_formula():
     gib = 2**30
     # 24 GiB machine, 21 GiB available: (21 - 1 - 2.4) GiB / 0.390625 GiB = 45.06

@@ -63,6 +63,7 @@ from workbench.ui.serving.kernels import (
     KERNEL_MEMORY_BYTES,
     WorkbenchKernelManager,
     is_loopback,
+    kernel_transport,
     memory_kernel_cap,
 )
 from workbench.ui.serving.options import (
@@ -228,6 +229,8 @@ def build_app(options: ServeOptions):
         pools = {"default": {"pool_size": default}}
         pools.update({name: {"pool_size": size} for name, size in options.pools.items()})
         extra.VoilaKernelManager.kernel_pools_config = pools
+    if "transport" not in app.config.KernelManager:  # the command line's --KernelManager.transport wins
+        extra.KernelManager.transport = kernel_transport(app.connection_dir_root)
     app.update_config(extra)
     _check_capacity(app, options)
     voila_handlers = app.init_handlers  # Voila's start() asks for its routes here
@@ -297,7 +300,7 @@ def describe(app, options: ServeOptions) -> dict:
     -------
     dict
         JSON-ready settings: command, files, address, authentication kind, pools, kernel
-        manager and capacity.
+        manager, kernel transport (:func:`~workbench.ui.serving.kernels.kernel_transport`) and capacity.
     """
     c = app.config
     return {
@@ -315,6 +318,7 @@ def describe(app, options: ServeOptions) -> dict:
         "kernel_manager": app.voila_configuration.multi_kernel_manager_class.__module__ + "."
                           + app.voila_configuration.multi_kernel_manager_class.__name__,
         "identity_provider": app.identity_provider_class.__module__ + "." + app.identity_provider_class.__name__,
+        "kernel_transport": c.KernelManager.get("transport", "tcp"),
         "MappingKernelManager": {k: v for k, v in c.MappingKernelManager.items()},
         "WorkbenchKernelManager": {k: v for k, v in c.WorkbenchKernelManager.items()},
         "capacity": app.workbench_capacity,

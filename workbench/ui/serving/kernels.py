@@ -33,6 +33,7 @@ __all__ = [
     "WorkbenchKernelManager",
     "class_pool_factory",
     "is_loopback",
+    "kernel_transport",
     "memory_kernel_cap",
 ]
 
@@ -43,6 +44,41 @@ KERNEL_MEMORY_BYTES = 400 * 2**20
 #: (up to ~3x a 20 MiB file), the operating system and other users: 1 GiB + 10 % of the machine.
 HEADROOM_BYTES = 2**30
 HEADROOM_FRACTION = 0.10
+
+
+#: Longest path of a Unix socket (``sun_path``: 108 bytes on Linux, 104 on macOS, with its NUL).
+UNIX_SOCKET_PATH_MAX = 103
+#: What Voila adds to its connection-file folder for a kernel's IPC sockets:
+#: ``/voila_XXXXXXXX/kernel-<36-character id>-ipc-<n>``.
+_IPC_SUFFIX = len("/voila_12345678/kernel-") + 36 + len("-ipc-9")
+
+
+def kernel_transport(connection_root: str) -> str:
+    """Return how the kernels talk to the server: ``"ipc"`` (Unix sockets) where they fit, else ``"tcp"``.
+
+    Over TCP, jupyter_client finds a kernel's five ports by binding port 0 and letting them go,
+    and the kernel binds them a moment later.  Any outgoing connection on the machine (the
+    browser's, the server's) takes its local port from the same range, and one that takes a
+    kernel's port in that moment leaves the kernel without a socket ("Address already in use":
+    a dead kernel or heartbeat).  Unix sockets in the kernel's own folder have no such race.
+    They need a POSIX system and a folder whose socket paths fit
+    :data:`UNIX_SOCKET_PATH_MAX`; otherwise TCP.
+
+    Parameters
+    ----------
+    connection_root : str
+        The folder Voila makes its connection-file folder in (``Voila.connection_dir_root``).
+
+    Examples
+    --------
+    >>> kernel_transport("/tmp") if os.name == "posix" else "ipc"
+    'ipc'
+    >>> kernel_transport("/" + "x" * 100)
+    'tcp'
+    """
+    if os.name != "posix" or len(os.path.abspath(connection_root)) + _IPC_SUFFIX > UNIX_SOCKET_PATH_MAX:
+        return "tcp"
+    return "ipc"
 
 
 def _memory_bytes() -> tuple[int, int]:
