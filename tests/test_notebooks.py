@@ -12,8 +12,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+from workbench.ui.serving.kernels import kernel_transport
 
 NOTEBOOK_DIR = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
@@ -34,10 +37,15 @@ def test_notebook_saved_without_outputs(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_executes(path: Path):
+def test_notebook_executes(path: Path, tmp_path: Path):
     nb = nbformat.read(path, as_version=4)
+    # over Unix sockets where they fit, as the server's kernels (kernel_transport): a TCP kernel's ports
+    # are found free and bound later, and any outgoing connection on the machine can take one in between
+    km = KernelManager(kernel_name="python3", connection_file=str(tmp_path / "kernel.json"),
+                       transport=kernel_transport(str(tmp_path)))
     client = NotebookClient(
         nb,
+        km=km,
         timeout=CELL_TIMEOUT_S,
         # jupyter_client starts the native "python3" kernel with sys.executable: the venv
         kernel_name="python3",
