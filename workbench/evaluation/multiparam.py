@@ -54,11 +54,10 @@ from workbench.models.multiparam import (
     MEMBERS,
     THRESHOLDS,
     MultiParameterPredictor,
-    combine_members,
+    combine_screened,
     extrapolation_folds,
     ideal_speedup_floor,
     line_distance,
-    screen_members,
     target_direction,
     target_weights,
     weighting_folds,
@@ -481,11 +480,8 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         first = g[g.model == names[0]].set_index("target").loc[wide.index]
         direction = weighting_folds(first.direction.to_numpy(str), fold_cv, weighting)
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
-        P = wide.to_numpy().T
-        _, spread, _ = combine_members(P, w, direction)  # before the screen, as the predictor's
-        if "speedup_floor" in first:
-            w, _ = screen_members(P, w, first.speedup_floor.to_numpy(float))
-        pred, _, best = combine_members(P, w, direction)
+        floor = first.speedup_floor.to_numpy(float) if "speedup_floor" in first else np.zeros(len(first))
+        pred, spread, best, _ = combine_screened(wide.to_numpy().T, w, direction, floor)
         fit_err = first_rows.fit_error.to_numpy(float)
         # the predictor's distance also counts how far a target lies past its own lines (as its _features)
         distance = first.distance.to_numpy(float)

@@ -36,6 +36,7 @@ __all__ = [
     "MultiParameterPredictor",
     "UNSEEN_SIZE",
     "combine_members",
+    "combine_screened",
     "screen_members",
     "weighting_folds",
     "target_direction",
@@ -207,6 +208,36 @@ def screen_members(P: np.ndarray, weights: np.ndarray, floor: np.ndarray,
     return screened, predicts.any(axis=0) & ~plausible
 
 
+def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floor: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Combine the members per target after :func:`screen_members`: the predictor's combination.
+
+    The prediction and the largest-weight member are :func:`combine_members`' on the screened
+    weights; the spread is taken before the screen (one member off by an implausible speedup
+    is still a sign that the models disagree, a feature of the interval).
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float
+        Members x targets; NaN or non-positive where a member does not predict.
+    weights : numpy.ndarray of float
+        Members x targets (:func:`target_weights`).
+    folds : numpy.ndarray of str
+        Per target, :func:`weighting_folds`.
+    floor : numpy.ndarray of float
+        Per target the ideal-speedup floor (:func:`~workbench.models.multiparam.base.ideal_speedup_floor`; 0: none).
+
+    Returns
+    -------
+    prediction, spread, best, below : numpy.ndarray
+        As :func:`combine_members`, and per target whether every member was below the floor.
+    """
+    _, spread, _ = combine_members(P, weights, folds)
+    screened, below = screen_members(P, weights, floor)
+    pred, _, best = combine_members(P, screened, folds)
+    return pred, spread, best, below
+
+
 def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibration: Calibration
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Return member weights per target (members x targets) and the weighted cross-validation error per target.
@@ -315,7 +346,7 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
        data; optionally per target from the fold that extrapolates as it does, ``weighting``);
        a member predicting more than ``THRESHOLDS["speedup"]`` times the ideal speedup from a
        measured run is set aside at that target (:func:`screen_members`); the prediction is
-       the weighted geometric mean;
+       the weighted geometric mean (:func:`combine_screened`);
     4. the interval is the calibrated error model ``"predictor"``; warnings per target.
 
     Parameters
@@ -476,11 +507,8 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
         direction = self._directions(n, S)
         w, _ = target_weights(self.fold_cv_error_, names, direction, self._calibration())
-        # the spread is the members' before the screen: one member off by an implausible speedup
-        # is still a sign that the models disagree (a feature of the interval)
-        _, spread, _ = combine_members(P, w, direction)
-        w, below = screen_members(P, w, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_))
-        pred, _, best = combine_members(P, w, direction)
+        pred, spread, best, below = combine_screened(
+            P, w, direction, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_))
         chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
         fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
         return pred, spread, chosen, fit_error, below
