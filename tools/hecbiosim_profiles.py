@@ -53,6 +53,13 @@ def _git(git: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(git), *args], capture_output=True, check=True).stdout
 
 
+def _jobs(git: Path, pattern: re.Pattern) -> dict[str, bytes | None]:
+    """The job files under ``archer/`` at HEAD whose path ``pattern`` matches, sorted, with their contents."""
+    names = [n for n in _git(git, "ls-tree", "-r", "--name-only", "HEAD", "archer").decode().split()
+             if pattern.match(n)]
+    return _contents(git, sorted(names))
+
+
 def _contents(git: Path, names: list[str]) -> dict[str, bytes | None]:
     """The files at HEAD in one ``git cat-file --batch`` (one process, not one per file); None where missing."""
     out = subprocess.run(["git", "-C", str(git), "cat-file", "--batch"], capture_output=True, check=True,
@@ -103,11 +110,8 @@ def profile_table(git: Path) -> pd.DataFrame:
         One row per job and region; ``curve`` = ``<app>-<system>-atoms-<tasks>tasks-x-<threads>threads``;
         ``attrs["skipped"]`` lists the files that are empty or whose content the mirror lacks.
     """
-    names = [n for n in _git(git, "ls-tree", "-r", "--name-only", "HEAD", "archer").decode().split()
-             if PATH.match(n)]
     rows, runs, skipped = [], {}, []
-    contents = _contents(git, sorted(names))
-    for name, raw in contents.items():
+    for name, raw in _jobs(git, PATH).items():
         app, threads, tasks, atoms, nodes = PATH.match(name).groups()
         if raw is None or not raw.strip():  # listed, but its blob is not in the mirror (large files), or empty
             skipped.append(name)
@@ -165,10 +169,8 @@ def size_grids(git: Path) -> list[tuple[str, pd.DataFrame]]:
         columns ``n`` (MPI processes = nodes x tasks per node), ``atoms`` and ``t`` (seconds per MD
         step), one row per job; grids with fewer than 3 systems are left out.
     """
-    names = [n for n in _git(git, "ls-tree", "-r", "--name-only", "HEAD", "archer").decode().split()
-             if SIZE_PATH.match(n)]
     rows = []
-    for name, raw in _contents(git, sorted(names)).items():
+    for name, raw in _jobs(git, SIZE_PATH).items():
         if raw is None or not raw.strip():
             continue
         app, threads, tasks, _, nodes = SIZE_PATH.match(name).groups()
