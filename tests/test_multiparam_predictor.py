@@ -133,7 +133,12 @@ def test_a_size_past_two_measured_sizes_is_the_median_of_the_members():
     members = np.array([model.members_[m].evaluate(targets.n.to_numpy(), targets[["s"]].to_numpy())[0]
                         for m in model.members_])
     assert members.size == len(MEMBERS) and np.ptp(np.log(members)) > 0.01  # they disagree
-    np.testing.assert_allclose(model.predict(targets)[0], np.exp(np.median(np.log(members))), rtol=1e-12)
+    # the median of those that fit the measured runs (screen_misfits: within 2x the best residual, or the 3 best)
+    fit = np.array([model.members_[m].fit_error_ for m in model.members_])
+    votes = fit <= max(mp.THRESHOLDS["misfit"].value * fit.min(), np.sort(fit)[mp.MIN_VOTERS - 1])
+    np.testing.assert_allclose(model.predict(targets)[0], np.exp(np.median(np.log(members[votes]))), rtol=1e-12)
+    frame = model.predict_frame(targets)
+    assert "unseen-size" in frame.warnings[0] and "unseen-size" not in frame.warnings[1]
     # the work model, size-power and Extra-P's leave-one-out on 1-point sets all match the exact linear
     # size law of these runs: the median is the truth
     np.testing.assert_allclose(model.predict(targets)[0], 0.2 + 0.05 * 100 + 0.2, rtol=1e-6)
@@ -168,6 +173,24 @@ def test_combine_members_takes_the_median_at_unseen_sizes_only():
     # a member with no weight or no prediction is left out of the median
     P[2, 1], w[0, 1] = np.nan, 0.0
     assert mp.combine_members(P, w, np.array(["all", mp.UNSEEN_SIZE], dtype=object))[0][1] == 2.0
+
+
+def test_screen_misfits_by_hand():
+    # four members; the third predicts nowhere at the second target; fit errors (RMS log residuals):
+    P = np.array([[1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0, np.nan, 3.0], [9.0, 9.0, 9.0]])
+    w = np.full((4, 3), 0.25)
+    fit = np.array([0.10, 0.15, 0.18, 0.50])
+    folds = np.array([mp.UNSEEN_SIZE, mp.UNSEEN_SIZE, "all"], dtype=object)
+    screened = mp.screen_misfits(P, w, folds, fit)
+    # unseen: limit max(2 x 0.10, third best 0.18) = 0.20 -> the 0.50 member goes
+    np.testing.assert_allclose(screened[:, 0], [0.25, 0.25, 0.25, 0.0])
+    # without the third member's prediction the third best is 0.50 itself: the three that predict all vote
+    np.testing.assert_allclose(screened[:, 1], w[:, 1])
+    np.testing.assert_allclose(screened[:, 2], w[:, 2])  # a target a fold tested keeps its weights
+    pred, _, _, _ = mp.combine_screened(P, w, folds, np.zeros(3), fit)
+    np.testing.assert_allclose(pred, [2.0, 2.0, np.exp(np.mean(np.log([1.0, 2.0, 3.0, 9.0])))])
+    # no fit errors: no screen (the median of all four at the first target)
+    np.testing.assert_allclose(mp.combine_screened(P, w, folds, np.zeros(3))[0][0], np.sqrt(2.0 * 3.0))
 
 
 def test_ideal_speedup_floor_by_hand():

@@ -481,8 +481,8 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         direction = weighting_folds(first.direction.to_numpy(str), fold_cv, weighting)
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
         floor = first.speedup_floor.to_numpy(float) if "speedup_floor" in first else np.zeros(len(first))
-        pred, spread, best, _ = combine_screened(wide.to_numpy().T, w, direction, floor)
         fit_err = first_rows.fit_error.to_numpy(float)
+        pred, spread, best, _ = combine_screened(wide.to_numpy().T, w, direction, floor, fit_err)
         # the predictor's distance also counts how far a target lies past its own lines (as its _features)
         distance = first.distance.to_numpy(float)
         if "line_distance" in first:

@@ -80,6 +80,7 @@ from workbench.models.multiparam.calibration import CALIBRATION_PATH, default_ca
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
 from workbench.models.multiparam.predictor import (
     MEMBERS,
+    MIN_VOTERS,
     PREDICT_FRAME_EXTRA,
     THRESHOLDS,
     UNSEEN_SIZE,
@@ -88,6 +89,7 @@ from workbench.models.multiparam.predictor import (
     combine_members,
     combine_screened,
     screen_members,
+    screen_misfits,
     target_direction,
     target_weights,
     weighting_folds,
@@ -110,6 +112,7 @@ __all__ = [
     "SCOPE_EXPONENTS",
     "WORK_EXPONENTS",
     "MEMBERS",
+    "MIN_VOTERS",
     "PREDICT_FRAME_EXTRA",
     "THRESHOLDS",
     "WARNING_KINDS",
@@ -133,6 +136,7 @@ __all__ = [
     "combine_members",
     "combine_screened",
     "screen_members",
+    "screen_misfits",
     "weighting_folds",
     "target_direction",
     "target_weights",

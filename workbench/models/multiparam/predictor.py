@@ -31,6 +31,7 @@ from workbench.validation import FittedState, Threshold, check_fitted
 __all__ = [
     "MEMBERS",
     "PREDICT_FRAME_EXTRA",
+    "MIN_VOTERS",
     "THRESHOLDS",
     "WARNING_KINDS",
     "MultiParameterPredictor",
@@ -38,6 +39,7 @@ __all__ = [
     "combine_members",
     "combine_screened",
     "screen_members",
+    "screen_misfits",
     "weighting_folds",
     "target_direction",
     "target_weights",
@@ -66,6 +68,10 @@ THRESHOLDS = {
     "speedup": Threshold(2.0, "times the ideal speedup", "a prediction faster than a measured run at no larger "
                          "size and allocation, sped up ideally, by this factor is implausible: such a member is "
                          "set aside", "faster-than-ideal"),
+    "misfit": Threshold(2.0, "times the smallest RMS log residual of the members", "past the measured sizes of a "
+                        "fit without a size fold, a member that misses the measured runs by this many times the best "
+                        "member's residual is set aside (its size law does not even describe the sizes it saw)",
+                        "unseen-size"),
 }
 
 
@@ -83,6 +89,9 @@ WARNING_KINDS = {
     "poor-fit": f"the chosen model misses its own data by more than {_pct('poor_fit')} (RMS)",
     "faster-than-ideal": f"every model predicts more than {THRESHOLDS['speedup'].value:g}x the ideal speedup from a "
                          "measured run at no larger size and allocation",
+    "unseen-size": "past the measured sizes of a fit with fewer than 3 of them: no run tested how the models "
+                   "extrapolate in the size (models missing the measured runs by more than "
+                   f"{THRESHOLDS['misfit'].value:g}x the best one's residual are set aside)",
     "no-cross-validation": "too few sizes and allocations to leave the largest out",
     "no-model-fits": "no model could be fitted to these data",
 }
@@ -208,13 +217,64 @@ def screen_members(P: np.ndarray, weights: np.ndarray, floor: np.ndarray,
     return screened, predicts.any(axis=0) & ~plausible
 
 
-def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floor: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Combine the members per target after :func:`screen_members`: the predictor's combination.
+#: Fewest members :func:`screen_misfits` leaves to vote (the best-fitting ones), as the median
+#: of two is their geometric mean, which one member misled by two sizes moves as far as it is off.
+MIN_VOTERS = 3
 
-    The prediction and the largest-weight member are :func:`combine_members`' on the screened
-    weights; the spread is taken before the screen (one member off by an implausible speedup
-    is still a sign that the models disagree, a feature of the interval).
+
+def screen_misfits(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, fit_error: np.ndarray,
+                   factor: float = THRESHOLDS["misfit"].value) -> np.ndarray:
+    """Set aside, at the :data:`UNSEEN_SIZE` targets, the members that fit the measured runs far worse than the best.
+
+    No fold tested how the members extrapolate in the size there, so their weights are equal
+    and the prediction is their median (:func:`combine_members`); a member whose RMS log
+    residual (``fit_error_``) exceeds ``factor`` times the smallest of the members that
+    predict there with a weight does not even describe the sizes it saw (the expert form's
+    linear work where the work grows as the cube of an edge), and its size law gets no vote.
+    Elsewhere the cross-validation weights already judge the members.
+
+    Parameters
+    ----------
+    P : numpy.ndarray of float
+        Members x targets; NaN or non-positive where a member does not predict.
+    weights : numpy.ndarray of float
+        Members x targets (:func:`target_weights`).
+    folds : numpy.ndarray of str
+        Per target, :func:`weighting_folds`.
+    fit_error : numpy.ndarray of float
+        Per member its RMS log residual on the measured runs (NaN: unknown, set aside unless
+        every member's is).
+    factor : float, default THRESHOLDS["misfit"].value
+        How many times the best residual a member may miss by.
+
+    Returns
+    -------
+    numpy.ndarray
+        The screened weights (members x targets).
+    """
+    weights = np.asarray(weights, float)
+    unseen = np.asarray(folds) == UNSEEN_SIZE
+    fe = np.asarray(fit_error, float)
+    if not unseen.any() or not np.isfinite(fe).any():
+        return weights
+    fe = np.where(np.isfinite(fe), fe, np.inf)[:, None]
+    live = np.isfinite(P) & (P > 0) & (weights > 0)
+    ranked = np.sort(np.where(live, fe, np.inf), axis=0)  # per target, over the weighted members
+    # never fewer than MIN_VOTERS: the median of two is their mean, which one wild member moves
+    limit = np.maximum(factor * ranked[0], ranked[min(MIN_VOTERS, len(ranked)) - 1])
+    misfit = live & (fe > limit[None, :]) & unseen[None, :]
+    return np.where(misfit, 0.0, weights)
+
+
+def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floor: np.ndarray,
+                     fit_error: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Combine the members per target after the screens: the predictor's combination.
+
+    :func:`screen_members` (implausible speedups), then at the :data:`UNSEEN_SIZE` targets
+    :func:`screen_misfits`; the prediction and the largest-weight member are
+    :func:`combine_members`' on the screened weights.  The spread is taken before the screens
+    (one member off by an implausible speedup is still a sign that the models disagree, a
+    feature of the interval).
 
     Parameters
     ----------
@@ -226,6 +286,8 @@ def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floo
         Per target, :func:`weighting_folds`.
     floor : numpy.ndarray of float
         Per target the ideal-speedup floor (:func:`~workbench.models.multiparam.base.ideal_speedup_floor`; 0: none).
+    fit_error : numpy.ndarray of float or None, default None
+        Per member its RMS log residual on the measured runs (None: no misfit screen).
 
     Returns
     -------
@@ -234,6 +296,8 @@ def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floo
     """
     _, spread, _ = combine_members(P, weights, folds)
     screened, below = screen_members(P, weights, floor)
+    if fit_error is not None:
+        screened = screen_misfits(P, screened, folds, fit_error)
     pred, _, best = combine_members(P, screened, folds)
     return pred, spread, best, below
 
@@ -507,8 +571,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
         direction = self._directions(n, S)
         w, _ = target_weights(self.fold_cv_error_, names, direction, self._calibration())
+        fit_errors = np.array([self.members_[m].fit_error_ for m in names], float)
         pred, spread, best, below = combine_screened(
-            P, w, direction, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_))
+            P, w, direction, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_), fit_errors)
         chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
         fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
         return pred, spread, chosen, fit_error, below
@@ -595,7 +660,8 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
                  ("models-disagree", spread > limit["disagree"]),
                  ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
                  ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]),
-                 ("faster-than-ideal", below))
+                 ("faster-than-ideal", below),
+                 ("unseen-size", self._directions(n, S) == UNSEEN_SIZE))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):
