@@ -10,7 +10,9 @@ import pytest
 
 from workbench.errors import DataFormatError
 from workbench.evaluation.multiparam import (
+    MULTIPARAM_FEATURES,
     benchmark_records,
+    calibrate,
     bundled_size_grids,
     development_sources,
     predictor_rows,
@@ -109,6 +111,22 @@ def test_scored_rows_and_the_synthetic_steps_grids():
     assert rows[rows.model == "size-power"].lower.isna().any()  # it abstains past the measured allocations
     pa = summary(rows).set_index(["split", "model"]).median_pa
     assert (pa.xs("predictor", level="model") > 90).all() and (pa.xs("expert", level="model") < 20).all()
+
+
+def test_calibration_uses_the_multiparameter_features():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        # two noise draws as two sources: each error model needs 20 left-out runs
+        sources = {"draw-0": synthetic_steps_sources(0)["synthetic-steps"],
+                   "draw-1": synthetic_steps_sources(1)["synthetic-steps"]}
+        cal = calibrate(benchmark_records(sources, progress=False))
+    assert cal.error_models["predictor"].features == MULTIPARAM_FEATURES
+    assert "log_cv_error" not in MULTIPARAM_FEATURES  # undefined at unseen sizes and without folds
+    shipped = default_calibration().error_models["predictor"]
+    assert shipped.features == MULTIPARAM_FEATURES
+    # the shipped interval widens with the distance past the data, the fit error and the members' spread
+    scale = dict(zip(("intercept",) + shipped.features, shipped.scale))
+    assert scale["extrapolation"] > 0 and scale["log_fit_error"] > 0 and scale["log_disagreement"] > 0
 
 
 def test_summary_hand_computed():
