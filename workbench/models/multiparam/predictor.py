@@ -124,7 +124,8 @@ def target_direction(n, S, n_max: float, s_max) -> np.ndarray:
 
 #: The weighting "fold" of a target past the largest measured size when the fit had no size fold
 #: (fewer than 3 sizes): no run showed how the members extrapolate in the size, so every member
-#: counts alike and the prediction is their median (:func:`combine_members`).  Two sizes still pin
+#: that fits the measured runs (:func:`screen_misfits`) counts alike and the prediction is their
+#: median (:func:`combine_members`); the target is warned ``"unseen-size"``.  Two sizes still pin
 #: each member's size law: the work model tries no overhead in the work then, size-power has no
 #: constant of its own, and Extra-P's leave-one-out on 1-point sets matches the points' ratio.
 UNSEEN_SIZE = "unseen-size"
@@ -242,8 +243,7 @@ def screen_misfits(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, fit_er
     folds : numpy.ndarray of str
         Per target, :func:`weighting_folds`.
     fit_error : numpy.ndarray of float
-        Per member its RMS log residual on the measured runs (NaN: unknown, set aside unless
-        every member's is).
+        Per member its RMS log residual on the measured runs (NaN: unknown, ranked last).
     factor : float, default THRESHOLDS["misfit"].value
         How many times the best residual a member may miss by.
 
