@@ -12,8 +12,8 @@ from workbench.errors import DataFormatError
 from workbench.evaluation.multiparam import (
     MULTIPARAM_FEATURES,
     benchmark_records,
-    calibrate,
     bundled_size_grids,
+    calibrate,
     development_sources,
     predictor_rows,
     read_extrap_text,

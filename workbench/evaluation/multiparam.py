@@ -100,12 +100,13 @@ SPLITS = ("bigger", "more-p")
 #: the ideal-speedup screen, 4 of 10 held-out calibrations chose 0.02, and the accuracy goal held
 #: in 8 of 20 cells instead of 12).
 TEMPERATURES = (0.1, 0.2, 0.5, 1.0)
-#: Features of the predictor's interval: the distance past the data, the chosen member's fit error,
-#: the number of points and the members' spread.  Not the one-parameter predictor's cross-validation error: at a size no fold tested, and
-#: in a fit without folds, it is undefined (0, the floor of its log), and the scale model read that
-#: as "tiny error"; nor ``inside`` and the curve-shape features, constant in the multi-parameter
-#: records (every left-out run lies past the data; no record has a curve shape).  Leave-one-source-out, 80 % coverage inside 0.70-0.90 in 10 of the 18 (source, split)
-#: cells with enough runs to be in it, against 7 with the one-parameter predictor's features.
+#: Features of the predictor's interval: the distance past the data, the chosen member's fit
+#: error, the number of points and the members' spread.  Not the one-parameter predictor's
+#: cross-validation error: at a size no fold tested, and in a fit without folds, it is undefined
+#: (0, the floor of its log), and the scale model read that as "tiny error"; nor ``inside`` and
+#: the curve-shape features, constant in the multi-parameter records (every left-out run lies
+#: past the data; no record has a curve shape).  Leave-one-source-out, 80 % coverage inside
+#: 0.70-0.90 in 10 of 20 (source, split) cells, against 7 with the one-parameter predictor's.
 MULTIPARAM_FEATURES = ("extrapolation", "log_fit_error", "inv_points", "log_disagreement")
 #: Problem size of the NPB classes per benchmark (NPB 3.4 ``npbparams``): EP random pairs
 #: ``2^M``, CG rows ``na``, FT grid points, MG grid points, IS keys, and BT/SP/LU grid points.
