@@ -10,8 +10,8 @@ import pandas as pd
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits, size_key
 
-__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "SCOPE_EXPONENTS", "WORK_EXPONENTS", "ExpertWorkModel",
-           "WorkAwareModel"]
+__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "SCOPE_EXPONENTS", "SIZE_LAW_NOISE", "WORK_EXPONENTS",
+           "ExpertWorkModel", "WorkAwareModel"]
 
 #: What the work of the problem parameters measures -> the exponent ``b`` of ``n`` in ``W = n^b prod s^a``.
 #: ``"total"``: the whole problem, shared by the processes (strong scaling).  ``"per-process"``:
@@ -45,6 +45,10 @@ OVERHEAD_TERMS = {
 #: Fewest distinct sizes from which :class:`WorkAwareModel` also tries overheads that grow with the
 #: work; with fewer, only overheads in ``n`` (so that the sizes pin the work exponent).
 MIN_SIZES_FOR_EXPONENT = 3
+#: The least relative run-to-run noise the average over size laws (two sizes) assumes: six runs
+#: fitted by four coefficients can match closer than the runs repeat, and a residual of 0.2 %
+#: must not make one exponent certain.
+SIZE_LAW_NOISE = 0.02
 # beam of the work model's forward selection: best single terms and work exponents kept
 _BEAM_TERMS, _BEAM_EXPONENTS = 4, 3
 
@@ -189,6 +193,13 @@ class WorkAwareModel(MultiParameterModel):
         Cross-validated mean absolute log error of the chosen candidate (NaN: no fold).
     candidates_ : DataFrame
         Every candidate: ``exponents``, ``terms``, ``cv_error``, ``feasible``, ``score``.
+    size_laws_ : DataFrame
+        The laws the prediction averages (``exponents``, ``scope``, ``terms``, ``weight``).  From
+        fewer than :data:`MIN_SIZES_FOR_EXPONENT` sizes no run can tell the work exponents apart
+        (an overhead-bound small size fits any of several within the noise), so every work vector
+        with its best terms enters, weighted by its likelihood (:data:`SIZE_LAW_NOISE`), and the
+        prediction is their weighted geometric mean; ``exponents_``, ``terms_`` and
+        ``equation_`` are those of the chosen law.  Else the chosen law alone.
     """
 
     name = "work"
@@ -251,7 +262,11 @@ class WorkAwareModel(MultiParameterModel):
         grid, logw = self._work_grid(n, S, where)
         # scale the work so that W/n is near the runtimes (conditioning only)
         logw = logw - _median(logw - np.log(n)) + np.log(_median(t)[0])
-        subsets = self._subsets(where, np.unique(size_key(S)).size)
+        sizes = np.unique(size_key(S)).size
+        # two sizes: the runs cannot tell the work exponents apart, so every work vector gets its
+        # best terms and the prediction averages them (_average_laws)
+        average = sizes < MIN_SIZES_FOR_EXPONENT and self.work is None and self.select_terms
+        subsets = self._subsets(where, sizes)
         terms_all = list(dict.fromkeys(h for sub in subsets for h in sub))
         base = self._columns(n, logw, terms_all)
         base /= t[:, None]  # (A, m, 2 + T): relative least squares
@@ -260,7 +275,7 @@ class WorkAwareModel(MultiParameterModel):
         tests = [np.flatnonzero(test) for _, test, _ in splits]
         # a scope whose steps grow with the mesh is one more assumption: it costs as much as a term
         assumed = self.complexity * np.array([g[-1] not in (SCOPES["total"], SCOPES["per-process"]) for g in grid])
-        blocks = self._search(base, subsets, terms_all, masks, tests, assumed)
+        blocks = self._search(base, subsets, terms_all, masks, tests, assumed, beam=not average)
         cand_a = np.concatenate([b[0] for b in blocks])
         cand_cv = np.concatenate([b[2] for b in blocks])
         cand_score = np.concatenate([b[3] for b in blocks])
@@ -268,7 +283,7 @@ class WorkAwareModel(MultiParameterModel):
         best = int(np.flatnonzero(cand_score <= cand_score.min() + 1e-6)[0]) if np.isfinite(cand_score).any() else 0
         if np.isfinite(cand_score[best]):
             a, cv, i = int(cand_a[best]), float(cand_cv[best]), best
-            for block_a, subs, _, _, block_coef in blocks:  # the block of the best candidate
+            for block_a, subs, _, _, block_coef, _ in blocks:  # the block of the best candidate
                 if i < block_a.size:
                     break
                 i -= block_a.size
@@ -290,17 +305,61 @@ class WorkAwareModel(MultiParameterModel):
         self._log_shift = float(logw[a][0] - raw[0])
         ok = np.isfinite(cand_score)
         self._candidates = (grid, cand_a, [(b[1], b[0].size // len(b[1])) for b in blocks], cand_cv, ok, cand_score)
+        shift = (logw - np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T)[:, 0]
+        self._terms_all = terms_all
+        self._laws = (self._average_laws(blocks, np.asarray(grid), shift, terms_all, n.size) if average and ok.any()
+                      else None)
         if not splits:
             notes.append(ModelWarning("no-cross-validation", f"{where}: too few sizes and allocations to leave the "
                                       "largest out; terms chosen on the training error"))
 
-    def _search(self, base, subsets, terms_all, masks, tests, assumed) -> list[tuple]:
+    @staticmethod
+    def _average_laws(blocks, grid: np.ndarray, shift: np.ndarray, terms_all: list, m: int) -> tuple:
+        """Return the size laws to average when two sizes cannot tell the work exponents apart.
+
+        Per work vector its best-scoring feasible candidate; weights ``exp(-m (r^2 - r_min^2) /
+        (2 s^2))`` from the training RMS relative errors ``r`` over the ``m`` points, with ``s^2``
+        the best law's residual variance (``m r_min^2 / (m - its coefficients and exponent)``) but
+        at least :data:`SIZE_LAW_NOISE` squared: each law's Gaussian likelihood, as in Bayesian
+        model averaging.  Returns ``(work vectors (L, q + 1), log-work shifts (L,), coefficients
+        of 1, W/n and terms_all (L, 2 + T), weights (L,), terms of each law)``; laws of weight
+        below 1e-6 are left out.
+        """
+        coefs, terms, sizes = [], [], []
+        for block_a, subs, _, _, block_coef, _ in blocks:
+            repeat = block_a.size // len(subs)
+            columns = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])
+            which = np.arange(block_a.size) // repeat  # the subset of each candidate
+            full = np.zeros((block_a.size, 2 + len(terms_all)))
+            full[np.arange(block_a.size)[:, None], columns[which]] = block_coef
+            coefs.append(full)
+            terms += [subs[u] for u in which]
+            sizes.append(np.full(block_a.size, columns.shape[1]))
+        cand_a = np.concatenate([b[0] for b in blocks])
+        score = np.concatenate([b[3] for b in blocks])
+        train = np.concatenate([b[5] for b in blocks])
+        valid = np.flatnonzero(np.isfinite(score) & np.isfinite(train))
+        order = valid[np.lexsort((score[valid], cand_a[valid]))]
+        _, first = np.unique(cand_a[order], return_index=True)
+        pick = order[first]  # per work vector its best-scoring candidate
+        r, k = train[pick], np.concatenate(sizes)[pick] + 1  # coefficients and the exponent
+        best = int(np.argmin(r))
+        s2 = max(m * r[best] ** 2 / max(m - k[best], 1), SIZE_LAW_NOISE ** 2)
+        w = np.exp(-m * (r**2 - r[best] ** 2) / (2.0 * s2))
+        keep = w / w.sum() >= 1e-6
+        w = w[keep] / w[keep].sum()
+        pick = pick[keep]
+        return (grid[cand_a[pick]], shift[cand_a[pick]], np.concatenate(coefs)[pick], w,
+                [terms[i] for i in pick])
+
+    def _search(self, base, subsets, terms_all, masks, tests, assumed, beam: bool = True) -> list[tuple]:
         """Fit and score every candidate (forward selection by subset size).
 
-        ``assumed``: (A,) added to the score of each work vector's candidates.
+        ``assumed``: (A,) added to the score of each work vector's candidates.  ``beam``: False
+        searches the larger subsets at every work vector, not only at the best few.
 
         Returns one block per subset size: ``(work vector indices, subsets, cv errors, scores,
-        full-data coefficients)``, candidates ordered (subset, work vector).
+        full-data coefficients, training RMS relative errors)``, candidates ordered (subset, work vector).
         """
         A, m = base.shape[:2]
         counts = masks.sum(axis=1)
@@ -334,13 +393,14 @@ class WorkAwareModel(MultiParameterModel):
             train = np.sqrt(np.add.reduce((pred[0] - 1.0) ** 2, axis=1) / m)  # np.mean's sum and division
             score = np.where(np.isfinite(cv), cv, train) + self.complexity * k + assumed[cand_a]
             score = np.where(feasible & np.isfinite(score), score, np.inf)
-            blocks.append((cand_a, subs, cv, score, coef[0]))
+            blocks.append((cand_a, subs, cv, score, coef[0], train))
             if k == 1 and self.select_terms and len(sizes) > 2:
                 # forward selection: pairs (and larger sets) only of the best single terms, at the
                 # best work exponents -- a beam that keeps the search linear in the number of terms
                 by_term = score.reshape(len(subs), keep_a.size)
                 keep_terms = {subs[u][0] for u in np.argsort(by_term.min(axis=1), kind="stable")[:_BEAM_TERMS]}
-                keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
+                if beam:
+                    keep_a = keep_a[np.sort(np.argsort(by_term.min(axis=0), kind="stable")[:_BEAM_EXPONENTS])]
         return blocks
 
     @property
@@ -360,8 +420,36 @@ class WorkAwareModel(MultiParameterModel):
         return base + (self._log_shift if shift is None else shift)
 
     def _predict(self, n, S) -> np.ndarray:
-        D = self._columns(n, self._log_work(n, S)[None], self.terms_)[0]
-        return D @ self.coefficients_
+        if self._laws is None:
+            D = self._columns(n, self._log_work(n, S)[None], self.terms_)[0]
+            return D @ self.coefficients_
+        vectors, shift, coef, w, _ = self._laws
+        logw = vectors @ np.column_stack([np.log(S), np.log(n)]).T + shift[:, None]  # (L, k)
+        P = np.einsum("lkc,lc->lk", self._columns(n, logw, self._terms_all), coef)
+        # the weighted geometric mean of the laws that predict a positive runtime there
+        ok = P > 0
+        wk = np.where(ok, w[:, None], 0.0)
+        total = wk.sum(axis=0)
+        mean = (wk * np.log(np.where(ok, P, 1.0))).sum(axis=0) / np.where(total > 0, total, 1.0)
+        return np.where(total > 0, np.exp(mean), np.nan)
+
+    @property
+    def size_laws_(self) -> pd.DataFrame:
+        """The size laws the prediction averages: ``exponents``, ``scope``, ``terms``, ``weight``.
+
+        From fewer than :data:`MIN_SIZES_FOR_EXPONENT` sizes (no user work function) every work
+        vector with its best terms, weighted by its likelihood (:data:`SIZE_LAW_NOISE`); else the
+        chosen law alone, weight 1.
+        """
+        self._check_fitted(f"{type(self).__name__}.size_laws_")
+        if self._laws is None:
+            return pd.DataFrame({"exponents": [self.exponents_], "scope": [self.scope_], "terms": [self.terms_],
+                                 "weight": [1.0]})
+        vectors, _, _, w, terms = self._laws
+        scopes = {b: name for name, b in SCOPES.items()}
+        return pd.DataFrame({"exponents": [tuple(map(float, v[:-1])) for v in vectors],
+                             "scope": [scopes[v[-1]] for v in vectors], "terms": [tuple(t) for t in terms],
+                             "weight": w})
 
     @property
     def equation_(self) -> str:
