@@ -139,6 +139,8 @@ def test_a_size_past_two_measured_sizes_is_the_median_of_the_members():
     np.testing.assert_allclose(model.predict(targets)[0], np.exp(np.median(np.log(members[votes]))), rtol=1e-12)
     frame = model.predict_frame(targets)
     assert "unseen-size" in frame.warnings[0] and "unseen-size" not in frame.warnings[1]
+    # no fold tested which voter is right: the interval spans them all
+    assert frame.lower[0] <= members[votes].min() and frame.upper[0] >= members[votes].max()
     # the work model, size-power and Extra-P's leave-one-out on 1-point sets all match the exact linear
     # size law of these runs: the median is the truth
     np.testing.assert_allclose(model.predict(targets)[0], 0.2 + 0.05 * 100 + 0.2, rtol=1e-6)
@@ -187,8 +189,13 @@ def test_screen_misfits_by_hand():
     # without the third member's prediction the third best is 0.50 itself: the three that predict all vote
     np.testing.assert_allclose(screened[:, 1], w[:, 1])
     np.testing.assert_allclose(screened[:, 2], w[:, 2])  # a target a fold tested keeps its weights
-    pred, _, _, _ = mp.combine_screened(P, w, folds, np.zeros(3), fit)
+    pred, _, _, _, span = mp.combine_screened(P, w, folds, np.zeros(3), fit)
     np.testing.assert_allclose(pred, [2.0, 2.0, np.exp(np.mean(np.log([1.0, 2.0, 3.0, 9.0])))])
+    # the voters' span at the unseen sizes (the interval covers it); none where a fold tested
+    np.testing.assert_array_equal(span, [[1.0, 1.0, np.nan], [3.0, 9.0, np.nan]])
+    lower, upper = mp.widen_to_span(np.array([1.5, 0.5, 2.0]), np.array([2.5, 4.0, 3.0]), span)
+    np.testing.assert_array_equal(lower, [1.0, 0.5, 2.0])
+    np.testing.assert_array_equal(upper, [3.0, 9.0, 3.0])
     # no fit errors: no screen (the median of all four at the first target)
     np.testing.assert_allclose(mp.combine_screened(P, w, folds, np.zeros(3))[0][0], np.sqrt(2.0 * 3.0))
 

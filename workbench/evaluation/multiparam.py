@@ -61,6 +61,7 @@ from workbench.models.multiparam import (
     target_direction,
     target_weights,
     weighting_folds,
+    widen_to_span,
 )
 from workbench.models.scaling.calibration import (
     FEATURES,
@@ -465,7 +466,8 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
     ``calibration``'s temperature, prior and penalty, and the predictor's ``weighting``.
     Returns one row per (source, dataset, split, target) with the columns of the records
     (``model`` = ``"predictor"``, ``chosen`` = the largest-weight member) plus
-    ``disagreement`` and the weighted ``cv_error``.
+    ``disagreement``, the weighted ``cv_error`` and ``span_low``, ``span_high`` (the voting
+    members' span at a size no fold tested, NaN elsewhere: the interval covers it).
 
     Parameters
     ----------
@@ -490,7 +492,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
         w, cv_t = target_weights(fold_cv, names, direction, calibration)
         floor = first.speedup_floor.to_numpy(float) if "speedup_floor" in first else np.zeros(len(first))
         fit_err = first_rows.fit_error.to_numpy(float)
-        pred, spread, best, _ = combine_screened(wide.to_numpy().T, w, direction, floor, fit_err)
+        pred, spread, best, _, span = combine_screened(wide.to_numpy().T, w, direction, floor, fit_err)
         # the predictor's distance also counts how far a target lies past its own lines (as its _features)
         distance = first.distance.to_numpy(float)
         if "line_distance" in first:
@@ -500,7 +502,7 @@ def predictor_rows(records: pd.DataFrame, calibration: Calibration, weighting: s
             "n": first.n.to_numpy(), "size": first["size"].to_numpy(), "actual": first.actual.to_numpy(),
             "prediction": pred, "distance": distance, "n_points": first.n_points.to_numpy(),
             "fit_error": np.where(best >= 0, fit_err[np.maximum(best, 0)], np.nan),
-            "cv_error": cv_t, "disagreement": spread,
+            "cv_error": cv_t, "disagreement": spread, "span_low": span[0], "span_high": span[1],
             "chosen": [names[b] if b >= 0 else "" for b in best],
             "fit_s": (first_rows.predictor_fit_s.iloc[0] if "predictor_fit_s" in first_rows
                       else first_rows.fit_s.sum()),
@@ -716,6 +718,8 @@ def scored_rows(records: pd.DataFrame, calibration: Calibration, level: float = 
         lo, hi = np.full(len(r), np.nan), np.full(len(r), np.nan)
         if ok.any():
             lo[ok], hi[ok] = calibration.interval(name, r.prediction.to_numpy(float)[ok], _features(r[ok]), level)
+        if "span_low" in r:  # the predictor's, as its predict_frame: at least the voters' span at an unseen size
+            lo, hi = widen_to_span(lo, hi, r[["span_low", "span_high"]].to_numpy(float).T)
         r["lower"], r["upper"] = lo, hi
         r["covered"] = (r.actual >= lo) & (r.actual <= hi)
         out.append(r)

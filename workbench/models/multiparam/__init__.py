@@ -93,6 +93,7 @@ from workbench.models.multiparam.predictor import (
     target_direction,
     target_weights,
     weighting_folds,
+    widen_to_span,
 )
 from workbench.models.multiparam.sizepower import SizePowerModel
 from workbench.models.multiparam.work import (
@@ -137,6 +138,7 @@ __all__ = [
     "combine_screened",
     "screen_members",
     "screen_misfits",
+    "widen_to_span",
     "weighting_folds",
     "target_direction",
     "target_weights",

@@ -40,6 +40,7 @@ __all__ = [
     "combine_screened",
     "screen_members",
     "screen_misfits",
+    "widen_to_span",
     "weighting_folds",
     "target_direction",
     "target_weights",
@@ -266,15 +267,30 @@ def screen_misfits(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, fit_er
     return np.where(misfit, 0.0, weights)
 
 
+def widen_to_span(lower: np.ndarray, upper: np.ndarray, span: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Widen an interval to cover ``span`` where it is given (:func:`combine_screened`'s, NaN: nothing).
+
+    Parameters
+    ----------
+    lower, upper : numpy.ndarray
+        The interval per target.
+    span : numpy.ndarray, shape (2, targets)
+        The smallest and largest prediction of the voting members at an unseen size, NaN elsewhere.
+    """
+    return np.fmin(lower, span[0]), np.fmax(upper, span[1])
+
+
 def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floor: np.ndarray,
-                     fit_error: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                     fit_error: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
     """Combine the members per target after the screens: the predictor's combination.
 
     :func:`screen_members` (implausible speedups), then at the :data:`UNSEEN_SIZE` targets
     :func:`screen_misfits`; the prediction and the largest-weight member are
     :func:`combine_members`' on the screened weights.  The spread is taken before the screens
     (one member off by an implausible speedup is still a sign that the models disagree, a
-    feature of the interval).
+    feature of the interval).  At the :data:`UNSEEN_SIZE` targets the span of the members that
+    vote there is returned too: no fold tested which of them is right, so the predictor's
+    interval covers at least that span.
 
     Parameters
     ----------
@@ -293,13 +309,20 @@ def combine_screened(P: np.ndarray, weights: np.ndarray, folds: np.ndarray, floo
     -------
     prediction, spread, best, below : numpy.ndarray
         As :func:`combine_members`, and per target whether every member was below the floor.
+    span : numpy.ndarray, shape (2, targets)
+        The smallest and the largest prediction of the voting members at the
+        :data:`UNSEEN_SIZE` targets (NaN elsewhere).
     """
     _, spread, _ = combine_members(P, weights, folds)
     screened, below = screen_members(P, weights, floor)
     if fit_error is not None:
         screened = screen_misfits(P, screened, folds, fit_error)
     pred, _, best = combine_members(P, screened, folds)
-    return pred, spread, best, below
+    votes = np.isfinite(P) & (P > 0) & (screened > 0) & (np.asarray(folds) == UNSEEN_SIZE)[None, :]
+    with np.errstate(invalid="ignore"):
+        span = np.where(votes.any(axis=0), [np.where(votes, P, np.inf).min(axis=0),
+                                            np.where(votes, P, -np.inf).max(axis=0)], np.nan)
+    return pred, spread, best, below, span
 
 
 def target_weights(fold_cv: dict, names: list, direction: np.ndarray, calibration: Calibration
@@ -566,17 +589,17 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         names = list(self.members_)
         k = n.size
         if not names:
-            return np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan), np.zeros(
-                k, bool)
+            return (np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan),
+                    np.zeros(k, bool), np.full((2, k), np.nan))
         P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
         direction = self._directions(n, S)
         w, _ = target_weights(self.fold_cv_error_, names, direction, self._calibration())
         fit_errors = np.array([self.members_[m].fit_error_ for m in names], float)
-        pred, spread, best, below = combine_screened(
+        pred, spread, best, below, span = combine_screened(
             P, w, direction, ideal_speedup_floor(n, S, *self.points_, self.point_runtimes_), fit_errors)
         chosen = np.array([names[b] if b >= 0 else "" for b in best], dtype=object)
         fit_error = np.array([self.members_[names[b]].fit_error_ if b >= 0 else np.nan for b in best])
-        return pred, spread, chosen, fit_error, below
+        return pred, spread, chosen, fit_error, below, span
 
     def predict(self, X) -> np.ndarray:
         """Return the combined runtime prediction at each row of ``X`` (NaN where no member predicts).
@@ -633,7 +656,8 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         """Predict at each row of ``X_targets``: prediction, interval, model and warnings.
 
         Columns: ``n`` and the problem parameters (as fitted), ``prediction``, ``lower``,
-        ``upper`` (calibrated central ``level`` interval, unit of the fitted ``t``),
+        ``upper`` (calibrated central ``level`` interval, unit of the fitted ``t``; at a size no
+        fold tested at least the span of the members that vote there, :func:`combine_screened`),
         ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool)
         and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
         maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
@@ -651,9 +675,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         level = check_level(level)
         n, S, _ = check_parameters(X_targets, where, self.parameters_)
         cal = self._calibration()
-        pred, spread, chosen, fit_error, below = self._combine(n, S)
+        pred, spread, chosen, fit_error, below, span = self._combine(n, S)
         feats = self._features(n, S, spread, fit_error)
-        lower, upper = cal.interval("predictor", pred, feats, level)
+        lower, upper = widen_to_span(*cal.interval("predictor", pred, feats, level), span)
         risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
         limit = {key: t.value for key, t in THRESHOLDS.items()}
         rules = (("far-extrapolation", feats["distance"] > limit["far"]),
