@@ -321,6 +321,19 @@ def test_work_model_from_two_sizes_averages_the_size_laws():
     assert len(WorkAwareModel().fit(X, t).size_laws_) == 1
 
 
+def test_work_model_from_two_sizes_lets_the_gentlest_of_tied_laws_stand_for_them():
+    # exact runs of t = 1e-6 s + 0.05 log2 n at two sizes: with the size per process, c0 + c1 s^a meets both
+    # sizes exactly for every a >= 1 (c0 >= 0), a structural tie; the first of them (a = 1) stands for all
+    n, s = (a.ravel() for a in np.meshgrid([4.0, 8.0, 16.0, 32.0], [1e5, 2e5]))
+    X = pd.DataFrame({"n": n, "s": s})
+    model = WorkAwareModel().fit(X, 1e-6 * s + 0.05 * np.log2(n))
+    laws = model.size_laws_
+    assert ((1.0,), "per-process") in set(zip(laws.exponents, laws.scope))
+    assert not any(scope == "per-process" and e != (1.0,) for e, scope in zip(laws.exponents, laws.scope))
+    target = pd.DataFrame({"n": [16.0], "s": [4e5]})
+    np.testing.assert_allclose(model.predict(target), 0.4 + 0.2, rtol=0.02)
+
+
 def test_work_model_from_two_sizes_tries_no_overhead_in_the_work():
     # from two sizes an overhead in W would trade its share of the size growth against the work
     # exponent; only overheads in n are tried, and the sizes pin the exponent (1.5 here)

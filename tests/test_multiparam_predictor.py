@@ -39,9 +39,10 @@ def test_entry_point_on_a_3x3_grid():
     frame = model.predict_frame(targets, level=0.8)
     assert list(frame.columns) == COLUMNS
     # a bigger size at a measured allocation: the work model is exact and its "bigger" fold says so, so it has
-    # the largest weight; the calibrated temperature (0.1) still blends in the others: within 3 %
+    # the largest weight; the calibrated temperature (0.1) still blends in the others, and in the fold that
+    # fits two sizes the work model averages the size laws that fit within 2 % noise: within 3.5 %
     assert frame.model[1] == "work" and max(model.weights_, key=model.weights_.get) == "work"
-    np.testing.assert_allclose(frame.prediction[1], truth(16.0, 800.0), rtol=0.03)
+    np.testing.assert_allclose(frame.prediction[1], truth(16.0, 800.0), rtol=0.035)
     # past the largest allocation the "more-n" fold had only 2 allocations to learn the overhead from
     np.testing.assert_allclose(frame.prediction[[0, 2]], truth(targets.n, targets.s)[[0, 2]], rtol=0.1)
     assert (frame.lower <= frame.prediction).all() and (frame.prediction <= frame.upper).all()

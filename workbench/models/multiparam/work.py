@@ -346,6 +346,10 @@ class WorkAwareModel(MultiParameterModel):
         best = int(np.argmin(r))
         s2 = max(m * r[best] ** 2 / max(m - k[best], 1), SIZE_LAW_NOISE ** 2)
         w = np.exp(-m * (r**2 - r[best] ** 2) / (2.0 * s2))
+        # laws that fit as well as the best to 1e-6 are ties, as in the search: exact runs fit every
+        # exponent whose c0 stays >= 0, and the first (gentlest) of them stands for them all
+        tied = np.flatnonzero(r <= r[best] + 1e-6)
+        w[tied[1:]] = 0.0
         keep = w / w.sum() >= 1e-6
         w = w[keep] / w[keep].sum()
         pick = pick[keep]
