@@ -325,7 +325,7 @@ class WorkAwareModel(MultiParameterModel):
         of 1, W/n and terms_all (L, 2 + T), weights (L,), terms of each law)``; laws of weight
         below 1e-6 are left out.
         """
-        coefs, terms, sizes = [], [], []
+        coefs, terms, n_coef = [], [], []
         for block_a, subs, _, _, block_coef, _ in blocks:
             repeat = block_a.size // len(subs)
             columns = np.array([[0, 1] + [2 + terms_all.index(h) for h in sub] for sub in subs])
@@ -334,7 +334,7 @@ class WorkAwareModel(MultiParameterModel):
             full[np.arange(block_a.size)[:, None], columns[which]] = block_coef
             coefs.append(full)
             terms += [subs[u] for u in which]
-            sizes.append(np.full(block_a.size, columns.shape[1]))
+            n_coef.append(np.full(block_a.size, columns.shape[1]))
         cand_a = np.concatenate([b[0] for b in blocks])
         score = np.concatenate([b[3] for b in blocks])
         train = np.concatenate([b[5] for b in blocks])
@@ -342,7 +342,7 @@ class WorkAwareModel(MultiParameterModel):
         order = valid[np.lexsort((score[valid], cand_a[valid]))]
         _, first = np.unique(cand_a[order], return_index=True)
         pick = order[first]  # per work vector its best-scoring candidate
-        r, k = train[pick], np.concatenate(sizes)[pick] + 1  # coefficients and the exponent
+        r, k = train[pick], np.concatenate(n_coef)[pick] + 1  # coefficients and the exponent
         best = int(np.argmin(r))
         s2 = max(m * r[best] ** 2 / max(m - k[best], 1), SIZE_LAW_NOISE ** 2)
         w = np.exp(-m * (r**2 - r[best] ** 2) / (2.0 * s2))
