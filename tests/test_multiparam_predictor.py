@@ -16,6 +16,7 @@ from workbench.models.multiparam import (
     default_calibration,
     target_direction,
 )
+from workbench.views.multiparam import target_html
 
 COLUMNS = ["n", "s", "prediction", "lower", "upper", "model", "warned", "warnings"]
 
@@ -142,6 +143,9 @@ def test_a_size_past_two_measured_sizes_is_the_median_of_the_members():
     assert "unseen-size" in frame.warnings[0] and "unseen-size" not in frame.warnings[1]
     # no fold tested which voter is right: the interval spans them all
     assert frame.lower[0] <= members[votes].min() and frame.upper[0] >= members[votes].max()
+    # the dashboard's target panel says so in words
+    panel = target_html(frame.iloc[0], "s", frame.attrs["messages"], model.weights_)
+    assert "unseen-size" in panel and "no run tested how the models extrapolate in the size" in panel
     # the work model, size-power and Extra-P's leave-one-out on 1-point sets all match the exact linear
     # size law of these runs: the median is the truth
     np.testing.assert_allclose(model.predict(targets)[0], 0.2 + 0.05 * 100 + 0.2, rtol=1e-6)
