@@ -205,6 +205,21 @@ def test_screen_misfits_by_hand():
     np.testing.assert_allclose(mp.combine_screened(P, w, folds, np.zeros(3))[0][0], np.sqrt(2.0 * 3.0))
 
 
+def test_learnt_work_law_reads_the_work_member():
+    n, s = np.meshgrid([4.0, 8.0, 16.0], [100.0, 200.0, 400.0])
+    X = pd.DataFrame({"n": n.ravel(), "s": s.ravel()})
+    t = truth(X.n, X.s)  # the size is the whole problem: W = s^1.5
+    a, e, law = mp.learnt_work_law(MultiParameterPredictor().fit(X, t), ["s"])
+    assert list(a) == [1.5] and e == 0.0 and law == "W = s^1.5"
+    # the same runtimes with the size given per process (W = n s'^1.5 with s' = s / n^(2/3))
+    per = X.assign(s=X.s / X.n ** (2 / 3))
+    a, e, law = mp.learnt_work_law(MultiParameterPredictor().fit(per, t), ["s"])
+    assert list(a) == [1.5] and e == 1.0 and law == "W = n * s^1.5"
+    # no work member: the parameters are taken as the total work, linearly
+    a, e, law = mp.learnt_work_law(MultiParameterPredictor(models=("expert",)).fit(X, t), ["s"])
+    assert list(a) == [1.0] and e == 0.0 and law == ""
+
+
 def test_ideal_speedup_floor_by_hand():
     n_m, S_m, t_m = np.array([4.0, 8.0, 8.0]), np.array([[100.0], [100.0], [400.0]]), np.array([10.0, 6.0, 30.0])
     targets_n = np.array([16.0, 16.0, 2.0, 8.0])

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.errors import ModelWarning, ValidationError, quiet_warnings
-from workbench.models.multiparam import ALLOCATION, SCOPES, MultiParameterPredictor
+from workbench.models.multiparam import ALLOCATION, MultiParameterPredictor, learnt_work_law
 
 __all__ = ["LINES", "check_size_parameters", "consistency_over_sizes", "fit_regions_over_sizes", "frame_columns",
            "growth_over_sizes", "line_through", "predict_exclusive_over_sizes", "predict_frame_over_sizes",
@@ -441,28 +441,19 @@ def growth_over_sizes(model, targets, lattice: np.ndarray, limits: tuple[float, 
 def work_law(model) -> tuple[np.ndarray, float, str]:
     """Return how the work grows: exponents of the problem parameters, the exponent of n, and the source.
 
-    ``W = n^e prod_j s_j^a_j``: the root's work-aware model's learnt exponents ``a_j`` and scope
-    (``e`` = 0 when the parameters give the total work, 1 when they give one process's part,
-    RELeARN's neurons per rank); ``a_j = 1``, ``e = 0`` when that model is missing.  A scope
-    whose time steps grow with the whole mesh (:data:`~workbench.models.multiparam.SCOPES`,
-    ``n^(4/3)``, ``n^(3/2)``) still gives one process's part: ``e`` = 1, so that the weak line
-    keeps the part per process, as a weak-scaling campaign does (its work per process grows
-    with the steps); the text states the whole law.
+    ``W = n^e prod_j s_j^a_j`` as the root's work-aware model learnt it
+    (:func:`~workbench.models.multiparam.learnt_work_law`); ``a_j = 1``, ``e = 0`` when that
+    model is missing.
 
     Parameters
     ----------
     model : RegionPredictor
         Fitted with ``parameters=``.
     """
-    root = model.predictors_[model.root_]
-    work = getattr(root, "members_", {}).get("work")
-    a = np.asarray(getattr(work, "exponents_", ()), float)
-    if work is None or a.size != len(model.parameters_) or not np.all(np.isfinite(a) & (a > 0)):
-        return np.ones(len(model.parameters_)), 0.0, "assumed: the parameters give the total work, W = prod s"
-    law = " * ".join(f"{p}^{v:.3g}" for p, v in zip(model.parameters_, a))
-    b = SCOPES[work.scope_]
-    per_n = "" if b == 0 else "n * " if b == 1 else f"n^{b:.3g} * "
-    return a, min(b, 1.0), f"learnt by the root's work model: W = {per_n}{law}"
+    a, e, law = learnt_work_law(model.predictors_[model.root_], model.parameters_)
+    if not law:
+        return a, e, "assumed: the parameters give the total work, W = prod s"
+    return a, e, f"learnt by the root's work model: {law}"
 
 
 def line_through(n_target: float, s_target: np.ndarray, n: np.ndarray, line: str, law) -> np.ndarray:

@@ -22,7 +22,7 @@ from workbench.errors import ValidationError, WorkbenchError, quiet_warnings
 from workbench.evaluation.multiparam import bundled_size_grids, relearn_grids, synthetic_grid
 from workbench.io import select_curve
 from workbench.models.adept import Adept
-from workbench.models.multiparam import MultiParameterPredictor
+from workbench.models.multiparam import MultiParameterPredictor, learnt_work_law
 from workbench.plots.adept import cross_size_figure, holdout_frame
 from workbench.plots.multiparam import LAYERS, prediction_grid, surface_figure
 from workbench.ui.adept_dashboard import FitCache, frame_html, placeholder_figure, summary_html
@@ -360,11 +360,9 @@ class MultiParameterDashboard(widgets.VBox):
         n_hi = max(float(frame.n.max()), float(target["n"])) * 2
         s_hi = max(float(frame[p].max()), float(target[p])) * 1.5
         grid = prediction_grid(model, (float(frame.n.min()) / 2, n_hi), (float(frame[p].min()) / 1.5, s_hi), p)
-        work = model.members_.get("work")
-        exponent = work.exponents_[0] if work is not None else 1.0
-        per_process = work is not None and work.scope_ != "total"
-        fig = surface_figure(grid, frame, target, p, layer=self.layer.value, work_exponent=exponent,
-                             per_process=per_process)
+        exponents, n_exponent, _ = learnt_work_law(model, model.parameters_)
+        fig = surface_figure(grid, frame, target, p, layer=self.layer.value, work_exponent=float(exponents[0]),
+                             per_process=n_exponent > 0)
         frame_target = model.predict_frame(pd.DataFrame({"n": [target["n"]], p: [target[p]]}))
         self.summary.value = target_html(target, p, frame_target.attrs["messages"], model.weights_)
         return fig

@@ -22,7 +22,7 @@ from workbench.models.multiparam.base import (
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
 from workbench.models.multiparam.sizepower import SizePowerModel
-from workbench.models.multiparam.work import ExpertWorkModel, WorkAwareModel
+from workbench.models.multiparam.work import SCOPES, ExpertWorkModel, WorkAwareModel
 from workbench.models.scaling.calibration import Calibration, check_level, miss_probability
 from workbench.models.scaling.predictor import THRESHOLDS as SCALING_THRESHOLDS
 from workbench.models.scaling.predictor import combine, softmin_weights
@@ -38,6 +38,7 @@ __all__ = [
     "UNSEEN_SIZE",
     "combine_members",
     "combine_screened",
+    "learnt_work_law",
     "screen_members",
     "screen_misfits",
     "widen_to_span",
@@ -420,6 +421,33 @@ def _mean_errors(cv: pd.DataFrame, names: list) -> tuple[dict, dict]:
     return overall, per_fold
 
 
+def learnt_work_law(predictor, parameters) -> tuple[np.ndarray, float, str]:
+    """Return the work law a fitted predictor's work model learnt: ``(a, e, law)``.
+
+    ``W = n^e prod_j s_j^a_j``: the exponents ``a_j`` of the problem parameters and ``e`` = 0
+    when they give the total work, 1 when they give one process's part (RELeARN's neurons per
+    rank).  A scope whose time steps grow with the whole mesh (:data:`SCOPES`, ``n^(4/3)``,
+    ``n^(3/2)``) still gives one process's part: ``e`` = 1, so that a weak-scaling line keeps
+    the part per process, as a weak-scaling campaign does; ``law`` states the whole law
+    (``"W = ..."``).  Without a usable work model (missing, or a user work function): ``a_j``
+    = 1, ``e`` = 0 and ``law`` = "".
+
+    Parameters
+    ----------
+    predictor : MultiParameterPredictor
+        Fitted.
+    parameters : sequence of str
+        Its problem-parameter columns, in order.
+    """
+    work = getattr(predictor, "members_", {}).get("work")
+    a = np.asarray(getattr(work, "exponents_", ()), float)
+    if work is None or a.size != len(parameters) or not np.all(np.isfinite(a) & (a > 0)):
+        return np.ones(len(parameters)), 0.0, ""
+    b = SCOPES[work.scope_]
+    per_n = "" if b == 0 else "n * " if b == 1 else f"n^{b:.3g} * "
+    return a, min(b, 1.0), "W = " + per_n + " * ".join(f"{p}^{v:.3g}" for p, v in zip(parameters, a))
+
+
 class MultiParameterPredictor(FittedState, BaseEstimator):
     """Runtime over allocation x problem size from several models, with calibrated intervals.
 
@@ -585,14 +613,14 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
     def _check_fitted(self, where: str) -> None:
         check_fitted(self, where=where, fit="fit(X, t)")
 
-    def _combine(self, n, S):
+    def _combine(self, n, S, direction=None):
         names = list(self.members_)
         k = n.size
         if not names:
             return (np.full(k, np.nan), np.zeros(k), np.array([""] * k, dtype=object), np.full(k, np.nan),
                     np.zeros(k, bool), np.full((2, k), np.nan))
         P = np.vstack([self.members_[m].evaluate(n, S) for m in names])
-        direction = self._directions(n, S)
+        direction = self._directions(n, S) if direction is None else direction
         w, _ = target_weights(self.fold_cv_error_, names, direction, self._calibration())
         fit_errors = np.array([self.members_[m].fit_error_ for m in names], float)
         pred, spread, best, below, span = combine_screened(
@@ -613,10 +641,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         n, S, _ = check_parameters(X, "MultiParameterPredictor.predict", self.parameters_)
         return self._combine(n, S)[0]
 
-    def _features(self, n, S, spread, fit_error) -> dict:
+    def _features(self, n, S, spread, fit_error, direction) -> dict:
         d = np.maximum(extrapolation_distance(n, S, self.n_range_[0], self.n_range_[1], self.S_range_[0],
                                               self.S_range_[1]), line_distance(n, S, *self.points_))
-        direction = self._directions(n, S)
         _, cv_t = target_weights(self.fold_cv_error_, list(self.members_), direction, self._calibration())
         return {"distance": d, "n_points": np.full(d.shape, float(self.n_points_)), "fit_error": fit_error,
                 "disagreement": spread, "cv_error": cv_t}
@@ -675,8 +702,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         level = check_level(level)
         n, S, _ = check_parameters(X_targets, where, self.parameters_)
         cal = self._calibration()
-        pred, spread, chosen, fit_error, below, span = self._combine(n, S)
-        feats = self._features(n, S, spread, fit_error)
+        direction = self._directions(n, S)
+        pred, spread, chosen, fit_error, below, span = self._combine(n, S, direction)
+        feats = self._features(n, S, spread, fit_error, direction)
         lower, upper = widen_to_span(*cal.interval("predictor", pred, feats, level), span)
         risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
         limit = {key: t.value for key, t in THRESHOLDS.items()}
@@ -685,7 +713,7 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
                  ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
                  ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]),
                  ("faster-than-ideal", below),
-                 ("unseen-size", self._directions(n, S) == UNSEEN_SIZE))
+                 ("unseen-size", direction == UNSEEN_SIZE))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):
