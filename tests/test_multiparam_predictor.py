@@ -151,6 +151,22 @@ def test_a_size_past_two_measured_sizes_is_the_median_of_the_members():
     np.testing.assert_allclose(model.predict(targets)[0], 0.2 + 0.05 * 100 + 0.2, rtol=1e-6)
 
 
+def test_a_target_changing_a_parameter_no_run_varied_is_warned():
+    # 'steps' is 100 in every run: a target at 200 is a guess, however close in doublings
+    n, s = (a.ravel() for a in np.meshgrid([4.0, 8.0, 16.0, 32.0], [100.0, 200.0, 400.0]))
+    X = pd.DataFrame({"n": n, "s": s, "steps": 100.0})
+    model = MultiParameterPredictor().fit(X, 1 + 2e-4 * s**2 / n + 0.2 * np.log2(n))
+    targets = pd.DataFrame({"n": [64.0, 64.0, 8.0], "s": [400.0, 400.0, 200.0], "steps": [100.0, 200.0, 50.0]})
+    frame = model.predict_frame(targets)
+    changed = ["unvaried-parameter" in kinds for kinds in frame.warnings]
+    assert changed == [False, True, True]
+    assert list(frame.warned[changed]) == [True, True]
+    assert "'steps' was 100 in every run" in frame.attrs["messages"]["unvaried-parameter"]
+    # a varied parameter outside its range is an extrapolation, not this warning; by hand:
+    np.testing.assert_array_equal(mp.unvaried_changes([[800.0, 100.0], [400.0, 100.0 * (1 + 1e-12)]],
+                                                      [100.0, 100.0], [400.0, 100.0]), [[False, False]] * 2)
+
+
 def test_weighting_folds_mark_an_unseen_size_only_without_a_size_fold():
     direction = np.array(["all", "bigger", "more-n"])
     assert list(mp.weighting_folds(direction, {"all": {}, "more-n": {}})) == ["all", mp.UNSEEN_SIZE, "all"]

@@ -75,6 +75,7 @@ from workbench.models.multiparam.base import (
     line_distance,
     size_key,
     unique_rows,
+    unvaried_changes,
 )
 from workbench.models.multiparam.calibration import CALIBRATION_PATH, default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -145,4 +146,5 @@ __all__ = [
     "target_direction",
     "target_weights",
     "unique_rows",
+    "unvaried_changes",
 ]

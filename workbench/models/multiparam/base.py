@@ -31,6 +31,7 @@ __all__ = [
     "line_distance",
     "size_key",
     "unique_rows",
+    "unvaried_changes",
 ]
 
 #: Name of the allocation column of ``X``.
@@ -291,6 +292,33 @@ def line_distance(n, S, n_train, S_train) -> np.ndarray:
         along_n = np.where(np.isfinite(top_n), np.log2(n / top_n), 0.0)
         along_s = np.where(np.isfinite(top_s), (key - top_s) / np.log(2.0), 0.0)
     return np.maximum(np.maximum(along_n, along_s), 0.0)
+
+
+def unvaried_changes(S, s_lo, s_hi) -> np.ndarray:
+    """Return per target and problem parameter whether the target changes a parameter no run varied.
+
+    A parameter with one value in every measured run (``s_lo == s_hi``) shows nothing of how
+    the runtime depends on it; at another value of it the members can only guess (the expert
+    form counts it as work, Extra-P's search leaves it out, the work model's exponent for it
+    is arbitrary), however few doublings away the target is.
+
+    Parameters
+    ----------
+    S : array-like of shape (targets, parameters)
+        The target problem parameters.
+    s_lo, s_hi : array-like of shape (parameters,)
+        The measured range of each problem parameter.
+
+    Examples
+    --------
+    >>> unvaried_changes([[400.0, 100.0], [800.0, 200.0]], [100.0, 100.0], [400.0, 100.0])
+    array([[False, False],
+           [False,  True]])
+    """
+    S = np.atleast_2d(np.asarray(S, float))
+    lo, hi = np.asarray(s_lo, float).reshape(-1), np.asarray(s_hi, float).reshape(-1)
+    constant = np.abs(hi - lo) <= _SAME_VALUE * np.abs(hi)
+    return constant[None, :] & (np.abs(S - hi[None, :]) > _SAME_VALUE * np.abs(hi)[None, :])
 
 
 def ideal_speedup_floor(n, S, n_train, S_train, t_train) -> np.ndarray:

@@ -18,6 +18,7 @@ from workbench.models.multiparam.base import (
     extrapolation_splits,
     ideal_speedup_floor,
     line_distance,
+    unvaried_changes,
 )
 from workbench.models.multiparam.calibration import default_calibration
 from workbench.models.multiparam.extrap import ExtraPMultiParameter
@@ -94,6 +95,9 @@ WARNING_KINDS = {
     "unseen-size": "past the measured sizes of a fit with fewer than 3 of them: no run tested how the models "
                    "extrapolate in the size (models missing the measured runs by more than "
                    f"{THRESHOLDS['misfit'].value:g}x the best one's residual are set aside)",
+    "unvaried-parameter": "the target changes a problem parameter that had one value in every run: no run shows how "
+                          "the runtime depends on it, so the models can only guess (the interval does not count "
+                          "that guess)",
     "no-cross-validation": "too few sizes and allocations to leave the largest out",
     "no-model-fits": "no model could be fitted to these data",
 }
@@ -685,8 +689,9 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         Columns: ``n`` and the problem parameters (as fitted), ``prediction``, ``lower``,
         ``upper`` (calibrated central ``level`` interval, unit of the fitted ``t``; at a size no
         fold tested at least the span of the members that vote there, :func:`combine_screened`),
-        ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool)
-        and ``warnings`` (tuple of kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
+        ``model`` (member with the largest weight, "" when none predicts), ``warned`` (bool:
+        ``high-risk``, ``no-model-fits`` or ``unvaried-parameter``) and ``warnings`` (tuple of
+        kinds, :data:`WARNING_KINDS`).  ``attrs["messages"]``
         maps each kind that occurs to a sentence; ``attrs["weights"]`` the member weights;
         ``attrs["miss_probability"]`` the calibrated probability of a miss (``THRESHOLDS["miss"]``).
 
@@ -704,6 +709,7 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         cal = self._calibration()
         direction = self._directions(n, S)
         pred, spread, chosen, fit_error, below, span = self._combine(n, S, direction)
+        changed = unvaried_changes(S, *self.S_range_)
         feats = self._features(n, S, spread, fit_error, direction)
         lower, upper = widen_to_span(*cal.interval("predictor", pred, feats, level), span)
         risk = miss_probability(cal.error_model("predictor"), feats, THRESHOLDS["miss"].value)
@@ -713,7 +719,8 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
                  ("cv-miss", np.nan_to_num(feats["cv_error"]) > limit["cv_miss"]),
                  ("poor-fit", np.nan_to_num(fit_error) > limit["poor_fit"]),
                  ("faster-than-ideal", below),
-                 ("unseen-size", direction == UNSEEN_SIZE))
+                 ("unseen-size", direction == UNSEEN_SIZE),
+                 ("unvaried-parameter", changed.any(axis=1)))
         data = [w.kind for w in self.warnings_ if w.kind != "no-model-fits"]
         kinds = []
         for i in range(n.size):
@@ -729,10 +736,14 @@ class MultiParameterPredictor(FittedState, BaseEstimator):
         frame["lower"] = lower
         frame["upper"] = upper
         frame["model"] = chosen
-        frame["warned"] = [("high-risk" in k or "no-model-fits" in k) for k in kinds]
+        frame["warned"] = [bool({"high-risk", "no-model-fits", "unvaried-parameter"} & set(k)) for k in kinds]
         frame["warnings"] = kinds
         messages = {w.kind: w.message for w in self.warnings_}
         occurring = {k for ks in kinds for k in ks}
+        if changed.any():  # which parameters, and the one value each had
+            messages["unvaried-parameter"] = WARNING_KINDS["unvaried-parameter"] + "; " + ", ".join(
+                f"'{c}' was {self.S_range_[0][j]:g} in every run" for j, c in enumerate(self.parameters_)
+                if changed[:, j].any())
         for kind in occurring:
             messages.setdefault(kind, WARNING_KINDS[kind])
         frame.attrs["messages"] = messages
