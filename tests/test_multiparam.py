@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from workbench.errors import NotFittedError, ValidationError
+from workbench.models import multiparam as mp
 from workbench.models.multiparam import (
     ExpertWorkModel,
     ExtraPMultiParameter,
@@ -121,6 +122,32 @@ def test_work_model_two_problem_parameters():
     X = pd.DataFrame({"n": n.ravel(), "nx": a.ravel(), "steps": b.ravel()})
     t = 0.5 + 0.01 * X.nx**2 * X.steps / X.n
     m = WorkAwareModel(exponents=(1.0, 2.0)).fit(X, t)
+    assert m.exponents_ == (2.0, 1.0)
+    np.testing.assert_allclose(m.predict(X), t, rtol=1e-6)
+
+
+def test_work_model_grid_stays_within_budget_with_many_parameters():
+    # four varied parameters at the 12 default exponents would be 12^4 work laws per scope: each
+    # tries the first coarser grid within MAX_WORK_VECTORS, and the fit still finds the law
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"n": np.tile([2.0, 4.0, 8.0, 16.0], 10)})
+    for name in ("a", "b", "c", "d"):
+        X[name] = rng.choice([1.0, 2.0, 4.0], len(X))
+    t = 0.5 + 0.2 * X.a * X.b**2 * X.c * X.d / X.n
+    m = WorkAwareModel(scopes=("total",)).fit(X, t)
+    tried = np.array(m.candidates_.exponents.tolist())[:, :4]
+    assert set(np.unique(tried)) == set(mp.COARSE_WORK_EXPONENTS[0])
+    assert len(np.unique(tried, axis=0)) == 5**4 <= mp.MAX_WORK_VECTORS
+    assert m.exponents_ == (1.0, 2.0, 1.0, 1.0)
+    np.testing.assert_allclose(m.predict(X), t, rtol=1e-6)
+
+
+def test_work_model_tries_one_exponent_for_a_parameter_no_run_varied():
+    # its exponent is a constant factor of the work, which the coefficients absorb: linear work stands for all
+    X = grid([2, 4, 8, 16], [100, 200, 400]).assign(steps=50.0)
+    t = 1 + 2e-4 * X.s**2 / X.n
+    m = WorkAwareModel(scopes=("total",)).fit(X, t)
+    assert {e[1] for e in m.candidates_.exponents} == {1.0}
     assert m.exponents_ == (2.0, 1.0)
     np.testing.assert_allclose(m.predict(X), t, rtol=1e-6)
 

@@ -99,6 +99,8 @@ from workbench.models.multiparam.predictor import (
 )
 from workbench.models.multiparam.sizepower import SizePowerModel
 from workbench.models.multiparam.work import (
+    COARSE_WORK_EXPONENTS,
+    MAX_WORK_VECTORS,
     OVERHEAD_TERMS,
     SCOPE_EXPONENTS,
     SCOPES,
@@ -112,6 +114,8 @@ __all__ = [
     "CALIBRATION_PATH",
     "OVERHEAD_TERMS",
     "SCOPES",
+    "COARSE_WORK_EXPONENTS",
+    "MAX_WORK_VECTORS",
     "SCOPE_EXPONENTS",
     "WORK_EXPONENTS",
     "MEMBERS",

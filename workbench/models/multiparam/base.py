@@ -299,8 +299,8 @@ def unvaried_changes(S, s_lo, s_hi) -> np.ndarray:
 
     A parameter with one value in every measured run (``s_lo == s_hi``) shows nothing of how
     the runtime depends on it; at another value of it the members can only guess (the expert
-    form counts it as work, Extra-P's search leaves it out, the work model's exponent for it
-    is arbitrary), however few doublings away the target is.
+    form and the work model count it as linear work, Extra-P's search leaves it out), however
+    few doublings away the target is.
 
     Parameters
     ----------

@@ -10,8 +10,8 @@ import pandas as pd
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits, size_key
 
-__all__ = ["MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES", "SCOPE_EXPONENTS", "SIZE_LAW_NOISE", "WORK_EXPONENTS",
-           "ExpertWorkModel", "WorkAwareModel"]
+__all__ = ["COARSE_WORK_EXPONENTS", "MAX_WORK_VECTORS", "MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES",
+           "SCOPE_EXPONENTS", "SIZE_LAW_NOISE", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
 
 #: What the work of the problem parameters measures -> the exponent ``b`` of ``n`` in ``W = n^b prod s^a``.
 #: ``"total"``: the whole problem, shared by the processes (strong scaling).  ``"per-process"``:
@@ -29,6 +29,13 @@ SCOPE_EXPONENTS = {"per-process-steps3d": (4 / 3, 4.0), "per-process-steps2d": (
 #: Default grid of work exponents ``a`` in ``W = s^a`` (per problem parameter); up to 4 for the
 #: edge of a 3-D mesh whose time steps grow with it (``s^3`` cells times ``s`` steps).
 WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0, 4.0)
+#: Most work vectors a scope's product grid over the problem parameters may hold: past it (four or
+#: more varied parameters at the 12 default exponents) every varied parameter tries the first of
+#: :data:`COARSE_WORK_EXPONENTS` that fits the budget, filtered from the grid asked for.  Twenty
+#: runs cannot tell 12^4 work laws apart, and the search's time and memory grow with their number.
+MAX_WORK_VECTORS = 12**3
+#: The coarser per-parameter grids, in order, that :data:`MAX_WORK_VECTORS` falls back to.
+COARSE_WORK_EXPONENTS = ((0.5, 1.0, 1.5, 2.0, 3.0), (1.0, 2.0, 3.0), (1.0,))
 #: Overhead terms of :class:`WorkAwareModel`: name -> function of (n, W) (vectorised).
 OVERHEAD_TERMS = {
     "log2(n)": lambda n, w: np.log2(n),
@@ -72,6 +79,22 @@ def _batched_fit(D: np.ndarray, W: np.ndarray, ridge: float = 1e-9) -> np.ndarra
     G = G + ridge * np.eye(k)
     coef = np.linalg.solve(G, b[..., None])[..., 0]
     return coef / norm[None]
+
+
+def _within_budget(values: tuple, varied: int) -> tuple:
+    """Return the per-parameter exponents to try: ``values`` or a coarser grid within the budget.
+
+    The first of :data:`COARSE_WORK_EXPONENTS` (filtered from ``values``) whose product over
+    ``varied`` parameters holds at most :data:`MAX_WORK_VECTORS` vectors; the value nearest
+    linear work when none does.
+    """
+    if len(values) ** varied <= MAX_WORK_VECTORS:
+        return values
+    for coarse in COARSE_WORK_EXPONENTS:
+        kept = tuple(v for v in values if any(abs(v - c) < 1e-12 for c in coarse))
+        if kept and len(kept) ** varied <= MAX_WORK_VECTORS:
+            return kept
+    return (min(values, key=lambda v: abs(np.log(v))),)  # the one nearest linear work
 
 
 def _median(x: np.ndarray) -> np.ndarray:
@@ -227,9 +250,15 @@ class WorkAwareModel(MultiParameterModel):
         scopes = tuple(self.scopes)
         if not scopes or any(sc not in SCOPES for sc in scopes):
             raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
+        # a parameter with one value in every run: its exponent is a constant factor of the work,
+        # which the coefficients absorb, so one value stands for all (the first: s counts the work)
+        varied = np.ptp(np.log(S), axis=0) > 1e-9
+        grid = []
         # "total" first: on a tie the strong-scaling reading wins
-        grid = [a + (SCOPES[sc],) for sc in sorted(set(scopes), key=list(SCOPES).index)
-                for a in itertools.product(SCOPE_EXPONENTS.get(sc, ex), repeat=S.shape[1])]
+        for sc in sorted(set(scopes), key=list(SCOPES).index):
+            values = _within_budget(tuple(SCOPE_EXPONENTS.get(sc, ex)), int(varied.sum()))
+            per_parameter = [values if v else values[:1] if sc in SCOPE_EXPONENTS else (1.0,) for v in varied]
+            grid += [a + (SCOPES[sc],) for a in itertools.product(*per_parameter)]
         return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
 
     def _subsets(self, where, sizes: int):
