@@ -50,7 +50,7 @@ from pathlib import Path
 DEFAULT_EXTRAP_PYTHON = "/tmp/extrap-venv/bin/python"
 #: Fits timed per model and training set, on both sides; the fastest counts (two shared cores: single runs
 #: vary by 2x).
-TIMING_REPEATS = 3
+TIMING_REPEATS = 5
 DEFAULT_EXTRAP_REPO = "/work/.mirror/extra-p+extrap/repo"
 HERE = Path(__file__).resolve().parent
 
