@@ -137,9 +137,19 @@ def test_work_model_grid_stays_within_budget_with_many_parameters():
     m = WorkAwareModel(scopes=("total",)).fit(X, t)
     tried = np.array(m.candidates_.exponents.tolist())[:, :4]
     assert set(np.unique(tried)) == set(mp.COARSE_WORK_EXPONENTS[0])
-    assert len(np.unique(tried, axis=0)) == 5**4 <= mp.MAX_WORK_VECTORS
+    assert len(np.unique(tried, axis=0)) == 6**4 <= mp.MAX_WORK_VECTORS
     assert m.exponents_ == (1.0, 2.0, 1.0, 1.0)
     np.testing.assert_allclose(m.predict(X), t, rtol=1e-6)
+    # the budget is the estimator's parameter: 3^4 laws exceed 10, and so does every coarser grid
+    # but linear work alone; None searches the full product grid
+    def laws(budget):
+        m = WorkAwareModel(scopes=("total",), exponents=(1.0, 2.0, 3.0), max_work_vectors=budget).fit(X, t)
+        return np.unique(np.array(m.candidates_.exponents.tolist())[:, :4], axis=0)
+
+    np.testing.assert_array_equal(laws(10), [[1.0] * 4])
+    assert len(laws(None)) == 3**4
+    with pytest.raises(ValidationError, match="max_work_vectors must be None or a whole number >= 1"):
+        WorkAwareModel(max_work_vectors=0).fit(X, t)
 
 
 def test_work_model_tries_one_exponent_for_a_parameter_no_run_varied():

@@ -35,7 +35,7 @@ WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0,
 #: runs cannot tell 12^4 work laws apart, and the search's time and memory grow with their number.
 MAX_WORK_VECTORS = 12**3
 #: The coarser per-parameter grids, in order, that :data:`MAX_WORK_VECTORS` falls back to.
-COARSE_WORK_EXPONENTS = ((0.5, 1.0, 1.5, 2.0, 3.0), (1.0, 2.0, 3.0), (1.0,))
+COARSE_WORK_EXPONENTS = ((0.5, 1.0, 4 / 3, 1.5, 2.0, 3.0), (1.0, 4 / 3, 2.0, 3.0), (1.0, 2.0, 3.0), (1.0,))
 #: Overhead terms of :class:`WorkAwareModel`: name -> function of (n, W) (vectorised).
 OVERHEAD_TERMS = {
     "log2(n)": lambda n, w: np.log2(n),
@@ -81,18 +81,18 @@ def _batched_fit(D: np.ndarray, W: np.ndarray, ridge: float = 1e-9) -> np.ndarra
     return coef / norm[None]
 
 
-def _within_budget(values: tuple, varied: int) -> tuple:
+def _within_budget(values: tuple, varied: int, budget: int | None) -> tuple:
     """Return the per-parameter exponents to try: ``values`` or a coarser grid within the budget.
 
     The first of :data:`COARSE_WORK_EXPONENTS` (filtered from ``values``) whose product over
-    ``varied`` parameters holds at most :data:`MAX_WORK_VECTORS` vectors; the value nearest
+    ``varied`` parameters holds at most ``budget`` vectors (None: no budget); the value nearest
     linear work when none does.
     """
-    if len(values) ** varied <= MAX_WORK_VECTORS:
+    if budget is None or len(values) ** varied <= budget:
         return values
     for coarse in COARSE_WORK_EXPONENTS:
         kept = tuple(v for v in values if any(abs(v - c) < 1e-12 for c in coarse))
-        if kept and len(kept) ** varied <= MAX_WORK_VECTORS:
+        if kept and len(kept) ** varied <= budget:
             return kept
     return (min(values, key=lambda v: abs(np.log(v))),)  # the one nearest linear work
 
@@ -201,6 +201,11 @@ class WorkAwareModel(MultiParameterModel):
     complexity : float, default 0.01
         Added to a candidate's cross-validated log error per overhead term, and once for a
         scope whose time steps grow with the mesh (prefers the simpler of near ties).
+    max_work_vectors : int or None, default :data:`MAX_WORK_VECTORS`
+        Most work vectors of a scope's product grid over the varied problem parameters; past it
+        every varied parameter tries a coarser grid (:data:`COARSE_WORK_EXPONENTS`).  None: the
+        full product grid, whose time and memory grow as ``len(exponents)`` to the number of
+        parameters.
 
     Attributes
     ----------
@@ -228,7 +233,8 @@ class WorkAwareModel(MultiParameterModel):
     name = "work"
 
     def __init__(self, work=None, exponents=WORK_EXPONENTS, overheads=tuple(OVERHEAD_TERMS), max_terms: int = 2,
-                 select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES)):
+                 select_terms: bool = True, complexity: float = 0.01, scopes=tuple(SCOPES),
+                 max_work_vectors: int | None = MAX_WORK_VECTORS):
         self.work = work
         self.exponents = exponents
         self.scopes = scopes
@@ -236,6 +242,7 @@ class WorkAwareModel(MultiParameterModel):
         self.max_terms = max_terms
         self.select_terms = select_terms
         self.complexity = complexity
+        self.max_work_vectors = max_work_vectors
 
     def _work_grid(self, n, S, where) -> tuple[list[tuple[float, ...]], np.ndarray]:
         """Work vectors (the exponents of the problem parameters, then that of n) and the (A, m) log-work values."""
@@ -247,6 +254,9 @@ class WorkAwareModel(MultiParameterModel):
         ex = np.asarray(self.exponents, float).reshape(-1)
         if ex.size == 0 or not np.all(np.isfinite(ex) & (ex > 0)):
             raise ValidationError(f"{where}: exponents must be finite and > 0, got {self.exponents!r}")
+        budget = self.max_work_vectors
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
+            raise ValidationError(f"{where}: max_work_vectors must be None or a whole number >= 1, got {budget!r}")
         scopes = tuple(self.scopes)
         if not scopes or any(sc not in SCOPES for sc in scopes):
             raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
@@ -256,7 +266,7 @@ class WorkAwareModel(MultiParameterModel):
         grid = []
         # "total" first: on a tie the strong-scaling reading wins
         for sc in sorted(set(scopes), key=list(SCOPES).index):
-            values = _within_budget(tuple(SCOPE_EXPONENTS.get(sc, ex)), int(varied.sum()))
+            values = _within_budget(tuple(SCOPE_EXPONENTS.get(sc, ex)), int(varied.sum()), self.max_work_vectors)
             per_parameter = [values if v else values[:1] if sc in SCOPE_EXPONENTS else (1.0,) for v in varied]
             grid += [a + (SCOPES[sc],) for a in itertools.product(*per_parameter)]
         return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
@@ -519,6 +529,7 @@ class ExpertWorkModel(WorkAwareModel):
     select_terms = False
     complexity = 0.0
     scopes = ("total",)
+    max_work_vectors = MAX_WORK_VECTORS
 
     def __init__(self, work=None):
         self.work = work
