@@ -148,6 +148,13 @@ def test_work_model_grid_stays_within_budget_with_many_parameters():
 
     np.testing.assert_array_equal(laws(10), [[1.0] * 4])
     assert len(laws(None)) == 3**4
+    # the tables of every law at every distinct point: 12^2 laws at 800 points exceed MAX_WORK_CELLS
+    n, a, b = (v.ravel() for v in np.meshgrid(2.0 ** np.arange(8), np.arange(1.0, 11.0), np.arange(1.0, 11.0)))
+    many = pd.DataFrame({"n": n, "a": a, "b": b})
+    assert 12**2 * len(many) > mp.MAX_WORK_CELLS
+    m = WorkAwareModel(scopes=("total",), max_terms=0).fit(many, 1 + many.a * many.b**2 / many.n)
+    assert set(np.unique(np.array(m.candidates_.exponents.tolist())[:, :2])) == set(mp.COARSE_WORK_EXPONENTS[0])
+    assert m.exponents_ == (1.0, 2.0)
     with pytest.raises(ValidationError, match="max_work_vectors must be None or a whole number >= 1"):
         WorkAwareModel(max_work_vectors=0).fit(X, t)
 

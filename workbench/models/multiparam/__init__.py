@@ -100,6 +100,7 @@ from workbench.models.multiparam.predictor import (
 from workbench.models.multiparam.sizepower import SizePowerModel
 from workbench.models.multiparam.work import (
     COARSE_WORK_EXPONENTS,
+    MAX_WORK_CELLS,
     MAX_WORK_VECTORS,
     OVERHEAD_TERMS,
     SCOPE_EXPONENTS,
@@ -115,6 +116,7 @@ __all__ = [
     "OVERHEAD_TERMS",
     "SCOPES",
     "COARSE_WORK_EXPONENTS",
+    "MAX_WORK_CELLS",
     "MAX_WORK_VECTORS",
     "SCOPE_EXPONENTS",
     "WORK_EXPONENTS",

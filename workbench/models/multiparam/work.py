@@ -10,8 +10,8 @@ import pandas as pd
 from workbench.errors import ModelWarning, ValidationError
 from workbench.models.multiparam.base import MultiParameterModel, extrapolation_splits, size_key
 
-__all__ = ["COARSE_WORK_EXPONENTS", "MAX_WORK_VECTORS", "MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS", "SCOPES",
-           "SCOPE_EXPONENTS", "SIZE_LAW_NOISE", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
+__all__ = ["COARSE_WORK_EXPONENTS", "MAX_WORK_CELLS", "MAX_WORK_VECTORS", "MIN_SIZES_FOR_EXPONENT", "OVERHEAD_TERMS",
+           "SCOPES", "SCOPE_EXPONENTS", "SIZE_LAW_NOISE", "WORK_EXPONENTS", "ExpertWorkModel", "WorkAwareModel"]
 
 #: What the work of the problem parameters measures -> the exponent ``b`` of ``n`` in ``W = n^b prod s^a``.
 #: ``"total"``: the whole problem, shared by the processes (strong scaling).  ``"per-process"``:
@@ -34,6 +34,10 @@ WORK_EXPONENTS = (0.5, 2 / 3, 0.75, 1.0, 1.25, 4 / 3, 1.5, 5 / 3, 2.0, 2.5, 3.0,
 #: :data:`COARSE_WORK_EXPONENTS` that fits the budget, filtered from the grid asked for.  Twenty
 #: runs cannot tell 12^4 work laws apart, and the search's time and memory grow with their number.
 MAX_WORK_VECTORS = 12**3
+#: The search holds tables of every work vector at every distinct point: past this many of them
+#: (vectors x points) the budget shrinks with the points (3 parameters on 741 points took 4.5 GiB
+#: and 19 s with the 12^3 grid).  64 points at the full 12^3 grid.
+MAX_WORK_CELLS = 64 * 12**3
 #: The coarser per-parameter grids, in order, that :data:`MAX_WORK_VECTORS` falls back to.
 COARSE_WORK_EXPONENTS = ((0.5, 1.0, 4 / 3, 1.5, 2.0, 3.0), (1.0, 4 / 3, 2.0, 3.0), (1.0, 2.0, 3.0), (1.0,))
 #: Overhead terms of :class:`WorkAwareModel`: name -> function of (n, W) (vectorised).
@@ -202,10 +206,10 @@ class WorkAwareModel(MultiParameterModel):
         Added to a candidate's cross-validated log error per overhead term, and once for a
         scope whose time steps grow with the mesh (prefers the simpler of near ties).
     max_work_vectors : int or None, default :data:`MAX_WORK_VECTORS`
-        Most work vectors of a scope's product grid over the varied problem parameters; past it
-        every varied parameter tries a coarser grid (:data:`COARSE_WORK_EXPONENTS`).  None: the
-        full product grid, whose time and memory grow as ``len(exponents)`` to the number of
-        parameters.
+        Most work vectors of a scope's product grid over the varied problem parameters (and at
+        most :data:`MAX_WORK_CELLS` over the number of distinct points); past it every varied
+        parameter tries a coarser grid (:data:`COARSE_WORK_EXPONENTS`).  None: the full product
+        grid, whose time and memory grow as ``len(exponents)`` to the number of parameters.
 
     Attributes
     ----------
@@ -257,6 +261,8 @@ class WorkAwareModel(MultiParameterModel):
         budget = self.max_work_vectors
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1):
             raise ValidationError(f"{where}: max_work_vectors must be None or a whole number >= 1, got {budget!r}")
+        if budget is not None:
+            budget = max(1, min(int(budget), MAX_WORK_CELLS // S.shape[0]))
         scopes = tuple(self.scopes)
         if not scopes or any(sc not in SCOPES for sc in scopes):
             raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
@@ -266,7 +272,7 @@ class WorkAwareModel(MultiParameterModel):
         grid = []
         # "total" first: on a tie the strong-scaling reading wins
         for sc in sorted(set(scopes), key=list(SCOPES).index):
-            values = _within_budget(tuple(SCOPE_EXPONENTS.get(sc, ex)), int(varied.sum()), self.max_work_vectors)
+            values = _within_budget(tuple(SCOPE_EXPONENTS.get(sc, ex)), int(varied.sum()), budget)
             per_parameter = [values if v else values[:1] if sc in SCOPE_EXPONENTS else (1.0,) for v in varied]
             grid += [a + (SCOPES[sc],) for a in itertools.product(*per_parameter)]
         return grid, np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T
