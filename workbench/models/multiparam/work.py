@@ -267,7 +267,8 @@ class WorkAwareModel(MultiParameterModel):
         if not scopes or any(sc not in SCOPES for sc in scopes):
             raise ValidationError(f"{where}: scopes must be names from {list(SCOPES)}, got {self.scopes!r}")
         # a parameter with one value in every run: its exponent is a constant factor of the work,
-        # which the coefficients absorb, so one value stands for all (the first: s counts the work)
+        # which the coefficients absorb, so one value stands for all -- linear work (a scope whose
+        # steps grow with the mesh: its first, the parameter counts cells)
         varied = np.ptp(np.log(S), axis=0) > 1e-9
         grid = []
         # "total" first: on a tie the strong-scaling reading wins
