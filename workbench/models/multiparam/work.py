@@ -305,9 +305,9 @@ class WorkAwareModel(MultiParameterModel):
 
     def _fit(self, n, S, t, notes) -> None:
         where = f"{type(self).__name__}.fit"
-        grid, logw = self._work_grid(n, S, where)
+        grid, unscaled = self._work_grid(n, S, where)
         # scale the work so that W/n is near the runtimes (conditioning only)
-        logw = logw - _median(logw - np.log(n)) + np.log(_median(t)[0])
+        logw = unscaled - _median(unscaled - np.log(n)) + np.log(_median(t)[0])
         sizes = np.unique(size_key(S)).size
         # two sizes: the runs cannot tell the work exponents apart, so every work vector gets its
         # best terms and the prediction averages them (_average_laws)
@@ -351,10 +351,9 @@ class WorkAwareModel(MultiParameterModel):
         self._log_shift = float(logw[a][0] - raw[0])
         ok = np.isfinite(cand_score)
         self._candidates = (grid, cand_a, [(b[1], b[0].size // len(b[1])) for b in blocks], cand_cv, ok, cand_score)
-        shift = (logw - np.asarray(grid) @ np.column_stack([np.log(S), np.log(n)]).T)[:, 0]
         self._terms_all = terms_all
-        self._laws = (self._average_laws(blocks, np.asarray(grid), shift, terms_all, n.size) if average and ok.any()
-                      else None)
+        self._laws = (self._average_laws(blocks, np.asarray(grid), (logw - unscaled)[:, 0], terms_all, n.size)
+                      if average and ok.any() else None)
         if not splits:
             notes.append(ModelWarning("no-cross-validation", f"{where}: too few sizes and allocations to leave the "
                                       "largest out; terms chosen on the training error"))
